@@ -1,0 +1,86 @@
+"""The `pe-verify` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from pe_verify import __version__
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called; reported in one line with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="pe-verify", description="Verify claims about transformer positional encodings.")
+    parser.add_argument("--version", action="version", version=f"pe-verify {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    proofs = commands.add_parser("proofs", help="run every symbolic derivation and report each result")
+    proofs.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
+    return parser
+
+
+def run_proofs(as_json: bool, as_markdown: bool) -> int:
+    """Verify every derivation; exit status 1 when any fails."""
+    from pe_verify.proofs import all_derivations, render_markdown
+
+    rows = []
+    for item in all_derivations():
+        result = item.verify()
+        rows.append((item, result))
+        if not (as_json or as_markdown):
+            status = "verified" if result.verified else "FAILED"
+            print(f"{item.id:<32} {status:<9} {result.seconds:7.3f}s  {item.title}")
+            print(f"{'':<32} {result.summary}")
+            for step in result.steps:
+                if not step.holds:
+                    print(f"{'':<32} step failed: {step.claim}" + (f" ({step.error})" if step.error else ""))
+    if as_json:
+        print(json.dumps([_as_json(item, result) for item, result in rows], indent=2, ensure_ascii=False))
+    elif as_markdown:
+        print("\n".join(render_markdown(item, result) for item, result in rows))
+    failed = [item.id for item, result in rows if not result.verified]
+    if failed and not as_json:
+        print(f"{len(failed)} of {len(rows)} derivations failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _as_json(item, result) -> dict:
+    return {
+        "id": item.id,
+        "title": item.title,
+        "statement": item.statement,
+        "hypotheses": list(item.hypotheses),
+        "verified": result.verified,
+        "seconds": round(result.seconds, 6),
+        "steps": [
+            {"claim": s.claim, "justification": s.justification, "holds": s.holds, "error": s.error}
+            for s in result.steps
+        ],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        if args.command is None:
+            raise UsageError("a command is required: proofs (see pe-verify --help)")
+        if args.json and args.markdown:
+            raise UsageError("--json and --markdown cannot be combined")
+        return run_proofs(args.json, args.markdown)
+    except UsageError as exc:
+        print(f"pe-verify: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
