@@ -41,8 +41,10 @@ def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: f
     return np.where(is_sin, np.sin(angles), np.cos(angles))
 
 
-def sinusoidal_encoding_mp(positions: Iterable[int], d: int, base: float | str = 10000, dps: int = 50) -> list[list]:
-    """The encoding as rows of mpmath numbers computed with `dps` significant digits (any integer position)."""
+def sinusoidal_encoding_mp(
+    positions: Iterable[int], d: int, base: float | str = 10000, dps: int = 50
+) -> list[list]:
+    """The encoding as rows of mpmath numbers with `dps` significant digits (any integer position)."""
     d = require_positive_int(d, "d")
     dps = require_positive_int(dps, "dps")
     with mpmath.workdps(dps):
@@ -53,8 +55,12 @@ def sinusoidal_encoding_mp(positions: Iterable[int], d: int, base: float | str =
         rows = []
         for p in positions:
             p = mpmath.mpf(_require_finite_mp(p))
-            rows.append([mpmath.sin(p * omegas[j // 2]) if j % 2 == 0 else mpmath.cos(p * omegas[j // 2])
-                         for j in range(d)])
+            rows.append(
+                [
+                    mpmath.sin(p * omegas[j // 2]) if j % 2 == 0 else mpmath.cos(p * omegas[j // 2])
+                    for j in range(d)
+                ]
+            )
     return rows
 
 
