@@ -1,0 +1,157 @@
+"""The trigonometry and sinusoidal derivations verify and render; their step builders reject broken claims."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+import sympy as sp
+
+from pe_verify.proofs import sinusoidal, trigonometry
+from pe_verify.proofs.derivation import Derivation, Step, identity, inequality, render_markdown
+from pe_verify.proofs.sinusoidal import (
+    OMEGA,
+    POS,
+    dot,
+    encoding,
+    exact_frequencies,
+    rotation_block,
+)
+from pe_verify.proofs.trigonometry import BASE, DIM, INDEX, A, B
+
+DERIVATIONS = [value for module in (trigonometry, sinusoidal) for value in vars(module).values()
+               if isinstance(value, Derivation)]
+EXPECTED_IDS = {
+    "trigonometry.angle_addition", "trigonometry.exp_log_frequency", "sinusoidal.offset_matrix",
+    "sinusoidal.offset_matrix_group", "sinusoidal.offset_matrix_expanded", "sinusoidal.norm",
+    "sinusoidal.dot_product", "sinusoidal.distance",
+}
+
+
+def test_both_modules_define_the_expected_derivations() -> None:
+    assert {derivation.id for derivation in DERIVATIONS} == EXPECTED_IDS
+
+
+@pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
+def test_derivation_verifies_quickly(derivation: Derivation) -> None:
+    result = derivation.verify()
+    failed = [(step.claim, step.error) for step in result.steps if not step.holds]
+    assert result.verified, failed
+    assert result.seconds < 5
+
+
+@pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
+def test_markdown_shows_statement_and_every_step(derivation: Derivation) -> None:
+    text = render_markdown(derivation)
+    assert derivation.statement in text
+    steps = derivation.steps()
+    assert steps
+    for step in steps:
+        assert step.claim in text
+        assert step.justification in text
+
+
+def fails(step: Step) -> bool:
+    """True when the step's check rejects the claim (and does not merely crash)."""
+    return step.check() is False
+
+
+# Broken blocks: rotation the other way, a reflection, a symmetric matrix, a small-angle linearization.
+def flipped_block(angle: sp.Expr) -> sp.Matrix:
+    return rotation_block(angle).T
+
+
+def reflection_block(angle: sp.Expr) -> sp.Matrix:
+    return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [sp.sin(angle), -sp.cos(angle)]])
+
+
+def symmetric_block(angle: sp.Expr) -> sp.Matrix:
+    return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def linearized_block(angle: sp.Expr) -> sp.Matrix:
+    return sp.Matrix([[1, angle], [-angle, 1]])
+
+
+# Broken encodings: cos before sin in each pair, sine in both slots, frequencies 10000^(−i/d), doubled length.
+def cos_first(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
+    pairs = encoding(pos, omegas, d)
+    return sp.Matrix([pairs[j + 1] if j % 2 == 0 else pairs[j - 1] for j in range(pairs.rows)])
+
+
+def sine_only(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
+    return encoding(pos, omegas, d).applyfunc(lambda entry: entry.replace(sp.cos, sp.sin))
+
+
+def half_exponent(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
+    width = 2 * len(omegas)
+    return encoding(pos, [sp.Integer(10000) ** sp.Rational(-i, width) for i in range(len(omegas))], d)
+
+
+def doubled(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
+    return 2 * encoding(pos, omegas, d)
+
+
+def rotated_score(p: sp.Expr, q: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
+    """PE(p)ᵀ J PE(q) with J a quarter turn in every pair: Σ sin((p − q)ω_i), an odd function of p − q."""
+    quarter_turn = sp.diag(*[sp.Matrix([[0, 1], [-1, 0]])] * len(omegas))
+    return dot(encoding(p, omegas), quarter_turn * encoding(q, omegas))
+
+
+def sine_only_score(p: sp.Expr, q: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
+    return dot(sine_only(p, omegas), sine_only(q, omegas))
+
+
+MUTANTS = {
+    "angle addition for sin with the sign flipped": trigonometry.euler_identity(
+        sp.sin(A + B), sp.sin(A) * sp.cos(B) - sp.cos(A) * sp.sin(B), "mutant"),
+    "angle addition for cos with the sign flipped": trigonometry.euler_identity(
+        sp.cos(A + B), sp.cos(A) * sp.cos(B) + sp.sin(A) * sp.sin(B), "mutant"),
+    "angle addition with sin and cos swapped": trigonometry.euler_identity(
+        sp.sin(A + B), sp.cos(A) * sp.cos(B) - sp.sin(A) * sp.sin(B), "mutant"),
+    "code frequency against exponent i/d": identity(
+        trigonometry.code_frequency(INDEX, DIM, BASE), BASE ** (-INDEX / DIM), "mutant"),
+    "RoPE frequency without the reciprocal": identity(
+        trigonometry.rope_code_frequency(INDEX, DIM, BASE), BASE ** (2 * INDEX / DIM), "mutant"),
+    "10000 taken as 10^2": identity(
+        trigonometry.code_frequency(INDEX, DIM, 10000), sp.Integer(10) ** (-4 * INDEX / DIM), "mutant"),
+    "shift block with the sign flipped": sinusoidal.shift_step([OMEGA], block=flipped_block),
+    "shift with sin and cos swapped": sinusoidal.shift_step([OMEGA], encode=cos_first),
+    "shift by k + 1 against M_k": sinusoidal.shift_step([OMEGA], offset=sinusoidal.K + 1),
+    "shift d = 4 with the sign flipped": sinusoidal.shift_step(exact_frequencies(4), block=flipped_block),
+    "shift d = 8 with exponent i/d": sinusoidal.shift_step(exact_frequencies(8), encode=half_exponent),
+    "shift block depending on pos": sinusoidal.position_free_step(lambda angle: rotation_block(angle + POS)),
+    "linearized block is not orthogonal": sinusoidal.orthogonality_step([OMEGA], block=linearized_block),
+    "linearized blocks d = 4 are not orthogonal": sinusoidal.orthogonality_step(
+        exact_frequencies(4), block=linearized_block),
+    "reflection has determinant −1": sinusoidal.determinant_step([OMEGA], block=reflection_block),
+    "symmetric blocks do not compose": sinusoidal.composition_step([OMEGA], block=symmetric_block),
+    "symmetric block: M_{−k} is not M_kᵀ": sinusoidal.inverse_step([OMEGA], block=symmetric_block),
+    "generation with the sign flipped": sinusoidal.generation_step([OMEGA], block=flipped_block),
+    "norm d/2 claimed for odd d = 3": sinusoidal.norm_step(exact_frequencies(3), 3),
+    "norm of a doubled encoding": sinusoidal.norm_step([OMEGA], encode=doubled),
+    "dot product with sine in both slots": sinusoidal.dot_product_step([OMEGA], encode=sine_only),
+    "dot product with exponent i/d": sinusoidal.dot_product_step(exact_frequencies(4), encode=half_exponent),
+    "sine-only score is not translation invariant": sinusoidal.translation_step(
+        [OMEGA], score=sine_only_score),
+    "rotated score changes under swapping": sinusoidal.swap_step([OMEGA], score=rotated_score),
+    "rotated score tells before from after": sinusoidal.symmetry_step([OMEGA], score=rotated_score),
+    "distance of a doubled encoding": sinusoidal.distance_step([OMEGA], encode=doubled),
+    "distance with sine in both slots": sinusoidal.distance_step([OMEGA], encode=sine_only),
+}
+
+
+@pytest.mark.parametrize("step", MUTANTS.values(), ids=MUTANTS.keys())
+def test_step_rejects_a_broken_claim(step: Step) -> None:
+    assert fails(step)
+
+
+def test_even_d_has_no_norm_counterexample() -> None:
+    frequencies = exact_frequencies(4)
+    at_zero, at_one = encoding(0, frequencies), encoding(1, frequencies)
+    assert fails(inequality(dot(at_zero, at_zero), dot(at_one, at_one), "mutant"))
+
+
+def test_vanishes_in_exponentials_needs_every_entry_zero() -> None:
+    assert trigonometry.vanishes_in_exponentials(sp.Matrix([sp.sin(A) ** 2 + sp.cos(A) ** 2 - 1, 0]))
+    assert not trigonometry.vanishes_in_exponentials(sp.Matrix([0, sp.sin(2 * A) - sp.sin(A) * sp.cos(A)]))
