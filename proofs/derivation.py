@@ -131,7 +131,7 @@ def render_markdown(derivation: Derivation, result: VerificationResult | None = 
     marks = {} if result is None else {i: s.holds for i, s in enumerate(result.steps)}
     for number, step in enumerate(derivation.steps(), start=1):
         mark = {True: " ✓", False: " ✗"}.get(marks.get(number - 1), "")
-        lines += [f"{number}. $${step.claim}$$", f"   — {step.justification}{mark}", ""]
+        lines += [f"{number}. $${step.claim}$$", "", f"    {step.justification}{mark}", ""]
     if result is not None:
         verdict = "verified" if result.verified else "NOT verified"
         lines += [f"**Result:** {verdict} ({result.summary}).", ""]
