@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -23,13 +25,16 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-2.0 * np.arange((d + 1) // 2) / d)
 
 
-def frequency_exprs(d: int, base: int | sp.Rational = 10000) -> list[sp.Expr]:
-    """The frequencies as exact SymPy numbers base^(−2i/d) (for base 10000 this is 10^(−8i/d))."""
+def frequency_exprs(d: int, base: int | float | Fraction | sp.Expr = 10000) -> list[sp.Expr]:
+    """The frequencies as exact SymPy numbers base^(−2i/d) (for base 10000 this is 10^(−8i/d)).
+
+    A float base is taken at its exact binary value, never replaced by a nearby simpler number.
+    """
     d = require_positive_int(d, "d")
-    base = sp.nsimplify(base)
-    if not (base.is_real and base > 1):
-        raise ValueError(f"base must be a real number greater than 1, got {base}")
-    return [base ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)]
+    exact = sp.Rational(base) if isinstance(base, numbers.Rational | float) else sp.sympify(base)
+    if not (exact.is_real and exact.is_finite and exact > 1):
+        raise ValueError(f"base must be a finite real number greater than 1, got {base}")
+    return [exact ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)]
 
 
 def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:

@@ -52,13 +52,19 @@ def require_positions(positions: object, name: str = "positions") -> np.ndarray:
         array = np.asarray(positions)
     except Exception as exc:
         raise ValueError(f"{name} must be an array of real numbers: {exc}") from None
+    if array.dtype == object and all(isinstance(p, numbers.Integral) for p in array.reshape(-1)):
+        raise _beyond_float64(name)
     if array.dtype.kind not in "iuf" or array.dtype == np.bool_:
         raise ValueError(f"{name} must be real numbers, got dtype {array.dtype}")
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite; got NaN or infinity")
-    if array.size and np.max(np.abs(array.astype(np.float64))) > FLOAT64_EXACT_INT:
-        raise ValueError(
-            f"{name} beyond 2**53 are not exactly representable in float64; "
-            "use the mpmath encoder for larger positions"
-        )
+    if array.size and (array.max() > FLOAT64_EXACT_INT or array.min() < -FLOAT64_EXACT_INT):
+        raise _beyond_float64(name)
     return array.astype(np.float64)
+
+
+def _beyond_float64(name: str) -> ValueError:
+    return ValueError(
+        f"{name} beyond 2**53 are not exactly representable in float64; "
+        "use the mpmath encoder for larger positions"
+    )
