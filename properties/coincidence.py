@@ -1,0 +1,127 @@
+"""High-precision confirmation of (non-)coincidences: PE(p1, dim1) = PE(p2, dim2) to all digits, or not.
+
+The exact answers (which pairs coincide, and where) come from `pe_verify.proofs.uniqueness`. Here an
+encoding — any callable (positions, d, dps) → rows of mpmath numbers — is evaluated at ≥ 50 digits: a witness
+must agree to within 10^(5−dps), a non-witness must differ by more than that.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from .checking import CheckResult
+from .sinusoidal import sinusoidal_encoding_mp
+from .validation import require_base, require_positive_int
+
+MpEncoding = Callable[[Sequence[int], int, int], Sequence[Sequence[Any]]]
+Pair = tuple[int, int, int, int]
+
+MIN_DPS = 50
+
+
+def reference_encoding(base: float | str = 10000) -> MpEncoding:
+    """The reference sinusoidal encoding with this base, as an `MpEncoding`."""
+    require_base(float(base))
+    return lambda positions, d, dps: sinusoidal_encoding_mp(positions, d, base, dps)
+
+
+def frequency_encoding(omegas: Sequence[object]) -> MpEncoding:
+    """PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i) for exact SymPy frequencies (d ≤ 2·len(omegas))."""
+    exact = [sp.sympify(omega) for omega in omegas]
+    if not exact or any(omega.free_symbols or omega.is_real is not True for omega in exact):
+        raise ValueError(f"omegas must be a non-empty list of exact real numbers, got {omegas!r}")
+
+    def encode(positions: Sequence[int], d: int, dps: int) -> list[list[Any]]:
+        if d > 2 * len(exact):
+            raise ValueError(f"d = {d} needs {(d + 1) // 2} frequencies, got {len(exact)}")
+        with mpmath.workdps(dps):
+            values = [mpmath.mpf(sp.N(omega, dps + 10)) for omega in exact]
+            return [[(mpmath.sin if j % 2 == 0 else mpmath.cos)(p * values[j // 2]) for j in range(d)]
+                    for p in positions]
+
+    return encode
+
+
+def agreement_tolerance(dps: int) -> float:
+    """10^(5−dps): two values computed with dps digits agree to all digits when they differ by less."""
+    return 10.0 ** (5 - _require_dps(dps))
+
+
+def _require_dps(dps: object) -> int:
+    dps = require_positive_int(dps, "dps")
+    if dps < MIN_DPS:
+        raise ValueError(f"dps must be at least {MIN_DPS} (coincidences are confirmed at ≥ {MIN_DPS} "
+                         f"digits), got {dps}")
+    return dps
+
+
+def _require_pairs(pairs: Sequence[Pair], d: int) -> list[Pair]:
+    checked = [tuple(pair) for pair in pairs]
+    if not checked:
+        raise ValueError("pairs must not be empty: give (p1, dim1, p2, dim2) tuples")
+    for pair in checked:
+        if len(pair) != 4 or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in pair):
+            raise ValueError(f"each pair must be four integers (p1, dim1, p2, dim2), got {pair!r}")
+        if not (0 <= pair[1] < d and 0 <= pair[3] < d):
+            raise ValueError(f"dimensions must lie in [0, {d}), got {pair!r}")
+    return [(int(p1), int(dim1), int(p2), int(dim2)) for p1, dim1, p2, dim2 in checked]
+
+
+def value_differences(encode: MpEncoding, d: int, pairs: Sequence[Pair], dps: int = MIN_DPS) -> list[Any]:
+    """|PE(p1)[dim1] − PE(p2)[dim2]| for each pair, from rows computed with dps digits plus one more per
+    digit of the largest |position| (the angle p·ω loses that many significant digits to its integer part)."""
+    d = require_positive_int(d, "d")
+    dps = _require_dps(dps)
+    checked = _require_pairs(pairs, d)
+    positions = sorted({p for p1, _, p2, _ in checked for p in (p1, p2)})
+    working = dps + len(str(max(abs(p) for p in positions)))
+    rows = dict(zip(positions, encode(positions, d, working), strict=True))
+    with mpmath.workdps(working):
+        return [abs(mpmath.mpf(rows[p1][dim1]) - mpmath.mpf(rows[p2][dim2]))
+                for p1, dim1, p2, dim2 in checked]
+
+
+def check_witnesses(encode: MpEncoding, d: int, witnesses: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:
+    """Each witness (p1, dim1, p2, dim2) has PE(p1)[dim1] = PE(p2)[dim2] to all digits:
+    |difference| < 10^(5−dps)."""
+    differences = value_differences(encode, d, witnesses, dps)
+    worst = max(range(len(differences)), key=lambda k: differences[k])
+    tolerance = agreement_tolerance(dps)
+    max_error = float(differences[worst])
+    witness = {"pair": tuple(witnesses[worst]), "difference": mpmath.nstr(differences[worst], 5), "dps": dps}
+    return CheckResult("exact coincidence", max_error < tolerance, max_error, tolerance, witness)
+
+
+def check_distinct(encode: MpEncoding, d: int, pairs: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:
+    """Each pair's values differ: |PE(p1)[dim1] − PE(p2)[dim2]| ≥ 10^(5−dps).
+
+    Here `max_error` reports the smallest difference found (the closest approach), which must not fall below
+    `tolerance`; `witness` names that closest pair.
+    """
+    differences = value_differences(encode, d, pairs, dps)
+    closest = min(range(len(differences)), key=lambda k: differences[k])
+    tolerance = agreement_tolerance(dps)
+    smallest = float(differences[closest])
+    witness = {"pair": tuple(pairs[closest]), "difference": mpmath.nstr(differences[closest], 5), "dps": dps}
+    return CheckResult("values differ", smallest >= tolerance, smallest, tolerance, witness)
+
+
+def near_misses(d: int, base: float | str, dim1: int, dim2: int, count: int = 3) -> list[Pair]:
+    """For p1 = 1, …, count: (p1, dim1, p2, dim2) with p2 ≥ 0 the integer nearest p1·ω_a/ω_b (a = dim1 // 2,
+    b = dim2 // 2), so the angles p1·ω_a and p2·ω_b are as close as integers allow — the best the document's
+    round-to-the-nearest-integer argument can give. Pairs with p2 = p1 are skipped."""
+    d = require_positive_int(d, "d")
+    count = require_positive_int(count, "count")
+    for name, dim in (("dim1", dim1), ("dim2", dim2)):
+        if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < d:
+            raise ValueError(f"{name} must be an integer in [0, {d}), got {dim!r}")
+    with mpmath.workdps(MIN_DPS):
+        b = mpmath.mpf(base)
+        ratio = b ** (mpmath.mpf(2 * (dim2 // 2 - dim1 // 2)) / d)
+        nearest = [(p1, int(mpmath.nint(p1 * ratio))) for p1 in range(1, count + 1)]
+    return [(p1, dim1, p2, dim2) for p1, p2 in nearest if p2 != p1]
