@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from pe_verify import __version__
+from pe_verify.collisions import SCAN_VALUES
 
 
 class UsageError(Exception):
@@ -26,6 +27,20 @@ def _parser() -> argparse.ArgumentParser:
     proofs = commands.add_parser("proofs", help="run every symbolic derivation and report each result")
     proofs.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
+    collisions = commands.add_parser(
+        "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
+    )
+    collisions.add_argument("--d", type=int, required=True, help="model dimension d (≥ 1)")
+    collisions.add_argument("--base", default="10000", help="frequency base (> 1; default 10000)")
+    collisions.add_argument("--max-pos", type=int, default=8192, help="positions 0 … N−1 (default 8192)")
+    collisions.add_argument("--dtype", default="float32", help="float64, float32, float16 or bfloat16")
+    collisions.add_argument(
+        "--scan-values",
+        type=int,
+        default=SCAN_VALUES,
+        help="values the nearest-pair scan sorts at most (d × positions)",
+    )
+    collisions.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     return parser
 
 
@@ -69,11 +84,44 @@ def _as_json(item, result) -> dict:
     }
 
 
+#: Largest positions × d the collision analysis accepts (its dtype scans and vector scan grow with it).
+MAX_COLLISION_WORK = 10**10
+
+
+def run_collisions(d: int, base_text: str, max_pos: int, dtype: str, scan_values: int, as_json: bool) -> int:
+    """Answer every collision question for the user's settings; bad settings are usage errors."""
+    from pe_verify.collisions import analyse, parse_base
+
+    try:
+        base = parse_base(base_text)
+        if d > 0 and max_pos > 0 and d * max_pos > MAX_COLLISION_WORK:
+            raise ValueError(
+                f"--d × --max-pos = {d * max_pos:.2e} exceeds the {MAX_COLLISION_WORK:.0e} this command "
+                "handles in memory and time"
+            )
+        answers = analyse(d, base, max_pos, dtype, scan_values)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    shown_base = base.numerator if base.denominator == 1 else str(base)
+    if as_json:
+        report = {"d": d, "base": shown_base, "max_pos": max_pos, "dtype": dtype}
+        report |= {key: answer.value for key, answer in answers.items()}
+        report["evidence"] = {key: {"kind": a.evidence, "summary": a.summary} for key, a in answers.items()}
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
+    print(f"sinusoidal PE, d = {d}, base = {shown_base}, positions 0 … {max_pos - 1}, dtype {dtype}")
+    for key, answer in answers.items():
+        print(f"- {key} [{answer.evidence}]: {answer.summary}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.command is None:
-            raise UsageError("a command is required: proofs (see pe-verify --help)")
+            raise UsageError("a command is required: proofs or collisions (see pe-verify --help)")
+        if args.command == "collisions":
+            return run_collisions(args.d, args.base, args.max_pos, args.dtype, args.scan_values, args.json)
         if args.json and args.markdown:
             raise UsageError("--json and --markdown cannot be combined")
         return run_proofs(args.json, args.markdown)

@@ -1,0 +1,122 @@
+"""Benchmarks of the nearest cross-dimension pair: sort-based scan against all pairs, the target size, the
+gap against n with the arcsine prediction, and ball-arithmetic certificates.
+
+    python benchmarks/cross_dimension_scan.py compare [--sizes 100x6 1000x6 40x512]
+    python benchmarks/cross_dimension_scan.py target [--n 16666667 --d 6]
+    python benchmarks/cross_dimension_scan.py gap [--max-values 100000000]
+    python benchmarks/cross_dimension_scan.py certify
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+from collections.abc import Callable
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from pe_verify.collisions import exact_coincidence_mask
+from pe_verify.properties import near_collision as nc
+
+
+def timed(run: Callable[[], object]) -> tuple[object, float]:
+    started = time.perf_counter()
+    result = run()
+    return result, time.perf_counter() - started
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def describe(pair: nc.NearPair) -> str:
+    return f"{pair.first}–{pair.second} gap {mpmath.nstr(pair.gap, 15)} (float64 {pair.float_gap:.3e})"
+
+
+def compare(sizes: list[str]) -> None:
+    print("n x d        values  naive s   scan s   ratio  same candidates  nearest")
+    for size in sizes:
+        n, d = (int(part) for part in size.split("x"))
+        naive, naive_s = timed(lambda n=n, d=d: nc.nearest_cross_dimension_pair_naive(n, d))
+        fast, fast_s = timed(lambda n=n, d=d: nc.nearest_cross_dimension_pair(n, d))
+        same = naive.candidates == fast.candidates
+        print(
+            f"{size:>10} {n * d:>8} {naive_s:8.3f} {fast_s:8.3f} {naive_s / fast_s:7.1f}  {same!s:>15}  "
+            f"{describe(fast.nearest)} [{fast.evidence}]"
+        )
+
+
+def target(n: int, d: int) -> None:
+    result, seconds = timed(lambda: nc.nearest_cross_dimension_pair(n, d))
+    print(f"n = {n}, d = {d}: {n * d} values in {seconds:.1f} s, peak memory {peak_mib():.0f} MiB")
+    print(f"nearest {describe(result.nearest)}, evidence {result.evidence}, "
+          f"{len(result.candidates)} candidates")
+    for pair in result.candidates[:5]:
+        print("   ", describe(pair))
+
+
+def gap_table(max_values: int) -> None:
+    print("d    n          M          valid pairs   nearest gap (50 digits)  evidence   predicted   "
+          "gap/pred  pairs < 100·pred: seen/expected  s     pair")
+    for d, exclude in ((6, None), (512, exact_coincidence_mask(512, Fraction(10000)))):
+        ns = [10**k for k in range(2, 9) if 10**k * d <= max_values]
+        for row in nc.gap_against_n(ns, d, exclude=exclude):
+            pair = row.nearest.nearest
+            seen = row.observed_close
+            print(
+                f"{d:<4} {row.n:<10} {row.values:<10} {row.valid_pairs:<13.3e} "
+                f"{mpmath.nstr(pair.gap, 12):<24} {row.nearest.evidence:<10} {row.predicted:<11.3e} "
+                f"{float(pair.gap) / row.predicted:<9.3f} {seen:>6} / {row.expected_close:<8.1f} "
+                f"= {seen / row.expected_close:<5.2f}    {row.seconds:<5.1f} {pair.first}–{pair.second}"
+            )
+
+
+def certify() -> None:
+    sin_cos_only = np.equal.outer(np.arange(512) % 2, np.arange(512) % 2)
+    for n, d, exclude, label in (
+        (10**4, 6, None, "d = 6, all valid pairs"),
+        (10**5, 6, None, "d = 6, all valid pairs"),
+        (2000, 512, sin_cos_only, "d = 512, sin–cos pairs only"),
+    ):
+        nearest = nc.nearest_cross_dimension_pair(n, d, exclude=exclude)
+        delta = float(nearest.nearest.gap) * 0.99
+        certificate, seconds = timed(lambda n=n, d=d, e=exclude, dl=delta: nc.certify_cross_dimension_gap(
+            n, d, 10000.0, dl, exclude=e))
+        print(f"{label}, positions < {n}: {seconds:.1f} s; nearest {describe(nearest.nearest)}")
+        print("   ", certificate.statement)
+        above = float(nearest.nearest.gap) * 1.001
+        print(f"    with delta = {above:.6e} (above the true gap): holds = "
+              f"{nc.certify_cross_dimension_gap(n, d, 10000.0, above, exclude=exclude).holds}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    compare_parser = commands.add_parser("compare", help="naive all-pairs against the sort-based scan")
+    compare_parser.add_argument(
+        "--sizes", nargs="+", default=["100x6", "500x6", "2000x6", "4000x6", "40x512"]
+    )
+    target_parser = commands.add_parser("target", help="one run at the target size: time and peak memory")
+    target_parser.add_argument("--n", type=int, default=16_666_667)
+    target_parser.add_argument("--d", type=int, default=6)
+    gap_parser = commands.add_parser("gap", help="nearest gap against n (d = 6, 512) and the prediction")
+    gap_parser.add_argument("--max-values", type=int, default=10**8)
+    commands.add_parser("certify", help="ball-arithmetic certificates over finite ranges")
+    args = parser.parse_args()
+    if args.command == "compare":
+        compare(args.sizes)
+    elif args.command == "target":
+        target(args.n, args.d)
+    elif args.command == "gap":
+        gap_table(args.max_values)
+    else:
+        certify()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,911 @@
+"""Near collisions of the sinusoidal encoding: the closest values in different dims, and the closest vectors.
+
+PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i), ω_i = base^(−2i/d); dims are counted from 0, dim j has
+frequency index j // 2. Two questions are answered by computation over finite ranges:
+
+* **Values.** Over positions 0 ≤ p < N, which pair (p1, j1), (p2, j2) with p1 ≠ p2, j1 ≠ j2 and {j1, j2} not
+  in a given exclusion comes closest, and how close? A sort-based scan finds every candidate in float64, the
+  candidates are re-ranked at ≥ 50 digits with mpmath, and `certify_cross_dimension_gap` proves a lower
+  bound with ball arithmetic (python-flint `arb`).
+* **Vectors.** ‖PE(p) − PE(q)‖² = Σ_i 4 sin²(kω_i/2) depends only on k = q − p (d even), so the closest pair
+  of distinct positions below N is found among the offsets 1 ≤ k < N, evaluated in blocks by angle addition.
+
+Float64 values are computed by an exact reduction of p·ω_i/2π modulo 1 in 64-bit fixed point
+(`sin_cos_at_integers`), so each value is within `VALUE_ERROR` of the true one at every position < 2**32;
+plain float64 (`sin(p·ω)`) is off by up to about p·ε, far too much to rank gaps near 1e−16.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import mpmath
+import numpy as np
+
+from .checking import CheckResult, angle_tolerance
+from .validation import (
+    require_base,
+    require_even_dimension,
+    require_positions,
+    require_positive_int,
+    require_positive_real,
+)
+
+#: Positions must satisfy 0 ≤ p < MAX_POSITION: a position times a 32-bit limb must fit in 64 bits.
+MAX_POSITION = 2**32
+
+#: Bound on |computed − true| for every value returned by `sin_cos_at_integers` (see its docstring).
+VALUE_ERROR = 2.0**-51
+
+#: Digits below which the re-ranking cannot tell a gap from zero or two gaps apart: 10^(GUARD_DIGITS − dps).
+GUARD_DIGITS = 5
+
+#: Evidence kinds of a re-ranked nearest pair (`NearestPair.evidence`, `NearRepeats.evidence`).
+CONFIRMED = "confirmed"  # the nearest gap is positive and below every other candidate's at `dps` digits
+TIE = "tie"  # another candidate has the same gap to `dps` digits (both are reported among the candidates)
+ZERO = "zero"  # the gap is below 10^(GUARD_DIGITS − dps): an exact coincidence is possible, not shown
+FLOAT64 = "float64"  # no high-precision values available: ranked by float64 alone
+
+_FIXED_POINT_DPS = 60
+_U = 2.0**-53  # unit roundoff of float64
+_CHUNK = 2**22  # elements per vectorised pass over the sorted values
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Accurate float64 values at integer positions
+# ---------------------------------------------------------------------------------------------------------
+
+
+def frequencies_mp(d: int, base: float = 10000.0) -> list[mpmath.mpf]:
+    """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) as 60-digit mpmath numbers (base taken exactly as given)."""
+    d = require_positive_int(d, "d")
+    base = require_base(base)
+    with mpmath.workdps(_FIXED_POINT_DPS):
+        return [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)]
+
+
+def _turn_limbs(omegas: Sequence[mpmath.mpf]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top three 32-bit limbs of F = round(2^128 · frac(ω/2π)) for each ω."""
+    limbs = []
+    with mpmath.workdps(_FIXED_POINT_DPS):
+        for omega in omegas:
+            turns = mpmath.mpf(omega) / (2 * mpmath.pi)
+            fixed = int(mpmath.nint((turns - mpmath.floor(turns)) * mpmath.mpf(2) ** 128)) % 2**128
+            limbs.append([(fixed >> shift) & 0xFFFFFFFF for shift in (96, 64, 32)])
+    f3, f2, f1 = np.array(limbs, dtype=np.uint64).reshape(-1, 3).T
+    return f3, f2, f1
+
+
+def _two_pi_split() -> tuple[float, float, float]:
+    """2π = C1 + C2 with C1 of 21 significant bits (so |hi|·C1 is exact for |hi| ≤ 2^31), and 2π in float."""
+    with mpmath.workdps(_FIXED_POINT_DPS):
+        two_pi = 2 * mpmath.pi
+        c1 = mpmath.nint(two_pi * 2**18) / 2**18
+        return float(c1), float(two_pi - c1), float(two_pi)
+
+
+_C1, _C2, _TWO_PI = _two_pi_split()
+
+
+def _require_integer_positions(positions: object) -> np.ndarray:
+    """Positions as uint64 when they are integers with 0 ≤ p < MAX_POSITION."""
+    array = require_positions(positions).reshape(-1)
+    if array.size and (np.any(array != np.floor(array)) or array.min() < 0 or array.max() >= MAX_POSITION):
+        raise ValueError(f"positions must be integers with 0 ≤ p < 2**32 = {MAX_POSITION}")
+    return array.astype(np.uint64)
+
+
+def sin_cos_at_integers(
+    positions: Sequence[int] | np.ndarray, omegas: Sequence[mpmath.mpf]
+) -> tuple[np.ndarray, np.ndarray]:
+    """sin(p·ω) and cos(p·ω), shape (len(positions), len(omegas)), each within VALUE_ERROR = 2^−51.
+
+    For integers 0 ≤ p < 2^32. With F = round(2^128·frac(ω/2π)) split into 32-bit limbs F3..F0, the turn
+    fraction frac(p·ω/2π)·2^64 = (p·F3·2^32 + p·F2 + ⌊p·F1/2^32⌋) mod 2^64 up to less than 3 units, computed
+    exactly in uint64; read as a signed integer it is t·2^64 with t ∈ [−1/2, 1/2). Writing t = hi·2^−32 +
+    lo·2^−64 and 2π = C1 + C2 (C1 of 21 bits), the angle is A + B with A = hi·C1·2^−32 exact and
+    B = hi·C2·2^−32 + lo·2π·2^−64 (|B| < 2^−18, error < 2^−69); a two-sum gives a + r = A + B exactly,
+    and sin(a + r) = sin a + r·cos a, cos(a + r) = cos a − r·sin a up to r²/2 < 2^−104. The error is the
+    library's sin/cos error on [−π, π] (measured ≤ 0.52 ulp ≤ 0.52·2^−53 for numpy's float64 sin/cos) plus
+    one final rounding (≤ 2^−54) plus < 2^−58 from the reduction: < 1.1·2^−53. VALUE_ERROR = 2^−51 leaves room
+    for a library up to three ulp off; the tests compare against mpmath at random positions up to 2^32.
+    """
+    p = _require_integer_positions(positions)[:, None]
+    f3, f2, f1 = _turn_limbs(omegas)
+    turns = ((p * f3) << 32) + p * f2 + ((p * f1) >> 32)
+    signed = turns.view(np.int64)
+    hi = (signed >> 32).astype(np.float64)
+    lo = (signed & 0xFFFFFFFF).astype(np.float64)
+    big = hi * (_C1 * 2.0**-32)
+    small = hi * (_C2 * 2.0**-32) + lo * (_TWO_PI * 2.0**-64)
+    angle = big + small
+    virtual = angle - big
+    residual = (big - (angle - virtual)) + (small - virtual)
+    sin, cos = np.sin(angle), np.cos(angle)
+    return sin + cos * residual, cos - sin * residual
+
+
+def sinusoidal_rows(positions: Sequence[int] | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:
+    """The sinusoidal encoding of integers 0 ≤ p < 2^32 as float64 rows, each entry within VALUE_ERROR."""
+    sin, cos = sin_cos_at_integers(positions, frequencies_mp(d, base))
+    rows = np.empty((sin.shape[0], d))
+    rows[:, 0::2] = sin
+    rows[:, 1::2] = cos[:, : d // 2]
+    return rows
+
+
+def sinusoidal_value_mp(position: int, dim: int, d: int, base: float = 10000.0) -> mpmath.mpf:
+    """PE(position, dim) at the current mpmath precision (sin for even dim, cos for odd)."""
+    omega = mpmath.mpf(base) ** (mpmath.mpf(-2 * (dim // 2)) / d)
+    angle = mpmath.mpf(position) * omega
+    return mpmath.sin(angle) if dim % 2 == 0 else mpmath.cos(angle)
+
+
+@functools.lru_cache(maxsize=64)
+def _frequency_balls(d: int, base: float, prec: int) -> tuple[flint.arb, ...]:
+    """ω_i = base^(−2i/d) as arb balls at `prec` bits."""
+    return tuple(flint.arb(base) ** (flint.arb(-2 * i) / d) for i in range((d + 1) // 2))
+
+
+def sinusoidal_row_balls(position: int, d: int, base: float = 10000.0) -> list[flint.arb]:
+    """The d entries of PE(position) as arb balls (current flint precision) containing the true values."""
+    row = []
+    for omega in _frequency_balls(d, base, flint.ctx.prec):
+        row.extend((flint.arb(position) * omega).sin_cos())
+    return row[:d]
+
+
+@dataclass(frozen=True)
+class ValueEncoding:
+    """An encoding as the scans read it: float64 rows with an error bound, and high-precision values.
+
+    `rows(positions, d, base)` returns float64 of shape (len(positions), d), each entry within `error` of the
+    true value; `value_mp(p, j, d, base)` returns PE(p, j) at the current mpmath precision (None: rank by
+    float64 only); `row_balls(p, d, base)` returns the d entries of PE(p) as arb balls containing the true
+    values at the current flint precision (None: no certificate).
+    """
+
+    rows: Callable[[np.ndarray, int, float], np.ndarray]
+    error: float
+    value_mp: Callable[[int, int, int, float], mpmath.mpf] | None = None
+    row_balls: Callable[[int, int, float], Sequence[flint.arb]] | None = None
+
+
+SINUSOIDAL = ValueEncoding(sinusoidal_rows, VALUE_ERROR, sinusoidal_value_mp, sinusoidal_row_balls)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Valid pairs
+# ---------------------------------------------------------------------------------------------------------
+
+Exclusion = np.ndarray | Callable[[int, int], bool] | None
+
+
+def invalid_dimension_pairs(d: int, exclude: Exclusion = None) -> np.ndarray:
+    """The symmetric d×d boolean mask of dim pairs never paired: the diagonal (j1 = j2) and the exclusion.
+
+    `exclude` is a d×d boolean mask or a predicate exclude(j1, j2) (called once per pair j1 < j2); a pair is
+    left out when either order is marked.
+    """
+    d = require_positive_int(d, "d")
+    if exclude is None:
+        mask = np.zeros((d, d), dtype=bool)
+    elif callable(exclude):
+        mask = np.zeros((d, d), dtype=bool)
+        for j1 in range(d):
+            for j2 in range(j1 + 1, d):
+                mask[j1, j2] = bool(exclude(j1, j2))
+    else:
+        mask = np.asarray(exclude)
+        if mask.shape != (d, d) or mask.dtype != np.bool_:
+            raise ValueError(
+                f"exclude must be a {d}×{d} boolean mask or a predicate of two dims, "
+                f"got an array of shape {mask.shape} and dtype {mask.dtype}"
+            )
+    return mask | mask.T | np.eye(d, dtype=bool)
+
+
+def valid_pair_count(n: int, d: int, exclude: Exclusion = None) -> int:
+    """The number of unordered valid pairs: V·n(n − 1), V = number of dim pairs j1 < j2 not excluded."""
+    n = require_positive_int(n, "n")
+    allowed = ~invalid_dimension_pairs(d, exclude)
+    return int(np.triu(allowed).sum()) * n * (n - 1)
+
+
+def _require_pairs_exist(n: int, d: int, invalid: np.ndarray) -> None:
+    if n < 2 or invalid.all():
+        raise ValueError(
+            f"no valid pair exists for n={n}, d={d} with this exclusion: a pair needs two positions "
+            "(n ≥ 2) and two dims whose pair is not excluded"
+        )
+
+
+def _is_valid(first: np.ndarray, second: np.ndarray, d: int, invalid_flat: np.ndarray) -> np.ndarray:
+    """Whether the flat labels p·d + j of each pair are at different positions and allowed dims."""
+    first, second = first.astype(np.int64), second.astype(np.int64)
+    pairs = (first % d) * d + second % d
+    return (first // d != second // d) & ~invalid_flat[pairs]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Nearest cross-dimension pair
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NearPair:
+    """Two entries (position, dim) and their distance: `gap` at high precision, `float_gap` in float64."""
+
+    first: tuple[int, int]
+    second: tuple[int, int]
+    gap: mpmath.mpf
+    float_gap: float
+
+
+@dataclass(frozen=True)
+class NearestPair:
+    """The nearest valid pair over positions < n, with every candidate that could have been it.
+
+    `candidates` are all valid pairs whose float64 gap is at most `float_threshold` (the smallest float64
+    gap plus 4·value_error, see `nearest_cross_dimension_pair`), sorted by their `dps`-digit gaps;
+    `nearest` is the first. `evidence` is one of CONFIRMED, TIE, ZERO, FLOAT64.
+    """
+
+    n: int
+    d: int
+    base: float
+    nearest: NearPair
+    candidates: tuple[NearPair, ...]
+    evidence: str
+    dps: int
+    value_error: float
+    float_threshold: float
+
+
+def _threshold(best: float, slack: float) -> float:
+    """Largest float gap a candidate may have; the factor 1 + 4u covers the rounded subtractions."""
+    return (best + slack) * (1.0 + 4 * _U)
+
+
+def _row_values(n: int, d: int, base: float, encoding: ValueEncoding) -> np.ndarray:
+    """All n·d float64 values, flat index p·d + j, computed in chunks of about 2^21 values."""
+    values = np.empty(n * d)
+    grid = values.reshape(n, d)
+    step = max(1, 2**21 // d)
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        rows = np.asarray(encoding.rows(np.arange(start, stop), d, base), dtype=np.float64)
+        if rows.shape != (stop - start, d) or not np.all(np.isfinite(rows)):
+            raise ValueError(f"encoding.rows must return finite values of shape ({stop - start}, {d})")
+        grid[start:stop] = rows
+    return values
+
+
+def _label_dtype(size: int) -> type:
+    return np.int32 if size < 2**31 else np.int64
+
+
+def _sorted_values(n: int, d: int, base: float, encoding: ValueEncoding) -> tuple[np.ndarray, np.ndarray]:
+    """The values sorted ascending, and the flat label p·d + j of each (int32 when it fits)."""
+    values = _row_values(n, d, base, encoding)
+    order = np.argsort(values)
+    labels = order.astype(_label_dtype(values.size))
+    del order
+    return values[labels], labels
+
+
+def close_valid_pairs(
+    m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, slack: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every valid pair (a, b), a < b in sorted order, with m_b − m_a ≤ threshold(B, slack), B the least gap.
+
+    `m` is sorted ascending, `labels` are the flat labels p·d + j, `invalid` the d×d mask of dim pairs never
+    paired. Returns (a, b, gap) arrays.
+
+    Why the scan finds the minimum: let a < b be a valid pair of least gap and c the first valid partner of
+    a (the smallest c > a with (a, c) valid). Then a < c ≤ b, and m is sorted, so m_c − m_a ≤ m_b − m_a: the
+    pair (a, c) is also of least gap. Hence B = min over a of m_{c(a)} − m_a, and a scan that steps
+    t = 1, 2, … over the elements still active (vectorised over them) meets it. An element is dropped once
+    m_{a+t} − m_a exceeds the threshold of the best gap found so far: every later partner is at least as far.
+
+    Why it finds every pair within the threshold: for such a pair (a, b) and each t ≤ b − a,
+    m_{a+t} − m_a ≤ m_b − m_a ≤ threshold(B) ≤ threshold(best so far), so a is still active when t = b − a.
+    Elements therefore stay active past their first valid partner, until the gap exceeds the threshold.
+    """
+    best = _least_adjacent_valid_gap(m, labels, d, invalid)
+    a, b, gaps = _valid_pairs_within(m, labels, d, invalid, lambda least: _threshold(least, slack), best)
+    keep = gaps <= _threshold(float(gaps.min(initial=best)), slack)
+    return a[keep], b[keep], gaps[keep]
+
+
+def count_valid_pairs_within(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, g: float) -> int:
+    """The number of valid pairs whose float64 gap m_b − m_a is at most g (same scan, fixed threshold)."""
+    return int(_valid_pairs_within(m, labels, d, invalid, lambda _: g, math.inf)[0].size)
+
+
+def _least_adjacent_valid_gap(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray) -> float:
+    """The least gap m_{a+1} − m_a over valid neighbours (inf if none): a first upper bound on B."""
+    best = math.inf
+    for start in range(0, m.size - 1, _CHUNK):
+        stop = min(m.size - 1, start + _CHUNK)
+        gaps = m[start + 1 : stop + 1] - m[start:stop]
+        valid = _is_valid(labels[start:stop], labels[start + 1 : stop + 1], d, invalid.reshape(-1))
+        if valid.any():
+            best = min(best, float(gaps[valid].min()))
+    return best
+
+
+def _valid_pairs_within(
+    m: np.ndarray,
+    labels: np.ndarray,
+    d: int,
+    invalid: np.ndarray,
+    limit: Callable[[float], float],
+    best: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Valid pairs (a, a + t) with gap ≤ limit(least valid gap found so far), stepping t = 1, 2, …"""
+    invalid_flat = invalid.reshape(-1)
+    size = m.size
+    active_parts = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, size - 1, _CHUNK):
+        stop = min(size - 1, start + _CHUNK)
+        gaps = m[start + 1 : stop + 1] - m[start:stop]
+        active_parts.append(start + np.flatnonzero(gaps <= limit(best)))
+    active = np.concatenate(active_parts)
+    found_a, found_b, found_gap = [active[:0]], [active[:0]], [np.zeros(0)]
+    step = 1
+    while active.size:
+        active = active[active + step < size]
+        gaps = m[active + step] - m[active]
+        keep = gaps <= limit(best)
+        active, gaps = active[keep], gaps[keep]
+        valid = _is_valid(labels[active], labels[active + step], d, invalid_flat)
+        if valid.any():
+            found_a.append(active[valid])
+            found_b.append(active[valid] + step)
+            found_gap.append(gaps[valid])
+            best = min(best, float(gaps[valid].min()))
+        step += 1
+    return np.concatenate(found_a), np.concatenate(found_b), np.concatenate(found_gap)
+
+
+def _rerank(
+    first: np.ndarray,
+    second: np.ndarray,
+    float_gaps: np.ndarray,
+    d: int,
+    base: float,
+    encoding: ValueEncoding,
+    dps: int,
+) -> tuple[tuple[NearPair, ...], str]:
+    """The candidate pairs (flat labels) sorted by their gaps at `dps` digits, and the evidence kind."""
+    pairs = []
+    with mpmath.workdps(dps):
+        value = functools.lru_cache(maxsize=None)(
+            lambda label: encoding.value_mp(label // d, label % d, d, base)
+        )
+        for a, b, float_gap in zip(first.tolist(), second.tolist(), float_gaps.tolist(), strict=True):
+            ends = sorted([divmod(a, d), divmod(b, d)])
+            gap = abs(value(a) - value(b)) if encoding.value_mp else mpmath.mpf(float_gap)
+            pairs.append(NearPair(ends[0], ends[1], +gap, float(float_gap)))
+        pairs.sort(key=lambda pair: (pair.gap, pair.first, pair.second))
+        resolution = mpmath.mpf(10) ** (GUARD_DIGITS - dps)
+        if encoding.value_mp is None:
+            evidence = FLOAT64
+        elif pairs[0].gap <= resolution:
+            evidence = ZERO
+        elif len(pairs) > 1 and pairs[1].gap - pairs[0].gap <= resolution:
+            evidence = TIE
+        else:
+            evidence = CONFIRMED
+    return tuple(pairs), evidence
+
+
+def _require_scan_inputs(
+    n: object, d: object, base: object, dps: object, encoding: ValueEncoding
+) -> tuple[int, int, float, int]:
+    n = require_positive_int(n, "n")
+    d = require_positive_int(d, "d")
+    base = require_base(base)
+    dps = require_positive_int(dps, "dps")
+    if n > MAX_POSITION:
+        raise ValueError(f"n must be at most 2**32 = {MAX_POSITION} (positions 0 ≤ p < n), got {n}")
+    if dps < 20:
+        raise ValueError(f"dps must be at least 20 digits (float64 carries 16), got {dps}")
+    error = encoding.error
+    if isinstance(error, bool) or not isinstance(error, numbers.Real) or not 0 <= error < math.inf:
+        raise ValueError(f"encoding.error must be a finite non-negative bound, got {error!r}")
+    return n, d, base, dps
+
+
+def nearest_cross_dimension_pair(
+    n: int,
+    d: int,
+    base: float = 10000.0,
+    *,
+    exclude: Exclusion = None,
+    encoding: ValueEncoding = SINUSOIDAL,
+    dps: int = 50,
+) -> NearestPair:
+    """The valid pair (p1, j1), (p2, j2) — p1 ≠ p2 < n, j1 ≠ j2, not excluded — nearest in value.
+
+    Sort-based (see `close_valid_pairs`), O(nd·log(nd)) time, at most 28 bytes per value. Every float64 value
+    is within e = encoding.error of the true one, so the true nearest pair's float gap is at most its true
+    gap G* + 2e, and G* is at most the float-best pair's true gap ≤ B + 2e (B the least float gap): every pair
+    that can be the true nearest has float gap ≤ B + 4e. All of them are re-ranked at `dps` digits.
+    """
+    n, d, base, dps = _require_scan_inputs(n, d, base, dps, encoding)
+    invalid = invalid_dimension_pairs(d, exclude)
+    _require_pairs_exist(n, d, invalid)
+    m, labels = _sorted_values(n, d, base, encoding)
+    return _nearest_in_sorted(m, labels, n, d, base, invalid, encoding, dps)
+
+
+def _nearest_in_sorted(
+    m: np.ndarray,
+    labels: np.ndarray,
+    n: int,
+    d: int,
+    base: float,
+    invalid: np.ndarray,
+    encoding: ValueEncoding,
+    dps: int,
+) -> NearestPair:
+    slack = 4 * encoding.error
+    a, b, gaps = close_valid_pairs(m, labels, d, invalid, slack)
+    candidates, evidence = _rerank(labels[a], labels[b], gaps, d, base, encoding, dps)
+    threshold = _threshold(float(gaps.min()), slack)
+    return NearestPair(n, d, base, candidates[0], candidates, evidence, dps, encoding.error, threshold)
+
+
+def nearest_cross_dimension_pair_naive(
+    n: int,
+    d: int,
+    base: float = 10000.0,
+    *,
+    exclude: Exclusion = None,
+    encoding: ValueEncoding = SINUSOIDAL,
+    dps: int = 50,
+) -> NearestPair:
+    """The same nearest pair by comparing all (nd)² pairs: O((nd)²) time, for small inputs and cross-checks.
+
+    The candidates (every valid pair within the same float64 threshold) are re-ranked as in the scan.
+    """
+    n, d, base, dps = _require_scan_inputs(n, d, base, dps, encoding)
+    invalid = invalid_dimension_pairs(d, exclude)
+    _require_pairs_exist(n, d, invalid)
+    values = _row_values(n, d, base, encoding)
+    labels = np.arange(values.size)
+    slack = 4 * encoding.error
+    best = math.inf
+    found_a, found_b, found_gap = [], [], []
+    rows = max(1, 2**22 // values.size)
+    for start in range(0, values.size, rows):
+        a = labels[start : start + rows, None]
+        gaps = np.abs(values[None, :] - values[a])
+        valid = (labels[None, :] > a) & _is_valid(a, labels[None, :], d, invalid.reshape(-1))
+        gaps = np.where(valid, gaps, np.inf)
+        best = min(best, float(gaps.min()))
+        rows_hit, cols_hit = np.nonzero(gaps <= _threshold(best, slack))
+        found_a.append(start + rows_hit)
+        found_b.append(cols_hit)
+        found_gap.append(gaps[rows_hit, cols_hit])
+    a, b, gaps = (np.concatenate(found) for found in (found_a, found_b, found_gap))
+    keep = gaps <= _threshold(best, slack)
+    candidates, evidence = _rerank(a[keep], b[keep], gaps[keep], d, base, encoding, dps)
+    threshold = _threshold(best, slack)
+    return NearestPair(n, d, base, candidates[0], candidates, evidence, dps, encoding.error, threshold)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The equidistribution prediction
+# ---------------------------------------------------------------------------------------------------------
+
+#: P(|X − Y| < g) = (2g/π²)(ln(1/g) + ARCSINE_PAIR_CONSTANT) + O(g²) for X, Y independent arcsine on [−1, 1].
+ARCSINE_PAIR_CONSTANT = 1 + 3 * math.log(2)
+
+
+def arcsine_close_pair_probability(g: float) -> mpmath.mpf:
+    """P(|X − Y| < g) for X = cos πA, Y = cos πB, A, B independent uniform on [0, 1] (arcsine law), by quad.
+
+    For a fixed A the admissible B fill the arc between arccos(min(x + g, 1)) and arccos(max(x − g, −1)),
+    x = cos πA; the probability is the integral of that length over A (split where x ± g reaches ±1).
+    """
+    g = mpmath.mpf(require_positive_real(g, "g"))
+    if g >= 2:
+        return mpmath.mpf(1)
+
+    def arc(a: mpmath.mpf) -> mpmath.mpf:
+        x = mpmath.cos(mpmath.pi * a)
+        return (mpmath.acos(max(x - g, -1)) - mpmath.acos(min(x + g, 1))) / mpmath.pi
+
+    edge = mpmath.acos(1 - g) / mpmath.pi
+    return mpmath.quad(arc, [0, edge, mpmath.mpf(1) / 2, 1 - edge, 1])
+
+
+def predicted_minimum_gap(valid_pairs: int) -> float:
+    """E[min gap] over `valid_pairs` pairs of independent arcsine values, with the pair count Poisson.
+
+    Derivation: with X = cos πA, Y = cos πB, |X − Y| = 2 sin(πS)|sin(πD)|, S = (A+B)/2, D = (A−B)/2; the
+    region |X − Y| < g has area (2g/π²)(ln(1/g) + 1 + 3 ln 2) + O(g²) (the ln comes from the arcsine
+    density ρ(x) = 1/(π√(1 − x²)), whose ∫ρ² diverges at ±1; `arcsine_close_pair_probability` checks the
+    constant). If the number of pairs closer than g is Poisson with mean λ(g) = Q·P(g), then
+    P(min > g) = e^{−λ(g)} and E[min] = ∫_0^∞ e^{−λ(g)} dg ≈ π² / (2Q(ln(1/E) + 1 + 3 ln 2)). With Q ≈ M²/2
+    pairs of M values this is ≈ π²/(M²(2 ln M + O(1))): a 1/(M² ln M) law, not c/M². A model, not a proof:
+    the encoding's values are deterministic, and same-frequency sin–cos pairs are correlated.
+    """
+    q = mpmath.mpf(require_positive_int(valid_pairs, "valid_pairs"))
+    if q < 100:
+        raise ValueError(f"the small-gap expansion needs at least 100 pairs, got {valid_pairs}")
+
+    def rate(g: mpmath.mpf) -> mpmath.mpf:
+        return q * 2 * g / mpmath.pi**2 * (mpmath.log(1 / g) + ARCSINE_PAIR_CONSTANT)
+
+    with mpmath.workdps(30):
+        scale = mpmath.pi**2 / (2 * q * (mpmath.log(q) + ARCSINE_PAIR_CONSTANT))
+        end = scale * 80
+        points = [0, scale / 4, scale, scale * 4, scale * 16, end]
+        return float(mpmath.quad(lambda g: mpmath.exp(-rate(g)), points))
+
+
+@dataclass(frozen=True)
+class GapRow:
+    """One line of the gap-against-n table: the nearest valid pair at n positions against the arcsine model.
+
+    The minimum of one sample fluctuates by a factor of several, so the row also counts the valid pairs
+    closer than `close` (a multiple of the predicted minimum): `observed_close` against the model's
+    `expected_close` = valid_pairs · P(|X − Y| < close).
+    """
+
+    n: int
+    values: int
+    valid_pairs: int
+    nearest: NearestPair
+    predicted: float
+    close: float
+    observed_close: int
+    expected_close: float
+    seconds: float
+
+
+def gap_against_n(
+    ns: Sequence[int],
+    d: int,
+    base: float = 10000.0,
+    *,
+    exclude: Exclusion = None,
+    dps: int = 50,
+    close_factor: float = 100.0,
+) -> list[GapRow]:
+    """Per n: the nearest valid cross-dimension gap, the arcsine model's `predicted_minimum_gap`, and the
+    number of valid pairs closer than close_factor × predicted against the model's expectation."""
+    d = require_positive_int(d, "d")
+    close_factor = require_positive_real(close_factor, "close_factor")
+    invalid = invalid_dimension_pairs(d, exclude)
+    rows = []
+    for n in ns:
+        started = time.perf_counter()
+        n, d, base, dps = _require_scan_inputs(n, d, base, dps, SINUSOIDAL)
+        _require_pairs_exist(n, d, invalid)
+        m, labels = _sorted_values(n, d, base, SINUSOIDAL)
+        nearest = _nearest_in_sorted(m, labels, n, d, base, invalid, SINUSOIDAL, dps)
+        pairs = valid_pair_count(n, d, exclude)
+        predicted = predicted_minimum_gap(pairs)
+        close = close_factor * predicted
+        observed = count_valid_pairs_within(m, labels, d, invalid, close)
+        del m, labels
+        expected = pairs * float(arcsine_close_pair_probability(close))
+        seconds = time.perf_counter() - started
+        rows.append(GapRow(n, n * d, pairs, nearest, predicted, close, observed, expected, seconds))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Ball-arithmetic certificate
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GapCertificate:
+    """The outcome of `certify_cross_dimension_gap`: `holds` when `lower_bound` ≥ `delta` was proved.
+
+    `lower_bound` is exact (a rational): every valid pair's true gap is at least it. `statement` says in
+    words what was proved. `closest` are the two entries (position, dim) whose balls came closest.
+    """
+
+    holds: bool
+    delta: float
+    lower_bound: Fraction
+    max_radius: Fraction
+    closest: tuple[tuple[int, int], tuple[int, int]]
+    statement: str
+
+
+def _exact(ball: flint.arb) -> Fraction:
+    """The value of an exact arb (zero radius) as a Fraction."""
+    mantissa, exponent = ball.man_exp()
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+def certify_cross_dimension_gap(
+    n: int,
+    d: int,
+    base: float = 10000.0,
+    delta: float = 1e-12,
+    *,
+    exclude: Exclusion = None,
+    encoding: ValueEncoding = SINUSOIDAL,
+    prec: int = 128,
+) -> GapCertificate:
+    """Prove with interval arithmetic: every valid pair over positions < n is at least `delta` apart.
+
+    Every value x_a is an arb ball; m_a is its midpoint rounded to float64 and r_a ≥ |x_a − m_a| a rigorous
+    bound (arb), R = max r_a. Sort by m. For a valid pair a < b (in m order) and a's first valid partner c,
+    |x_b − x_a| ≥ m_b − m_a − 2R ≥ m_c − m_a − 2R (as in `close_valid_pairs`). The float subtraction
+    m_c − m_a is within a factor (1 ± 2^−53) of the exact one, so with D the least float gap over first
+    valid partners, L = D·(1 − 2^−53) − 2R (computed exactly) bounds every valid gap from below. The
+    certificate holds when L ≥ delta > 0. It is sound for any exact base (taken as the float given).
+    """
+    n, d, base, _ = _require_scan_inputs(n, d, base, 50, encoding)
+    delta = require_positive_real(delta, "delta")
+    prec = require_positive_int(prec, "prec")
+    if encoding.row_balls is None:
+        raise ValueError("the encoding has no row_balls: a certificate needs ball values")
+    invalid = invalid_dimension_pairs(d, exclude)
+    _require_pairs_exist(n, d, invalid)
+    midpoints, max_radius = _ball_midpoints(n, d, base, encoding, prec)
+    labels = np.argsort(midpoints).astype(_label_dtype(midpoints.size))
+    m = midpoints[labels]
+    a, b, gaps = close_valid_pairs(m, labels, d, invalid, 0.0)
+    closest = int(np.argmin(gaps))
+    lower = Fraction(float(gaps[closest])) * (1 - Fraction(1, 2**53)) - 2 * max_radius
+    holds = lower >= Fraction(delta)
+    ends = sorted([divmod(int(labels[a[closest]]), d), divmod(int(labels[b[closest]]), d)])
+    verdict = "≥" if holds else "< (NOT certified)"
+    statement = (
+        f"For all integers 0 ≤ p1, p2 < {n}, p1 ≠ p2, and dims j1 ≠ j2 < {d} whose pair is not excluded: "
+        f"|PE(p1, j1) − PE(p2, j2)| ≥ L ≈ {float(lower):.6e} (L exact in lower_bound), PE the exact "
+        f"real-valued encoding with base = {base!r}, proved with arb ball arithmetic at {prec} bits; "
+        f"L {verdict} delta = {delta!r}."
+    )
+    return GapCertificate(holds, delta, lower, max_radius, (ends[0], ends[1]), statement)
+
+
+def _ball_midpoints(
+    n: int, d: int, base: float, encoding: ValueEncoding, prec: int
+) -> tuple[np.ndarray, Fraction]:
+    """The float64 midpoints m (flat index p·d + j) and an exact R ≥ max |x − m| over all values."""
+    midpoints = np.empty(n * d)
+    radius = flint.arb(0)
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        for p in range(n):
+            row = list(encoding.row_balls(p, d, base))
+            if len(row) != d:
+                raise ValueError(f"encoding.row_balls must return {d} balls, got {len(row)}")
+            for j, ball in enumerate(row):
+                mid = float(ball.mid())
+                midpoints[p * d + j] = mid
+                radius = radius.max((ball - flint.arb(mid)).abs_upper())
+    finally:
+        flint.ctx.prec = saved
+    if not radius.is_finite():
+        raise ValueError("a ball value is not finite: the certificate needs finite values")
+    return midpoints, _exact(radius)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Whole-vector near repeats
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NearRepeat:
+    """An offset k and the distance ‖PE(p + k) − PE(p)‖; `distance` at high precision (None: not computed)."""
+
+    offset: int
+    float_distance: float
+    distance: mpmath.mpf | None = None
+
+
+@dataclass(frozen=True)
+class NearRepeats:
+    """The offsets whose vectors come closest, best first, with how they were ranked.
+
+    `candidates` is how many offsets were re-ranked at `dps` digits (all whose float64 squared distance is
+    within twice the error bound of the count-th smallest); `evidence` is CONFIRMED, TIE or FLOAT64.
+    """
+
+    n: int
+    d: int
+    repeats: tuple[NearRepeat, ...]
+    candidates: int
+    evidence: str
+    dps: int | None
+
+
+def _require_frequencies(d: int, base: float, frequencies: Sequence[object] | None) -> list[mpmath.mpf]:
+    if frequencies is None:
+        return frequencies_mp(d, base)
+    with mpmath.workdps(_FIXED_POINT_DPS):
+        omegas = [mpmath.mpf(omega) for omega in frequencies]
+    if len(omegas) != d // 2 or not all(mpmath.isfinite(w) and w > 0 for w in omegas):
+        raise ValueError(
+            f"frequencies must be d/2 = {d // 2} finite positive numbers, got {len(omegas)} values"
+        )
+    return omegas
+
+
+def offset_error_bound(d: int) -> float:
+    """Bound on |S_float(k) − S(k)| for S(k) = d − 2·Σ_i cos(kω_i) evaluated by angle addition.
+
+    Each term cos bω·cos Kω − sin bω·sin Kω has operands within e = VALUE_ERROR, hence is within 4e + e²;
+    the d-term dot product (any summation order, as in BLAS) adds at most γ_d·Σ|products| ≤ d²u/(1 − du); the
+    final d − 2C adds ≤ 2du. So |error| ≤ 2((d/2)(4e + e²) + d²u/(1 − du)) + 2du.
+    """
+    e = VALUE_ERROR
+    return 2 * ((d / 2) * (4 * e + e * e) + d * d * _U / (1 - d * _U)) + 2 * d * _U
+
+
+def offset_squared_distances(n: int, omegas: Sequence[mpmath.mpf], block: int = 1024) -> np.ndarray:
+    """S(k) = ‖PE(p + k) − PE(p)‖² = Σ_i 2(1 − cos kω_i) for k = 0, …, n − 1, in float64.
+
+    k = K + b with K a multiple of `block` and 0 ≤ b < block: cos((K + b)ω) = cos bω·cos Kω − sin bω·sin Kω,
+    so Σ_i cos((K + b)ω_i) is the (b, K) entry of [cos bω | −sin bω] (block × d) times [cos Kω; sin Kω]
+    (d × blocks). Each block is anchored at cos Kω, sin Kω computed by exact reduction (no drift), and the
+    in-block angles bω are small; see `offset_error_bound`.
+    """
+    block = min(require_positive_int(block, "block"), n)
+    d = 2 * len(omegas)
+    sin_b, cos_b = sin_cos_at_integers(np.arange(block), omegas)
+    left = np.hstack([cos_b, -sin_b])
+    blocks = -(-n // block)
+    out = np.empty(blocks * block)
+    step = max(1, 2**22 // block)
+    for first in range(0, blocks, step):
+        last = min(blocks, first + step)
+        sin_k, cos_k = sin_cos_at_integers(np.arange(first, last) * block, omegas)
+        sums = left @ np.vstack([cos_k.T, sin_k.T])
+        out[first * block : last * block] = (d - 2 * sums).T.reshape(-1)
+    return out[:n]
+
+
+def offset_squared_distance_mp(k: int, omegas: Sequence[mpmath.mpf]) -> mpmath.mpf:
+    """S(k) = Σ_i 4 sin²(kω_i/2) at the current mpmath precision (no cancellation for small kω)."""
+    return mpmath.fsum(4 * mpmath.sin(k * omega / 2) ** 2 for omega in omegas)
+
+
+def nearest_vector_offsets(
+    n: int,
+    d: int,
+    base: float = 10000.0,
+    *,
+    frequencies: Sequence[object] | None = None,
+    count: int = 5,
+    dps: int = 50,
+    block: int = 1024,
+    min_offset: int = 1,
+) -> NearRepeats:
+    """The `count` offsets min_offset ≤ k < n minimising ‖PE(p + k) − PE(p)‖ (equal for all p), at dps digits.
+
+    For even d, (sin a − sin b)² + (cos a − cos b)² = 2 − 2cos(a − b), so
+    ‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos kω_i) with k = q − p: the closest pair of distinct positions below n
+    is (0, k) for the best offset k.
+    `frequencies` (d/2 positive numbers) replaces base^(−2i/d). The true top `count` all have float64 values
+    within 2·offset_error_bound(d) of the count-th smallest float value; all those are re-ranked.
+    A `min_offset` beyond the slowest period 2π/ω_min asks how close the encoding comes to repeating itself.
+    """
+    n = require_positive_int(n, "n")
+    d = require_even_dimension(d)
+    base = require_base(base)
+    count = require_positive_int(count, "count")
+    dps = require_positive_int(dps, "dps")
+    min_offset = require_positive_int(min_offset, "min_offset")
+    if not min_offset < n <= MAX_POSITION:
+        raise ValueError(f"n must satisfy min_offset < n ≤ 2**32 (offsets min_offset ≤ k < n), got n = {n}")
+    omegas = _require_frequencies(d, base, frequencies)
+    squared = offset_squared_distances(n, omegas, block)
+    squared[:min_offset] = np.inf
+    count = min(count, n - min_offset)
+    kth = float(np.partition(squared, count - 1)[count - 1])
+    offsets = np.flatnonzero(squared <= kth + 2 * offset_error_bound(d))
+    with mpmath.workdps(dps):
+        exact = {int(k): offset_squared_distance_mp(int(k), omegas) for k in offsets}
+        ranked = sorted(exact, key=lambda k: (exact[k], k))
+        repeats = tuple(
+            NearRepeat(k, math.sqrt(max(float(squared[k]), 0.0)), mpmath.sqrt(exact[k]))
+            for k in ranked[:count]
+        )
+        resolution = mpmath.mpf(10) ** (GUARD_DIGITS - dps)
+        tied = len(ranked) > 1 and exact[ranked[1]] - exact[ranked[0]] <= resolution
+    return NearRepeats(n, d, repeats, len(ranked), TIE if tied else CONFIRMED, dps)
+
+
+def _pairwise_squared_distances(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per offset k: the least and largest ‖rows[p + k] − rows[p]‖² over p, and the p attaining the least."""
+    n = rows.shape[0]
+    least = np.full(n, np.inf)
+    largest = np.full(n, -np.inf)
+    where = np.zeros(n, dtype=np.int64)
+    for p in range(n - 1):
+        squared = np.sum((rows[p + 1 :] - rows[p]) ** 2, axis=1)
+        better = squared < least[1 : n - p]
+        where[1 : n - p][better] = p
+        least[1 : n - p] = np.minimum(least[1 : n - p], squared)
+        largest[1 : n - p] = np.maximum(largest[1 : n - p], squared)
+    return least, largest, where
+
+
+Encoder = Callable[[np.ndarray, int, float], np.ndarray]
+
+
+def _encoded_rows(encode: Encoder, n: int, d: int, base: float) -> np.ndarray:
+    rows = np.asarray(encode(np.arange(n), d, base), dtype=np.float64)
+    if rows.shape != (n, d) or not np.all(np.isfinite(rows)):
+        raise ValueError(f"encode must return finite values of shape ({n}, {d})")
+    return rows
+
+
+def nearest_vector_pairs_naive(
+    n: int,
+    d: int,
+    base: float = 10000.0,
+    *,
+    encode: Encoder = sinusoidal_rows,
+    count: int = 5,
+) -> NearRepeats:
+    """The closest pairs of distinct positions < n by comparing all n(n − 1)/2 encoded vectors in float64.
+
+    O(n²d): for small n, as a cross-check of `nearest_vector_offsets` and as its baseline. Pairs are grouped
+    by offset (the least distance over pairs with that offset), and the `count` best offsets are returned.
+    """
+    n = require_positive_int(n, "n")
+    d = require_positive_int(d, "d")
+    base = require_base(base)
+    count = require_positive_int(count, "count")
+    if n < 2:
+        raise ValueError(f"n must be at least 2 (two distinct positions), got {n}")
+    least, _, _ = _pairwise_squared_distances(_encoded_rows(encode, n, d, base))
+    order = 1 + np.argsort(least[1:], kind="stable")[:count]
+    repeats = tuple(NearRepeat(int(k), math.sqrt(max(float(least[k]), 0.0))) for k in order)
+    return NearRepeats(n, d, repeats, n - 1, FLOAT64, None)
+
+
+def check_distance_depends_only_on_offset(
+    encode: Encoder,
+    n: int,
+    d: int,
+    base: float = 10000.0,
+    tolerance: float | None = None,
+) -> CheckResult:
+    """‖PE(p + k) − PE(p)‖² is the same for every p (positions p, p + k < n): it depends on the offset k only.
+
+    Holds for the sinusoidal encoding with even d (each sin/cos pair contributes 2 − 2cos kω_i). Fails for an
+    unpaired sin dim (odd d) or when a cos dim uses another frequency than its sin partner. Default tolerance:
+    angle_tolerance(n, 8d), the float64 error of d squared differences of entries at angles up to n.
+    """
+    n = require_positive_int(n, "n")
+    d = require_positive_int(d, "d")
+    base = require_base(base)
+    if n < 3:
+        raise ValueError(f"n must be at least 3 (two pairs with the same offset), got {n}")
+    tolerance = angle_tolerance(float(n), terms=8 * d) if tolerance is None else tolerance
+    least, largest, where = _pairwise_squared_distances(_encoded_rows(encode, n, d, base))
+    spread = largest[1 : n - 1] - least[1 : n - 1]
+    worst = int(np.argmax(spread)) + 1
+    return CheckResult(
+        "‖PE(p + k) − PE(p)‖ depends only on the offset k",
+        bool(spread[worst - 1] <= tolerance),
+        float(spread[worst - 1]),
+        float(tolerance),
+        {"offset": worst, "least": float(least[worst]), "largest": float(largest[worst]),
+         "position_of_least": int(where[worst])},
+    )
