@@ -1,0 +1,164 @@
+"""A claim of the catalog, the evidence its checks produce, and the rules that turn evidence into verdicts.
+
+Verdicts are computed from evidence every run; an entry records the verdict it expects only so that a change
+shows up as a failing test. The vocabulary is kept small:
+
+- claim verdicts: proved, refuted, holds with caveat, supported numerically, not checkable — and `unsettled`,
+  which only appears when a check that should have confirmed something did not (a defect to look at);
+- argument verdicts (where the document argues): sound, sound with unstated conditions, flawed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+PROVED = "proved"
+REFUTED = "refuted"
+CAVEAT = "holds with caveat"
+NUMERIC = "supported numerically"
+NOT_CHECKABLE = "not checkable"
+UNSETTLED = "unsettled"
+VERDICTS = (PROVED, REFUTED, CAVEAT, NUMERIC, NOT_CHECKABLE, UNSETTLED)
+
+SOUND = "sound"
+CONDITIONS = "sound with unstated conditions"
+FLAWED = "flawed"
+ARGUMENT_VERDICTS = (SOUND, CONDITIONS, FLAWED)
+
+#: Evidence kinds, strongest first. The first three are exact; the rest measure or cite.
+SYMBOLIC = "symbolic identity"
+EXACT = "exact argument"
+CERTIFICATE = "interval certificate"
+DIGITS = "high-precision numeric"
+HYPOTHESIS = "hypothesis search"
+FLOAT = "floating-point experiment"
+CITATION = "citation"
+KINDS = (SYMBOLIC, EXACT, CERTIFICATE, DIGITS, HYPOTHESIS, FLOAT, CITATION)
+EXACT_KINDS = frozenset({SYMBOLIC, EXACT, CERTIFICATE})
+
+#: How a piece of evidence bears on the claim when its check comes out true.
+SUPPORTS = "supports"  # the check confirms (part of) the claim as stated
+REFUTES = "refutes"  # the check is a counterexample to the claim as stated
+LIMITS = "limits"  # a counterexample outside a condition the document does not state; the claim holds inside
+BEARINGS = (SUPPORTS, REFUTES, LIMITS)
+
+#: How a piece of evidence bears on the document's argument when its check comes out true.
+STEP_CHECKED = "step checked"  # a step of the argument holds as written
+STEP_FAILS = "step fails"  # a step of the argument does not hold (a counterexample to the step)
+CONDITION_MISSING = "condition missing"  # a step holds only under a condition the document leaves unstated
+ARGUMENT_BEARINGS = (STEP_CHECKED, STEP_FAILS, CONDITION_MISSING)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim is made: the document's file name and the section heading it sits under, as written."""
+
+    document: str
+    section: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one check computed: its kind, what it says, whether it came out true, and how that bears.
+
+    `holds` is the check's own computed outcome; `bearing` says what a true outcome means for the claim
+    (or, in `Assessment.argument_evidence`, for the document's argument). `detail` carries concrete values
+    as (label, value) pairs: witnesses with their digits, ranges, precisions, budgets.
+    """
+
+    kind: str
+    summary: str
+    holds: bool
+    bearing: str = SUPPORTS
+    detail: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown evidence kind {self.kind!r}; allowed: {', '.join(KINDS)}")
+        if self.bearing not in BEARINGS + ARGUMENT_BEARINGS:
+            allowed = ", ".join(BEARINGS + ARGUMENT_BEARINGS)
+            raise ValueError(f"unknown bearing {self.bearing!r}; allowed: {allowed}")
+
+
+def claim_verdict(evidence: Sequence[Evidence]) -> str:
+    """The verdict the evidence supports: a counterexample refutes, a caveat limits, exact support proves."""
+    support = [e for e in evidence if e.bearing == SUPPORTS]
+    if any(not e.holds for e in support):
+        return UNSETTLED
+    if any(e.holds for e in evidence if e.bearing == REFUTES):
+        return REFUTED
+    if not support:
+        return UNSETTLED
+    if any(e.holds for e in evidence if e.bearing == LIMITS):
+        return CAVEAT
+    kinds = {e.kind for e in support}
+    if kinds == {CITATION}:
+        return NOT_CHECKABLE
+    return PROVED if kinds <= EXACT_KINDS else NUMERIC
+
+
+def argument_verdict(evidence: Sequence[Evidence]) -> str:
+    """Flawed when a step fails; sound with unstated conditions when a step needs one; sound otherwise."""
+    if any(e.holds for e in evidence if e.bearing == STEP_FAILS):
+        return FLAWED
+    if any(e.holds for e in evidence if e.bearing == CONDITION_MISSING):
+        return CONDITIONS
+    checked = [e for e in evidence if e.bearing == STEP_CHECKED]
+    if not checked or not all(e.holds for e in checked):
+        return UNSETTLED
+    return SOUND
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """Everything a claim's checks produced this run, with the verdicts computed from it."""
+
+    evidence: tuple[Evidence, ...]
+    explanation: str
+    argument_evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        return claim_verdict(self.evidence)
+
+    @property
+    def argument_verdict(self) -> str | None:
+        return argument_verdict(self.argument_evidence) if self.argument_evidence else None
+
+    @property
+    def argument_issue(self) -> str | None:
+        """The steps that fail and the conditions that are missing in the document's argument."""
+        issues = [e.summary for e in self.argument_evidence if e.holds and e.bearing != STEP_CHECKED]
+        return "; ".join(issues) or None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One entry of the catalog: what is claimed, where, how it is checked, and what verdict it expects."""
+
+    id: str
+    source: Source
+    statement: str
+    formal: str
+    assess: Callable[[], Assessment]
+    expected: str
+    expected_argument: str | None = None
+    depends_on: tuple[str, ...] = ()
+
+
+def claim(
+    id: str,
+    source: Source,
+    statement: str,
+    formal: str,
+    expected: str,
+    expected_argument: str | None = None,
+    depends_on: tuple[str, ...] = (),
+) -> Callable[[Callable[[], Assessment]], Claim]:
+    """Decorator turning a function that runs the checks and returns an `Assessment` into a `Claim`."""
+
+    def wrap(assess: Callable[[], Assessment]) -> Claim:
+        return Claim(id, source, statement, formal, assess, expected, expected_argument, depends_on)
+
+    return wrap
