@@ -1,0 +1,87 @@
+"""The rules that turn evidence into verdicts: each verdict is reachable, only by the evidence it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from pe_verify.claims.model import (
+    CAVEAT,
+    CITATION,
+    CONDITION_MISSING,
+    CONDITIONS,
+    DIGITS,
+    EXACT,
+    FLAWED,
+    LIMITS,
+    NOT_CHECKABLE,
+    NUMERIC,
+    PROVED,
+    REFUTED,
+    REFUTES,
+    SOUND,
+    STEP_CHECKED,
+    STEP_FAILS,
+    SYMBOLIC,
+    UNSETTLED,
+    Assessment,
+    Evidence,
+    argument_verdict,
+    claim_verdict,
+)
+
+
+def ev(kind: str = SYMBOLIC, holds: bool = True, bearing: str = "supports") -> Evidence:
+    return Evidence(kind, "a check", holds, bearing)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "verdict"),
+    [
+        ([ev(), ev(EXACT)], PROVED),
+        ([ev(), ev(DIGITS)], NUMERIC),
+        ([ev(CITATION)], NOT_CHECKABLE),
+        ([ev(), ev(EXACT, bearing=REFUTES)], REFUTED),
+        ([ev(EXACT, bearing=REFUTES)], REFUTED),
+        ([ev(), ev(EXACT, bearing=LIMITS)], CAVEAT),
+        ([ev(), ev(EXACT, holds=False, bearing=REFUTES)], PROVED),
+        ([ev(), ev(EXACT, holds=False, bearing=LIMITS)], PROVED),
+        ([ev(), ev(holds=False)], UNSETTLED),
+        ([ev(EXACT, holds=False, bearing=REFUTES)], UNSETTLED),
+        ([ev(EXACT, bearing=LIMITS)], UNSETTLED),
+        ([], UNSETTLED),
+    ],
+)
+def test_claim_verdict(evidence: list[Evidence], verdict: str) -> None:
+    assert claim_verdict(evidence) == verdict
+
+
+@pytest.mark.parametrize(
+    ("evidence", "verdict"),
+    [
+        ([ev(bearing=STEP_CHECKED)], SOUND),
+        ([ev(bearing=STEP_CHECKED), ev(EXACT, bearing=CONDITION_MISSING)], CONDITIONS),
+        ([ev(bearing=STEP_CHECKED), ev(EXACT, bearing=STEP_FAILS)], FLAWED),
+        ([ev(bearing=STEP_CHECKED), ev(EXACT, holds=False, bearing=STEP_FAILS)], SOUND),
+        ([ev(holds=False, bearing=STEP_CHECKED)], UNSETTLED),
+        ([], UNSETTLED),
+    ],
+)
+def test_argument_verdict(evidence: list[Evidence], verdict: str) -> None:
+    assert argument_verdict(evidence) == verdict
+
+
+def test_assessment_names_the_failing_step() -> None:
+    assessment = Assessment(
+        (ev(),),
+        "explained",
+        (ev(bearing=STEP_CHECKED), Evidence(EXACT, "step 3 needs ω ∉ πℚ", True, CONDITION_MISSING)),
+    )
+    assert assessment.argument_verdict == CONDITIONS
+    assert assessment.argument_issue == "step 3 needs ω ∉ πℚ"
+    assert Assessment((ev(),), "no argument").argument_verdict is None
+
+
+@pytest.mark.parametrize(("kind", "bearing"), [("guess", "supports"), (SYMBOLIC, "maybe")])
+def test_evidence_rejects_unknown_kinds_and_bearings(kind: str, bearing: str) -> None:
+    with pytest.raises(ValueError, match="unknown"):
+        Evidence(kind, "x", True, bearing)
