@@ -27,6 +27,13 @@ def _parser() -> argparse.ArgumentParser:
     proofs = commands.add_parser("proofs", help="run every symbolic derivation and report each result")
     proofs.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
+    listing = commands.add_parser("list", help="every claim with its computed verdicts")
+    listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    show = commands.add_parser("show", help="everything about one claim: evidence, derivations, dependencies")
+    show.add_argument("id", help="a claim id such as D3.5")
+    show.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    report = commands.add_parser("report", help="write the markdown reports and figures")
+    report.add_argument("--out", default="reports", help="output folder (default: reports)")
     collisions = commands.add_parser(
         "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
     )
@@ -84,6 +91,132 @@ def _as_json(item, result) -> dict:
     }
 
 
+def _verdict_status(claims) -> int:
+    """0 when every computed verdict is the recorded one; else 1, naming the claims that differ on stderr."""
+    from pe_verify.claims.catalog import assessment
+
+    changed = []
+    for item in claims:
+        found = assessment(item.id)
+        if (found.verdict, found.argument_verdict) != (item.expected, item.expected_argument):
+            changed.append(
+                f"{item.id}: computed {found.verdict} / {found.argument_verdict}, "
+                f"recorded {item.expected} / {item.expected_argument}"
+            )
+    for line in changed:
+        print(f"pe-verify: verdict changed: {line}", file=sys.stderr)
+    return 1 if changed else 0
+
+
+def run_list(as_json: bool) -> int:
+    """Every claim with its computed verdicts."""
+    from pe_verify.claims.catalog import all_claims, assessment
+
+    rows = []
+    for item in all_claims():
+        found = assessment(item.id)
+        rows.append(
+            {
+                "id": item.id,
+                "document": item.source.document,
+                "statement": item.statement,
+                "verdict": found.verdict,
+                "argument_verdict": found.argument_verdict,
+            }
+        )
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        for row in rows:
+            argument = row["argument_verdict"] or "—"
+            print(f"{row['id']:<24} {row['verdict']:<22} {argument:<31} {_short(row['statement'])}")
+    return _verdict_status(all_claims())
+
+
+def _short(text: str, width: int = 72) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def run_show(claim_id: str, as_json: bool) -> int:
+    """Everything about one claim."""
+    from pe_verify.claims.catalog import UnknownClaim, assessment, get
+    from pe_verify.claims.evidence import derivation, verification
+    from pe_verify.proofs import render_markdown
+
+    try:
+        item = get(claim_id)
+    except UnknownClaim as exc:
+        raise UsageError(str(exc)) from None
+    found = assessment(item.id)
+    record = {
+        "id": item.id,
+        "document": item.source.document,
+        "section": item.source.section,
+        "statement": item.statement,
+        "formal": item.formal,
+        "verdict": found.verdict,
+        "recorded_verdict": item.expected,
+        "argument_verdict": found.argument_verdict,
+        "recorded_argument_verdict": item.expected_argument,
+        "argument_issue": found.argument_issue,
+        "explanation": found.explanation,
+        "evidence": [_evidence_json(e) for e in found.evidence],
+        "argument_evidence": [_evidence_json(e) for e in found.argument_evidence],
+        "depends_on": list(item.depends_on),
+    }
+    if as_json:
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+        return _verdict_status([item])
+    print(f"{item.id} — {item.source.document}, section “{item.source.section}”")
+    print(f"claim: {item.statement}")
+    print(f"formal: {item.formal}")
+    print(f"verdict: {found.verdict} (recorded: {item.expected})")
+    if found.argument_verdict is not None:
+        print(f"argument: {found.argument_verdict} (recorded: {item.expected_argument})")
+        if found.argument_issue:
+            print(f"argument issue: {found.argument_issue}")
+    print(f"why: {found.explanation}")
+    for title, evidence in (("evidence", found.evidence), ("argument evidence", found.argument_evidence)):
+        for e in evidence:
+            outcome = "holds" if e.holds else "does not hold"
+            print(f"{title} [{e.kind}; {e.bearing}; {outcome}]: {e.summary}")
+            for label, value in e.detail:
+                print(f"    {label}: {value}")
+    if item.depends_on:
+        print(f"depends on: {', '.join(item.depends_on)}")
+    for e in (*found.evidence, *found.argument_evidence):
+        for label, value in e.detail:
+            if label == "derivation":
+                print()
+                print(render_markdown(derivation(value), verification(value)))
+    return _verdict_status([item])
+
+
+def _evidence_json(e) -> dict:
+    return {
+        "kind": e.kind,
+        "summary": e.summary,
+        "holds": e.holds,
+        "bearing": e.bearing,
+        "detail": dict(e.detail),
+    }
+
+
+def run_report(out: str) -> int:
+    """Write the reports; the exit status says whether every verdict is the recorded one."""
+    from pathlib import Path
+
+    from pe_verify.claims.catalog import all_claims
+    from pe_verify.claims.report import write_reports
+
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
+    written = write_reports(folder)
+    print(f"wrote {len(written)} files to {folder}")
+    return _verdict_status(all_claims())
+
+
 #: Largest positions × d the collision analysis accepts (its dtype scans and vector scan grow with it).
 MAX_COLLISION_WORK = 10**10
 
@@ -119,7 +252,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.command is None:
-            raise UsageError("a command is required: proofs or collisions (see pe-verify --help)")
+            raise UsageError(
+                "a command is required: list, show, report, proofs or collisions (see pe-verify --help)"
+            )
+        if args.command == "list":
+            return run_list(args.json)
+        if args.command == "show":
+            return run_show(args.id, args.json)
+        if args.command == "report":
+            return run_report(args.out)
         if args.command == "collisions":
             return run_collisions(args.d, args.base, args.max_pos, args.dtype, args.scan_values, args.json)
         if args.json and args.markdown:
