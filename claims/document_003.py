@@ -1,0 +1,1087 @@
+"""Document 003 (`003_4499b221b36b9134.txt`): uniqueness proofs for the sinusoidal encoding, and a survey of
+relative encodings, RoPE, ALiBi and SeqPE with two comparison tables.
+
+Every verdict below is computed from exact decisions (`pe_verify.proofs.uniqueness`), SymPy derivations,
+dtype experiments, 50-digit and ball-arithmetic checks, or, for facts about papers and models, a citation of
+the primary source. The document's examples use d = 512 and base 10000; so do the checks unless stated.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Sequence
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from pe_verify.proofs.number_theory import frequency, frequency_count, ratio_step, rational_ratio_pairs
+from pe_verify.proofs.rope import half_split_rotate, thetas, vector
+from pe_verify.proofs.uniqueness import (
+    argument_failure_rule,
+    argument_failures,
+    coinciding_dim_pairs,
+    cross_dim_exact_exists,
+    dimension_collision,
+    document_argument_holds,
+    frequency_collision,
+)
+from pe_verify.properties.alibi import alibi_slopes_exact
+from pe_verify.properties.coincidence import check_distinct, check_witnesses, near_misses, reference_encoding
+from pe_verify.properties.finite_precision import (
+    DTYPES,
+    common_code_encoding,
+    distinct_positions,
+    find_duplicate_rows,
+    neighbour_equality,
+    position_collision,
+    rounded_equal_neighbours,
+)
+from pe_verify.properties.linear_offset import check_dot_product_even
+from pe_verify.properties.near_collision import CONFIRMED, TIE, certify_cross_dimension_gap, gap_against_n
+from pe_verify.properties.relative import check_clipping, check_toeplitz, clipped_relative_positions
+from pe_verify.properties.sinusoidal import frequency_exprs, sinusoidal_encoding, sinusoidal_encoding_mp
+
+from .evidence import from_check, from_derivation
+from .model import (
+    CAVEAT,
+    CERTIFICATE,
+    CITATION,
+    CONDITION_MISSING,
+    CONDITIONS,
+    DIGITS,
+    EXACT,
+    FLAWED,
+    FLOAT,
+    KINDS,
+    LIMITS,
+    NOT_CHECKABLE,
+    NUMERIC,
+    PROVED,
+    REFUTED,
+    REFUTES,
+    STEP_CHECKED,
+    STEP_FAILS,
+    SUPPORTS,
+    Assessment,
+    Claim,
+    Evidence,
+    Source,
+    claim,
+)
+
+DOC = "003_4499b221b36b9134.txt"
+
+#: The document's model width and base.
+D_MODEL = 512
+BASE = 10000
+
+#: A base that is not a perfect power (500000 = 2^5·5^6, E = 1), used by recent RoPE models.
+OTHER_BASE = 500000
+
+#: The dims whose periods section 1 names.
+RULER_DIMS = (0, 1, 510, 511)
+
+#: The ratio argument is decided pair by pair for every d up to this.
+ARGUMENT_SCAN = 1024
+
+#: Positions 0…N−1 scanned for duplicate rows of the stored tables (float32 computation, stored in a dtype).
+TABLE_POSITIONS = 65536
+
+#: Storage dtypes of the tables, and the dtypes positions are held in.
+STORED_DTYPES = ("float32", "float16", "bfloat16")
+POSITION_DTYPES = tuple(DTYPES)
+
+#: Positions 0…N−1 for the count of distinct position values and of unchanged neighbouring values.
+POSITION_COUNT = 4096
+
+#: Exact cross-dimension coincidences: the rule for every d up to DIM_SCAN, brute force up to BRUTE_SCAN.
+DIM_SCAN, BRUTE_SCAN, OTHER_BASE_SCAN = 512, 64, 4096
+
+#: The dimension without exact coincidences whose near collisions are measured, the ranges, the certificate.
+NEAR_D, NEAR_NS, CERTIFIED_N, CERTIFIED_GAP = 6, (1000, 10000, 100000), 1000, 1e-9
+
+#: The two sin dims of the document's intermediate-value argument (its C = sin 1 is PE(1, 0)).
+ARGUMENT_DIMS = (0, 2)
+
+#: The relative-position matrix under test (Shaw et al. 2018: R[i, j] = clip(j − i, −k, k)).
+RELATIVE_POSITIONS = clipped_relative_positions
+RELATIVE_SHAPE = (7, 9, 3)
+
+#: The RoPE map whose arithmetic is counted, and the model shape the counts are set against (LLaMA-7B:
+#: d_model 4096, 32 layers, arXiv 2302.13971 Table 2; context 2048).
+ROTATE = half_split_rotate
+MODEL_WIDTH, MODEL_LAYERS, MODEL_CONTEXT = 4096, 32, 2048
+
+#: ALiBi heads and the distance at which the weight ratios are compared.
+ALIBI_HEADS, ALIBI_DISTANCE = 8, 100
+
+
+def _braced(values: Sequence[object], shown: int = 4) -> str:
+    """{a, b, c} or, for long lists, {a, b, c, d, …, z}."""
+    items = [str(v) for v in values]
+    if len(items) > shown + 1:
+        items = [*items[:shown], "…", items[-1]]
+    return "{" + ", ".join(items) + "}"
+
+
+def _tex(expr: sp.Expr) -> str:
+    """An exact SymPy number as inline LaTeX, $…$."""
+    return f"${sp.latex(expr)}$"
+
+
+def _digits(value: object, digits: int = 6) -> str:
+    return mpmath.nstr(mpmath.mpf(sp.N(value, digits + 10)), digits)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 1.–2. Dimensions as rulers; vectors differ when one coordinate does
+# ---------------------------------------------------------------------------------------------------------
+
+
+def period(d: int, base: int, dim: int) -> sp.Expr:
+    """The period 2π/ω_i of dimension `dim` (frequency index i = dim // 2), exactly."""
+    return 2 * sp.pi / frequency(d, base, dim // 2)
+
+
+@claim(
+    id="D3.1",
+    source=Source(DOC, "1. 차원은 한 row(행)에 대한 여러 column(열)이다"),
+    statement="Each dimension measures position at its own scale: the low dimensions (0, 1) have short "
+    "periods (a fine ruler that separates neighbouring tokens), the high ones (510, 511) long periods (a "
+    "coarse ruler for distant tokens). Dims 2i and 2i+1 share the period 2π·10000^(2i/d); here d = 512.",
+    formal=r"T_{2i} = T_{2i+1} = \frac{2\pi}{\omega_i} = 2\pi\cdot 10000^{2i/d},\qquad "
+    r"T_0 = T_1 = 2\pi,\quad T_{510} = T_{511} = 2\pi\cdot 10000^{255/256}",
+    expected=PROVED,
+    depends_on=("D0.4",),
+)
+@functools.cache
+def d3_1() -> Assessment:
+    periods = {dim: period(D_MODEL, BASE, dim) for dim in RULER_DIMS}
+    stated = {dim: 2 * sp.pi * sp.Integer(BASE) ** sp.Rational(2 * (dim // 2), D_MODEL) for dim in RULER_DIMS}
+    formula = all(sp.simplify(periods[dim] - stated[dim]) == 0 for dim in RULER_DIMS)
+    shared = periods[0] == periods[1] and periods[510] == periods[511]
+    growth = sp.Integer(BASE) ** sp.Rational(2, D_MODEL)
+    increasing = bool(growth > 1)
+    spread = sp.simplify(periods[510] / periods[0])
+    values = {dim: _digits(periods[dim]) for dim in RULER_DIMS}
+    evidence = (
+        Evidence(
+            EXACT,
+            f"exact periods (SymPy): T_0 = T_1 = {_tex(periods[0])} ≈ {values[0]}, T_510 = T_511 = "
+            f"{_tex(periods[510])} ≈ {values[510]}; each frequency's period is {_tex(growth)} "
+            "times the previous one (> 1), so the periods grow strictly from dims 0–1 to dims 510–511",
+            formula and shared and increasing,
+            SUPPORTS,
+            tuple((f"T_{dim}", f"{_tex(periods[dim])} ≈ {values[dim]}") for dim in RULER_DIMS),
+        ),
+    )
+    explanation = (
+        f"Proved exactly: dims 0 and 1 repeat every 2π ≈ {values[0]} positions, dims 510 and 511 every "
+        f"{_tex(periods[510])} ≈ {values[510]} positions, and the periods grow by the factor "
+        f"{_tex(growth)} from one frequency to the next. The coarsest ruler is only {_tex(spread)} ≈ "
+        f"{_digits(spread)} times the finest (a millimetre-to-kilometre ruler would be 10^6 times)."
+    )
+    return Assessment(evidence, explanation)
+
+
+@claim(
+    id="D3.2",
+    source=Source(DOC, "2. Position Encoding으로 만들어진 두 벡터는 완전히 같은 벡터만 아니면 된다"),
+    statement="To give every position its own address it suffices that the two vectors differ as vectors: "
+    "one differing coordinate out of 512 is enough, not all need to differ.",
+    formal=r"PE(p_1) \neq PE(p_2) \iff \exists j:\ PE(p_1, j) \neq PE(p_2, j)",
+    expected=PROVED,
+)
+@functools.cache
+def d3_2() -> Assessment:
+    first = sp.Symbol("delta_0", real=True, nonzero=True)
+    rest = sp.Symbol("S", nonnegative=True)
+    squared = first**2 + rest
+    differs = squared.is_positive is True
+    equal = squared.subs({first: 0, rest: 0}) == 0
+    evidence = (
+        Evidence(
+            EXACT,
+            "‖u − v‖² = δ_0² + S with δ_0 = u_0 − v_0 ≠ 0 and S = Σ_{j≥1} (u_j − v_j)² ≥ 0 (any number of "
+            "other coordinates, any values): SymPy decides it is positive; with every difference 0 it is 0",
+            differs and equal,
+        ),
+    )
+    explanation = (
+        "Proved (it is what vector equality means): a single differing coordinate makes the squared "
+        "distance positive whatever the other coordinates do. For the exact encoding at non-negative "
+        "integer positions, in fact every coordinate differs (D3.4); in low precision many coincide (D3.4) "
+        "while rows computed from exact positions stay distinct (D3.3b)."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 3. Proof 1: whole vectors, and the floating-point note
+# ---------------------------------------------------------------------------------------------------------
+
+
+@claim(
+    id="D3.3",
+    source=Source(DOC, "3. [증명 1] Position Encoding 증명: 두 위치의 벡터가 같은가?"),
+    statement="Two different integer positions never get the same encoding vector. The document argues by "
+    "contradiction: equal vectors force k·ω_i = 2π·n_i in every dimension (k = p2 − p1 ≠ 0), so for two "
+    "dims n_j/n_i = ω_j/ω_i; the left side is rational, the right side a power of an integer with a rational "
+    "exponent, 'which is generally irrational'.",
+    formal=r"p_1 \neq p_2 \implies PE(p_1) \neq PE(p_2);\quad \text{argument: } "
+    r"\frac{n_j}{n_i} = \frac{\omega_j}{\omega_i} = 10000^{2(i-j)/d} \notin \mathbb{Q}",
+    expected=PROVED,
+    expected_argument=CONDITIONS,
+)
+@functools.cache
+def d3_3() -> Assessment:
+    failures = argument_failures(BASE, ARGUMENT_SCAN)
+    predicted = tuple(d for d in argument_failure_rule(BASE) if d <= ARGUMENT_SCAN)
+    at_model = document_argument_holds(D_MODEL, BASE)
+    rational_pairs = rational_ratio_pairs(D_MODEL, BASE)
+    pairs_total = math.comb(frequency_count(D_MODEL), 2)
+    ratios = sorted({ratio for _, _, ratio in rational_pairs})
+    evidence = (from_derivation("uniqueness.distinct_positions"),)
+    argument = (
+        from_derivation("uniqueness.ratio_argument", STEP_CHECKED),
+        Evidence(
+            EXACT,
+            f"at d = {D_MODEL} the contradiction is reached with the frequencies {at_model.pair}: "
+            f"{at_model.reason}",
+            at_model.holds,
+            STEP_CHECKED,
+        ),
+        Evidence(
+            EXACT,
+            f"with base {BASE} the argument finds no pair with an irrational ratio for d ∈ "
+            f"{_braced(failures)} (every d ≤ {ARGUMENT_SCAN} decided pair by pair; the rule 'd divides "
+            f"2E, or d = 3' predicts {_braced(predicted)}): it needs d outside that set, which it does "
+            "not say",
+            bool(failures),
+            CONDITION_MISSING,
+            tuple((f"d = {d}", document_argument_holds(d, BASE).reason) for d in failures),
+        ),
+        Evidence(
+            EXACT,
+            f"'generally irrational' does not hold for every pair: at d = {D_MODEL}, "
+            f"{len(rational_pairs)} of the {pairs_total} frequency pairs (j − i a multiple of "
+            f"{ratio_step(D_MODEL, BASE)}) have the rational ratio ω_i/ω_j ∈ {_braced(ratios)}; the "
+            "argument must pick a pair with an irrational ratio and prove it irrational",
+            bool(rational_pairs),
+            CONDITION_MISSING,
+        ),
+    )
+    explanation = (
+        "The conclusion is proved for every d ≥ 1 by another route: ω_0 = 1, so dims 0 and 1 agree only if "
+        "p1 − p2 ∈ 2πℤ, impossible for a nonzero integer (π is irrational). The ratio argument holds at "
+        f"d = {D_MODEL} ({at_model.reason}) but only under unstated conditions: at base {BASE} it finds "
+        f"nothing for d ∈ {_braced(failures)}, and even at d = {D_MODEL} {len(rational_pairs)} pairs have "
+        f"rational ratios {_braced(ratios)}; 'generally irrational' is asserted, never proved."
+    )
+    return Assessment(evidence, explanation, argument)
+
+
+def _rows_at_collision(dtype: str) -> tuple[int, float, bool, bool]:
+    """The first integer p the dtype cannot tell from p + 1, the stored value, whether the rows of p and p + 1
+    (positions held in the dtype) are identical, and whether p is the formula's 2^(m+1)."""
+    found = position_collision(dtype)
+    encoding = common_code_encoding(D_MODEL, dtype, positions_in_dtype=True)
+    rows = encoding.rows(np.array([found.first_collision, found.first_collision + 1], dtype=np.int64))
+    return found.first_collision, found.stored_value, bool(np.array_equal(rows[0], rows[1])), found.agrees
+
+
+@claim(
+    id="D3.3b",
+    source=Source(DOC, "3. [증명 1] Position Encoding 증명: 두 위치의 벡터가 같은가?"),
+    statement="With approximate (floating-point) values two positions may get equal vectors, but only with "
+    "extremely low probability.",
+    formal=r"\mathrm{fl}(PE(p_1)) = \mathrm{fl}(PE(p_2)),\ p_1 \neq p_2:\ \text{rare}",
+    expected=CAVEAT,
+    depends_on=("D3.3",),
+)
+@functools.cache
+def d3_3b() -> Assessment:
+    tables = {dtype: find_duplicate_rows(common_code_encoding(D_MODEL, dtype), TABLE_POSITIONS)
+              for dtype in STORED_DTYPES}
+    collisions = {dtype: _rows_at_collision(dtype) for dtype in POSITION_DTYPES}
+    distinct = {dtype: distinct_positions(dtype, POSITION_COUNT).distinct for dtype in POSITION_DTYPES}
+    shown = ", ".join(f"{collisions[dtype][0]} ({dtype})" for dtype in POSITION_DTYPES)
+    evidence = (
+        Evidence(
+            FLOAT,
+            "tables computed in float32 from exact integer positions (the common PyTorch code) and "
+            f"stored in {', '.join(STORED_DTYPES)}: no row among positions 0…{TABLE_POSITIONS - 1} equals "
+            f"another (d = {D_MODEL}; rows hashed, candidates compared bit for bit)",
+            all(table.first_duplicate is None for table in tables.values()),
+            SUPPORTS,
+            tuple((dtype, f"{table.duplicate_rows} duplicate rows") for dtype, table in tables.items()),
+        ),
+        Evidence(
+            FLOAT,
+            f"positions held in the dtype: p + 1 rounds onto p = 2^(m+1), so the two rows are identical "
+            f"with certainty — first at p = {shown}; among positions 0…{POSITION_COUNT - 1} only "
+            f"{distinct['bfloat16']} distinct values remain in bfloat16 and {distinct['float16']} in float16",
+            all(equal and agrees for _, _, equal, agrees in collisions.values()),
+            LIMITS,
+            tuple((dtype, f"rows of {p} and {p + 1} identical: {equal} (both stored as {stored:g}); "
+                   f"distinct positions below {POSITION_COUNT}: {distinct[dtype]}")
+                  for dtype, (p, stored, equal, _) in collisions.items()),
+        ),
+    )
+    explanation = (
+        f"Rare only when positions are exact integers: tables computed in float32 and stored in float32, "
+        f"float16 or bfloat16 have no two equal rows among the first {TABLE_POSITIONS} positions (d = "
+        f"{D_MODEL}). Once the positions themselves are held in the dtype, equal rows are certain, not "
+        f"improbable: from {collisions['bfloat16'][0]} on in bfloat16 and {collisions['float16'][0]} in "
+        f"float16 (2^(m+1), m the mantissa width), and only {distinct['bfloat16']} of the first "
+        f"{POSITION_COUNT} positions stay distinct in bfloat16."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 4. Proof 2: one dimension
+# ---------------------------------------------------------------------------------------------------------
+
+#: The cos dimension whose repeated value over all integers is exhibited.
+COS_DIM = 1
+
+
+@claim(
+    id="D3.4",
+    source=Source(DOC, "4. [증명 2] 다른 포지션 - 같은 차원 값의 일치 여부"),
+    statement="Within one dimension j two different positions never share a value, PE(p1, j) ≠ PE(p2, j). "
+    "The document's proof: equality needs k/w_j = 2πn (case 1) or, by the symmetry of the sine, 2·p1 + k "
+    "= a term containing π (case 2); an integer cannot equal an irrational number.",
+    formal=r"p_1 \neq p_2 \implies PE(p_1, j) \neq PE(p_2, j)",
+    expected=CAVEAT,
+    expected_argument=FLAWED,
+)
+@functools.cache
+def d3_4() -> Assessment:
+    cos_dim = dimension_collision(D_MODEL, BASE, COS_DIM, allow_negative=True)
+    printed = rounded_equal_neighbours()
+    stored = neighbour_equality(common_code_encoding(D_MODEL, "bfloat16"), POSITION_COUNT)
+    rational_pi = frequency_collision(sp.pi / 3, "sin")
+    irrational_pi = frequency_collision(sp.pi * sp.sqrt(2), "sin")
+    shown_position, shown_dim, shown_text = printed.pairs[0]
+    evidence = (
+        from_derivation("uniqueness.sine_dimension"),
+        from_derivation("uniqueness.cosine_dimension"),
+        Evidence(
+            EXACT,
+            f"over all integers a cos dimension repeats: {cos_dim.reason} — witness {cos_dim.witness} "
+            f"(dim {COS_DIM}, d = {D_MODEL}); relative schemes use such negative offsets",
+            cos_dim.collides,
+            LIMITS,
+        ),
+        Evidence(
+            FLOAT,
+            f"finite precision: document 000's table (d = {printed.d}, positions "
+            f"0–{printed.n_positions - 1}, {printed.decimals} decimals) prints {printed.count} equal "
+            f"neighbouring values, e.g. dim {shown_dim} shows {shown_text} at positions {shown_position} "
+            f"and {shown_position + 1}",
+            printed.count > 0,
+            LIMITS,
+            tuple((f"positions {a}, {a + 1}, dim {j}", text) for a, j, text in printed.pairs),
+        ),
+        Evidence(
+            FLOAT,
+            f"stored in bfloat16 (float32 computation, d = {D_MODEL}, positions < {POSITION_COUNT}), on "
+            f"average {stored.mean_equal_dims:.1f} of the {D_MODEL} dims keep their value from p to p + 1 "
+            f"(up to {stored.max_equal_dims})",
+            stored.mean_equal_dims > 0,
+            LIMITS,
+        ),
+    )
+    argument = (
+        from_derivation("uniqueness.sine_dimension", STEP_CHECKED),
+        Evidence(
+            EXACT,
+            "only the sine is treated: for a cos dimension the symmetric case is (p1 + p2)·ω = 2πn, and "
+            "n = 0 gives the integer equation p1 + p2 = 0, with no π in it — solved by "
+            f"{cos_dim.witness}; over non-negative positions it still forces p1 = p2 = 0, but the proof "
+            "never says so",
+            cos_dim.collides,
+            STEP_FAILS,
+            (("derivation", "uniqueness.cosine_dimension"),),
+        ),
+        from_derivation("uniqueness.pi_side_condition", CONDITION_MISSING),
+        Evidence(
+            EXACT,
+            f"'contains π, hence irrational' needs ω_j/π ∉ ℚ: with ω = π/3 a sin dimension repeats "
+            f"({rational_pi.reason}; e.g. {rational_pi.witness}); with ω = π√2, transcendental but ω/π "
+            f"irrational, it never does — irrationality of ω/π is the whole condition (true here: ω_j is "
+            f"algebraic)",
+            rational_pi.collides and not irrational_pi.collides,
+            CONDITION_MISSING,
+        ),
+    )
+    explanation = (
+        "Holds exactly for sin dimensions over all integers and for cos dimensions over non-negative "
+        f"positions; a cos dimension repeats at (p, −p), e.g. {cos_dim.witness}, and at finite precision "
+        f"values repeat (document 000's printed table shows {printed.count} equal neighbours; in bfloat16 "
+        f"{stored.mean_equal_dims:.0f} of {D_MODEL} dims keep their value per step). The proof is flawed: "
+        "its case 2 covers sines only, missing the cos case n = 0 where no π appears, and 'contains π' "
+        "needs ω_j/π ∉ ℚ, unstated."
+    )
+    return Assessment(evidence, explanation, argument)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 5. Proof 3: two dimensions
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _intermediate_value_root(d: int, dim: int, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The real y0 = asin(sin 1)/ω with sin(ω·y0) = sin 1 (ω the frequency of `dim`), and the residual."""
+    with mpmath.workdps(dps):
+        omega = mpmath.mpf(sp.N(frequency(d, BASE, dim // 2), dps + 10))
+        target = mpmath.sin(1)
+        root = mpmath.asin(target) / omega
+        return root, abs(mpmath.sin(omega * root) - target)
+
+
+@claim(
+    id="D3.5",
+    source=Source(DOC, "5. [증명 3] 다른 포지션 - 다른 차원 값의 일치 여부"),
+    statement="Values at different positions and different dimensions can coincide: PE(p1, j) = PE(p2, k) "
+    "for some p1 ≠ p2, j ≠ k. The document's argument: C = sin(1) ≈ 0.841 is a value of dim 0; by the "
+    "intermediate value theorem sin(w_k·y) = C has a real solution y0; the nearest integer to y0 gives a "
+    "value very close to C; 'therefore the values can be equal'.",
+    formal=r"\exists\, p_1 \neq p_2,\ j \neq k:\ PE(p_1, j) = PE(p_2, k)",
+    expected=CAVEAT,
+    expected_argument=FLAWED,
+)
+@functools.cache
+def d3_5() -> Assessment:
+    coinciding = coinciding_dim_pairs(D_MODEL, BASE)
+    witnesses = [tuple(verdict.witness) for verdict in coinciding]
+    confirmed = check_witnesses(reference_encoding(BASE), D_MODEL, witnesses)
+    ratios = sorted({verdict.ratio for verdict in coinciding})
+    with_exact = [d for d in range(1, DIM_SCAN + 1) if cross_dim_exact_exists(d, BASE)]
+    brute = [d for d in range(1, BRUTE_SCAN + 1) if coinciding_dim_pairs(d, BASE)]
+    agrees = brute == [d for d in with_exact if d <= BRUTE_SCAN]
+    other_base = [d for d in range(1, OTHER_BASE_SCAN + 1) if cross_dim_exact_exists(d, OTHER_BASE)]
+    rows = gap_against_n(NEAR_NS, NEAR_D, BASE)
+    gaps = [row.nearest.nearest.gap for row in rows]
+    shrinking = all(0 < later < earlier for earlier, later in itertools.pairwise(gaps))
+    certificate = certify_cross_dimension_gap(CERTIFIED_N, NEAR_D, BASE, delta=CERTIFIED_GAP)
+    root, residual = _intermediate_value_root(NEAR_D, ARGUMENT_DIMS[1])
+    misses = near_misses(NEAR_D, BASE, *ARGUMENT_DIMS)
+    apart = check_distinct(reference_encoding(BASE), NEAR_D, misses)
+    first = coinciding[0].witness
+    evidence = (
+        from_derivation("uniqueness.same_type_coincidence"),
+        Evidence(
+            EXACT,
+            f"d = {D_MODEL}, base {BASE}: {len(coinciding)} dim pairs coincide exactly (same type, "
+            f"frequencies a multiple of {ratio_step(D_MODEL, BASE)} apart, ω_b/ω_a ∈ {_braced(ratios)}), "
+            f"e.g. PE({first.p1}, {first.dim1}) = PE({first.p2}, {first.dim2})",
+            bool(coinciding),
+        ),
+        from_check(confirmed, DIGITS,
+                   f"all {len(witnesses)} witnesses agree to all digits (mpmath, 50 digits)"),
+        from_derivation("uniqueness.sine_cosine_never", LIMITS),
+        Evidence(
+            EXACT,
+            f"at base {BASE} an exact coincidence exists only for d ∈ {_braced(with_exact)} "
+            f"({len(with_exact)} of d ≤ {DIM_SCAN}, by the rule d/gcd(d, 2E) ≤ ⌈d/2⌉ − 1; pair by pair "
+            f"for d ≤ {BRUTE_SCAN} the same) — not for d = {NEAR_D}",
+            NEAR_D not in with_exact and agrees,
+            LIMITS,
+        ),
+        Evidence(
+            EXACT,
+            f"with base {OTHER_BASE} (not a perfect power) no d ≤ {OTHER_BASE_SCAN} has an exact "
+            f"cross-dimension coincidence",
+            not other_base,
+            LIMITS,
+        ),
+        Evidence(
+            DIGITS,
+            f"d = {NEAR_D}: the nearest values in different dims over positions < N come ever closer — "
+            + ", ".join(f"{mpmath.nstr(gap, 3)} (N = {row.n})" for gap, row in zip(gaps, rows, strict=True))
+            + " (sort-based scan, re-ranked at 50 digits) — close, never equal",
+            shrinking and all(row.nearest.evidence in (CONFIRMED, TIE) for row in rows),
+            SUPPORTS,
+            tuple((f"N = {row.n}", f"{row.nearest.nearest.first} vs {row.nearest.nearest.second}: "
+                   f"{mpmath.nstr(row.nearest.nearest.gap, 6)}; arcsine model {row.predicted:.2e}")
+                  for row in rows),
+        ),
+        Evidence(
+            CERTIFICATE,
+            f"d = {NEAR_D}, ball arithmetic: every two values in different dims at different positions < "
+            f"{CERTIFIED_N} differ by at least {float(certificate.lower_bound):.3e}",
+            certificate.holds,
+            LIMITS,
+            (("statement", certificate.statement),),
+        ),
+    )
+    miss = misses[0]
+    argument = (
+        Evidence(
+            DIGITS,
+            f"intermediate value step: at d = {NEAR_D}, sin(ω_{ARGUMENT_DIMS[1] // 2}·y) = sin 1 at the "
+            f"real y0 = {mpmath.nstr(root, 12)} (residual {mpmath.nstr(residual, 3)} at 50 digits)",
+            residual < mpmath.mpf(10) ** -45,
+            STEP_CHECKED,
+        ),
+        from_check(apart, DIGITS, f"rounding y0 gives near-equality only: at d = {NEAR_D} PE({miss[0]}, "
+                                  f"{miss[1]}) = sin 1 and PE({miss[2]}, {miss[3]}) differ by "
+                                  f"{apart.witness['difference']} (50 digits); 'very close, therefore equal' "
+                                  "does not follow", STEP_FAILS),
+    )
+    explanation = (
+        f"True for the document's d = {D_MODEL}: exact coincidences exist, e.g. PE({first.p1}, "
+        f"{first.dim1}) = sin 1 = PE({first.p2}, {first.dim2}) because "
+        f"ω_{first.dim2 // 2}/ω_{first.dim1 // 2} = {coinciding[0].ratio}; all {len(witnesses)} witnesses "
+        f"agree to 50 digits. But never for a sin–cos pair, never for d = {NEAR_D} or any d outside "
+        f"{_braced(with_exact)} at base {BASE}, never at base {OTHER_BASE}; there values only come close "
+        f"({mpmath.nstr(gaps[-1], 3)} at N = {rows[-1].n}). The argument is flawed: the intermediate value "
+        "theorem plus rounding shows near-equality, never equality."
+    )
+    return Assessment(evidence, explanation, argument)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Survey: sinusoidal
+# ---------------------------------------------------------------------------------------------------------
+
+FAR_POSITION = 10**12
+TABLE_LENGTHS = (256, 1024)
+
+
+@claim(
+    id="D3.6",
+    source=Source(DOC, "1. Sinusoidal Positional Encoding (Transformer, 2017)"),
+    statement="The sinusoidal encoding has no learned parameters and can be applied to contexts longer than "
+    "any seen in training: it extrapolates.",
+    formal=r"PE(p, 2i) = \sin(p\,\omega_i),\ PE(p, 2i+1) = \cos(p\,\omega_i)\ \text{defined for every } p",
+    expected=CAVEAT,
+)
+@functools.cache
+def d3_6() -> Assessment:
+    p = sp.Symbol("p", integer=True)
+    free = set().union(*((p * omega).free_symbols for omega in frequency_exprs(D_MODEL, BASE)))
+    short, long = (sinusoidal_encoding(np.arange(n), D_MODEL, BASE) for n in TABLE_LENGTHS)
+    with mpmath.workdps(50):
+        row = sinusoidal_encoding_mp([FAR_POSITION], D_MODEL, BASE, dps=60)[0]
+        norm_error = abs(mpmath.fsum(value**2 for value in row) - D_MODEL // 2)
+    evidence = (
+        Evidence(
+            EXACT,
+            f"every entry of the d = {D_MODEL} encoding is sin or cos of p·ω_i with exact numbers ω_i: "
+            f"the only free symbol is the position, {sorted(map(str, free))}",
+            free == {p},
+        ),
+        Evidence(
+            FLOAT,
+            f"the float64 table for {TABLE_LENGTHS[0]} positions is, bit for bit, the first "
+            f"{TABLE_LENGTHS[0]} rows of the table for {TABLE_LENGTHS[1]}: nothing depends on a maximum "
+            "length",
+            bool(np.array_equal(short, long[: TABLE_LENGTHS[0]])),
+        ),
+        Evidence(
+            DIGITS,
+            f"at position {FAR_POSITION:.0e} the encoding exists and keeps ‖PE‖² = d/2 = {D_MODEL // 2} "
+            f"(mpmath, 50 digits: error {mpmath.nstr(norm_error, 3)})",
+            norm_error < mpmath.mpf(10) ** -40,
+        ),
+        Evidence(
+            CITATION,
+            "Press, Smith & Lewis 2022 (arXiv 2108.12409, Figure 1): language models trained with "
+            "sinusoidal position embeddings at L = 512 or 1024 tokens degrade in perplexity as the input "
+            "grows beyond L — defined values do not make the model extrapolate",
+            True,
+            LIMITS,
+        ),
+    )
+    explanation = (
+        "The encoding is parameter-free and defined at every position (proved: its only free symbol is "
+        f"the position; at p = {FAR_POSITION:.0e} its norm² is still d/2 to 50 digits). 'Extrapolates' "
+        "holds only in that sense: a model trained with it degrades beyond its training length (Press et "
+        "al. 2022, Fig. 1); Vaswani et al. 2017 §3.5 only hoped it 'may allow the model to extrapolate'."
+    )
+    return Assessment(evidence, explanation)
+
+
+@claim(
+    id="D3.6b",
+    source=Source(DOC, "1. Sinusoidal Positional Encoding (Transformer, 2017)"),
+    statement="The sinusoidal encoding's expressiveness is simple, which makes complex structure hard to "
+    "learn.",
+    formal=r"\text{empirical: not a mathematical statement}",
+    expected=NOT_CHECKABLE,
+)
+@functools.cache
+def d3_6b() -> Assessment:
+    evidence = (
+        Evidence(
+            CITATION,
+            "Shaw, Uszkoreit & Vaswani 2018 (arXiv 1803.02155, abstract): replacing the "
+            "sinusoidal absolute encoding by relative position representations improved BLEU by 1.3 "
+            "(WMT14 EN–DE) and 0.3 (EN–FR) — consistent with a limitation; but Vaswani et al. 2017 (arXiv "
+            "1706.03762 §3.5, Table 3 row E) found learned embeddings 'nearly identical' to sinusoidal",
+            True,
+        ),
+    )
+    explanation = (
+        "Not checkable: 'expressiveness' is not defined, and the published comparisons point both ways "
+        "(relative representations beat sinusoidal by 1.3/0.3 BLEU in Shaw et al. 2018; learned and "
+        "sinusoidal encodings tie in Vaswani et al. 2017)."
+    )
+    return Assessment(evidence, explanation)
+
+
+DOT_POSITIONS, DOT_OFFSETS = (0, 3, 17, 250), (1, 2, 5, 40, 333)
+
+
+@claim(
+    id="D3.7",
+    source=Source(DOC, "1. Sinusoidal Positional Encoding (Transformer, 2017)"),
+    statement="In self-attention the dot product naturally reflects the relative position difference between "
+    "tokens.",
+    formal=r"PE(p)\cdot PE(q) = \textstyle\sum_i \cos\big((p - q)\,\omega_i\big)",
+    expected=CAVEAT,
+    depends_on=("D0.9", "D0.15"),
+)
+@functools.cache
+def d3_7() -> Assessment:
+    even = check_dot_product_even(sinusoidal_encoding, DOT_POSITIONS, DOT_OFFSETS, D_MODEL, BASE)
+    evidence = (
+        from_derivation("sinusoidal.dot_product"),
+        from_derivation("attention.absolute_pe_score", LIMITS),
+        from_check(even, FLOAT, f"the dot product is even in p − q (float64, d = {D_MODEL}, anchors "
+                                f"{DOT_POSITIONS}, offsets ±{DOT_OFFSETS}): it reflects the distance |p − "
+                                "q|, "
+                                "not which token comes first", LIMITS),
+    )
+    explanation = (
+        "True of the encodings themselves: PE(p)·PE(q) = Σ_i cos((p − q)ω_i) depends on p − q only "
+        "(proved), but it is even, so it cannot tell before from after. Inside attention the score (e_i + "
+        "p_i)W_Q W_Kᵀ(e_j + p_j)ᵀ has four terms, and its position–position term is a function of i − j "
+        "only when W_Q W_Kᵀ commutes with the offset rotations — for A = diag(1, 0) it is not (D0.15)."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Survey: relative encodings
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _transformer_xl_checks() -> tuple[bool, bool]:
+    """Transformer-XL (arXiv 1901.02860 §3.3), exactly in SymPy with 2-dimensional vectors and matrices:
+    (1) the absolute score (W_q(E_i + U_i))ᵀ(W_k(E_j + U_j)) is the sum of its four terms (a)–(d);
+    (2) the relative score, with U_j → R_{i−j}, U_iᵀW_qᵀ → uᵀ, vᵀ and separate W_{k,E}, W_{k,R}, is unchanged
+    when both positions shift by t: it sees the positions only through i − j."""
+    def column(name: str) -> sp.Matrix:
+        return sp.Matrix(sp.symbols(f"{name}_0:2", real=True))
+
+    def square(name: str) -> sp.Matrix:
+        return sp.Matrix(2, 2, sp.symbols(f"{name}_0:4", real=True))
+
+    e_i, e_j, u_i, u_j, u, v = (column(name) for name in ("E_i", "E_j", "U_i", "U_j", "u", "v"))
+    w_q, w_k, w_ke, w_kr = (square(name) for name in ("Wq", "Wk", "WkE", "WkR"))
+    score = ((w_q * (e_i + u_i)).T * (w_k * (e_j + u_j)))[0]
+    terms = [(a.T * w_q.T * w_k * b)[0] for a, b in ((e_i, e_j), (e_i, u_j), (u_i, e_j), (u_i, u_j))]
+    four_terms = sp.expand(score - sp.Add(*terms)) == 0
+
+    i, j, t, omega = sp.symbols("i j t omega", real=True)
+
+    def relative(k: sp.Expr) -> sp.Matrix:
+        return sp.Matrix([sp.sin(k * omega), sp.cos(k * omega)])
+
+    def relative_score(qi: sp.Expr, kj: sp.Expr) -> sp.Expr:
+        r = relative(qi - kj)
+        return (e_i.T * w_q.T * w_ke * e_j + e_i.T * w_q.T * w_kr * r + u.T * w_ke * e_j + v.T * w_kr * r)[0]
+
+    shift_free = sp.simplify(relative_score(i + t, j + t) - relative_score(i, j)) == 0
+    return four_terms, shift_free
+
+
+@claim(
+    id="D3.8",
+    source=Source(DOC, "2. Relative Position Encoding (2018~2019)"),
+    statement="Relative position encodings (Shaw et al. 2018; Transformer-XL) encode the distance between "
+    "tokens instead of absolute positions: each query–key pair's offset selects a relative embedding that "
+    "enters the attention score.",
+    formal=r"e_{ij} = \frac{x_i W^Q (x_j W^K + a_{ij})^\top}{\sqrt{d_z}},\ "
+    r"a_{ij} = w_{\mathrm{clip}(j-i,-k,k)};"
+    r"\quad A^{\mathrm{rel}}_{ij} = E_i^\top W_q^\top W_{k,E} E_j + E_i^\top W_q^\top W_{k,R} R_{i-j} "
+    r"+ u^\top W_{k,E} E_j + v^\top W_{k,R} R_{i-j}",
+    expected=PROVED,
+)
+@functools.cache
+def d3_8() -> Assessment:
+    n_q, n_k, k = RELATIVE_SHAPE
+    clipping = check_clipping(RELATIVE_POSITIONS, n_q, n_k, k)
+    toeplitz = check_toeplitz(RELATIVE_POSITIONS, n_q, n_k, k)
+    four_terms, shift_free = _transformer_xl_checks()
+    evidence = (
+        from_check(clipping, EXACT, f"Shaw et al.: the relative index of query i and key j is "
+                                    f"clip(j − i, −{k}, {k}), entry by entry for a {n_q}×{n_k} matrix "
+                                    "(integers)"),
+        from_check(toeplitz, EXACT, "it depends on j − i only: R[i + 1, j + 1] = R[i, j] (integers)"),
+        Evidence(
+            EXACT,
+            "Transformer-XL §3.3 in SymPy: the absolute score (W_q(E_i + U_i))ᵀ(W_k(E_j + U_j)) is "
+            "exactly its four terms (a)–(d) (2×2 symbolic matrices)",
+            four_terms,
+        ),
+        Evidence(
+            EXACT,
+            "Transformer-XL's relative score (U_j → R_{i−j}, U_iᵀW_qᵀ → uᵀ, vᵀ, separate W_{k,E}, "
+            "W_{k,R}) is unchanged when i and j shift by the same t: SymPy reduces the difference to 0",
+            shift_free,
+        ),
+    )
+    explanation = (
+        f"Proved for both schemes: Shaw et al.'s index clip(j − i, −{k}, {k}) depends on the offset only "
+        "(the document writes i − j; the sign is a convention), and Transformer-XL's four-term score sees "
+        "positions only through R_{i−j}. The stated advantages (generalisation over context length, "
+        "repeated patterns) and the implementation cost are empirical and not checked here."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Survey: RoPE
+# ---------------------------------------------------------------------------------------------------------
+
+
+def rotation_operations(rotate: Callable[[sp.Matrix, sp.Expr, Sequence[sp.Expr]], sp.Matrix], d: int) -> int:
+    """Arithmetic operations (SymPy's count) to rotate one d-vector, with cos(mθ_i), sin(mθ_i) precomputed."""
+    position = sp.Symbol("m", real=True)
+    frequencies = thetas(d)
+    tables = {}
+    for i, theta in enumerate(frequencies):
+        tables[sp.cos(position * theta)] = sp.Symbol(f"c_{i}")
+        tables[sp.sin(position * theta)] = sp.Symbol(f"s_{i}")
+    rotated = rotate(vector("x", d), position, frequencies).subs(tables)
+    return sum(sp.count_ops(entry) for entry in rotated)
+
+
+def addition_operations(d: int) -> int:
+    """Arithmetic operations (SymPy's count) to add a position vector to one d-vector."""
+    return sum(sp.count_ops(entry) for entry in vector("x", d) + vector("p", d))
+
+
+@claim(
+    id="D3.9",
+    source=Source(DOC, "3. Rotary Positional Embedding (RoPE, 2021)"),
+    statement="RoPE rotates each 2-dimensional pair of query and key coordinates by a position-dependent "
+    "angle (a complex rotation); the dot product of the rotated q and k reflects the relative position; "
+    "the cost is a slight compute overhead.",
+    formal=r"\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle,\quad "
+    r"\lVert R_m x\rVert = \lVert x\rVert",
+    expected=PROVED,
+)
+@functools.cache
+def d3_9() -> Assessment:
+    per_coordinate = sp.Rational(rotation_operations(ROTATE, 8), 8)
+    linear = rotation_operations(ROTATE, 16) == 2 * rotation_operations(ROTATE, 8)
+    added = sp.Rational(addition_operations(8), 8)
+    rope = 2 * per_coordinate * MODEL_WIDTH * MODEL_LAYERS
+    additive = added * MODEL_WIDTH
+    dense = 2 * (12 * MODEL_WIDTH**2 + 2 * MODEL_CONTEXT * MODEL_WIDTH) * MODEL_LAYERS
+    share = rope / dense
+    evidence = (
+        from_derivation("rope.relative_interleaved"),
+        from_derivation("rope.relative_half_split"),
+        from_derivation("rope.orthogonal"),
+        Evidence(
+            EXACT,
+            f"operations counted by SymPy (cos/sin tables precomputed): RoPE {per_coordinate} per "
+            f"coordinate of q and of k in every layer, additive PE {added} per coordinate once; for "
+            f"d_model = {MODEL_WIDTH}, {MODEL_LAYERS} layers, context {MODEL_CONTEXT}: {rope} against "
+            f"{additive} operations per token, {float(share):.1e} of the {dense} of the dense layers and "
+            "attention products (2 per multiply–add)",
+            linear and rope > additive and share < sp.Rational(1, 100),
+            SUPPORTS,
+            (("RoPE share", f"{sp.nsimplify(share)}"),),
+        ),
+    )
+    explanation = (
+        "Proved: rotated scores depend on n − m only (both layouts) and the rotations keep norms. The "
+        f"overhead is real but slight: counted exactly, RoPE costs {per_coordinate} operations per "
+        f"coordinate of q and k in each layer ({rope} per token for a {MODEL_WIDTH}-wide, "
+        f"{MODEL_LAYERS}-layer model, against {additive} for additive PE), about {float(share):.1e} of the "
+        "arithmetic of the layers themselves. These are operation counts, not timings."
+    )
+    return Assessment(evidence, explanation)
+
+
+@claim(
+    id="D3.9b",
+    source=Source(DOC, "3. Rotary Positional Embedding (RoPE, 2021)"),
+    statement="RoPE is the standard in recent large language models such as GPT-NeoX and LLaMA, and is "
+    "strong at long contexts.",
+    formal=r"\text{factual: model architectures and published evaluations}",
+    expected=CAVEAT,
+)
+@functools.cache
+def d3_9b() -> Assessment:
+    evidence = (
+        Evidence(
+            CITATION,
+            "GPT-NeoX-20B (arXiv 2204.06745 §2.1): rotary positional embeddings instead of learned ones, "
+            "applied to the first 25% of embedding vector dimensions",
+            True,
+        ),
+        Evidence(
+            CITATION,
+            "LLaMA (arXiv 2302.13971 §2.2, 'Rotary Embeddings [GPTNeo]'): absolute positional embeddings "
+            "removed, rotary embeddings added at each layer",
+            True,
+        ),
+        Evidence(
+            CITATION,
+            "Press, Smith & Lewis 2022 (arXiv 2108.12409, Figure 1): a rotary model trained at L = 512 or "
+            "1024 tokens degrades in perplexity beyond L — strong within the trained length, not beyond "
+            "it without scaling (position interpolation, NTK, YaRN)",
+            True,
+            LIMITS,
+        ),
+    )
+    explanation = (
+        "Not mathematics; the primary sources confirm that GPT-NeoX and LLaMA use rotary embeddings. "
+        "'Strong at long contexts' needs a caveat: without a scaling method, rotary models degrade past "
+        "their training length (Press et al. 2022, Fig. 1)."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Survey: ALiBi
+# ---------------------------------------------------------------------------------------------------------
+
+
+def slope_reach(exponents: Sequence[object]) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """Per head with slope m = 2^e: m, the distance ln(10)/m at which the softmax weight of a key falls to a
+    tenth of the nearest key's (equal content), and the factor e^(m·ALIBI_DISTANCE) — all exact."""
+    slopes = [sp.Integer(2) ** sp.Rational(exponent) for exponent in exponents]
+    return [(m, sp.log(10) / m, sp.exp(m * ALIBI_DISTANCE)) for m in slopes]
+
+
+@claim(
+    id="D3.10",
+    source=Source(DOC, "4. ALiBi (Attention with Linear Biases, 2022)"),
+    statement="ALiBi embeds no position vector: it adds a bias to the attention score that falls linearly "
+    "with the distance between tokens. A small slope m keeps distant tokens in play; a large slope "
+    "concentrates attention on nearby tokens.",
+    formal=r"s_{ij} = q_i\cdot k_j - m\,(i - j),\qquad \frac{w_a}{w_b} = e^{m(b-a)}\frac{w^0_a}{w^0_b}",
+    expected=PROVED,
+)
+@functools.cache
+def d3_10() -> Assessment:
+    reach = slope_reach(alibi_slopes_exact(ALIBI_HEADS))
+    ordered = sorted(reach, key=lambda head: head[0])
+    monotone = all(bool(a[1] > b[1]) and bool(a[2] < b[2]) for a, b in itertools.pairwise(ordered))
+    (small, small_reach, small_factor), (large, large_reach, large_factor) = ordered[0], ordered[-1]
+    evidence = (
+        from_derivation("alibi.offset_only"),
+        from_derivation("alibi.softmax_ratio"),
+        Evidence(
+            EXACT,
+            f"{ALIBI_HEADS} heads: with the smallest slope {small} a key keeps a tenth of the "
+            f"nearest key's weight out to distance ln 10/m ≈ {_digits(small_reach, 4)}, with the largest "
+            f"{large} only to ≈ {_digits(large_reach, 4)}; at distance {ALIBI_DISTANCE} the "
+            f"nearest key gains a factor {_digits(small_factor, 4)} against {_digits(large_factor, 4)} "
+            "(exact, ordered by slope)",
+            len(reach) == ALIBI_HEADS and monotone,
+            SUPPORTS,
+            tuple((f"m = {m}",
+                   f"reach {_digits(r, 4)}, factor at {ALIBI_DISTANCE}: {_digits(f, 4)}")
+                  for m, r, f in ordered),
+        ),
+    )
+    explanation = (
+        "Proved: the bias depends on i − j only, and it multiplies the weight ratio of a key at distance "
+        f"a to one at distance b > a by exactly e^(m(b − a)) whatever the content. With {ALIBI_HEADS} "
+        f"heads the slopes run from {small} (a key keeps a tenth of the nearest key's weight out "
+        f"to ≈ {_digits(small_reach, 4)} tokens) to {large} (≈ {_digits(large_reach, 4)} "
+        "tokens)."
+    )
+    return Assessment(evidence, explanation)
+
+
+@claim(
+    id="D3.10b",
+    source=Source(DOC, "4. ALiBi (Attention with Linear Biases, 2022)"),
+    statement="ALiBi extrapolates very well to long contexts and is used in long-context models such as "
+    "GPT-3.5/4, Falcon and MPT.",
+    formal=r"\text{factual: published evaluations and model configurations}",
+    expected=REFUTED,
+)
+@functools.cache
+def d3_10b() -> Assessment:
+    evidence = (
+        Evidence(
+            CITATION,
+            "Press, Smith & Lewis 2022 (arXiv 2108.12409, abstract): a 1.3B model trained with ALiBi on 1024 "
+            "tokens reaches on 2048 tokens the perplexity of a sinusoidal model trained on 2048",
+            True,
+        ),
+        Evidence(
+            CITATION,
+            "MPT-7B (mosaicml/mpt-7b config.json): attn_config.alibi = true; its model card: positional "
+            "embeddings replaced with ALiBi",
+            True,
+        ),
+        Evidence(
+            CITATION,
+            "Falcon (tiiuae/falcon-7b config.json: \"alibi\": false; its model card: 'Positional "
+            "embeddings: rotary (Su et al., 2021)'; the Hugging Face Falcon documentation: rotary positional "
+            "embeddings): Falcon uses RoPE, not ALiBi",
+            True,
+            REFUTES,
+        ),
+    )
+    explanation = (
+        "Refuted as stated: Falcon uses rotary embeddings (its configuration sets alibi to false). MPT "
+        "does use ALiBi, and the ALiBi paper reports the extrapolation claimed. GPT-3.5/4 cannot be "
+        "checked: their architecture is unpublished (the GPT-4 Technical Report, arXiv 2303.08774 §2, "
+        "withholds it)."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Survey: SeqPE
+# ---------------------------------------------------------------------------------------------------------
+
+
+@claim(
+    id="D3.11",
+    source=Source(DOC, "5. SeqPE (Sequential Positional Encoding, 2025)"),
+    statement="SeqPE (arXiv 2506.13277) builds position encodings as a chain: the first position starts "
+    "from an initial state, and each next position's encoding is updated from the previous position's "
+    "encoding and a signal for the position difference.",
+    formal=r"h_{p+1} = f(h_p, \Delta_p)\quad\text{(the document's description)}",
+    expected=REFUTED,
+)
+@functools.cache
+def d3_11() -> Assessment:
+    evidence = (
+        Evidence(
+            CITATION,
+            "SeqPE (Li et al. 2025, arXiv 2506.13277, abstract): 'represents each n-dimensional position "
+            "index as a symbolic sequence and employs a lightweight sequential position encoder to learn "
+            "their embeddings' — each position is encoded from its own digits, not from the previous "
+            "position",
+            True,
+            REFUTES,
+        ),
+        Evidence(
+            CITATION,
+            "the authors' code (github.com/ghrua/seqpe, "
+            "text_seq_pe/src/transformers/custom_modules/sequential_pe.py, class SequentialPE): digit "
+            "tokens (nn.Embedding(10, d)) plus digit-place embeddings, a small causal Transformer over "
+            "the digits, the last token's output projected — no state is carried from one position to the "
+            "next",
+            True,
+            REFUTES,
+        ),
+    )
+    explanation = (
+        "Refuted: 'sequential' refers to the sequence of symbols (digits) that spells one position index, "
+        "read by a small Transformer; every position is encoded independently, and positions are related "
+        "only through the training objectives (a contrastive loss on position distances and a distillation "
+        "loss)."
+    )
+    return Assessment(evidence, explanation)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The comparison tables
+# ---------------------------------------------------------------------------------------------------------
+
+
+def assessed(claim_id: str) -> Assessment:
+    """The assessment of one of this module's entries (each runs once per process; the tables reuse it)."""
+    entries = {value.id: value for value in globals().values() if isinstance(value, Claim)}
+    return entries[claim_id].assess()
+
+
+_BEARING = {REFUTED: REFUTES, CAVEAT: LIMITS}
+
+
+def table_cell(row: str, cells: str, claim_id: str) -> Evidence:
+    """A table cell set against the verdict the catalog computed for the claim it restates: supported by a
+    proved, numeric or cited claim, limited by a claim that holds with a caveat, refuted by a refuted one."""
+    found = assessed(claim_id)
+    verdict = found.verdict
+    bearing = _BEARING.get(verdict, SUPPORTS)
+    deciding = [e.kind for e in found.evidence if e.bearing == bearing and e.holds] or [CITATION]
+    kind = min(deciding, key=KINDS.index)
+    holds = verdict in (PROVED, NUMERIC, NOT_CHECKABLE, CAVEAT, REFUTED)
+    return Evidence(kind, f"{row}: '{cells}' — {claim_id} is {verdict}", holds, bearing,
+                    (("entry", claim_id), ("verdict", verdict)))
+
+
+def _table_explanation(evidence: Sequence[Evidence], unchecked: str) -> str:
+    counts = {bearing: sum(e.bearing == bearing and e.holds for e in evidence)
+              for bearing in (SUPPORTS, LIMITS, REFUTES)}
+    flagged = "; ".join(e.summary for e in evidence if e.bearing != SUPPORTS and e.holds) or "none"
+    return (f"Of {len(evidence)} checkable cells, {counts[SUPPORTS]} agree with their entries, "
+            f"{counts[LIMITS]} hold only with a caveat and {counts[REFUTES]} contradict one — {flagged}. "
+            f"Not checkable: {unchecked}.")
+
+
+SUMMARY_TABLE = (
+    ("Sinusoidal", "단순, 외삽 가능", "D3.6"),
+    ("Sinusoidal", "표현력 제한적", "D3.6b"),
+    ("Relative", "Attention score에 상대 임베딩 추가", "D3.8"),
+    ("RoPE", "Q, K 회전 후 내적 / 연산량 소폭 증가", "D3.9"),
+    ("RoPE", "긴 문맥 강력, LLM 표준", "D3.9b"),
+    ("ALiBi", "Score에 거리 기반 항 추가", "D3.10"),
+)
+
+COMPARISON_TABLE = (
+    ("Sinusoidal", "단순, 외삽 가능", "D3.6"),
+    ("Sinusoidal", "표현력 제한", "D3.6b"),
+    ("Relative", "상대적 거리 임베딩", "D3.8"),
+    ("RoPE", "Q,K 벡터 회전 / 연산량 증가", "D3.9"),
+    ("RoPE", "긴 문맥 강력", "D3.9b"),
+    ("ALiBi", "선형 bias 추가", "D3.10"),
+    ("SeqPE", "순차적 관계 학습", "D3.11"),
+)
+
+
+@claim(
+    id="D3.12",
+    source=Source(DOC, "종합 비교"),
+    statement="The summary table of Sinusoidal, Relative, RoPE and ALiBi (idea, formula, pros, cons) agrees "
+    "with the sections above.",
+    formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
+    expected=CAVEAT,
+    depends_on=tuple(claim_id for _, _, claim_id in SUMMARY_TABLE),
+)
+@functools.cache
+def d3_12() -> Assessment:
+    evidence = tuple(table_cell(*cell) for cell in SUMMARY_TABLE)
+    unchecked = ("'strong at repeated structure' and 'complex to implement' (Relative), 'fast, stable at "
+                 "long context' and 'structure only a linear penalty' (ALiBi)")
+    return Assessment(evidence, _table_explanation(evidence, unchecked))
+
+
+@claim(
+    id="D3.12b",
+    source=Source(DOC, "기존 기법과의 비교"),
+    statement="The second table, adding SeqPE ('learns sequential relations'; reflects sequence order, "
+    "adapts to long contexts; more compute, limited extrapolation), agrees with the sections above.",
+    formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
+    expected=REFUTED,
+    depends_on=tuple(claim_id for _, _, claim_id in COMPARISON_TABLE),
+)
+@functools.cache
+def d3_12b() -> Assessment:
+    evidence = tuple(table_cell(*cell) for cell in COMPARISON_TABLE)
+    unchecked = ("'learns repeated structure' (Relative), 'simple, stable at long context' (ALiBi), and "
+                 "SeqPE's cost and extrapolation cells")
+    return Assessment(evidence, _table_explanation(evidence, unchecked))

@@ -1,0 +1,163 @@
+"""Document 003's catalog entries: each computed verdict is the one recorded; breaking a check changes it.
+
+The mutation tests replace what an entry computes with — an encoding, a relative-position matrix, a
+decision function, a RoPE map, the slopes — by a deliberately broken one and assert that the verdict moves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from pe_verify.claims import document_003 as doc
+from pe_verify.claims.model import (
+    ARGUMENT_VERDICTS,
+    CAVEAT,
+    CITATION,
+    CONDITIONS,
+    PROVED,
+    REFUTED,
+    SOUND,
+    UNSETTLED,
+    VERDICTS,
+    Assessment,
+    Claim,
+    Evidence,
+)
+from pe_verify.properties.coincidence import reference_encoding
+from pe_verify.properties.finite_precision import StoredEncoding, common_code_encoding
+from pe_verify.properties.relative import clipped_relative_positions
+
+ENTRIES = [value for value in vars(doc).values() if isinstance(value, Claim)]
+BY_ID = {entry.id: entry for entry in ENTRIES}
+INVENTORY = [f"D3.{n}" for n in range(1, 13)]
+
+
+def clear_assessments() -> None:
+    for entry in ENTRIES:
+        entry.assess.cache_clear()
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """Every entry recomputed inside the test, and recomputed again by whoever asks after it."""
+    clear_assessments()
+    yield
+    clear_assessments()
+
+
+def test_every_inventory_id_is_an_entry() -> None:
+    assert [entry.id for entry in ENTRIES if entry.id in INVENTORY] == INVENTORY
+    assert len(BY_ID) == len(ENTRIES)
+    assert all(re.fullmatch(r"D3\.\d+[a-z]?", entry.id) for entry in ENTRIES)
+
+
+def test_entries_cite_the_document_and_known_claims() -> None:
+    for entry in ENTRIES:
+        assert entry.source.document == doc.DOC and entry.source.section.strip()
+        assert entry.statement and entry.formal
+        assert entry.expected in VERDICTS and entry.expected_argument in (None, *ARGUMENT_VERDICTS)
+        for dependency in entry.depends_on:
+            assert dependency in BY_ID or re.fullmatch(r"D0\.\d+", dependency), dependency
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry.id for entry in ENTRIES])
+def test_computed_verdicts_are_the_recorded_ones(entry: Claim) -> None:
+    found = entry.assess()
+    assert isinstance(found, Assessment) and found.evidence and found.explanation
+    assert found.verdict == entry.expected, [(e.summary, e.holds, e.bearing) for e in found.evidence]
+    assert found.argument_verdict == entry.expected_argument, found.argument_issue
+
+
+def test_the_tables_follow_their_entries() -> None:
+    for table, entry in ((doc.SUMMARY_TABLE, doc.d3_12), (doc.COMPARISON_TABLE, doc.d3_12b)):
+        cells = entry.assess().evidence
+        assert [dict(cell.detail)["verdict"] for cell in cells] == [
+            doc.assessed(claim_id).verdict for _, _, claim_id in table
+        ]
+
+
+def test_d3_1_periods_are_exact() -> None:
+    assert doc.period(512, 10000, 0) == doc.period(512, 10000, 1) == 2 * sp.pi
+    assert sp.simplify(doc.period(512, 10000, 511) - 2 * sp.pi * sp.Integer(10) ** sp.Rational(255, 64)) == 0
+
+
+def test_rope_costs_three_operations_per_coordinate() -> None:
+    assert doc.rotation_operations(doc.half_split_rotate, 8) == 3 * 8
+    assert doc.addition_operations(8) == 8
+
+
+# ------------------------------------------------------------------------------------------ mutations
+
+
+def test_a_ratio_argument_that_never_fails_would_be_sound(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert doc.d3_3.assess().argument_verdict == CONDITIONS
+    clear_assessments()
+    monkeypatch.setattr(doc, "argument_failures", lambda base, d_max: ())
+    monkeypatch.setattr(doc, "rational_ratio_pairs", lambda d, base: ())
+    assert doc.d3_3.assess().argument_verdict == SOUND
+
+
+def test_a_wrong_base_breaks_the_witnesses(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "reference_encoding", lambda base: reference_encoding(10001))
+    found = doc.d3_5.assess()
+    assert found.verdict == UNSETTLED != doc.d3_5.expected
+    assert not next(e for e in found.evidence if "witnesses agree" in e.summary).holds
+
+
+def halved_positions(
+    d: int, dtype: str, base: float = 10000.0, positions_in_dtype: bool = False
+) -> StoredEncoding:
+    """A broken table: positions 2k and 2k + 1 share the row of 2k (an off-by-one integer division)."""
+    encoding = common_code_encoding(d, dtype, base, positions_in_dtype)
+    return dataclasses.replace(encoding, rows=lambda positions: encoding.rows(positions // 2 * 2))
+
+
+def test_a_table_that_repeats_rows_is_caught(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "common_code_encoding", halved_positions)
+    monkeypatch.setattr(doc, "TABLE_POSITIONS", 64)
+    found = doc.d3_3b.assess()
+    assert found.verdict == UNSETTLED != doc.d3_3b.expected
+    assert not found.evidence[0].holds
+
+
+def test_a_mis_clipped_relative_matrix_is_caught(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "RELATIVE_POSITIONS",
+                        lambda n_q, n_k, k: clipped_relative_positions(n_q, n_k, k + 1))
+    assert doc.d3_8.assess().verdict == UNSETTLED
+    assert doc.d3_8.expected == PROVED
+
+
+def test_rope_without_rotation_has_no_overhead_to_show(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "ROTATE", lambda x, position, frequencies: x)
+    assert doc.d3_9.assess().verdict == UNSETTLED
+
+
+def test_equal_slopes_do_not_show_the_slope_effect(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "alibi_slopes_exact", lambda n: (Fraction(-1),) * n)
+    assert doc.d3_10.assess().verdict == UNSETTLED
+
+
+def test_a_confirmed_seqpe_description_would_clear_the_table(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert doc.d3_12b.assess().verdict == REFUTED
+    clear_assessments()
+    confirmed = Assessment((Evidence(CITATION, "the paper describes a chain", True),), "confirmed")
+    original = doc.assessed
+    monkeypatch.setattr(doc, "assessed",
+                        lambda claim_id: confirmed if claim_id == "D3.11" else original(claim_id))
+    assert doc.d3_12b.assess().verdict == CAVEAT
+
+
+def test_broken_table_rows_really_repeat() -> None:
+    rows = halved_positions(8, "float32").rows(np.arange(4, dtype=np.int64))
+    assert np.array_equal(rows[0], rows[1]) and not np.array_equal(rows[1], rows[2])
