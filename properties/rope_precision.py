@@ -1,0 +1,133 @@
+"""RoPE computed in a low-precision dtype, and how far its scores drift from the offset-only score.
+
+In exact arithmetic ⟨R_{m+s} q, R_{n+s} k⟩ = ⟨R_m q, R_n k⟩ for every shift s. In a dtype whose
+significand has p bits, the stored position m + s and each angle (m + s)·θ_i are off by up to half a unit in
+the last place, about |(m + s)·θ_i|·2^(−p): an absolute angle error that grows with the position, so the
+score drifts away from the offset-only value as s grows (Wang et al. 2024, "When Precision Meets Position:
+BFloat16 Breaks Down RoPE in Long-Context Training", arXiv 2411.13476).
+
+`rope_in_dtype` computes interleaved RoPE with every step rounded: positions and frequencies are stored in the
+angle dtype, their product is formed there, cos and sin of the stored angle are rounded to the dtype, and the
+rotation's products and sums are done in the dtype (numpy's float16, ml_dtypes' bfloat16, which rounds float64
+through float32). `score_drift` measures |⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨R_m q, R_n k⟩| against the float64
+reference, and `check_shift_invariance` turns that into a `CheckResult` for a stated tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .checking import CheckResult, angle_tolerance
+from .finite_precision import DtypeSpec, dtype_spec
+from .rope import Rotation, apply_rope
+from .scaling import rope_frequencies
+from .validation import require_base, require_even_dimension, require_positions, require_positive_real
+
+
+def rope_in_dtype(
+    x: np.ndarray,
+    positions: Sequence[float] | np.ndarray,
+    dtype: str | DtypeSpec = "bfloat16",
+    *,
+    angle_dtype: str | DtypeSpec | None = None,
+    base: float = 10000.0,
+) -> np.ndarray:
+    """Interleaved RoPE of the rows of x (shape (n, d)) at `positions`, every step rounded to `dtype`.
+
+    Positions, frequencies θ_i = base^(−2i/d) and the angles p·θ_i are held in `angle_dtype` (by default
+    `dtype`); cos and sin of each stored angle are rounded to `dtype`, and so are x and every product and
+    sum of the rotation. The values are returned as float64 (exactly the stored ones).
+    """
+    spec = dtype_spec(dtype)
+    angle_spec = spec if angle_dtype is None else dtype_spec(angle_dtype)
+    x = np.asarray(x)
+    if x.dtype.kind not in "iuf" or x.ndim != 2 or x.shape[0] == 0:
+        raise ValueError(f"x must be an (n, d) array of real numbers with n ≥ 1, got shape {x.shape}")
+    d = require_even_dimension(x.shape[1], "the vector length d of x")
+    p = require_positions(positions)
+    if p.shape != (x.shape[0],):
+        raise ValueError(f"positions must have shape ({x.shape[0]},), one per row of x; got {p.shape}")
+    _require_representable(p, angle_spec, "positions")
+    _require_representable(x, spec, "x")
+    theta = angle_spec.cast(rope_frequencies(d, require_base(base)))
+    angles = angle_spec.cast(p)[:, None] * theta[None, :]
+    stored = np.asarray(angles, dtype=np.float64)
+    cos, sin = spec.cast(np.cos(stored)), spec.cast(np.sin(stored))
+    low = spec.cast(x)
+    a, b = low[:, 0::2], low[:, 1::2]
+    out = np.empty_like(low)
+    out[:, 0::2] = a * cos - b * sin
+    out[:, 1::2] = a * sin + b * cos
+    return out.astype(np.float64)
+
+
+def score_drift(
+    rotate: Rotation,
+    q: np.ndarray,
+    k: np.ndarray,
+    positions_q: np.ndarray,
+    positions_k: np.ndarray,
+    shifts: Sequence[int] | np.ndarray,
+    base: float = 10000.0,
+) -> np.ndarray:
+    """|⟨rot(q, m + s), rot(k, n + s)⟩ − ⟨R_m q, R_n k⟩| for every shift s (rows) and pair (columns).
+
+    The first score is summed in float64 from the rotation's values; the second is the float64 reference
+    `apply_rope` at the unshifted positions, which equals every shifted score in exact arithmetic.
+    """
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    m, n = require_positions(positions_q, "positions_q"), require_positions(positions_k, "positions_k")
+    shifts = require_positions(shifts, "shifts").reshape(-1)
+    exact = np.sum(apply_rope(q, m, base=base) * apply_rope(k, n, base=base), axis=-1)
+    scores = [np.sum(_rotated(rotate, q, m + s) * _rotated(rotate, k, n + s), axis=-1) for s in shifts]
+    return np.abs(np.array(scores) - exact[None, :])
+
+
+def check_shift_invariance(
+    rotate: Rotation,
+    q: np.ndarray,
+    k: np.ndarray,
+    positions_q: np.ndarray,
+    positions_k: np.ndarray,
+    shifts: Sequence[int] | np.ndarray,
+    tolerance: float | None = None,
+    base: float = 10000.0,
+) -> CheckResult:
+    """⟨rot(q, m + s), rot(k, n + s)⟩ = ⟨R_m q, R_n k⟩ within `tolerance` for every shift s and pair.
+
+    The default tolerance is float64's: angle_tolerance(largest position, 2d) times max |q|·max |k|. Pass a
+    larger one to ask whether a low-precision rotation stays within it.
+    """
+    drift = score_drift(rotate, q, k, positions_q, positions_k, shifts, base)
+    shifts = require_positions(shifts, "shifts").reshape(-1)
+    if tolerance is None:
+        q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+        positions = np.concatenate([require_positions(positions_q), require_positions(positions_k)])
+        largest = float(np.max(np.abs(positions)) + np.max(np.abs(shifts)))
+        scale = float(np.max(np.abs(q)) * np.max(np.abs(k)))
+        tolerance = angle_tolerance(largest, terms=2 * q.shape[1]) * scale
+    else:
+        tolerance = require_positive_real(tolerance, "tolerance")
+    shift, pair = np.unravel_index(int(np.argmax(drift)), drift.shape)
+    largest_drift = float(drift[shift, pair])
+    return CheckResult(
+        "shift invariance ⟨rot(q, m + s), rot(k, n + s)⟩ = ⟨R_m q, R_n k⟩",
+        bool(largest_drift <= tolerance), largest_drift, float(tolerance),
+        {"shift": float(shifts[shift]), "pair": int(pair), "drift": largest_drift},
+    )
+
+
+def _require_representable(values: np.ndarray, spec: DtypeSpec, name: str) -> None:
+    if np.any(np.abs(values) > spec.max_finite):
+        raise ValueError(f"{name} must stay within the largest finite {spec.name} value {spec.max_finite:g}; "
+                         f"got {float(np.max(np.abs(values))):g}")
+
+
+def _rotated(rotate: Callable[[np.ndarray, np.ndarray], np.ndarray], x: np.ndarray,
+             positions: np.ndarray) -> np.ndarray:
+    out = np.asarray(rotate(x.copy(), positions.copy()), dtype=np.float64)
+    if out.shape != x.shape:
+        raise ValueError(f"the rotation must return its input's shape {x.shape}, returned {out.shape}")
+    return out

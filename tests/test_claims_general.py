@@ -1,0 +1,152 @@
+"""The catalog entries beyond the documents: each computed verdict is the recorded one, and breaking what an
+entry computes with changes its verdict."""
+
+from __future__ import annotations
+
+import functools
+import re
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+
+from pe_verify.claims import general
+from pe_verify.claims.model import CAVEAT, FLOAT, NUMERIC, UNSETTLED, Assessment, Claim, claim_verdict
+from pe_verify.properties.rope import apply_rope
+
+CLAIMS = [value for value in vars(general).values() if isinstance(value, Claim)]
+EXPECTED_IDS = {
+    "G.rope_layouts", "G.rope_mixed_layouts", "G.linear_interpolation", "G.ntk_scaling", "G.dynamic_ntk",
+    "G.yarn_ramp", "G.yarn_reference_ramp", "G.yarn_temperature", "G.llama3_scaling", "G.alibi_slopes",
+    "G.alibi_slopes_other", "G.rope_long_term_decay", "G.rope_low_precision",
+}
+
+
+@functools.cache
+def assessed(claim_id: str) -> Assessment:
+    return next(item for item in CLAIMS if item.id == claim_id).assess()
+
+
+@pytest.mark.parametrize("entry", CLAIMS, ids=lambda entry: entry.id)
+def test_computed_verdict_is_the_recorded_one(entry: Claim) -> None:
+    assessment = assessed(entry.id)
+    outcomes = [(e.summary, e.holds, e.bearing) for e in assessment.evidence]
+    assert assessment.verdict == entry.expected, outcomes
+    assert assessment.argument_verdict == entry.expected_argument
+
+
+@pytest.mark.parametrize("entry", CLAIMS, ids=lambda entry: entry.id)
+def test_entry_is_well_formed(entry: Claim) -> None:
+    assert re.fullmatch(r"G\.[a-z0-9_]+", entry.id)
+    assert entry.source.document == "(beyond the documents)" and entry.source.section
+    assert entry.statement and entry.formal and assessed(entry.id).explanation
+    known = {item.id for item in CLAIMS}
+    assert set(entry.depends_on) <= known
+
+
+def test_every_listed_entry_exists_once() -> None:
+    ids = [entry.id for entry in CLAIMS]
+    assert len(ids) == len(set(ids)) and set(ids) == EXPECTED_IDS
+
+
+@pytest.mark.parametrize("claim_id", ["G.rope_long_term_decay", "G.rope_low_precision"])
+def test_seeded_experiments_are_deterministic(claim_id: str) -> None:
+    entry = next(item for item in CLAIMS if item.id == claim_id)
+    assert entry.assess() == assessed(claim_id)
+
+
+def test_numeric_verdicts_rest_on_floating_point_evidence_and_proofs_do_not() -> None:
+    for entry in CLAIMS:
+        kinds = {e.kind for e in assessed(entry.id).evidence}
+        assert (FLOAT in kinds) == (entry.expected in (NUMERIC, CAVEAT)), entry.id
+
+
+# ------------------------------------------------------------------ breaking a check changes the verdict
+
+
+def test_a_wrong_layout_permutation_unsettles_the_layout_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(general, "EXACT_ROTARY_DIMS", (2, 4, 8))  # a few dimensions suffice, and are quick
+    monkeypatch.setattr(general, "layout_permutation", lambda d, rotary_dim=None: np.arange(d))
+    assert general.rope_layouts.assess().verdict == UNSETTLED
+
+
+def test_a_half_split_rotating_the_wrong_way_unsettles_the_layout_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def wrong_sign(x, positions, *, base=10000.0, layout="interleaved", rotary_fraction=1.0):
+        sign = -1 if layout == "half_split" else 1
+        return apply_rope(x, sign * np.asarray(positions), base=base, layout=layout,
+                          rotary_fraction=rotary_fraction)
+
+    monkeypatch.setattr(general, "EXACT_ROTARY_DIMS", (2, 4, 8))
+    monkeypatch.setattr(general, "apply_rope", wrong_sign)
+    assert general.rope_layouts.assess().verdict == UNSETTLED
+
+
+def test_slopes_counted_from_zero_unsettle_the_alibi_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    def from_zero(n: int) -> tuple[Fraction, ...]:
+        return tuple(Fraction(-8 * h, n) for h in range(n))
+
+    monkeypatch.setattr(general, "alibi_slopes_exact", from_zero)
+    assert general.alibi_slopes.assess().verdict == UNSETTLED
+
+
+def test_slopes_2_to_minus_8h_over_n_for_every_count_unsettle_the_other_counts_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(general, "alibi_slopes_exact",
+                        lambda n: tuple(Fraction(-8 * h, n) for h in range(1, n + 1)))
+    assert general.alibi_slopes_other.assess().verdict == UNSETTLED
+
+
+def test_turn_counts_with_the_exponent_sign_flipped_unsettle_the_llama3_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def sign_flipped(d: int, base: int, context: int) -> list:
+        return [flint.arb(context) * flint.arb(base) ** (flint.arb(2 * i) / d) / (2 * flint.arb.pi())
+                for i in range(d // 2)]
+
+    monkeypatch.setattr(general, "turns_per_context", sign_flipped)
+    assert general.llama3_scaling.assess().verdict == UNSETTLED
+
+
+def test_a_code_ramp_equal_to_the_papers_unsettles_the_reference_ramp_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = general.yarn_weights
+
+    def paper_twice(*args: int) -> tuple[list, list[Fraction]]:
+        paper, _ = original(*args)
+        return paper, [Fraction(gamma.mid().str(30, radius=False)) for gamma in paper]
+
+    monkeypatch.setattr(general, "yarn_weights", paper_twice)
+    assert general.yarn_reference_ramp.assess().verdict == UNSETTLED
+
+
+def test_frequencies_all_near_one_remove_the_decay(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = general.relative_upper_bound
+    monkeypatch.setattr(general, "relative_upper_bound",
+                        lambda distances, d, base: original(distances, d, 1.0 + 1e-9))
+    assert general.rope_long_term_decay.assess().verdict == UNSETTLED
+
+
+def test_a_dtype_that_is_really_float64_unsettles_the_low_precision_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = general.rope_in_dtype
+    monkeypatch.setattr(general, "rope_in_dtype",
+                        lambda x, positions, dtype, angle_dtype=None: original(x, positions, "float64"))
+    assert general.rope_low_precision.assess().verdict == UNSETTLED
+
+
+def test_regime_counts_refuse_to_guess_at_a_threshold() -> None:
+    with pytest.raises(ValueError, match="cannot decide"):
+        general.regime_counts([flint.arb(4)], 1, 4)
+
+
+def test_an_undecided_comparison_cannot_prove() -> None:
+    ball = flint.arb(4, 1e-3)
+    with pytest.raises(ValueError, match="cannot decide"):
+        general.regime_counts([ball], 1, 4)
+    assert claim_verdict(()) == UNSETTLED
