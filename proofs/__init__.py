@@ -6,7 +6,7 @@ import importlib
 
 from .derivation import Derivation, Step, VerificationResult, render_markdown
 
-MODULES = ("trigonometry", "sinusoidal", "rope", "attention", "alibi", "scaling", "uniqueness")
+MODULES = ("trigonometry", "sinusoidal", "lipschitz", "rope", "attention", "alibi", "scaling", "uniqueness")
 
 __all__ = ["Derivation", "Step", "VerificationResult", "all_derivations", "render_markdown"]
 
