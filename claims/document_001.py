@@ -1,0 +1,842 @@
+"""Catalog entries for document 001 (`001_8f1b66f67cfe018c.txt`): a survey of positional encodings with
+PyTorch code, a comparison table, "say it like this" lines and a common mistake.
+
+Evidence of kind CITATION records what a named primary source says; its `holds` is written down once and means
+"the source says what the summary says", which points the way of the evidence's bearing (SUPPORTS: the source
+agrees with the claim; REFUTES: the source contradicts it). Every other piece of evidence is computed here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from pe_verify.proofs.attention import attention, matrix, permutation_matrix, row_softmax
+from pe_verify.proofs.derivation import is_zero
+from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
+from pe_verify.properties.checking import angle_tolerance
+from pe_verify.properties.learned import LearnedPositionTable
+from pe_verify.properties.rope import check_agreement_with_reference, check_relative_property
+from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.torch_code import (
+    BroadcastMismatch,
+    RotaryCache,
+    SinusoidalTable,
+    broadcast_shape,
+)
+
+from .evidence import from_check, from_derivation
+from .model import (
+    CAVEAT,
+    CITATION,
+    CONDITION_MISSING,
+    CONDITIONS,
+    DIGITS,
+    EXACT,
+    FLAWED,
+    FLOAT,
+    LIMITS,
+    NOT_CHECKABLE,
+    NUMERIC,
+    PROVED,
+    REFUTED,
+    REFUTES,
+    STEP_CHECKED,
+    STEP_FAILS,
+    SUPPORTS,
+    SYMBOLIC,
+    Assessment,
+    Evidence,
+    Source,
+    claim,
+)
+
+DOC = "001_8f1b66f67cfe018c.txt"
+INTRODUCTION = "(introduction)"
+CODE = "💻 코드 예제"
+TABLE = "📊 포지셔널 인코딩 방식 비교"
+SAY_IT = "🗣\ufe0f 실무에서 이렇게 말하세요"
+MISTAKES = "⚠\ufe0f 흔한 실수 & 주의사항"
+
+EPS32 = float(np.finfo(np.float32).eps)
+#: The usage example of the document's RoPE module: q and k of shape [batch, seq_len, heads, head_dim].
+EXAMPLE_Q_SHAPE = (2, 128, 8, 64)
+#: The document's sinusoidal module: d_model and its default max_len.
+D_MODEL, MAX_LEN = 512, 5000
+
+
+# ------------------------------------------------------------------------------------------ primary sources
+
+def cite(summary: str, bearing: str = SUPPORTS) -> Evidence:
+    """A primary source, read and summarised; `holds` records that it says what the summary says."""
+    return Evidence(CITATION, summary, True, bearing)
+
+
+TRANSFORMER_PAPER = (
+    "Vaswani et al. 2017, arXiv 1706.03762 §3.5 'Positional Encoding': sine and cosine functions of "
+    "different frequencies, PE(pos, 2i) = sin(pos/10000^(2i/d_model)); learned positional embeddings "
+    "'produced nearly identical results' (Table 3, row E); the sinusoidal version was chosen because it "
+    "'may allow the model to extrapolate to sequence lengths longer than the ones encountered during "
+    "training'"
+)
+LLAMA_PAPER = (
+    "Touvron et al. 2023 (LLaMA), arXiv 2302.13971 §2.2, 'Rotary Embeddings [GPTNeo]': 'We remove the "
+    "absolute positional embeddings, and instead, add rotary positional embeddings (RoPE) ... at each "
+    "layer of the network'; Meta's reference code (meta-llama/llama, llama/model.py) rotates q and k of "
+    "shape (bsz, seqlen, n_heads, head_dim) with the frequencies viewed as (1, seqlen, 1, head_dim/2)"
+)
+MISTRAL_CODE = (
+    "Mistral's reference code (mistralai/mistral-inference, src/mistral_inference/rope.py): "
+    "precompute_freqs_cis(dim, end, theta) and apply_rotary_emb rotate q and k by position (RoPE)"
+)
+QWEN_CODE = (
+    "Qwen's published modeling code (modeling_qwen.py of Qwen-1.8B, Alibaba Cloud; copy in alibaba/MNN "
+    "transformers/llm/export/llm_models/Qwen-1_8B/): class RotaryEmbedding with inv_freq = 1/(base ** "
+    "(arange(0, dim, 2)/dim))"
+)
+BLOOM_CODE = (
+    "The BLOOM implementation in huggingface/transformers "
+    "(src/transformers/models/bloom/modeling_bloom.py): build_alibi_tensor builds BLOOM's attention bias "
+    "after ALiBi (arXiv 2108.12409); BLOOM has no position embedding table"
+)
+MPT_CARD = (
+    "MosaicML's MPT-7B model card (huggingface.co/mosaicml/mpt-7b): MPT replaces 'positional embeddings "
+    "with Attention with Linear Biases (ALiBi)'; its published config sets attn_config.alibi = true; the "
+    "card reports fine-tuning on up to 65k-token inputs and handling up to 84k tokens"
+)
+BERT_CODE = (
+    "Google's BERT code (google-research/bert, modeling.py, embedding_postprocessor): the position table "
+    "is a learned variable of shape [max_position_embeddings, width], guarded by "
+    "tf.assert_less_equal(seq_length, max_position_embeddings); bert-base-uncased config.json: "
+    "max_position_embeddings = 512, position_embedding_type = 'absolute'"
+)
+GPT2_CODE = (
+    "OpenAI's GPT-2 code (openai/gpt-2, src/model.py): wpe = tf.get_variable('wpe', [n_ctx, n_embd]), a "
+    "trained table with default n_ctx = 1024, read with tf.gather(wpe, positions). (GPT-1 and GPT-3 were "
+    "not checked.)"
+)
+ALIBI_PAPER = (
+    "Press, Smith & Lewis, arXiv 2108.12409 (ICLR 2022), abstract and Figure 1: a 1.3B model trained on "
+    "length 1024 'extrapolates to input sequences of length 2048', matching a sinusoidal model trained on "
+    "2048; Figure 1 (WikiText-103, L = 512 and 1024): as validation inputs get longer, 'current position "
+    "methods (sinusoidal, rotary, and T5) show degraded perplexity ... but our method does not'"
+)
+PI_PAPER = (
+    "Chen et al., arXiv 2306.15595 (position interpolation), abstract: RoPE models such as LLaMA are "
+    "extended by down-scaling positions 'rather than extrapolating beyond the trained context length which "
+    "may lead to catastrophically high attention scores that completely ruin the self-attention mechanism'"
+)
+YARN_PAPER = (
+    "Peng et al., arXiv 2309.00071 (YaRN), abstract: RoPE models 'fail to generalize past the sequence "
+    "length they were trained on'; the published YaRN checkpoints are Llama 2 7B/13B fine-tuned with YaRN "
+    "at 64k and 128k context windows"
+)
+LLAMA2_LONG_PAPER = (
+    "Xiong et al., arXiv 2309.16039 ('LLaMA 2 Long'), abstract: models 'built through continual "
+    "pretraining from Llama 2' with 'effective context windows of up to 32,768 tokens'; the abstract "
+    "analyses Llama's position encoding and does not mention YaRN. That the paper raises RoPE's base "
+    "frequency (10,000 to 500,000, 'RoPE ABF') is stated by secondary summaries; the section itself was "
+    "not verified here"
+)
+TORCH_INDEX_ERROR = (
+    "PyTorch's nn.Embedding raises 'IndexError: index out of range in self' for an index past its table, "
+    "reported for absolute position tables (allenai/longformer issue #187; pzelasko/daseg issue #11, "
+    "traced there to Longformer's 4098-row position table)"
+)
+MISTRAL_README = (
+    "mistralai/mistral-src README (sliding-window attention): 'when the sequence length becomes too large, "
+    "the model does not use the full context anymore'"
+)
+
+
+# --------------------------------------------------------------------------------------- exact computations
+
+def pooled_output_invariant() -> bool:
+    """1ᵀ Attn(PX) = 1ᵀ Attn(X) for symbolic 3×2 X and 2×2 W_Q, W_K, W_V and two permutations, by SymPy.
+
+    The sum over tokens of unmasked self-attention does not change when the tokens are permuted.
+    """
+    x, w_q, w_k, w_v = matrix("X", 3, 2), matrix("Q", 2, 2), matrix("K", 2, 2), matrix("V", 2, 2)
+    pooled = sp.ones(1, 3)
+    return all(
+        is_zero(pooled * attention(permutation_matrix(perm) * x, w_q, w_k, w_v, row_softmax)
+                - pooled * attention(x, w_q, w_k, w_v, row_softmax))
+        for perm in ((1, 2, 0), (1, 0, 2))
+    )
+
+
+def parameter_free_and_defined(dims: tuple[int, ...] = (2, 7, D_MODEL)) -> bool:
+    """Every entry of the sinusoidal encoding of a real position is a real, finite function of that position
+    alone (no other symbol, hence nothing to learn), for each d in `dims`; SymPy's assumptions decide it."""
+    pos = sp.Symbol("pos", real=True)
+    return all(
+        entry.free_symbols == {pos} and entry.is_real is True and entry.is_finite is True
+        for d in dims for entry in encoding(pos, exact_frequencies(d), d)
+    )
+
+
+def shape_error(run: Callable[[], object]) -> str | None:
+    """The message of the ValueError (a shape mismatch) that `run` raises, or None when it runs."""
+    try:
+        run()
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def unrotated_pairs(d: int, trained_length: int, base: int = 10000, dps: int = 30) -> list[int]:
+    """The frequency pairs i whose angle (L − 1)·base^(−2i/d) stays below 2π: over the offsets (or positions)
+    0, …, L − 1 seen in training they never complete a turn, so every larger one gives an angle never seen.
+    Decided with mpmath at `dps` digits."""
+    with mpmath.workdps(dps):
+        turn = 2 * mpmath.pi
+        return [i for i in range(d // 2)
+                if (trained_length - 1) * mpmath.power(base, mpmath.mpf(-2 * i) / d) < turn]
+
+
+def alibi_penalty_is_linear() -> bool:
+    """B(i, j) = −m(i − j) is linear with slope −m per step of i − j: its second differences in i and in j
+    vanish and B(i + 1, j) − B(i, j) = −m, decided by SymPy."""
+    i, j, m = sp.symbols("i j m", real=True)
+    bias = -m * (i - j)
+    return (is_zero(bias.subs(i, i + 2) - 2 * bias.subs(i, i + 1) + bias)
+            and is_zero(bias.subs(j, j + 2) - 2 * bias.subs(j, j + 1) + bias)
+            and is_zero(bias.subs(i, i + 1) - bias + m))
+
+
+def unseen_angle_step(unseen: list[int], setting: str, pairs: int, consequence: str) -> Evidence:
+    """The argument step 'relative (or linear) structure ⇒ generalisation' fails when some frequency pairs
+    never complete a turn over the trained range: `unseen` are those pairs (from `unrotated_pairs`)."""
+    which = f" (i = {unseen[0]}…{unseen[-1]})" if unseen else ""
+    return Evidence(DIGITS, f"{setting}: {len(unseen)} of {pairs} frequency pairs{which} turn by less than "
+                    f"2π over that range, so {consequence} (mpmath, 30 digits)", bool(unseen), STEP_FAILS)
+
+
+def float32_angle_bound(max_angle: float, base: float = 10000.0, slack: float = 2.0) -> float:
+    """`angle_tolerance`'s error bound with float32's ε: slack·ε32·((2 + ln base)·|θ| + 1) per entry."""
+    return slack * EPS32 * ((2.0 + math.log(base)) * abs(max_angle) + 1.0)
+
+
+# --------------------------------------------------------------------------------------------- D1.1, D1.2
+
+@claim(
+    id="D1.1",
+    source=Source(DOC, INTRODUCTION),
+    statement="Without position information a Transformer cannot tell 'I ate an apple' from 'an apple I "
+    "ate', because self-attention processes all tokens at once.",
+    formal=r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X),\qquad \mathbf{1}^\top\mathrm{Attn}(PX) = "
+    r"\mathbf{1}^\top\mathrm{Attn}(X)\quad\text{(no mask, no positional term)}",
+    expected=CAVEAT,
+    expected_argument=CONDITIONS,
+    depends_on=("D0.1",),
+)
+def d1_1() -> Assessment:
+    equivariant = from_derivation("attention.permutation_equivariance")
+    causal = from_derivation("attention.causal_mask_breaks_equivariance", LIMITS)
+    pooled = Evidence(EXACT, "SymPy: the token-sum of unmasked self-attention is unchanged by permuting the "
+                      "tokens (symbolic 3×2 X, 2×2 weights, permutations (1,2,0) and (1,0,2))",
+                      pooled_output_invariant())
+    argument = (
+        Evidence(SYMBOLIC, "without a mask, permuting the tokens only permutes the outputs: every token "
+                 "gets the same output vector in either word order", equivariant.holds, STEP_CHECKED),
+        Evidence(SYMBOLIC, "'processes all tokens at once' is not the reason: a causally masked model also "
+                 "processes all tokens at once, yet its outputs depend on the order "
+                 "(attention.causal_mask_breaks_equivariance); the argument needs 'no causal mask'",
+                 causal.holds, CONDITION_MISSING),
+    )
+    return Assessment(
+        (equivariant, pooled, causal),
+        explanation="Unmasked self-attention is permutation-equivariant: reordering the words reorders the "
+        "output vectors and changes nothing else, so each word, and any pooled summary, comes out the same "
+        "for both sentences (SymPy, with an exact example showing Attn(PX) ≠ Attn(X): equivariant, not "
+        "invariant). With a causal mask, as in decoder-only models, the outputs do depend on the order "
+        "even without position encodings, so the claim holds for bidirectional (unmasked) attention only.",
+        argument_evidence=argument,
+    )
+
+
+@claim(
+    id="D1.2",
+    source=Source(DOC, INTRODUCTION),
+    statement="The sinusoidal encoding needs no training, is defined for sequences of any length, and "
+    "expresses relative position as a linear transformation.",
+    formal=r"PE(p)_{2i} = \sin(p\,\omega_i),\ PE(p)_{2i+1} = \cos(p\,\omega_i)\ \text{for every real } "
+    r"p;\quad "
+    r"PE(p+k) = M_k\,PE(p)",
+    expected=PROVED,
+    depends_on=("D0.8", "D0.11"),
+)
+def d1_2() -> Assessment:
+    defined = Evidence(EXACT, "SymPy: for d = 2, 7, 512 every entry of PE(pos), pos a real symbol, is "
+                       "real and finite and has pos as its only free symbol (no parameter to learn, no "
+                       "length limit)",
+                       parameter_free_and_defined())
+    linear = from_derivation("sinusoidal.offset_matrix")
+    return Assessment(
+        (defined, linear),
+        explanation="Each entry is sin or cos of p·10000^(−2i/d): a fixed function of the position with no "
+        "parameter, defined at every real position, so nothing limits the length. A shift by k is the "
+        "fixed block-rotation matrix M_k, independent of p (angle addition, checked by SymPy). Both "
+        "statements are about the formula; whether a model trained on short inputs then works on long ones "
+        "is another question (D1.6a, D1.7c).",
+    )
+
+
+# ----------------------------------------------------------------------------------------------- D1.3
+
+@claim(
+    id="D1.3",
+    source=Source(DOC, INTRODUCTION),
+    statement="RoPE encodes relative position (the query-key score depends on the offset); ALiBi adds a "
+    "position bias directly to the attention scores.",
+    formal=r"\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle;\quad "
+    r"s_{ij} = q_i\cdot k_j - m\,(i-j)",
+    expected=PROVED,
+    depends_on=("D0.17",),
+)
+def d1_3() -> Assessment:
+    return Assessment(
+        (from_derivation("rope.relative_half_split"), from_derivation("rope.relative_interleaved"),
+         from_derivation("alibi.offset_only")),
+        explanation="For both RoPE layouts SymPy reduces ⟨R_m q, R_n k⟩ − ⟨q, R_(n−m) k⟩ to 0, and the "
+        "ALiBi bias −m(i − j) is unchanged by shifting query and key together. 'Effectively' "
+        "(효과적으로) is a judgement of quality and is not checked.",
+    )
+
+
+@claim(
+    id="D1.3a",
+    source=Source(DOC, INTRODUCTION),
+    statement="RoPE is used in LLaMA and Mistral.",
+    formal=r"\text{attribution (not mathematics)}",
+    expected=NOT_CHECKABLE,
+)
+def d1_3a() -> Assessment:
+    return Assessment(
+        (cite(LLAMA_PAPER), cite(MISTRAL_CODE)),
+        explanation="Both attributions agree with the primary sources: the LLaMA paper replaces absolute "
+        "position embeddings by RoPE at every layer, and Mistral's reference code applies rotary "
+        "embeddings.",
+    )
+
+
+@claim(
+    id="D1.3b",
+    source=Source(DOC, INTRODUCTION),
+    statement="ALiBi extrapolates well to sequences longer than those seen in training.",
+    formal=r"\text{empirical (not mathematics)}",
+    expected=NOT_CHECKABLE,
+)
+def d1_3b() -> Assessment:
+    return Assessment(
+        (cite(ALIBI_PAPER),),
+        explanation="Empirical; the ALiBi paper supports it over the lengths it evaluates (trained on 512 "
+        "or 1024 tokens, perplexity does not degrade on longer inputs, unlike sinusoidal, rotary and T5).",
+    )
+
+
+@claim(
+    id="D1.3c",
+    source=Source(DOC, INTRODUCTION),
+    statement="BERT and GPT use learned position embeddings.",
+    formal=r"\text{attribution (not mathematics)}",
+    expected=NOT_CHECKABLE,
+)
+def d1_3c() -> Assessment:
+    return Assessment(
+        (cite(BERT_CODE), cite(GPT2_CODE)),
+        explanation="Agrees with the released code: BERT's position table is a learned 512-row variable "
+        "and GPT-2's wpe a trained 1024-row table. Only GPT-2 was checked among the GPT models.",
+    )
+
+
+# ------------------------------------------------------------------------------------------- D1.4 (code)
+
+def _sinusoidal_runs() -> tuple[float, float, float]:
+    """Largest |table − reference| of the module in float64 and float32 (d = 512, positions 0..4999), and the
+    largest angle."""
+    reference = sinusoidal_encoding(np.arange(MAX_LEN), D_MODEL)
+    wide = SinusoidalTable(D_MODEL, MAX_LEN, dtype=np.float64).pe[0]
+    narrow = SinusoidalTable(D_MODEL, MAX_LEN).pe[0].astype(np.float64)
+    errors = (float(np.max(np.abs(wide - reference))), float(np.max(np.abs(narrow - reference))))
+    return errors[0], errors[1], float(MAX_LEN - 1)
+
+
+@claim(
+    id="D1.4",
+    source=Source(DOC, CODE),
+    statement="The SinusoidalPositionalEncoding module builds PE(pos, 2i) = sin(pos/10000^(2i/d_model)), "
+    "PE(pos, 2i+1) = cos(same) as a [1, max_len, d_model] buffer and adds pe[:, :seq_len] to x.",
+    formal=r"\texttt{pe}[0, p, 2i] = \sin(p\,e^{-2i\ln(10000)/d}),\ \texttt{pe}[0, p, 2i+1] = "
+    r"\cos(p\,e^{-2i\ln(10000)/d}),\quad e^{-2i\ln(10000)/d} = 10000^{-2i/d}",
+    expected=CAVEAT,
+    depends_on=("D0.3",),
+)
+def d1_4() -> Assessment:
+    wide_error, narrow_error, max_angle = _sinusoidal_runs()
+    wide_bound, narrow_bound = angle_tolerance(max_angle, 1), float32_angle_bound(max_angle)
+    odd = {d: shape_error(lambda d=d: SinusoidalTable(d, 8)) for d in (5, D_MODEL - 1)}
+    odd_fails = all(message is not None and "must match" in message for message in odd.values())
+    evidence = (
+        from_derivation("trigonometry.exp_log_frequency"),
+        Evidence(FLOAT, f"the module run in float64 (d = {D_MODEL}, positions 0..{MAX_LEN - 1}) matches the "
+                 f"float64 reference to {wide_error:.2e} ≤ {wide_bound:.2e}", wide_error <= wide_bound,
+                 detail=(("largest error", f"{wide_error:.3e}"), ("tolerance", f"{wide_bound:.3e}"))),
+        Evidence(FLOAT, f"the module as written (float32, d = {D_MODEL}, positions 0..{MAX_LEN - 1}) matches "
+                 f"the float64 reference to {narrow_error:.2e} ≤ 2ε32((2 + ln 10000)·{max_angle:.0f} + 1) = "
+                 f"{narrow_bound:.2e}", narrow_error <= narrow_bound,
+                 detail=(("largest error", f"{narrow_error:.3e}"), ("tolerance", f"{narrow_bound:.3e}"))),
+        Evidence(EXACT, "odd d_model (5 and 511): the assignment pe[:, 1::2] = cos(position·div_term) gets "
+                 "⌈d/2⌉ columns for a ⌊d/2⌋-column slice and fails, as in torch", odd_fails, LIMITS,
+                 detail=tuple((f"d_model = {d}", str(message)) for d, message in odd.items())),
+    )
+    return Assessment(
+        evidence,
+        explanation="The code's exp(arange(0, d, 2)·(−ln 10000/d)) is 10000^(−2i/d) exactly (SymPy), sin "
+        "fills the even columns and cos the odd ones: run in float64 the module matches the formula to "
+        f"{wide_error:.1e}; as written (float32) the largest error over 5000 × 512 entries is "
+        f"{narrow_error:.1e}, float32 rounding of angles up to 4999 rad. For odd d_model the module cannot "
+        f"be built at all: {odd[5]}. The document does not say that d_model must be even.",
+    )
+
+
+@claim(
+    id="D1.4a",
+    source=Source(DOC, CODE),
+    statement="In the usage example the sinusoidal module maps x of shape [2, 128, 512] to an output of "
+    "shape [2, 128, 512].",
+    formal=r"[2, 128, 512] + [1, 128, 512] \to [2, 128, 512]",
+    expected=PROVED,
+    depends_on=("D0.2",),
+)
+def d1_4a() -> Assessment:
+    x = np.zeros((2, 128, D_MODEL), dtype=np.float32)
+    out = SinusoidalTable(D_MODEL, MAX_LEN).forward(x)
+    longer = np.zeros((1, MAX_LEN + 1, D_MODEL), dtype=np.float32)
+    too_long = shape_error(lambda: SinusoidalTable(D_MODEL, MAX_LEN).forward(longer))
+    return Assessment(
+        (Evidence(EXACT, f"running the module on x of shape {list(x.shape)} gives shape {list(out.shape)} "
+                  f"({out.dtype})", out.shape == x.shape, detail=(("output shape", str(list(out.shape))),)),),
+        explanation=f"The printed shape is what the code gives: {list(out.shape)}, float32 (pe[:, :128] has "
+        "shape [1, 128, 512] and broadcasts over the batch). Inputs longer than max_len = 5000 fail: "
+        f"{too_long}.",
+    )
+
+
+# ------------------------------------------------------------------------------------------- D1.5 (code)
+
+def _rope_checks() -> tuple:
+    """The module (run in float64 and as written, float32) against the half-split and interleaved references
+    and the relative property, on 12 seeded random vectors of dim 64 at positions below its 2048-row cache."""
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((12, 64)), rng.standard_normal((12, 64))
+    positions = rng.integers(0, 2048, 12)
+    m = rng.integers(0, 1024, 12)
+    n = m + rng.integers(0, 1024, 12)
+    wide, narrow = RotaryCache(64, dtype=np.float64), RotaryCache(64)
+    return (
+        check_agreement_with_reference(wide.rotate, q, positions, layout="half_split"),
+        check_agreement_with_reference(wide.rotate, q, positions, layout="interleaved"),
+        check_relative_property(wide.rotate, q, k, m, n),
+        check_agreement_with_reference(narrow.rotate, q, positions, layout="half_split"),
+    )
+
+
+@claim(
+    id="D1.5",
+    source=Source(DOC, CODE),
+    statement="The RotaryPositionalEncoding module rotates q and k by position (inv_freq = "
+    "1/10000^(2i/dim), caches of cat(freqs, freqs), q·cos + rotate_half(q)·sin), so that their dot product "
+    "depends on the offset only.",
+    formal=r"\texttt{rope}(x, p) = x\cos(p\theta) + \mathrm{rotate\_half}(x)\sin(p\theta),\ "
+    r"\langle\texttt{rope}(q, m), \texttt{rope}(k, n)\rangle = \langle q, \texttt{rope}(k, n-m)\rangle",
+    expected=NUMERIC,
+    depends_on=("D0.17", "D1.3"),
+)
+def d1_5() -> Assessment:
+    half_split, interleaved, relative, as_written = _rope_checks()
+    evidence = (
+        from_derivation("rope.relative_half_split"),
+        from_check(half_split, FLOAT, "the module run in float64 equals the 50-digit half-split RoPE "
+                   "(dim 64, base 10000, 12 seeded random vectors, positions < 2048)"),
+        Evidence(FLOAT, "the same run does not equal the interleaved (RoFormer/Meta) layout: the pairs are "
+                 f"(x_i, x_(i+32)), not (x_2i, x_2i+1) (largest difference {interleaved.max_error:.2f})",
+                 not interleaved.holds),
+        from_check(relative, FLOAT, "the module run in float64 has the relative property "
+                   "⟨rope(q, m), rope(k, n)⟩ = ⟨q, rope(k, n − m)⟩ (12 seeded pairs, 0 ≤ m ≤ n < 2048)"),
+    )
+    return Assessment(
+        evidence,
+        explanation="Through its own forward pass the module is half-split RoPE (GPT-NeoX / Hugging Face "
+        "rotate_half layout): run in float64 it matches the 50-digit reference to "
+        f"{half_split.max_error:.1e} and keeps the relative property to {relative.max_error:.1e}; as "
+        f"written, in float32, it is off the reference by up to {as_written.max_error:.1e} at positions "
+        "below 2048. Meta's LLaMA code pairs coordinates (2i, 2i+1) instead; the two layouts are the same "
+        "map up to a fixed permutation of coordinates (rope.half_split_permutation). The usage example is "
+        "a separate matter (D1.5a).",
+    )
+
+
+def _example_outcome() -> tuple[str | None, str | None]:
+    """Run the document's usage example through the module; also ask numpy to broadcast the same shapes."""
+    cache = RotaryCache(64)
+    q = np.zeros(EXAMPLE_Q_SHAPE, dtype=np.float32)
+    cos_shape = cache.cos_cached[: EXAMPLE_Q_SHAPE[1]][None].shape
+    module_error = shape_error(lambda: cache.forward(q, q))
+    return module_error, shape_error(lambda: np.broadcast_shapes(q.shape, cos_shape))
+
+
+def _layouts_that_broadcast() -> dict[str, str]:
+    """What broadcasting gives for the layouts one might try, as shapes or errors (exact shape arithmetic)."""
+    batch, seq, heads, dim = EXAMPLE_Q_SHAPE
+
+    def outcome(q_shape: tuple[int, ...], cos_shape: tuple[int, ...]) -> str:
+        try:
+            return str(list(broadcast_shape(q_shape, cos_shape)))
+        except BroadcastMismatch as error:
+            return f"error ({error.shape_a} with {error.shape_b} at axis {error.dim})"
+
+    return {
+        "cos unsqueezed at axis 2, [1, 128, 1, 64]": outcome((batch, seq, heads, dim), (1, seq, 1, dim)),
+        "q as [2, 8, 128, 64], seq_len still read from axis 1":
+            outcome((batch, heads, seq, dim), (1, heads, dim)),
+        "q as [2, 8, 128, 64], seq_len read from axis -2": outcome((batch, heads, seq, dim), (1, seq, dim)),
+        "one head, q as [2, 128, 1, 64]": outcome((batch, seq, 1, dim), (1, seq, dim)),
+    }
+
+
+@claim(
+    id="D1.5a",
+    source=Source(DOC, CODE),
+    statement="The RoPE usage example runs: with q and k of shape [2, 128, 8, 64] the module returns "
+    "tensors of that shape and prints them.",
+    formal=r"[2, 128, 8, 64] \odot [1, 128, 64] \to [2, 128, 8, 64]\ ?",
+    expected=REFUTED,
+)
+def d1_5a() -> Assessment:
+    module_error, numpy_error = _example_outcome()
+    layouts = _layouts_that_broadcast()
+    fails = Evidence(EXACT, "running the example: q·cos with q of shape [2, 128, 8, 64] and cos = "
+                     "cos_cached[:128].unsqueeze(0) of shape [1, 128, 64] does not broadcast (axes are "
+                     "aligned from the right: 8 against 128)",
+                     module_error is not None and numpy_error is not None, REFUTES,
+                     detail=(("module", str(module_error)), ("numpy", str(numpy_error)), *layouts.items()))
+    return Assessment(
+        (fails,),
+        explanation=f"The example stops with a shape error — {module_error} — so the line 'RoPE 적용 후 Q: "
+        "torch.Size([2, 128, 8, 64]) ...' cannot have come from this code. Fixes, by the same broadcasting "
+        "rule: unsqueeze cos and sin at the heads axis, [1, 128, 1, 64] → "
+        f"{layouts['cos unsqueezed at axis 2, [1, 128, 1, 64]']} (the layout of Meta's LLaMA code); or pass "
+        "q as [batch, heads, seq, dim] and read seq_len from axis −2 → "
+        f"{layouts['q as [2, 8, 128, 64], seq_len read from axis -2']} (reading it from axis 1 as the "
+        f"module does gives {layouts['q as [2, 8, 128, 64], seq_len still read from axis 1']}). With a "
+        "single head the module runs without error but returns "
+        f"{layouts['one head, q as [2, 128, 1, 64]']}: a silently wrong shape.",
+    )
+
+
+# ----------------------------------------------------------------------------------------- D1.6 (table)
+
+@claim(
+    id="D1.6a",
+    source=Source(DOC, TABLE),
+    statement="Table row 'Sinusoidal (absolute)': maximum context = the training length, extrapolation "
+    "moderate, used in the original Transformer.",
+    formal=r"\text{attribution and empirical ratings}",
+    expected=NOT_CHECKABLE,
+    depends_on=("D1.2",),
+)
+def d1_6a() -> Assessment:
+    return Assessment(
+        (cite(TRANSFORMER_PAPER), cite(ALIBI_PAPER)),
+        explanation="The attribution agrees with the Transformer paper. 'Maximum context = training "
+        "length' can only mean an empirical limit: the formula itself is defined at every position (D1.2), "
+        "and the ALiBi paper shows sinusoidal models degrading on inputs longer than their training "
+        "length. 'Moderate' is a rating these sources do not use.",
+    )
+
+
+@claim(
+    id="D1.6b",
+    source=Source(DOC, TABLE),
+    statement="Table row 'Learned embedding': maximum context = the training length, extrapolation low, "
+    "used in BERT and GPT-2.",
+    formal=r"\text{attribution and empirical ratings}",
+    expected=NOT_CHECKABLE,
+    depends_on=("D1.8",),
+)
+def d1_6b() -> Assessment:
+    return Assessment(
+        (cite(BERT_CODE), cite(GPT2_CODE)),
+        explanation="The attributions agree with the released code (BERT: 512 learned rows; GPT-2: 1024). "
+        "Here 'maximum context = training length' is a hard limit, not a rating: the table has no row past "
+        "its length (D1.8), so 'low' extrapolation is in fact none without changing the model.",
+    )
+
+
+@claim(
+    id="D1.6c",
+    source=Source(DOC, TABLE),
+    statement="Table row 'RoPE': maximum context 8K–128K+, extrapolation excellent, used in LLaMA, Mistral "
+    "and Qwen.",
+    formal=r"\text{attribution and empirical ratings}",
+    expected=REFUTED,
+    depends_on=("D1.7d",),
+)
+def d1_6c() -> Assessment:
+    return Assessment(
+        (cite(LLAMA_PAPER), cite(MISTRAL_CODE), cite(QWEN_CODE),
+         cite(ALIBI_PAPER, REFUTES), cite(PI_PAPER, REFUTES), cite(YARN_PAPER, REFUTES)),
+        explanation="The three attributions agree with the primary sources. 'Extrapolation: excellent' "
+        "does not: the ALiBi paper measures rotary models degrading past the training length, and the "
+        "position-interpolation and YaRN papers start from RoPE models failing there. The long contexts of "
+        "RoPE models come from training or fine-tuning at those lengths, or from rescaling RoPE "
+        "(interpolation, NTK, YaRN).",
+    )
+
+
+@claim(
+    id="D1.6d",
+    source=Source(DOC, TABLE),
+    statement="Table row 'ALiBi': maximum context unlimited, extrapolation very good, used in BLOOM and MPT.",
+    formal=r"\text{attribution and empirical ratings}",
+    expected=NOT_CHECKABLE,
+    depends_on=("D1.7e",),
+)
+def d1_6d() -> Assessment:
+    return Assessment(
+        (cite(BLOOM_CODE), cite(MPT_CARD), cite(ALIBI_PAPER)),
+        explanation="The attributions agree with BLOOM's implementation and MPT's card and config, and the "
+        "ALiBi paper supports 'very good' extrapolation over the lengths it tests. 'Unlimited' holds only "
+        "in the sense that the bias −m(i − j) is defined at every distance (no table to run out of, "
+        "D1.7e); every reported run is finite (MPT: up to 84k tokens).",
+    )
+
+
+@claim(
+    id="D1.6e",
+    source=Source(DOC, TABLE),
+    statement="Table row 'YaRN (RoPE extension)': maximum context 128K+, extrapolation excellent, used in "
+    "LLaMA 2 Long.",
+    formal=r"\text{attribution and empirical ratings}",
+    expected=REFUTED,
+)
+def d1_6e() -> Assessment:
+    return Assessment(
+        (cite(YARN_PAPER), cite(LLAMA2_LONG_PAPER, REFUTES)),
+        explanation="YaRN is a RoPE extension with published 128k-window models (YaRN paper), but those "
+        "are Llama 2 models fine-tuned with YaRN, not 'LLaMA 2 Long'. LLaMA 2 Long (Xiong et al.) is "
+        "continual pretraining of Llama 2 to effective windows of up to 32,768 tokens; its abstract does "
+        "not mention YaRN, and secondary summaries describe an enlarged RoPE base frequency instead. The "
+        "attribution, and '128K+' for that model, contradict the primary source.",
+    )
+
+
+@claim(
+    id="D1.6",
+    source=Source(DOC, TABLE),
+    statement="The comparison table of methods: maximum context, extrapolation quality and the models that "
+    "use each (rows D1.6a–D1.6e).",
+    formal=r"\text{attributions and empirical ratings, row by row}",
+    expected=REFUTED,
+)
+def d1_6() -> Assessment:
+    rows = {row.id: row.assess() for row in (d1_6a, d1_6b, d1_6c, d1_6d, d1_6e)}
+    verdicts = {key: value.verdict for key, value in rows.items()}
+    return Assessment(
+        tuple(e for row in rows.values() for e in row.evidence),
+        explanation="Row by row: " + "; ".join(f"{key} {value}" for key, value in verdicts.items()) + ". "
+        "Every model attribution but one agrees with a primary source; 'YaRN — LLaMA 2 Long' does not, and "
+        "'RoPE: excellent extrapolation' contradicts the measurements. The maximum-context column mixes a "
+        "hard limit (learned tables) with empirical limits (everything else).",
+    )
+
+
+# ---------------------------------------------------------------------------------- D1.7 (say it like this)
+
+@claim(
+    id="D1.7a",
+    source=Source(DOC, SAY_IT),
+    statement="(meeting) Retrieval quality on long documents in RAG may drop because of "
+    "positional-encoding limits; replacing a 4K-context model with a RoPE-based 128K model lets the whole "
+    "document be processed without chunking.",
+    formal=r"\text{empirical (not mathematics)}",
+    expected=NOT_CHECKABLE,
+)
+def d1_7a() -> Assessment:
+    return Assessment(
+        (cite(YARN_PAPER),),
+        explanation="Only the premise that RoPE models with 128K windows exist can be checked, and it "
+        "holds (YaRN's 128k Llama 2 checkpoints). That retrieval quality drops 'because of' the position "
+        "encoding is hedged ('may') and not checkable; that a 128K window makes chunking unnecessary holds "
+        "for documents that fit, but whether the model uses all of it is empirical (Mistral's README notes "
+        "that at large lengths 'the model does not use the full context anymore').",
+    )
+
+
+@claim(
+    id="D1.7b",
+    source=Source(DOC, SAY_IT),
+    statement="(interview) Positional encoding is needed because self-attention is a permutation-invariant "
+    "operation.",
+    formal=r"\mathrm{Attn}(PX) = \mathrm{Attn}(X)\ ?\quad\text{vs.}\quad "
+    r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)",
+    expected=REFUTED,
+    expected_argument=FLAWED,
+    depends_on=("D1.1",),
+)
+def d1_7b() -> Assessment:
+    equivariant = from_derivation("attention.permutation_equivariance", REFUTES)
+    pooled = "unchanged" if pooled_output_invariant() else "NOT shown unchanged"
+    return Assessment(
+        (equivariant,),
+        explanation="Self-attention is permutation-equivariant, not invariant: permuting the tokens "
+        "permutes the outputs, and SymPy exhibits inputs with Attn(PX) ≠ Attn(X). What is invariant is a "
+        f"summary over the tokens: SymPy finds the token-sum {pooled} under permutations. The conclusion, "
+        "that position information is needed, is right (for unmasked attention, D1.1), but the stated "
+        "reason is wrong.",
+        argument_evidence=(
+            Evidence(SYMBOLIC, "premise 'self-attention is permutation invariant' fails: Attn(PX) ≠ "
+                     "Attn(X) on an exact example", equivariant.holds, STEP_FAILS),
+            Evidence(SYMBOLIC, "equivariance already hides the order: each token's output is the same in "
+                     "every order", equivariant.holds, STEP_CHECKED),
+        ),
+    )
+
+
+@claim(
+    id="D1.7c",
+    source=Source(DOC, SAY_IT),
+    statement="(interview) With sin/cos, relative position is a linear transformation without any "
+    "training, so the model generalises well.",
+    formal=r"PE(p+k) = M_k\,PE(p)\ \Rightarrow\ \text{good generalisation}\ ?",
+    expected=REFUTED,
+    expected_argument=FLAWED,
+    depends_on=("D0.8", "D1.2"),
+)
+def d1_7c() -> Assessment:
+    premise = from_derivation("sinusoidal.offset_matrix", STEP_CHECKED)
+    unseen = unrotated_pairs(D_MODEL, 512)
+    gap = unseen_angle_step(unseen, f"d = {D_MODEL}, trained on positions < 512", D_MODEL // 2,
+                            "every later position shows them angles never seen")
+    return Assessment(
+        (cite(ALIBI_PAPER, REFUTES),),
+        explanation="The premise is proved (SymPy: PE(p + k) = M_k PE(p)). The conclusion does not follow: "
+        f"the linear map exists for every k, but {len(unseen)} of the {D_MODEL // 2} frequency pairs never "
+        "complete a turn within 512 positions, so longer inputs bring values the model never saw. "
+        "Measured, sinusoidal models degrade past their training length (ALiBi paper), and the Transformer "
+        "paper found learned embeddings 'nearly identical' within it: the sources point against "
+        "'generalises well'.",
+        argument_evidence=(premise, gap),
+    )
+
+
+@claim(
+    id="D1.7d",
+    source=Source(DOC, SAY_IT),
+    statement="(technical discussion) RoPE extrapolates well because only the relative position enters the "
+    "query-key dot product.",
+    formal=r"\langle R_m q, R_n k\rangle = g(q, k, n-m)\ \Rightarrow\ \text{extrapolation}\ ?",
+    expected=REFUTED,
+    expected_argument=FLAWED,
+    depends_on=("D0.17", "D1.3"),
+)
+def d1_7d() -> Assessment:
+    premise = from_derivation("rope.relative_half_split", STEP_CHECKED)
+    unseen = unrotated_pairs(128, 2048)
+    gap = unseen_angle_step(unseen, "head dim 128, trained on offsets < 2048", 64,
+                            "a larger offset gives them rotation angles never seen in training")
+    return Assessment(
+        (cite(PI_PAPER, REFUTES), cite(YARN_PAPER, REFUTES), cite(ALIBI_PAPER, REFUTES)),
+        explanation="The premise is proved: the score depends on q, k and n − m only (SymPy). It does not "
+        "give extrapolation: a function of the offset learned on offsets below L says nothing about larger "
+        f"ones, and with head dim 128 and L = 2048, {len(unseen)} of 64 frequency pairs see new angles past "
+        "L. The position-interpolation and YaRN papers describe RoPE models failing past their training "
+        "length, and the ALiBi paper measures it.",
+        argument_evidence=(premise, gap),
+    )
+
+
+@claim(
+    id="D1.7e",
+    source=Source(DOC, SAY_IT),
+    statement="(technical discussion) ALiBi puts a linear penalty directly on the attention score.",
+    formal=r"s_{ij} = q_i\cdot k_j - m\,(i-j),\quad j \le i",
+    expected=PROVED,
+)
+def d1_7e() -> Assessment:
+    linear = Evidence(EXACT, "SymPy: the penalty −m(i − j) has zero second differences in i and in j and "
+                      "changes by −m per step of distance", alibi_penalty_is_linear())
+    return Assessment(
+        (from_derivation("alibi.offset_only"), linear),
+        explanation="ALiBi adds −m(i − j) to the score of query i and key j: linear in the distance, with "
+        "slope −m per token, the same at every position. The rest of the line ('more flexible for context "
+        "extension', 'RoPE may be better on unseen patterns') is a judgement and is not checked.",
+    )
+
+
+@claim(
+    id="D1.7",
+    source=Source(DOC, SAY_IT),
+    statement="The 'say it like this' lines (D1.7a–D1.7e).",
+    formal=r"\text{five statements, premise and conclusion separated}",
+    expected=REFUTED,
+)
+def d1_7() -> Assessment:
+    lines = {line.id: line.assess() for line in (d1_7a, d1_7b, d1_7c, d1_7d, d1_7e)}
+    verdicts = {key: value.verdict for key, value in lines.items()}
+    return Assessment(
+        tuple(e for line in lines.values() for e in line.evidence),
+        explanation="Line by line: " + "; ".join(f"{key} {value}" for key, value in verdicts.items()) + ". "
+        "The checkable premises hold (relative position as a linear map, RoPE's offset-only score, ALiBi's "
+        "linear penalty) except 'permutation invariant'; the conclusions drawn from them about "
+        "generalisation and extrapolation do not follow and are contradicted by the sources.",
+    )
+
+
+# ------------------------------------------------------------------------------------- D1.8 (common mistake)
+
+def _learned_table_outcome(length: int = 512, width: int = 8) -> tuple[bool, str | None]:
+    """A learned table of `length` rows: do all positions below it have a row, and what does position
+    `length` give (None when a row comes back, else the error message)?"""
+    weights = np.random.default_rng(0).standard_normal((length, width))
+    table = LearnedPositionTable(weights)
+    covered = table.max_len == length and table.lookup(np.arange(length)).shape == (length, width)
+    return covered, shape_error(lambda: table.lookup(length))
+
+
+@claim(
+    id="D1.8",
+    source=Source(DOC, MISTAKES),
+    statement="Past the training max_length a model with learned position embeddings (BERT, GPT-2) has no "
+    "position embedding, so its performance degrades sharply.",
+    formal=r"E \in \mathbb{R}^{L\times d}:\ E[p]\ \text{exists only for}\ 0 \le p < L",
+    expected=REFUTED,
+    depends_on=("D0.10",),
+)
+def d1_8() -> Assessment:
+    covered, past_end = _learned_table_outcome()
+    evidence = (
+        Evidence(EXACT, "a learned table of L = 512 rows has a row for every position 0..511", covered),
+        Evidence(EXACT, "position 512 has no row: the lookup returns nothing to run on, it fails",
+                 past_end is not None, REFUTES, detail=(("lookup(512)", str(past_end)),)),
+        cite(BERT_CODE),
+        cite(GPT2_CODE),
+        cite(TORCH_INDEX_ERROR, REFUTES),
+    )
+    return Assessment(
+        evidence,
+        explanation="The first half is right: the table has L rows and position L has none. What follows "
+        f"is not a gradual or sharp loss of quality but a failed lookup: {past_end} — PyTorch's "
+        "nn.Embedding raises IndexError, Google's BERT code fails its assertion seq_length ≤ "
+        "max_position_embeddings. The "
+        "one exception found is TensorFlow's tf.gather on GPU, which per its documentation silently "
+        "returns 0 for an out-of-range index (GPT-2's original code looks wpe up that way); only there "
+        "does the model run on, without position information. The advice to check the maximum context "
+        "stands.",
+    )
+

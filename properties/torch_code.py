@@ -1,0 +1,215 @@
+"""NumPy re-expressions of two common PyTorch position-encoding modules, with torch's shapes, dtypes and
+broadcasting, so that a shape error there is a shape error here and the numbers agree to float32 rounding.
+
+* `SinusoidalTable` — the buffer ``pe = zeros(max_len, d); pe[:, 0::2] = sin(position · div_term);
+  pe[:, 1::2] = cos(position · div_term)``, ``div_term = exp(arange(0, d, 2) · (−ln base / d))``, stored
+  as ``pe.unsqueeze(0)``, and its forward ``x + pe[:, :seq_len]`` (dropout, the identity in evaluation
+  mode, is left out).
+* `RotaryCache` — ``inv_freq = 1 / base^(arange(0, dim, 2) / dim)``, the cos/sin caches of
+  ``cat(freqs, freqs)`` and the forward ``q·cos + rotate_half(q)·sin`` with ``cos = cos_cached[:seq_len]
+  .unsqueeze(0)``, seq_len read from axis 1 of q.
+
+Dtypes follow torch: ``torch.zeros``, ``arange(dtype=torch.float)`` and ``.float()`` are float32; a Python
+scalar does not widen a float32 tensor; an int64 tensor times a float32 tensor is float32 (torch promotes by
+category, where numpy would give float64, so the casts here are explicit). ``dtype=np.float64`` runs the
+same code as under ``torch.set_default_dtype(torch.float64)``. Broadcasting aligns shapes at their trailing
+axes and needs each pair of sizes equal or one of them 1 — the same rule in numpy and torch; a slice
+assignment ``a[idx] = b`` needs b to broadcast to the slice's own shape. sin/cos/exp/pow are numpy's:
+another library's float32 functions may differ in the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .validation import require_base, require_positive_int
+
+FLOAT_DTYPES = (np.float32, np.float64)
+
+
+class BroadcastMismatch(ValueError):
+    """Two shapes that do not broadcast: at some trailing-aligned axis the sizes differ and neither is 1."""
+
+    def __init__(self, shape_a: Sequence[int], shape_b: Sequence[int], dim: int, size_a: int, size_b: int):
+        self.shape_a, self.shape_b, self.dim = tuple(shape_a), tuple(shape_b), dim
+        super().__init__(
+            f"the size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton "
+            f"dimension {dim}: shapes {list(shape_a)} and {list(shape_b)} are aligned at their last axes and "
+            "broadcast only where the sizes are equal or one of them is 1"
+        )
+
+
+class SliceAssignmentMismatch(ValueError):
+    """``target[index] = values`` with values that do not broadcast to the slice's shape."""
+
+    def __init__(self, target_shape: Sequence[int], value_shape: Sequence[int], dim: int, note: str = ""):
+        self.target_shape, self.value_shape, self.dim = tuple(target_shape), tuple(value_shape), dim
+        padded = (1,) * max(len(self.target_shape) - len(self.value_shape), 0) + self.value_shape
+        expanded = self.target_shape[dim] if dim < len(self.target_shape) else 1
+        super().__init__(
+            f"the expanded size of the tensor ({expanded}) must match the existing size ({padded[dim]}) at "
+            f"non-singleton dimension {dim}: cannot assign values of shape {list(self.value_shape)} to a "
+            f"slice of shape {list(self.target_shape)}" + (f"; {note}" if note else "")
+        )
+
+
+def broadcast_shape(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int, ...]:
+    """The shape a ⊙ b takes under broadcasting, or `BroadcastMismatch` naming the first axis that fails.
+
+    Axes are counted in the result (of rank max(rank a, rank b)) from the left, as torch's message does.
+    """
+    a, b = tuple(shape_a), tuple(shape_b)
+    rank = max(len(a), len(b))
+    padded_a, padded_b = (1,) * (rank - len(a)) + a, (1,) * (rank - len(b)) + b
+    for dim, (size_a, size_b) in enumerate(zip(padded_a, padded_b, strict=True)):
+        if size_a != size_b and 1 not in (size_a, size_b):
+            raise BroadcastMismatch(a, b, dim, size_a, size_b)
+    return tuple(max(size_a, size_b) if 1 in (size_a, size_b) else size_a
+                 for size_a, size_b in zip(padded_a, padded_b, strict=True))
+
+
+def broadcast_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a · b elementwise, after checking that the shapes broadcast (`BroadcastMismatch` otherwise)."""
+    broadcast_shape(a.shape, b.shape)
+    return a * b
+
+
+def assign(target: np.ndarray, index: tuple, values: np.ndarray, note: str = "") -> None:
+    """target[index] = values when values broadcast to the slice's shape; `SliceAssignmentMismatch` otherwise.
+
+    The rule is one-sided: the slice keeps its shape, so values may only add or stretch size-1 axes.
+    """
+    slot = target[index].shape
+    if len(values.shape) > len(slot):
+        raise SliceAssignmentMismatch(slot, values.shape, 0, note)
+    padded = (1,) * (len(slot) - len(values.shape)) + tuple(values.shape)
+    for dim, (size, given) in enumerate(zip(slot, padded, strict=True)):
+        if given not in (1, size):
+            raise SliceAssignmentMismatch(slot, values.shape, dim, note)
+    target[index] = values
+
+
+def rotate_half(x: np.ndarray) -> np.ndarray:
+    """(x1, x2) ↦ (−x2, x1) on the two halves of the last axis (``torch.cat((-x2, x1), dim=-1)``)."""
+    half = x.shape[-1] // 2
+    return np.concatenate((-x[..., half:], x[..., :half]), axis=-1)
+
+
+class SinusoidalTable:
+    """The sinusoidal buffer pe[0, p, 2i] = sin(p·ω_i), pe[0, p, 2i+1] = cos(p·ω_i), ω_i = e^(−2i·ln base/d).
+
+    Built exactly as the common PyTorch module builds it, in `dtype` (float32 by default, like torch). For odd
+    d_model ≥ 3 the construction fails where torch's does: the 1::2 slice has (d−1)/2 columns while div_term
+    has (d+1)/2 entries, and `SliceAssignmentMismatch` says so. (d_model = 1 builds: the empty 1::2 slice
+    takes the single cos column by broadcasting a size-1 axis to 0, in torch as in numpy.)
+    """
+
+    def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0,
+                 dtype: type = np.float32) -> None:
+        d = require_positive_int(d_model, "d_model")
+        max_len = require_positive_int(max_len, "max_len")
+        base = require_base(base)
+        dtype = _require_float_dtype(dtype)
+        pe = np.zeros((max_len, d), dtype=dtype)
+        position = np.arange(0, max_len, dtype=dtype)[:, None]
+        div_term = np.exp(np.arange(0, d, 2).astype(dtype) * dtype(-math.log(base) / d))
+        angles = position * div_term
+        note = (f"d_model = {d}: div_term has ⌈d/2⌉ = {len(div_term)} entries and pe[:, 1::2] has "
+                f"⌊d/2⌋ = {d // 2} columns, which agree only for even d_model")
+        assign(pe, (slice(None), slice(0, None, 2)), np.sin(angles), note)
+        assign(pe, (slice(None), slice(1, None, 2)), np.cos(angles), note)
+        self.d_model, self.max_len, self.base, self.dtype = d, max_len, base, dtype
+        self.pe = pe[None, :, :]
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """x + pe[:, :seq_len, :] for x of shape [batch, seq_len, d_model]; a seq_len beyond max_len leaves
+        pe with max_len rows, which do not broadcast (`BroadcastMismatch`), as in torch."""
+        x = _require_real_array(x, "x", min_rank=2)
+        return x + _broadcast_checked(x, self.pe[:, : x.shape[1], :])
+
+
+class RotaryCache:
+    """RoPE with a precomputed cos/sin cache, half-split layout: q·cos + rotate_half(q)·sin.
+
+    inv_freq_i = 1/base^(2i/dim); row t of the caches is cos/sin of t·(inv_freq, inv_freq) for t < max_len.
+    The forward reads seq_len from axis 1 of q and broadcasts the (1, seq_len, dim) caches against q: that
+    fits q of shape [batch, seq_len, dim], not [batch, seq_len, heads, dim] (`BroadcastMismatch`, as in
+    torch).
+    """
+
+    def __init__(self, dim: int, max_len: int = 2048, base: float = 10000.0,
+                 dtype: type = np.float32) -> None:
+        dim = require_positive_int(dim, "dim")
+        max_len = require_positive_int(max_len, "max_len")
+        base = require_base(base)
+        dtype = _require_float_dtype(dtype)
+        inv_freq = dtype(1.0) / (dtype(base) ** (np.arange(0, dim, 2).astype(dtype) / dtype(dim)))
+        t = np.arange(max_len)
+        freqs = np.multiply.outer(t.astype(dtype), inv_freq)
+        emb = np.concatenate((freqs, freqs), axis=-1)
+        self.dim, self.max_len, self.base, self.dtype = dim, max_len, base, dtype
+        self.inv_freq = inv_freq
+        self.cos_cached, self.sin_cached = np.cos(emb), np.sin(emb)
+
+    def forward(self, q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(q·cos + rotate_half(q)·sin, k·cos + rotate_half(k)·sin), cos = cos_cached[:q.shape[1]][None]."""
+        q = _require_real_array(q, "q", min_rank=2)
+        k = _require_real_array(k, "k", min_rank=2)
+        seq_len = q.shape[1]
+        cos, sin = self.cos_cached[:seq_len][None], self.sin_cached[:seq_len][None]
+        return self._embed(q, cos, sin), self._embed(k, cos, sin)
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """Row j of x (shape (n, dim)) rotated to positions[j] by `forward` itself: the row is placed at
+        sequence position positions[j] of its own [1, seq_len, dim] sequence, so that the property checks of
+        `properties.rope` can take the class as their ``rotate(x, positions)``. Positions must be integers in
+        [0, max_len)."""
+        x = _require_real_array(x, "x", min_rank=2)
+        index = _require_cache_positions(positions, len(x), self.max_len)
+        rows = np.arange(len(x))
+        sequences = np.zeros((len(x), int(index.max()) + 1, x.shape[1]), dtype=np.result_type(x, self.dtype))
+        sequences[rows, index] = x
+        rotated, _ = self.forward(sequences, sequences)
+        return rotated[rows, index]
+
+    @staticmethod
+    def _embed(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+        return broadcast_multiply(x, cos) + broadcast_multiply(rotate_half(x), sin)
+
+
+def _broadcast_checked(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    broadcast_shape(a.shape, b.shape)
+    return b
+
+
+def _require_float_dtype(dtype: object) -> type:
+    for allowed in FLOAT_DTYPES:
+        if dtype is allowed or dtype == np.dtype(allowed):
+            return allowed
+    raise ValueError(f"dtype must be np.float32 or np.float64, got {dtype!r}")
+
+
+def _require_cache_positions(positions: object, n: int, max_len: int) -> np.ndarray:
+    array = np.asarray(positions)
+    allowed = f"integers in [0, {max_len - 1}] (the cache has max_len = {max_len} rows)"
+    if array.shape != (n,) or array.dtype.kind not in "iuf" or array.dtype == np.bool_:
+        raise ValueError(f"positions must be {n} {allowed}, one per row; got shape {array.shape}, "
+                         f"dtype {array.dtype}")
+    if n == 0 or not np.all(np.isfinite(array) & (array == np.round(array))):
+        raise ValueError(f"positions must be {allowed}; got a non-integer, NaN or infinity")
+    if np.min(array) < 0 or np.max(array) >= max_len:
+        raise ValueError(f"positions must be {allowed}; got {array.min()} to {array.max()}")
+    return array.astype(np.int64)
+
+
+def _require_real_array(value: object, name: str, min_rank: int) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf" or array.dtype == np.bool_:
+        raise ValueError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
+    if array.ndim < min_rank:
+        raise ValueError(f"{name} must have at least {min_rank} axes ([batch, seq_len, ...]), got shape "
+                         f"{array.shape}")
+    return array

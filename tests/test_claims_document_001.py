@@ -1,0 +1,168 @@
+"""Catalog entries of document 001: computed verdicts equal the recorded ones; breaking a check changes
+them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from pe_verify.claims import document_001 as doc
+from pe_verify.claims.model import (
+    CAVEAT,
+    FLAWED,
+    NUMERIC,
+    PROVED,
+    REFUTED,
+    REFUTES,
+    UNSETTLED,
+    Claim,
+)
+from pe_verify.proofs.attention import EXAMPLE, attention, causal_row_softmax, permutation_matrix
+from pe_verify.proofs.derivation import is_zero
+from pe_verify.properties.learned import LearnedPositionTable
+from pe_verify.properties.torch_code import RotaryCache, SinusoidalTable, rotate_half
+
+CLAIMS = [value for value in vars(doc).values() if isinstance(value, Claim)]
+SECTIONS = {doc.INTRODUCTION, doc.CODE, doc.TABLE, doc.SAY_IT, doc.MISTAKES}
+
+
+@pytest.mark.parametrize("entry", CLAIMS, ids=[entry.id for entry in CLAIMS])
+def test_computed_verdicts_match_the_recorded_ones(entry: Claim) -> None:
+    result = entry.assess()
+    assert result.verdict == entry.expected
+    assert result.argument_verdict == entry.expected_argument
+    assert result.explanation and "None" not in result.explanation
+
+
+def test_every_inventory_id_is_present_and_sources_are_document_001() -> None:
+    ids = [entry.id for entry in CLAIMS]
+    assert len(ids) == len(set(ids))
+    assert {f"D1.{n}" for n in range(1, 9)} <= set(ids)
+    assert all(entry.source.document == doc.DOC and entry.source.section in SECTIONS for entry in CLAIMS)
+
+
+def test_assessments_are_deterministic() -> None:
+    for entry in (doc.d1_4, doc.d1_5, doc.d1_5a):
+        first, second = entry.assess(), entry.assess()
+        assert first.explanation == second.explanation
+        assert first.evidence == second.evidence
+
+
+def test_d1_1_fails_when_the_pooled_check_is_run_on_causal_attention(monkeypatch: pytest.MonkeyPatch) -> None:
+    def causal_pooled() -> bool:
+        x, w_q, w_k, w_v = EXAMPLE
+        swap, pooled = permutation_matrix((1, 0, 2)), sp.ones(1, 3)
+        return is_zero(pooled * attention(swap * x, w_q, w_k, w_v, causal_row_softmax)
+                       - pooled * attention(x, w_q, w_k, w_v, causal_row_softmax))
+
+    assert doc.d1_1.assess().verdict == CAVEAT
+    monkeypatch.setattr(doc, "pooled_output_invariant", causal_pooled)
+    assert doc.d1_1.assess().verdict == UNSETTLED
+
+
+@pytest.mark.parametrize("broken", [
+    lambda pos, omegas, d=None: sp.Matrix([sp.tan(pos * w) for w in omegas]),
+    lambda pos, omegas, d=None: sp.Matrix([sp.Function("E")(pos) for _ in omegas]),
+    lambda pos, omegas, d=None: sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in omegas]),
+], ids=["unbounded", "learned function", "free parameter"])
+def test_d1_2_is_not_proved_for_encodings_that_are_not_parameter_free_and_defined(
+    monkeypatch: pytest.MonkeyPatch, broken: object,
+) -> None:
+    monkeypatch.setattr(doc, "encoding", broken)
+    assert doc.d1_2.assess().verdict != PROVED
+
+
+class OddTolerantTable(SinusoidalTable):
+    """Mutation: pads odd d_model to even and drops the last cos column, so odd d_model no longer fails."""
+
+    def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0,
+                 dtype: type = np.float32) -> None:
+        super().__init__(d_model + d_model % 2, max_len, base, dtype)
+        self.pe, self.d_model = self.pe[:, :, :d_model], d_model
+
+
+class SwappedTable(SinusoidalTable):
+    """Mutation: cos in the even columns, sin in the odd ones."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        even, odd = self.pe[..., 0::2].copy(), self.pe[..., 1::2].copy()
+        self.pe[..., 0::2], self.pe[..., 1::2] = odd, even
+
+
+def test_d1_4_loses_its_caveat_when_odd_d_model_stops_failing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "SinusoidalTable", OddTolerantTable)
+    assert doc.d1_4.assess().verdict == NUMERIC
+
+
+def test_d1_4_is_unsettled_for_a_swapped_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "SinusoidalTable", SwappedTable)
+    assert doc.d1_4.assess().verdict == UNSETTLED
+
+
+class BackwardsCache(RotaryCache):
+    """Mutation: rotates by −θ; still relative, but not RoPE's direction."""
+
+    @staticmethod
+    def _embed(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+        return x * cos - rotate_half(x) * sin
+
+
+class HeadAxisCache(RotaryCache):
+    """The fix: cos and sin unsqueezed at the heads axis, [1, seq_len, 1, dim]."""
+
+    def forward(self, q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cos, sin = self.cos_cached[: q.shape[1]][None, :, None], self.sin_cached[: q.shape[1]][None, :, None]
+        return self._embed(q, cos, sin), self._embed(k, cos, sin)
+
+
+def test_d1_5_is_unsettled_for_a_backwards_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "RotaryCache", BackwardsCache)
+    assert doc.d1_5.assess().verdict == UNSETTLED
+
+
+def test_d1_5a_is_no_longer_refuted_once_the_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert doc.d1_5a.assess().verdict == REFUTED
+    monkeypatch.setattr(doc, "RotaryCache", HeadAxisCache)
+    assert doc.d1_5a.assess().verdict != REFUTED
+
+
+class ClampingTable(LearnedPositionTable):
+    """Mutation: positions past the end silently reuse the last row."""
+
+    def lookup(self, positions: object) -> np.ndarray:
+        return self.weights[np.minimum(np.asarray(positions), self.max_len - 1)]
+
+
+def test_d1_8_refutation_rests_on_the_failed_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc, "LearnedPositionTable", ClampingTable)
+    computed = [e for e in doc.d1_8.assess().evidence if e.bearing == REFUTES and e.kind == "exact argument"]
+    assert computed and not any(e.holds for e in computed)
+
+
+def test_d1_7d_argument_is_not_flawed_without_the_unseen_angles(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert doc.d1_7d.assess().argument_verdict == FLAWED
+    monkeypatch.setattr(doc, "unrotated_pairs", lambda d, trained_length, base=10000, dps=30: [])
+    assert doc.d1_7d.assess().argument_verdict != FLAWED
+
+
+def test_unrotated_pairs_match_the_float_count() -> None:
+    d, length = 128, 2048
+    theta = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
+    expected = np.flatnonzero((length - 1) * theta < 2 * np.pi)
+    assert doc.unrotated_pairs(d, length) == [int(i) for i in expected]
+
+
+def quadratic_penalty_is_linear() -> bool:
+    """The second-difference test of `alibi_penalty_is_linear` applied to −m(i − j)², which must fail it."""
+    i, j, m = sp.symbols("i j m", real=True)
+    bias = -m * (i - j) ** 2
+    return is_zero(bias.subs(i, i + 2) - 2 * bias.subs(i, i + 1) + bias)
+
+
+def test_alibi_penalty_check_rejects_a_quadratic_penalty(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert doc.alibi_penalty_is_linear()
+    assert doc.d1_7e.assess().verdict == PROVED
+    monkeypatch.setattr(doc, "alibi_penalty_is_linear", quadratic_penalty_is_linear)
+    assert doc.d1_7e.assess().verdict == UNSETTLED

@@ -1,0 +1,241 @@
+"""The numpy re-expressions of the common PyTorch modules: against the reference encodings, torch's shape
+rules, and mutation twins that must fail the same comparisons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pe_verify.properties.checking import angle_tolerance
+from pe_verify.properties.finite_precision import common_code_encoding
+from pe_verify.properties.rope import apply_rope, check_agreement_with_reference, check_relative_property
+from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.torch_code import (
+    BroadcastMismatch,
+    RotaryCache,
+    SinusoidalTable,
+    SliceAssignmentMismatch,
+    assign,
+    broadcast_shape,
+    rotate_half,
+)
+
+EPS32 = float(np.finfo(np.float32).eps)
+EVEN_D = st.integers(1, 64).map(lambda h: 2 * h)
+ODD_D = st.integers(1, 64).map(lambda h: 2 * h + 1)
+BASES = st.sampled_from([10000.0, 500000.0, 10.0, 2.0])
+SHAPES = st.lists(st.sampled_from([1, 2, 3]), min_size=0, max_size=4).map(tuple)
+
+
+def float32_bound(max_angle: float, base: float) -> float:
+    return 2 * EPS32 * ((2 + np.log(base)) * max_angle + 1)
+
+
+class SwappedTable(SinusoidalTable):
+    """Mutation: cos in the even columns and sin in the odd ones."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        even, odd = self.pe[..., 0::2].copy(), self.pe[..., 1::2].copy()
+        self.pe[..., 0::2], self.pe[..., 1::2] = odd, even
+
+
+class BackwardsCache(RotaryCache):
+    """Mutation: rotates by −θ (q·cos − rotate_half(q)·sin)."""
+
+    @staticmethod
+    def _embed(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+        return x * cos - rotate_half(x) * sin
+
+
+# ------------------------------------------------------------------------------------------ sinusoidal
+
+
+@given(EVEN_D, st.integers(1, 400), BASES)
+def test_float64_table_is_the_reference_encoding(d: int, max_len: int, base: float) -> None:
+    table = SinusoidalTable(d, max_len, base, dtype=np.float64).pe
+    assert table.shape == (1, max_len, d) and table.dtype == np.float64
+    reference = sinusoidal_encoding(np.arange(max_len), d, base)
+    assert np.max(np.abs(table[0] - reference)) <= angle_tolerance(max_len - 1, 1, base=base)
+
+
+@given(EVEN_D, st.integers(1, 400), BASES)
+def test_float32_table_is_within_float32_rounding_of_the_reference(d: int, max_len: int, base: float) -> None:
+    table = SinusoidalTable(d, max_len, base).pe
+    assert table.dtype == np.float32
+    reference = sinusoidal_encoding(np.arange(max_len), d, base)
+    assert np.max(np.abs(table[0] - reference)) <= float32_bound(max_len - 1, base)
+
+
+@given(EVEN_D, st.integers(1, 300))
+def test_float32_table_equals_the_common_code_encoding_bit_for_bit(d: int, max_len: int) -> None:
+    rows = common_code_encoding(d, "float32").rows(np.arange(max_len, dtype=np.int64))
+    assert np.array_equal(SinusoidalTable(d, max_len).pe[0], rows)
+
+
+@given(EVEN_D, st.integers(2, 300))
+def test_swapped_layout_twin_fails_the_reference_comparison(d: int, max_len: int) -> None:
+    table = SwappedTable(d, max_len, dtype=np.float64).pe[0]
+    reference = sinusoidal_encoding(np.arange(max_len), d)
+    assert np.max(np.abs(table - reference)) > 0.5
+
+
+@given(ODD_D, st.integers(1, 50))
+def test_odd_d_model_fails_where_torch_fails(d: int, max_len: int) -> None:
+    with pytest.raises(SliceAssignmentMismatch) as caught:
+        SinusoidalTable(d, max_len)
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert error.target_shape == (max_len, d // 2) and error.value_shape == (max_len, d // 2 + 1)
+    assert f"must match the existing size ({d // 2 + 1})" in str(error) and "even d_model" in str(error)
+
+
+def test_d_model_one_builds_a_sine_column_in_torch_and_here() -> None:
+    table = SinusoidalTable(1, 6)
+    assert table.pe.shape == (1, 6, 1)
+    assert np.array_equal(table.pe[0, :, 0], np.sin(np.arange(6, dtype=np.float32)))
+
+
+def test_forward_adds_the_first_rows_and_keeps_the_shape() -> None:
+    table = SinusoidalTable(8, 20)
+    out = table.forward(np.zeros((3, 5, 8), dtype=np.float32))
+    assert out.shape == (3, 5, 8) and out.dtype == np.float32
+    assert np.array_equal(out, np.broadcast_to(table.pe[:, :5], (3, 5, 8)))
+
+
+def test_forward_beyond_max_len_is_a_broadcast_error() -> None:
+    with pytest.raises(BroadcastMismatch, match=r"a \(21\) .* b \(20\) at non-singleton dimension 1"):
+        SinusoidalTable(8, 20).forward(np.zeros((1, 21, 8)))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((0,), "d_model must be a positive integer"),
+    ((8, 0), "max_len must be a positive integer"),
+    ((8, 10, 1.0), "base must be a finite real number greater than 1"),
+    ((8, 10, 10000.0, np.int32), "dtype must be np.float32 or np.float64"),
+])
+def test_table_rejects_bad_input(args: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SinusoidalTable(*args)
+
+
+# ------------------------------------------------------------------------------------------ shape rules
+
+
+@given(SHAPES, SHAPES)
+def test_broadcast_shape_agrees_with_numpy(a: tuple, b: tuple) -> None:
+    try:
+        expected = np.broadcast_shapes(a, b)
+    except ValueError:
+        with pytest.raises(BroadcastMismatch):
+            broadcast_shape(a, b)
+    else:
+        assert broadcast_shape(a, b) == expected
+
+
+@given(SHAPES.filter(lambda s: len(s) >= 1), SHAPES)
+def test_assign_succeeds_exactly_when_numpy_assignment_does(target: tuple, values: tuple) -> None:
+    mine, theirs = np.zeros(target), np.zeros(target)
+    source = np.arange(int(np.prod(values)), dtype=float).reshape(values)
+    try:
+        theirs[...] = source
+    except ValueError:
+        with pytest.raises(SliceAssignmentMismatch):
+            assign(mine, (Ellipsis,), source)
+    else:
+        assign(mine, (Ellipsis,), source)
+        assert np.array_equal(mine, theirs)
+
+
+# ------------------------------------------------------------------------------------------ rotary
+
+
+POSITION = st.integers(0, 2047)
+
+
+@given(st.integers(1, 32).map(lambda h: 2 * h), st.lists(POSITION, min_size=1, max_size=6), BASES)
+def test_float64_cache_is_half_split_rope(dim: int, positions: list[int], base: float) -> None:
+    cache = RotaryCache(dim, base=base, dtype=np.float64)
+    x = np.random.default_rng(dim).standard_normal((len(positions), dim))
+    p = np.array(positions)
+    expected = apply_rope(x, p, base=base, layout="half_split")
+    assert np.max(np.abs(cache.rotate(x, p) - expected)) <= angle_tolerance(max(positions), 4, base=base) * 8
+
+
+@given(st.lists(st.integers(1, 2047), min_size=1, max_size=4))
+def test_cache_agrees_with_the_50_digit_reference(positions: list[int]) -> None:
+    x = np.random.default_rng(1).standard_normal((len(positions), 16))
+    rotate, p = RotaryCache(16, dtype=np.float64).rotate, np.array(positions)
+    assert check_agreement_with_reference(rotate, x, p, layout="half_split").holds
+    assert not check_agreement_with_reference(rotate, x, p, layout="interleaved").holds
+
+
+@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 1023)), min_size=1, max_size=6))
+def test_cache_has_the_relative_property(pairs: list[tuple[int, int]]) -> None:
+    m = np.array([a for a, _ in pairs])
+    n = m + np.array([b for _, b in pairs])
+    rng = np.random.default_rng(2)
+    q, k = rng.standard_normal((len(pairs), 32)), rng.standard_normal((len(pairs), 32))
+    assert check_relative_property(RotaryCache(32, dtype=np.float64).rotate, q, k, m, n).holds
+
+
+def test_backwards_twin_keeps_the_relative_property_but_fails_the_reference() -> None:
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((6, 32)), rng.standard_normal((6, 32))
+    m = np.array([0, 5, 17, 100, 900, 1000])
+    n = m + np.array([3, 1, 40, 7, 1000, 0])
+    twin = BackwardsCache(32, dtype=np.float64)
+    assert check_relative_property(twin.rotate, q, k, m, n).holds
+    assert not check_agreement_with_reference(twin.rotate, q, n, layout="half_split").holds
+
+
+def test_cache_dtypes_follow_torch() -> None:
+    cache = RotaryCache(64)
+    assert cache.inv_freq.dtype == np.float32 and cache.cos_cached.dtype == np.float32
+    assert cache.cos_cached.shape == (2048, 64)
+    assert np.array_equal(cache.cos_cached[:, :32], cache.cos_cached[:, 32:])
+
+
+def test_usage_example_shape_fails_to_broadcast_like_numpy() -> None:
+    cache = RotaryCache(64)
+    q = np.zeros((2, 128, 8, 64), dtype=np.float32)
+    with pytest.raises(ValueError):
+        np.broadcast_shapes(q.shape, cache.cos_cached[:128][None].shape)
+    with pytest.raises(BroadcastMismatch, match=r"a \(8\) .* b \(128\) at non-singleton dimension 2"):
+        cache.forward(q, q)
+
+
+def test_layouts_that_work_and_the_silent_single_head_shape() -> None:
+    cache = RotaryCache(64)
+    three_axes = np.ones((2, 128, 64), dtype=np.float32)
+    assert cache.forward(three_axes, three_axes)[0].shape == (2, 128, 64)
+    q = np.ones((2, 128, 8, 64), dtype=np.float32)
+    cos = cache.cos_cached[:128][None, :, None, :]
+    assert (q * cos).shape == (2, 128, 8, 64)
+    one_head = np.ones((2, 128, 1, 64), dtype=np.float32)
+    assert cache.forward(one_head, one_head)[0].shape == (2, 128, 128, 64)
+
+
+def test_odd_rotary_dim_fails_in_the_forward() -> None:
+    cache = RotaryCache(5, max_len=8)
+    assert cache.cos_cached.shape == (8, 6)
+    with pytest.raises(BroadcastMismatch, match=r"tensor a \(5\) .* tensor b \(6\)"):
+        cache.forward(np.zeros((1, 4, 5)), np.zeros((1, 4, 5)))
+
+
+@pytest.mark.parametrize("positions", [[-1, 0], [0, 2048], [0.5, 1]])
+def test_rotate_rejects_positions_outside_the_cache(positions: list[float]) -> None:
+    with pytest.raises(ValueError, match="positions must be"):
+        RotaryCache(4).rotate(np.ones((2, 4)), np.array(positions))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((0,), "dim must be a positive integer"),
+    ((4, 0), "max_len must be a positive integer"),
+    ((4, 8, 0.5), "base must be a finite real number greater than 1"),
+])
+def test_cache_rejects_bad_input(args: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        RotaryCache(*args)
