@@ -584,7 +584,7 @@ def d1_6b() -> Assessment:
     statement="Table row 'RoPE': maximum context 8K–128K+, extrapolation excellent, used in LLaMA, Mistral "
     "and Qwen.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=REFUTED,
+    expected=NOT_CHECKABLE,
     depends_on=("D1.7d",),
 )
 def d1_6c() -> Assessment:
@@ -623,7 +623,7 @@ def d1_6d() -> Assessment:
     statement="Table row 'YaRN (RoPE extension)': maximum context 128K+, extrapolation excellent, used in "
     "LLaMA 2 Long.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=REFUTED,
+    expected=NOT_CHECKABLE,
 )
 def d1_6e() -> Assessment:
     return Assessment(
@@ -642,7 +642,7 @@ def d1_6e() -> Assessment:
     statement="The comparison table of methods: maximum context, extrapolation quality and the models that "
     "use each (rows D1.6a–D1.6e).",
     formal=r"\text{attributions and empirical ratings, row by row}",
-    expected=REFUTED,
+    expected=NOT_CHECKABLE,
 )
 def d1_6() -> Assessment:
     rows = {row.id: row.assess() for row in (d1_6a, d1_6b, d1_6c, d1_6d, d1_6e)}
@@ -714,7 +714,7 @@ def d1_7b() -> Assessment:
     statement="(interview) With sin/cos, relative position is a linear transformation without any "
     "training, so the model generalises well.",
     formal=r"PE(p+k) = M_k\,PE(p)\ \Rightarrow\ \text{good generalisation}\ ?",
-    expected=REFUTED,
+    expected=NOT_CHECKABLE,
     expected_argument=FLAWED,
     depends_on=("D0.8", "D1.2"),
 )
@@ -741,7 +741,7 @@ def d1_7c() -> Assessment:
     statement="(technical discussion) RoPE extrapolates well because only the relative position enters the "
     "query-key dot product.",
     formal=r"\langle R_m q, R_n k\rangle = g(q, k, n-m)\ \Rightarrow\ \text{extrapolation}\ ?",
-    expected=REFUTED,
+    expected=NOT_CHECKABLE,
     expected_argument=FLAWED,
     depends_on=("D0.17", "D1.3"),
 )

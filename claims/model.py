@@ -4,7 +4,9 @@ Verdicts are computed from evidence every run; an entry records the verdict it e
 shows up as a failing test. The vocabulary is kept small:
 
 - claim verdicts: proved, refuted, holds with caveat, supported numerically, not checkable — and `unsettled`,
-  which only appears when a check that should have confirmed something did not (a defect to look at);
+  which only appears when a check that should have confirmed something did not (a defect to look at).
+  "Refuted" needs a computed counterexample; a matter of fact is "not checkable" whichever way its cited
+  primary sources point (`Assessment.sources_point` says which);
 - argument verdicts (where the document argues): sound, sound with unstated conditions, flawed.
 """
 
@@ -41,7 +43,8 @@ EXACT_KINDS = frozenset({SYMBOLIC, EXACT, CERTIFICATE})
 SUPPORTS = "supports"  # the check confirms (part of) the claim as stated
 REFUTES = "refutes"  # the check is a counterexample to the claim as stated
 LIMITS = "limits"  # a counterexample outside a condition the document does not state; the claim holds inside
-BEARINGS = (SUPPORTS, REFUTES, LIMITS)
+CORROBORATES = "corroborates"  # a measurement that cross-checks what exact evidence already shows
+BEARINGS = (SUPPORTS, REFUTES, LIMITS, CORROBORATES)
 
 #: How a piece of evidence bears on the document's argument when its check comes out true.
 STEP_CHECKED = "step checked"  # a step of the argument holds as written
@@ -82,20 +85,35 @@ class Evidence:
 
 
 def claim_verdict(evidence: Sequence[Evidence]) -> str:
-    """The verdict the evidence supports: a counterexample refutes, a caveat limits, exact support proves."""
-    support = [e for e in evidence if e.bearing == SUPPORTS]
-    if any(not e.holds for e in support):
+    """The verdict the evidence supports.
+
+    A computed counterexample refutes. A claim with no computed support is a matter of fact: not checkable
+    (its citations say which way the sources point). Otherwise a counterexample outside an unstated condition,
+    or a cited source against part of the claim, limits it; else it is proved when every computed support is
+    exact, and supported numerically when some is a measurement. Corroborating checks must hold but do not
+    weaken a proof; a support or corroboration that fails leaves the claim unsettled.
+    """
+    if any(not e.holds for e in evidence if e.bearing in (SUPPORTS, CORROBORATES)):
         return UNSETTLED
-    if any(e.holds for e in evidence if e.bearing == REFUTES):
+    computed = [e for e in evidence if e.kind != CITATION]
+    if any(e.holds for e in computed if e.bearing == REFUTES):
         return REFUTED
-    if not support:
-        return UNSETTLED
-    if any(e.holds for e in evidence if e.bearing == LIMITS):
+    computed_support = [e for e in computed if e.bearing == SUPPORTS]
+    if not computed_support:
+        return NOT_CHECKABLE if any(e.kind == CITATION for e in evidence) else UNSETTLED
+    if any(e.holds for e in evidence if e.bearing in (LIMITS, REFUTES)):
         return CAVEAT
-    kinds = {e.kind for e in support}
-    if kinds == {CITATION}:
-        return NOT_CHECKABLE
-    return PROVED if kinds <= EXACT_KINDS else NUMERIC
+    return PROVED if {e.kind for e in computed_support} <= EXACT_KINDS else NUMERIC
+
+
+def sources_point(evidence: Sequence[Evidence]) -> str | None:
+    """Which way the cited primary sources point: for, against, or mixed (None without citations)."""
+    cited = [e for e in evidence if e.kind == CITATION and e.holds]
+    against = any(e.bearing in (REFUTES, LIMITS) for e in cited)
+    supports = any(e.bearing == SUPPORTS for e in cited)
+    if not cited:
+        return None
+    return "mixed" if against and supports else "against" if against else "for"
 
 
 def argument_verdict(evidence: Sequence[Evidence]) -> str:
@@ -125,6 +143,10 @@ class Assessment:
     @property
     def argument_verdict(self) -> str | None:
         return argument_verdict(self.argument_evidence) if self.argument_evidence else None
+
+    @property
+    def sources_point(self) -> str | None:
+        return sources_point(self.evidence)
 
     @property
     def argument_issue(self) -> str | None:

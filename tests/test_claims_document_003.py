@@ -22,8 +22,9 @@ from pe_verify.claims.model import (
     CITATION,
     CONDITIONS,
     PROVED,
-    REFUTED,
+    REFUTES,
     SOUND,
+    SUPPORTS,
     UNSETTLED,
     VERDICTS,
     Assessment,
@@ -149,13 +150,18 @@ def test_equal_slopes_do_not_show_the_slope_effect(fresh: None, monkeypatch: pyt
 def test_a_confirmed_seqpe_description_would_clear_the_table(
     fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert doc.d3_12b.assess().verdict == REFUTED
+    def seqpe_row(found: Assessment) -> Evidence:
+        return next(e for e in found.evidence if ("entry", "D3.11") in e.detail)
+
+    before = doc.d3_12b.assess()
+    assert before.verdict == CAVEAT and seqpe_row(before).bearing == REFUTES
     clear_assessments()
     confirmed = Assessment((Evidence(CITATION, "the paper describes a chain", True),), "confirmed")
     original = doc.assessed
     monkeypatch.setattr(doc, "assessed",
                         lambda claim_id: confirmed if claim_id == "D3.11" else original(claim_id))
-    assert doc.d3_12b.assess().verdict == CAVEAT
+    after = doc.d3_12b.assess()
+    assert seqpe_row(after).bearing == SUPPORTS
 
 
 def test_broken_table_rows_really_repeat() -> None:

@@ -9,6 +9,7 @@ from pe_verify.claims.model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CORROBORATES,
     DIGITS,
     EXACT,
     FLAWED,
@@ -27,6 +28,7 @@ from pe_verify.claims.model import (
     Evidence,
     argument_verdict,
     claim_verdict,
+    sources_point,
 )
 
 
@@ -49,6 +51,11 @@ def ev(kind: str = SYMBOLIC, holds: bool = True, bearing: str = "supports") -> E
         ([ev(EXACT, holds=False, bearing=REFUTES)], UNSETTLED),
         ([ev(EXACT, bearing=LIMITS)], UNSETTLED),
         ([], UNSETTLED),
+        ([ev(CITATION, bearing=REFUTES)], NOT_CHECKABLE),
+        ([ev(), ev(CITATION, bearing=REFUTES)], CAVEAT),
+        ([ev(), ev(CITATION)], PROVED),
+        ([ev(), ev(DIGITS, bearing=CORROBORATES)], PROVED),
+        ([ev(), ev(DIGITS, holds=False, bearing=CORROBORATES)], UNSETTLED),
     ],
 )
 def test_claim_verdict(evidence: list[Evidence], verdict: str) -> None:
@@ -85,3 +92,17 @@ def test_assessment_names_the_failing_step() -> None:
 def test_evidence_rejects_unknown_kinds_and_bearings(kind: str, bearing: str) -> None:
     with pytest.raises(ValueError, match="unknown"):
         Evidence(kind, "x", True, bearing)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "direction"),
+    [
+        ([ev()], None),
+        ([ev(CITATION)], "for"),
+        ([ev(CITATION, bearing=REFUTES)], "against"),
+        ([ev(CITATION), ev(CITATION, bearing=LIMITS)], "mixed"),
+        ([ev(CITATION, holds=False, bearing=REFUTES)], None),
+    ],
+)
+def test_sources_point(evidence: list[Evidence], direction: str | None) -> None:
+    assert sources_point(evidence) == direction

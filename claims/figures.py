@@ -1,0 +1,379 @@
+"""Figures of the proof reports, drawn from what the suite computes: the sinusoidal encoding, its wavelengths,
+the distance between encodings against their offset, the nearest cross-dimension values against the number of
+positions, and where finite precision makes positions and rows collide.
+
+Drawing uses matplotlib's Agg canvas directly (no pyplot, no window) under matplotlib's default style, at a
+fixed size and dpi, and the PNG carries no version or time stamp: the bytes depend only on the data and on the
+matplotlib/freetype version. Each caption states what was computed, at which precision and over which range.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from matplotlib import style
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from pe_verify.collisions import exact_coincidence_mask
+from pe_verify.properties import finite_precision as fp
+from pe_verify.properties import near_collision as nc
+from pe_verify.properties.sinusoidal import frequencies, pair_index, sinusoidal_encoding
+
+BASE = 10000.0
+DPI = 100
+SIZE = (9.0, 4.5)  # inches: 900 × 450 pixels
+
+#: Text chunk written into every PNG drawn here; only files carrying it are ever removed as stale.
+MARKER = "pe-verify proof report"
+PNG_METADATA = {"Software": None, "Source": MARKER}
+
+
+@dataclass(frozen=True)
+class Scales:
+    """How much each figure computes: sizes, dimensions and the numbers of positions scanned."""
+
+    heatmap_d: int = 64
+    heatmap_positions: int = 128
+    wavelength_d: int = 512
+    offset_ds: tuple[int, ...] = (6, 512)
+    max_offset: int = 100_000
+    gap_scans: tuple[tuple[int, tuple[int, ...]], ...] = (
+        (6, (10**2, 10**3, 10**4, 10**5, 10**6)),
+        (512, (10**2, 10**3, 10**4)),
+    )
+    dtype_d: int = 512
+    dtype_positions: int = 10_000
+
+
+#: What `report.write_reports` draws.
+SCALES = Scales()
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A drawn figure: file name, title, a markdown caption of what was computed, the claims it illustrates,
+    and the PNG bytes."""
+
+    name: str
+    title: str
+    caption: str
+    claims: tuple[str, ...]
+    png: bytes
+
+
+def png_bytes(figure: Figure) -> bytes:
+    """The figure as PNG at the fixed dpi, with no software or time stamp (byte-identical on redraw)."""
+    buffer = io.BytesIO()
+    FigureCanvasAgg(figure)
+    figure.savefig(buffer, format="png", dpi=DPI, metadata=PNG_METADATA)
+    return buffer.getvalue()
+
+
+def is_ours(png: bytes) -> bool:
+    """Whether PNG bytes carry the marker text chunk written by `png_bytes`."""
+    return png.startswith(b"\x89PNG") and b"tEXtSource\x00" + MARKER.encode() in png
+
+
+def _draw(build: Callable[[Figure], None]) -> bytes:
+    """Run `build` on a fresh figure in matplotlib's default style (a user's matplotlibrc changes nothing)."""
+    with style.context("default"):
+        figure = Figure(figsize=SIZE, dpi=DPI, layout="constrained")
+        build(figure)
+        return png_bytes(figure)
+
+
+def _power_of_ten(n: int) -> str:
+    exponent = round(math.log10(n))
+    return f"10^{exponent}" if 10**exponent == n else f"{n}"
+
+
+# ------------------------------------------------------------------------------------------------ encoding
+
+
+def encoding_heatmap(scales: Scales) -> Plot:
+    """PE(p, j) for 0 ≤ p < P and 0 ≤ j < d in float64: fast dims on the left, slow dims on the right."""
+    d, n = scales.heatmap_d, scales.heatmap_positions
+    table = sinusoidal_encoding(np.arange(n), d, BASE)
+
+    def build(figure: Figure) -> None:
+        axes = figure.add_subplot()
+        image = axes.imshow(table, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+        axes.set_xlabel("dimension j (even: sin, odd: cos)")
+        axes.set_ylabel("position p")
+        axes.set_title(f"Sinusoidal encoding PE(p, j), d = {d}, base {BASE:g}")
+        figure.colorbar(image, ax=axes, label="value")
+
+    spread = np.ptp(table, axis=0)
+    caption = (
+        f"The float64 encoding table for positions 0–{n - 1} and d = {d} (base {BASE:g}). Over these "
+        f"positions dim 0 spans {spread[0]:.4f} (max − min) and dim {d - 1} spans {spread[-1]:.2e}; "
+        f"{np.count_nonzero(spread < 0.1)} of the {d} dims span less than 0.1."
+    )
+    return Plot("encoding-heatmap.png", "The encoding as a heatmap", caption, ("D0.3", "D0.6"), _draw(build))
+
+
+def wavelengths(scales: Scales) -> Plot:
+    """λ_j = 2π/ω_⌊j/2⌋ per dimension in float64, on a log scale: from 2π up to below 2π·base."""
+    d = scales.wavelength_d
+    wave = 2 * np.pi / frequencies(d, BASE)[pair_index(d)]
+
+    def build(figure: Figure) -> None:
+        axes = figure.add_subplot()
+        axes.semilogy(np.arange(d), wave, ".", markersize=3, label=r"$2\pi/\omega_{\lfloor j/2\rfloor}$")
+        axes.axhline(2 * np.pi, color="grey", linestyle=":", label=r"$2\pi$")
+        axes.axhline(2 * np.pi * BASE, color="grey", linestyle="--", label=rf"$2\pi\cdot{BASE:g}$")
+        axes.set_xlabel("dimension j")
+        axes.set_ylabel("wavelength (positions)")
+        axes.set_title(f"Wavelength per dimension, d = {d}, base {BASE:g}")
+        axes.legend(loc="center right")
+
+    shown = ", ".join(f"dim {j}: {wave[j]:.6g}" for j in (0, 1, d - 2, d - 1))
+    caption = (
+        f"Wavelength 2π/ω of every dimension at d = {d} (float64): {shown}. Dims 2i and 2i+1 share one "
+        f"frequency; the longest wavelength is {wave[-1] / (2 * np.pi * BASE):.6f} × 2π·{BASE:g}."
+    )
+    return Plot("wavelengths.png", "Wavelength per dimension", caption, ("D0.4", "D3.1"), _draw(build))
+
+
+# ------------------------------------------------------------------------------------- distance by offset
+
+
+@functools.cache
+def _offsets(d: int, n: int) -> tuple[np.ndarray, nc.NearRepeats]:
+    """S(k) = ‖PE(p+k) − PE(p)‖² for 0 ≤ k < n (float64), and the closest offset re-ranked at 50 digits."""
+    squared = nc.offset_squared_distances(n, nc.frequencies_mp(d, BASE))
+    return squared, nc.nearest_vector_offsets(n, d, BASE, count=1)
+
+
+def first_decrease(squared: np.ndarray, bound: float) -> int | None:
+    """The first k with S(k+1) < S(k) − 2·bound: S surely decreases there if each value is within `bound`."""
+    drops = np.flatnonzero(squared[1:] < squared[:-1] - 2 * bound)
+    return int(drops[0]) if drops.size else None
+
+
+def _describe_offsets(d: int, n: int) -> str:
+    squared, nearest = _offsets(d, n)
+    bound = nc.offset_error_bound(d)
+    first = first_decrease(squared, bound)
+    closest = nearest.repeats[0]
+    if first is None:
+        drop = "never decreases"
+    else:
+        before, after = np.sqrt(squared[first : first + 2])
+        drop = f"first decreases from k = {first} to k = {first + 1} ({before:.6f} → {after:.6f})"
+    return (
+        f"d = {d} (squared distances within {bound:.1e}): the distance {drop}; the closest offset "
+        f"1 ≤ k < {_power_of_ten(n)} is k = {closest.offset} at distance {mpmath.nstr(closest.distance, 12)} "
+        f"(re-ranked at {nearest.dps} digits: {nearest.evidence})"
+    )
+
+
+def distance_by_offset(scales: Scales) -> Plot:
+    """‖PE(p+k) − PE(p)‖ = (Σ_i 2(1 − cos kω_i))^½ against k, for each d of `scales.offset_ds`."""
+    n = scales.max_offset
+    k = np.arange(1, n)
+
+    def build(figure: Figure) -> None:
+        for column, d in enumerate(scales.offset_ds, start=1):
+            axes: Axes = figure.add_subplot(1, len(scales.offset_ds), column)
+            axes.semilogx(k, np.sqrt(np.maximum(_offsets(d, n)[0][1:], 0.0)), linewidth=0.4)
+            axes.axhline(math.sqrt(2 * d), color="grey", linestyle=":", label=r"$\sqrt{2d}$")
+            axes.set_xlabel("offset k")
+            axes.set_ylabel(r"$\|PE(p+k) - PE(p)\|$")
+            axes.set_title(f"d = {d}")
+            axes.legend(loc="upper left")
+        figure.suptitle("Distance between encodings against their offset (the same for every p)")
+
+    lines = "; ".join(_describe_offsets(d, n) for d in scales.offset_ds)
+    caption = (
+        f"‖PE(p+k) − PE(p)‖ = (Σ_i 2(1 − cos kω_i))^½ for 1 ≤ k < {_power_of_ten(n)}, base {BASE:g}, in "
+        f"float64 by angle addition (`near_collision.offset_squared_distances`). {lines}."
+    )
+    return Plot("distance-by-offset.png", "Vector distance against offset", caption, ("D0.7",), _draw(build))
+
+
+# ------------------------------------------------------------------------------- cross-dimension gap by N
+
+
+@functools.cache
+def _exact_coincidences(d: int) -> np.ndarray | None:
+    """The dim pairs that take equal values exactly at some positions (left out of the scan), or None."""
+    mask = exact_coincidence_mask(d, Fraction(BASE))
+    return mask if mask.any() else None
+
+
+@functools.cache
+def _gap_rows(d: int, ns: tuple[int, ...]) -> tuple[nc.GapRow, ...]:
+    return tuple(nc.gap_against_n(ns, d, BASE, exclude=_exact_coincidences(d)))
+
+
+def _gap_row(d: int, row: nc.GapRow) -> str:
+    pair = row.nearest.nearest
+    return (
+        f"| {d} | {_power_of_ten(row.n)} | {mpmath.nstr(pair.gap, 6)} | {row.nearest.evidence} "
+        f"| {pair.first} – {pair.second} | {row.predicted:.3e} "
+        f"| {row.observed_close} / {row.expected_close:.1f} |"
+    )
+
+
+def _excluded(d: int) -> str:
+    mask = _exact_coincidences(d)
+    if mask is None:
+        return f"d = {d}: no dim pair coincides exactly"
+    return (
+        f"d = {d}: the {int(mask.sum()) // 2} dim pairs that coincide exactly at some positions (same kind, "
+        "rational frequency ratio) are left out"
+    )
+
+
+def gap_by_n(scales: Scales) -> Plot:
+    """The smallest |PE(p1, j1) − PE(p2, j2)| (p1 ≠ p2, j1 ≠ j2) over positions < N against N, with the
+    arcsine-equidistribution model's expected minimum."""
+    scans = [(d, _gap_rows(d, ns)) for d, ns in scales.gap_scans]
+
+    def build(figure: Figure) -> None:
+        axes = figure.add_subplot()
+        for d, rows in scans:
+            ns = [row.n for row in rows]
+            line = axes.loglog(ns, [float(row.nearest.nearest.gap) for row in rows], "o-", label=f"d = {d}")
+            axes.loglog(
+                ns,
+                [row.predicted for row in rows],
+                "--",
+                color=line[0].get_color(),
+                label=f"d = {d}: equidistribution model",
+            )
+        axes.set_xlabel("number of positions N")
+        axes.set_ylabel("nearest cross-dimension gap")
+        axes.set_title("Closest values in different dimensions at different positions < N")
+        axes.legend()
+
+    header = [
+        "| d | N | nearest gap (50 digits) | ranking | (p1, j1) – (p2, j2) | model's expected minimum "
+        "| pairs closer than 100 × model: seen / model |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    table = [_gap_row(d, row) for d, rows in scans for row in rows]
+    caption = (
+        f"Over positions 0 ≤ p < N (base {BASE:g}), the smallest |PE(p1, j1) − PE(p2, j2)| with p1 ≠ p2 and "
+        f"j1 ≠ j2: every candidate found by a float64 scan (values within 2^−51) is re-ranked at 50 digits "
+        f"(`near_collision.gap_against_n`). The dashed lines are the expected minimum if the values were "
+        f"independent arcsine-distributed (a model, not a proof). "
+        + "; ".join(_excluded(d) for d, _ in scans)
+        + ".\n\n"
+        + "\n".join(header + table)
+    )
+    title = "Cross-dimension near collisions against N"
+    return Plot("near-collision-gap.png", title, caption, ("D3.5",), _draw(build))
+
+
+# ------------------------------------------------------------------------------------- finite precision
+
+
+@dataclass(frozen=True)
+class StoredSummary:
+    """Duplicate rows and equal neighbouring values of one stored table, with the per-position counts."""
+
+    label: str
+    encoding: fp.StoredEncoding
+    duplicates: fp.DuplicateRows
+    neighbours: fp.NeighbourEquality
+    counts: np.ndarray
+
+
+def _stored_tables(d: int) -> list[tuple[str, fp.StoredEncoding]]:
+    """The common code's float32 table stored in each dtype, and with positions first rounded to it."""
+    tables = [("float32", fp.common_code_encoding(d, "float32", BASE))]
+    tables += [(dtype, fp.common_code_encoding(d, dtype, BASE)) for dtype in ("float16", "bfloat16")]
+    tables += [
+        (f"{dtype}, positions in {dtype}", fp.common_code_encoding(d, dtype, BASE, positions_in_dtype=True))
+        for dtype in ("float16", "bfloat16")
+    ]
+    return tables
+
+
+@functools.cache
+def _stored_summaries(d: int, n: int) -> tuple[StoredSummary, ...]:
+    return tuple(
+        StoredSummary(
+            label,
+            encoding,
+            fp.find_duplicate_rows(encoding, n),
+            fp.neighbour_equality(encoding, n),
+            fp.neighbour_equal_counts(encoding, n),
+        )
+        for label, encoding in _stored_tables(d)
+    )
+
+
+def _binned(counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean of `counts` over consecutive windows of `width` positions, at each window's first position."""
+    starts = np.arange(0, len(counts), width)
+    return starts, np.add.reduceat(counts, starts) / np.diff(np.append(starts, len(counts)))
+
+
+def _stored_row(summary: StoredSummary) -> str:
+    duplicates, neighbours = summary.duplicates, summary.neighbours
+    first = "none" if duplicates.first_duplicate is None else f"{duplicates.first_duplicate}"
+    over_half = "never" if neighbours.first_over_half is None else f"p = {neighbours.first_over_half}"
+    return (
+        f"| {summary.encoding.label} | {duplicates.duplicate_rows} | {first} | "
+        f"{neighbours.mean_equal_dims:.2f} | {over_half} |"
+    )
+
+
+def dtype_thresholds(scales: Scales) -> Plot:
+    """Per dtype: the first integer positions it cannot tell apart (measured, and 2^(m+1)); and, for tables
+    computed in float32 and stored in the dtype, how many dims keep their value from p to p+1."""
+    collisions = [fp.position_collision(dtype) for dtype in fp.DTYPES]
+    d, n = scales.dtype_d, scales.dtype_positions
+    summaries = _stored_summaries(d, n)
+    width = max(1, n // 100)
+
+    def build(figure: Figure) -> None:
+        left, right = figure.subplots(1, 2, width_ratios=(1, 2))
+        names = [found.dtype for found in collisions]
+        left.bar(names, [math.log2(found.first_collision) for found in collisions], label="measured")
+        left.plot(names, [math.log2(found.formula) for found in collisions], "kx", label=r"$2^{m+1}$")
+        left.set_ylabel(r"$\log_2$ of the first p with dtype(p) = dtype(p+1)")
+        left.set_title("Integer positions collide")
+        left.legend()
+        for summary in summaries:
+            right.plot(*_binned(summary.counts, width), label=summary.label, linewidth=1)
+        right.set_xlabel(f"position p (mean over windows of {width})")
+        right.set_ylabel(f"dims j with PE(p, j) = PE(p+1, j), of {d}")
+        right.set_title(f"Equal neighbouring values, float32 table stored in a dtype, d = {d}")
+        right.legend(loc="center right", fontsize="small")
+
+    positions = "; ".join(
+        f"{found.dtype} (m = {found.nmant}): p = {found.first_collision} (2^(m+1) = {found.formula})"
+        for found in collisions
+    )
+    header = [
+        f"| table (d = {d}, positions 0–{n - 1}) | rows equal to an earlier row | first such pair "
+        "| mean dims equal to the next position's | first p with more than d/2 equal |",
+        "|---|---|---|---|---|",
+    ]
+    caption = (
+        f"First integer positions p, p+1 that round to the same value, found by casting: {positions}. "
+        "Tables as the common PyTorch code computes them (float32) and then stores them in the dtype, or "
+        "with the positions themselves first rounded to the dtype, compared value by value.\n\n"
+        + "\n".join(header + [_stored_row(summary) for summary in summaries])
+    )
+    title = "Finite precision: colliding positions and equal neighbours"
+    return Plot("dtype-thresholds.png", title, caption, ("D3.3", "D3.4"), _draw(build))
+
+
+def draw_figures(scales: Scales) -> tuple[Plot, ...]:
+    """Every figure of the report, in the order the dashboard shows them."""
+    builders = (encoding_heatmap, wavelengths, distance_by_offset, gap_by_n, dtype_thresholds)
+    return tuple(build(scales) for build in builders)

@@ -1,0 +1,485 @@
+"""Markdown proof reports of the catalog: a dashboard, one page per document, and the figures they show.
+
+`write_reports(out_dir)` writes `README.md` (counts per verdict and one row per claim), `document-NNN.md` for
+each source document (NNN = the number its file name starts with), `beyond-the-documents.md` for the other
+entries, and `figures/*.png`. Regeneration gives identical bytes: nothing depends on the time, the order is
+the catalog's, and the PNGs carry no stamps (their bytes do depend on the matplotlib version, which the
+dashboard's last line records). Every file is written atomically, and only files this module wrote before
+(they carry its marker) are ever removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import tempfile
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+from pe_verify.proofs.derivation import render_markdown
+
+from . import catalog, figures
+from .evidence import derivation, verification
+from .model import (
+    ARGUMENT_VERDICTS,
+    CAVEAT,
+    CONDITION_MISSING,
+    CONDITIONS,
+    FLAWED,
+    KINDS,
+    LIMITS,
+    NOT_CHECKABLE,
+    NUMERIC,
+    PROVED,
+    REFUTED,
+    REFUTES,
+    SOUND,
+    STEP_CHECKED,
+    STEP_FAILS,
+    SUPPORTS,
+    SYMBOLIC,
+    UNSETTLED,
+    VERDICTS,
+    Assessment,
+    Claim,
+    Evidence,
+)
+
+DASHBOARD = "README.md"
+BEYOND = "beyond-the-documents.md"
+FIGURES = "figures"
+
+#: First line of every page; a page is removed as stale only when it starts with this line.
+MARKER = "<!-- pe-verify proof report: written by `pe-verify report`; edits are overwritten -->"
+
+#: The dashboard's last line; a staleness check compares PNG bytes only when this version matches its own.
+FOOTER = "figures drawn with matplotlib {version}"
+
+NONE = "—"
+
+VERDICT_MEANINGS = {
+    PROVED: "holds exactly: every supporting check is symbolic, an exact decision or an interval certificate",
+    REFUTED: "false as stated: a check found a counterexample",
+    CAVEAT: "holds only under a condition the document does not state; a counterexample outside it is shown",
+    NUMERIC: "checked over a stated finite range at a stated precision, not proved",
+    NOT_CHECKABLE: "a matter of fact, not of mathematics: a primary source is cited",
+    UNSETTLED: "a check that should have confirmed the claim did not: a defect to look at",
+}
+ARGUMENT_MEANINGS = {
+    SOUND: "every step of the document's argument checks",
+    CONDITIONS: "the steps hold only under a condition the document leaves unstated",
+    FLAWED: "a step of the document's argument fails",
+    UNSETTLED: "a step the suite checks did not come out either way",
+    NONE: "the document gives no argument for the claim",
+}
+BEARING_MEANINGS = {
+    SUPPORTS: "a true outcome confirms the claim as stated",
+    REFUTES: "a true outcome is a counterexample to the claim",
+    LIMITS: "a true outcome is a counterexample outside a condition the document does not state",
+    STEP_CHECKED: "a true outcome means the argument's step holds as written",
+    STEP_FAILS: "a true outcome is a counterexample to a step of the argument",
+    CONDITION_MISSING: "a true outcome means a step holds only under an unstated condition",
+}
+
+_DOCUMENT_FILE = re.compile(r"^(\d+)_")
+_DOCUMENT_PAGE = re.compile(r"^document-\d+\.md$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A claim with what its checks computed this run and the page it is shown on."""
+
+    claim: Claim
+    assessment: Assessment
+    page: str
+
+
+# ------------------------------------------------------------------------------------------ small pieces
+
+
+def page_name(document: str) -> str:
+    """`document-NNN.md` for a document file named `NNN_….txt`; the page of general entries otherwise."""
+    match = _DOCUMENT_FILE.match(document)
+    return f"document-{match.group(1)}.md" if match else BEYOND
+
+
+def _page_order(page: str) -> tuple[int, int]:
+    """Document pages by number, then the page of general entries."""
+    return (1, 0) if page == BEYOND else (0, int(re.sub(r"\D", "", page)))
+
+
+def github_slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces turned into hyphens."""
+    kept = (
+        ch
+        for ch in heading.strip().lower()
+        if ch.isalnum() or ch in " -_" or unicodedata.category(ch).startswith("M")
+    )
+    return "".join(kept).replace(" ", "-")
+
+
+def heading_anchors(markdown: str) -> list[tuple[str, str]]:
+    """Each ATX heading of the page with its anchor, made unique the way GitHub does (-1, -2, … appended)."""
+    occurrences: dict[str, int] = {}
+    anchors = []
+    for line in markdown.splitlines():
+        match = _HEADING.match(line)
+        if not match:
+            continue
+        original = slug = github_slug(match.group(2))
+        while slug in occurrences:
+            occurrences[original] += 1
+            slug = f"{original}-{occurrences[original]}"
+        occurrences[slug] = 0
+        anchors.append((match.group(0), slug))
+    return anchors
+
+
+def short_statement(statement: str, limit: int = 100) -> str:
+    """The statement's first sentence, cut at a word boundary to at most `limit` characters."""
+    sentence = _SENTENCE_END.split(statement.strip(), maxsplit=1)[0]
+    if len(sentence) <= limit:
+        return sentence
+    return sentence[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def cell(text: str) -> str:
+    """Text safe inside a markdown table cell: one line, pipes escaped."""
+    return " ".join(text.split()).replace("|", r"\|")
+
+
+def code(text: str) -> str:
+    """Text as an inline code span (fenced with more backticks than it contains)."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+def deciding_evidence(assessment: Assessment) -> list[Evidence]:
+    """The evidence a verdict rests on: the counterexamples of a refuted claim, the failed checks of an
+    unsettled one, the supporting checks otherwise."""
+    evidence, verdict = assessment.evidence, assessment.verdict
+    if verdict == REFUTED:
+        return [e for e in evidence if e.bearing == REFUTES and e.holds]
+    if verdict == UNSETTLED:
+        return [e for e in evidence if e.bearing == SUPPORTS and not e.holds] or list(evidence)
+    return [e for e in evidence if e.bearing == SUPPORTS]
+
+
+def strongest_kind(assessment: Assessment) -> str:
+    """The strongest kind (in `KINDS` order) among the evidence the verdict rests on; a dash if none."""
+    kinds = {e.kind for e in deciding_evidence(assessment)}
+    return next((kind for kind in KINDS if kind in kinds), NONE)
+
+
+def argument_label(assessment: Assessment) -> str:
+    """The argument verdict, or a dash when the document gives no argument."""
+    return assessment.argument_verdict or NONE
+
+
+@functools.cache
+def derivation_markdown(derivation_id: str) -> str:
+    """The derivation's statement and steps, each marked as SymPy checked it (run once per process)."""
+    return render_markdown(derivation(derivation_id), verification(derivation_id))
+
+
+def derivation_ids(evidence: Iterable[Evidence]) -> list[str]:
+    """The derivations that symbolic evidence names in its detail, first mention first."""
+    named = [
+        value for e in evidence if e.kind == SYMBOLIC for label, value in e.detail if label == "derivation"
+    ]
+    return list(dict.fromkeys(named))
+
+
+# -------------------------------------------------------------------------------------------- a claim
+
+
+Links = Callable[[str], str]
+
+
+def _source(claim: Claim) -> str:
+    return f"**Source:** {code(claim.source.document)}, section “{claim.source.section}”"
+
+
+def _verdicts(entry: Entry) -> list[str]:
+    claim, assessment = entry.claim, entry.assessment
+    verdict = f"**Verdict:** {assessment.verdict}"
+    if assessment.verdict != claim.expected:
+        verdict += f" (the entry expects *{claim.expected}*: the computed verdict has changed)"
+    argument = f"**Argument:** {argument_label(assessment)}"
+    if assessment.argument_issue:
+        argument += f" — {assessment.argument_issue}"
+    if assessment.argument_verdict != claim.expected_argument:
+        argument += f" (the entry expects *{claim.expected_argument or NONE}*)"
+    return [verdict, "", argument, ""]
+
+
+def evidence_table(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
+    """One row per piece of evidence: label, kind, outcome of the check, bearing, summary."""
+    rows = ["| | kind | outcome | bearing | summary |", "|---|---|---|---|---|"]
+    for number, e in enumerate(evidence, start=1):
+        outcome = "true" if e.holds else "false"
+        rows.append(f"| {prefix}{number} | {e.kind} | {outcome} | {e.bearing} | {cell(e.summary)} |")
+    return [*rows, ""]
+
+
+def details(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
+    """The concrete values each piece of evidence carries (witnesses, digits, ranges), derivations aside."""
+    lines = []
+    for number, e in enumerate(evidence, start=1):
+        values = [(label, value) for label, value in e.detail if label != "derivation"]
+        if values:
+            lines.append(f"- **{prefix}{number}**")
+            lines += [f"  - {label}: {code(' '.join(value.split()))}" for label, value in values]
+    return lines
+
+
+def _figure(plot: figures.Plot) -> list[str]:
+    return [f"![{plot.title}]({FIGURES}/{plot.name})", "", f"*{plot.title}.* {plot.caption}", ""]
+
+
+def claim_section(entry: Entry, links: Links, plots: Sequence[figures.Plot]) -> list[str]:
+    """Everything about one claim: source, statement, verdicts, evidence, details, derivations, figures."""
+    claim, assessment = entry.claim, entry.assessment
+    lines = [f"## {claim.id}", "", _source(claim), "", f"**Claim.** {claim.statement}", ""]
+    lines += ["$$", claim.formal, "$$", "", *_verdicts(entry), assessment.explanation, ""]
+    lines += ["**Evidence on the claim.**", "", *evidence_table("E", assessment.evidence)]
+    if assessment.argument_evidence:
+        lines += ["**Evidence on the document's argument.**", ""]
+        lines += evidence_table("A", assessment.argument_evidence)
+    values = details("E", assessment.evidence) + details("A", assessment.argument_evidence)
+    if values:
+        lines += ["**Details.**", "", *values, ""]
+    for derivation_id in derivation_ids(assessment.evidence + assessment.argument_evidence):
+        lines += [derivation_markdown(derivation_id).rstrip("\n"), ""]
+    for plot in plots:
+        lines += _figure(plot)
+    if claim.depends_on:
+        lines += ["**Depends on:** " + ", ".join(links(item) for item in claim.depends_on), ""]
+    return lines
+
+
+# ------------------------------------------------------------------------------------------------ pages
+
+
+def _claims(count: int) -> str:
+    return f"{count} claim" if count == 1 else f"{count} claims"
+
+
+def _count_line(entries: Sequence[Entry]) -> str:
+    counts = Counter(entry.assessment.verdict for entry in entries)
+    found = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS if counts[verdict])
+    return f"{_claims(len(entries))}: {found}" if found else _claims(len(entries))
+
+
+def _legend() -> list[str]:
+    bearings = "; ".join(f"*{bearing}*: {meaning}" for bearing, meaning in BEARING_MEANINGS.items())
+    return [f"*Outcome* is what a check computed; *bearing* says what a true outcome means — {bearings}.", ""]
+
+
+def page_title(page: str, entries: Sequence[Entry]) -> str:
+    """The page's heading: Document NNN and its documents' file names, or Beyond the documents."""
+    if page == BEYOND:
+        return "Beyond the documents"
+    number = page.removeprefix("document-").removesuffix(".md")
+    documents = sorted({entry.claim.source.document for entry in entries})
+    return f"Document {number}: " + ", ".join(map(code, documents))
+
+
+def render_page(page: str, entries: Sequence[Entry], links: Links, plots: Sequence[figures.Plot]) -> str:
+    """A document's page: its claims in catalog order, each under a heading that is its id."""
+    lines = [MARKER, "", f"# {page_title(page, entries)}", ""]
+    lines += [f"[All claims]({DASHBOARD}) · {_count_line(entries)}.", "", *_legend()]
+    for entry in entries:
+        shown = [plot for plot in plots if entry.claim.id in plot.claims]
+        lines += claim_section(entry, links, shown)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _render_pages(
+    pages: dict[str, list[Entry]], anchors: dict[str, str], plots: Sequence[figures.Plot]
+) -> dict[str, str]:
+    where = {entry.claim.id: page for page, entries in pages.items() for entry in entries}
+
+    def links(claim_id: str) -> str:
+        if claim_id not in where:
+            return f"{claim_id} (not in the catalog)"
+        return f"[{claim_id}]({where[claim_id]}#{anchors.get(claim_id, '')})"
+
+    return {page: render_page(page, entries, links, plots) for page, entries in pages.items()}
+
+
+def claim_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> dict[str, str]:
+    """The anchor of each claim's heading on its page (every heading of the page counts for uniqueness)."""
+    anchors = {}
+    for page, entries in pages.items():
+        by_heading = dict(heading_anchors(texts[page])[::-1])  # the first heading of each text wins
+        anchors |= {entry.claim.id: by_heading[f"## {entry.claim.id}"] for entry in entries}
+    return anchors
+
+
+# -------------------------------------------------------------------------------------------- dashboard
+
+
+def _counts_table(title: str, values: Sequence[str], found: Counter, meanings: dict[str, str]) -> list[str]:
+    rows = [f"| {title} | claims | meaning |", "|---|---|---|"]
+    rows += [f"| {value} | {found[value]} | {meanings[value]} |" for value in values]
+    return [*rows, ""]
+
+
+def _claim_row(entry: Entry, anchors: dict[str, str]) -> str:
+    claim, assessment = entry.claim, entry.assessment
+    cells = (
+        f"[{claim.id}]({entry.page}#{anchors[claim.id]})",
+        code(claim.source.document),
+        cell(short_statement(claim.statement)),
+        assessment.verdict,
+        argument_label(assessment),
+        strongest_kind(assessment),
+        f"[{entry.page}]({entry.page})",
+    )
+    return "| " + " | ".join(cells) + " |"
+
+
+def _changed(entries: Sequence[Entry]) -> list[str]:
+    changed = [
+        f"{entry.claim.id} (expected {entry.claim.expected} / {entry.claim.expected_argument or NONE}, "
+        f"computed {entry.assessment.verdict} / {argument_label(entry.assessment)})"
+        for entry in entries
+        if (entry.assessment.verdict, entry.assessment.argument_verdict)
+        != (entry.claim.expected, entry.claim.expected_argument)
+    ]
+    if not changed:
+        return ["Every computed verdict is the one its entry records.", ""]
+    return [f"**Computed verdicts that differ from the recorded ones:** {'; '.join(changed)}.", ""]
+
+
+def render_dashboard(
+    entries: Sequence[Entry], pages: Sequence[str], anchors: dict[str, str], plots: Sequence[figures.Plot]
+) -> str:
+    """Counts per verdict and per argument verdict, one row per claim, the pages, the figures."""
+    verdicts = Counter(entry.assessment.verdict for entry in entries)
+    arguments = Counter(argument_label(entry.assessment) for entry in entries)
+    lines = [MARKER, "", "# Claims about positional encodings, checked", ""]
+    lines += [
+        f"{_claims(len(entries))}. Each verdict is computed from the evidence of the suite's own checks; "
+        "a claim's argument (where the document gives one) gets a verdict of its own.",
+        "",
+        "## Verdicts",
+        "",
+    ]
+    lines += _counts_table("verdict", VERDICTS, verdicts, VERDICT_MEANINGS)
+    lines += _counts_table("argument", (*ARGUMENT_VERDICTS, UNSETTLED, NONE), arguments, ARGUMENT_MEANINGS)
+    lines += _changed(entries)
+    lines += [
+        "## Claims",
+        "",
+        "| id | document | statement | verdict | argument | strongest evidence | page |",
+    ]
+    lines += ["|---|---|---|---|---|---|---|", *(_claim_row(entry, anchors) for entry in entries), ""]
+    lines += ["## Pages", ""]
+    for page in pages:
+        shown = [entry for entry in entries if entry.page == page]
+        lines.append(f"- [{page_title(page, shown)}]({page}): {_count_line(shown)}")
+    lines += ["", "## Figures", ""]
+    for plot in plots:
+        lines += [f"### {plot.title}", "", *_figure(plot)]
+    lines += ["---", "", FOOTER.format(version=matplotlib.__version__), ""]
+    return "\n".join(lines)
+
+
+def recorded_matplotlib_version(dashboard: str) -> str | None:
+    """The matplotlib version a dashboard's footer records (None when there is no such footer)."""
+    pattern = re.escape(FOOTER).replace(re.escape("{version}"), r"(\S+)")
+    match = re.search(rf"^{pattern}$", dashboard, flags=re.MULTILINE)
+    return match.group(1) if match else None
+
+
+# -------------------------------------------------------------------------------------------- writing
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and `os.replace`."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _is_our_page(path: Path) -> bool:
+    with path.open("rb") as stream:
+        return stream.readline().rstrip(b"\r\n") == MARKER.encode()
+
+
+def stale_files(out_dir: Path, written: Iterable[Path]) -> list[Path]:
+    """Pages and figures this module wrote before but not this time (files without its marker are kept)."""
+    keep = set(written)
+    pages = [
+        path
+        for path in sorted(out_dir.glob("*.md"))
+        if path not in keep
+        and path.is_file()
+        and (_DOCUMENT_PAGE.match(path.name) or path.name == BEYOND)
+        and _is_our_page(path)
+    ]
+    pictures = [
+        path
+        for path in sorted((out_dir / FIGURES).glob("*.png"))
+        if path not in keep and path.is_file() and figures.is_ours(path.read_bytes())
+    ]
+    return pages + pictures
+
+
+def assessed(claims: Sequence[Claim] | None = None) -> list[Entry]:
+    """Each claim with its assessment and page: the catalog's (assessed once per process) by default, else
+    the given claims, assessed now."""
+    if claims is None:
+        pairs = [(item, catalog.assessment(item.id)) for item in catalog.all_claims()]
+    else:
+        pairs = [(item, item.assess()) for item in claims]
+    return [Entry(item, assessment, page_name(item.source.document)) for item, assessment in pairs]
+
+
+def write_reports(out_dir: Path, claims: Sequence[Claim] | None = None) -> list[Path]:
+    """Write the dashboard, the document pages and the figures into `out_dir` (created if missing); remove
+    pages and figures written there before that are no longer produced. Returns the files written.
+
+    `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
+    """
+    out_dir = Path(out_dir)
+    entries = assessed(claims)
+    plots = figures.draw_figures(figures.SCALES)
+    pages: dict[str, list[Entry]] = {}
+    for entry in entries:
+        pages.setdefault(entry.page, []).append(entry)
+    pages = dict(sorted(pages.items(), key=lambda item: _page_order(item[0])))
+    anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
+    texts = _render_pages(pages, anchors, plots)
+    texts[DASHBOARD] = render_dashboard(entries, list(pages), anchors, plots)
+
+    (out_dir / FIGURES).mkdir(parents=True, exist_ok=True)
+    written = []
+    for plot in plots:
+        written.append(out_dir / FIGURES / plot.name)
+        write_atomic(written[-1], plot.png)
+    for name, text in texts.items():
+        written.append(out_dir / name)
+        write_atomic(written[-1], text.encode("utf-8"))
+    for path in stale_files(out_dir, written):
+        path.unlink()
+    return written

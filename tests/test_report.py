@@ -1,0 +1,468 @@
+"""The markdown reports and figures, on a small fake catalog with one claim of every verdict.
+
+What the pages and the dashboard must contain, that regeneration is byte-identical, that files are written
+atomically, that only files the report wrote are ever removed, and that a changed piece of evidence changes
+the dashboard's counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+from pe_verify.claims import figures, report
+from pe_verify.claims.evidence import from_derivation
+from pe_verify.claims.model import (
+    CAVEAT,
+    CITATION,
+    CONDITION_MISSING,
+    CONDITIONS,
+    DIGITS,
+    EXACT,
+    FLAWED,
+    FLOAT,
+    LIMITS,
+    NOT_CHECKABLE,
+    NUMERIC,
+    PROVED,
+    REFUTED,
+    REFUTES,
+    SOUND,
+    STEP_CHECKED,
+    STEP_FAILS,
+    UNSETTLED,
+    VERDICTS,
+    Assessment,
+    Claim,
+    Evidence,
+    Source,
+    claim,
+)
+
+DOC0 = "000_fake0000.txt"
+DOC1 = "001_fake0001.txt"
+SECTION = "왜 하필 sin과 cos인가"
+
+draw_figures = figures.draw_figures
+
+#: Small enough to draw in a second or two; d = 512 keeps the exact-coincidence exclusion in play.
+SMALL = figures.Scales(
+    max_offset=3000,
+    gap_scans=((6, (100, 1000)), (512, (100,))),
+    dtype_positions=600,
+)
+
+
+@claim(
+    id="F0.1",
+    source=Source(DOC0, SECTION),
+    statement="A shift of the encoding is a fixed linear map. It does not depend on the position.",
+    formal=r"PE(p+k) = M_k\,PE(p)",
+    expected=PROVED,
+    expected_argument=SOUND,
+)
+def f0_1() -> Assessment:
+    return Assessment(
+        (from_derivation("sinusoidal.offset_matrix"),),
+        "SymPy checks every step of the angle-addition derivation.",
+        (Evidence(EXACT, "the document's step: the map is independent of p", True, STEP_CHECKED),),
+    )
+
+
+@claim(
+    id="F0.2",
+    source=Source(DOC0, "(introduction)"),
+    statement="Every | cell-breaking claim is true for all k.",
+    formal=r"\forall k:\ f(k) = 0",
+    expected=REFUTED,
+    expected_argument=FLAWED,
+    depends_on=("F0.1", "F9.9"),
+)
+def f0_2() -> Assessment:
+    witness = (("k", "7"), ("f(k)", "0.1234567890123456789"))
+    return Assessment(
+        (Evidence(EXACT, "f(7) ≠ 0 exactly", True, REFUTES, witness),),
+        "At k = 7 the value is 0.1234567890123456789, not 0.",
+        (Evidence(EXACT, "the step from f(1) = 0 to every k fails at k = 7", True, STEP_FAILS),),
+    )
+
+
+@claim(
+    id="D0.7",
+    source=Source(DOC0, SECTION),
+    statement="Nearby positions have nearby vectors.",
+    formal=r"\|PE(p+k) - PE(p)\| \text{ depends only on } k",
+    expected=CAVEAT,
+    expected_argument=CONDITIONS,
+)
+def d0_7() -> Assessment:
+    return Assessment(
+        (
+            Evidence(FLOAT, "float64, 200 seeded offsets", True, detail=(("largest error", "1.0e-16"),)),
+            Evidence(EXACT, "not monotone: k = 4 is closer than k = 3", True, LIMITS),
+        ),
+        "Holds for small k only.",
+        (Evidence(EXACT, "monotonicity needs k below the shortest half-period", True, CONDITION_MISSING),),
+    )
+
+
+@claim(
+    id="F1.1",
+    source=Source(DOC1, "💻 코드 예제"),
+    statement="The code agrees with the formula.",
+    formal=r"\max |PE_{code} - PE| < 10^{-45}",
+    expected=NUMERIC,
+    depends_on=("F0.1",),
+)
+def f1_1() -> Assessment:
+    return Assessment((Evidence(DIGITS, "mpmath 50 digits, positions < 10^3", True),), "Agrees to 45 digits.")
+
+
+@claim(
+    id="G.1",
+    source=Source("RoFormer (arXiv 2104.09864)", "§3.4.3"),
+    statement="A model uses this encoding.",
+    formal=r"\text{attribution}",
+    expected=NOT_CHECKABLE,
+)
+def g_1() -> Assessment:
+    return Assessment((Evidence(CITATION, "the published config says so", True),), "Cited.")
+
+
+@claim(
+    id="G.2",
+    source=Source("general", "low precision"),
+    statement="A check that should hold.",
+    formal=r"x = x",
+    expected=UNSETTLED,
+)
+def g_2() -> Assessment:
+    return Assessment((Evidence(FLOAT, "bfloat16, 100 positions", False),), "The check failed.")
+
+
+FAKE: tuple[Claim, ...] = (f0_1, f0_2, d0_7, f1_1, g_1, g_2)
+
+
+@pytest.fixture(scope="module")
+def small_scales() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(figures, "SCALES", SMALL)
+        yield
+
+
+@pytest.fixture(scope="module")
+def plots(small_scales: None) -> tuple[figures.Plot, ...]:
+    """The figures at the small scales, drawn once for the module."""
+    return figures.draw_figures(SMALL)
+
+
+@pytest.fixture(scope="module")
+def reuse_plots(plots: tuple[figures.Plot, ...]) -> Iterator[None]:
+    """Make the report reuse the drawn figures: tests of files and pages need not redraw them."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(figures, "draw_figures", lambda scales: plots)
+        yield
+
+
+@pytest.fixture(scope="module")
+def drawn(reuse_plots: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One report of the fake catalog."""
+    out = tmp_path_factory.mktemp("report") / "out"
+    report.write_reports(out, FAKE)
+    return out
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def counts(dashboard: str, table: str = "verdict") -> dict[str, int]:
+    """The rows of the counts table whose header starts with `table`, in order."""
+    lines = dashboard.split(f"\n| {table} | claims |", 1)[1].split("\n\n", 1)[0].splitlines()
+    return {
+        value: int(number)
+        for value, number in (re.match(r"\| (.+?) \| (\d+) \|", line).groups() for line in lines[2:])
+    }
+
+
+def all_files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+# ---------------------------------------------------------------------------------------------- contents
+
+
+def test_writes_one_page_per_document_general_page_dashboard_and_figures(drawn: Path) -> None:
+    names = set(all_files(drawn))
+    pages = {"README.md", "document-000.md", "document-001.md", "beyond-the-documents.md"}
+    pictures = {
+        f"figures/{name}"
+        for name in (
+            "encoding-heatmap.png",
+            "wavelengths.png",
+            "distance-by-offset.png",
+            "near-collision-gap.png",
+            "dtype-thresholds.png",
+        )
+    }
+    assert names == pages | pictures
+
+
+def test_dashboard_counts_every_verdict_in_vocabulary_order(drawn: Path) -> None:
+    dashboard = read(drawn / "README.md")
+    assert list(counts(dashboard).items()) == [(verdict, 1) for verdict in VERDICTS]
+    arguments = {SOUND: 1, CONDITIONS: 1, FLAWED: 1, UNSETTLED: 0, "—": 3}
+    assert list(counts(dashboard, "argument").items()) == list(arguments.items())
+    assert "Every computed verdict is the one its entry records." in dashboard
+
+
+def test_dashboard_rows_link_each_claim_to_its_heading(drawn: Path) -> None:
+    dashboard = read(drawn / "README.md")
+    rows = re.findall(r"^\| \[([^\]]+)\]\(([^)#]+)#([^)]*)\) \| (.*) \|$", dashboard, flags=re.MULTILINE)
+    assert [row[0] for row in rows] == [item.id for item in FAKE]
+    for claim_id, page, anchor, _ in rows:
+        anchors = dict(report.heading_anchors(read(drawn / page)))
+        assert anchors[f"## {claim_id}"] == anchor
+    row = dict((r[0], r) for r in rows)
+    assert row["F0.1"][1:3] == ("document-000.md", "f01")
+    assert "| refuted | flawed | exact argument |" in row["F0.2"][3]
+    assert r"Every \| cell-breaking claim is true for all k." in row["F0.2"][3]
+    assert "| not checkable | — | citation |" in row["G.1"][3]
+    assert f"| {CAVEAT} | {CONDITIONS} | {FLOAT} |" in row["D0.7"][3]
+    assert "A shift of the encoding is a fixed linear map. |" in row["F0.1"][3]
+
+
+def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) -> None:
+    page = read(drawn / "document-000.md")
+    assert page.startswith(report.MARKER + "\n")
+    assert [line for line in page.splitlines() if line.startswith("## ")] == ["## F0.1", "## F0.2", "## D0.7"]
+    assert f"**Source:** `{DOC0}`, section “{SECTION}”" in page
+    assert "$$\nPE(p+k) = M_k\\,PE(p)\n$$" in page
+    assert "**Verdict:** refuted" in page
+    assert "**Argument:** flawed — the step from f(1) = 0 to every k fails at k = 7" in page
+    assert "**Argument:** sound with unstated conditions — monotonicity needs" in page
+    assert "| E1 | exact argument | true | refutes | f(7) ≠ 0 exactly |" in page
+    assert "| A1 | exact argument | true | step fails |" in page
+    assert "  - f(k): `0.1234567890123456789`" in page
+    assert "### A shift of the sinusoidal encoding is a fixed linear map (`sinusoidal.offset_matrix`)" in page
+    assert " ✓" in page and "**Result:** verified" in page
+    assert "**Depends on:** [F0.1](document-000.md#f01), F9.9 (not in the catalog)" in page
+    assert "![Vector distance against offset](figures/distance-by-offset.png)" in page
+
+
+def test_general_entries_and_second_document_get_their_own_pages(drawn: Path) -> None:
+    beyond = read(drawn / "beyond-the-documents.md")
+    assert "# Beyond the documents" in beyond and "## G.1" in beyond and "## G.2" in beyond
+    assert "**Verdict:** unsettled" in beyond and "| E1 | floating-point experiment | false |" in beyond
+    second = read(drawn / "document-001.md")
+    assert f"# Document 001: `{DOC1}`" in second and "section “💻 코드 예제”" in second
+    assert "**Depends on:** [F0.1](document-000.md#f01)" in second
+    assert "**Argument:** —" in second
+
+
+def test_every_figure_is_shown_on_the_dashboard_with_the_matplotlib_version(drawn: Path) -> None:
+    dashboard = read(drawn / "README.md")
+    for path in sorted((drawn / "figures").iterdir()):
+        assert f"](figures/{path.name})" in dashboard
+    assert dashboard.rstrip("\n").endswith(f"figures drawn with matplotlib {matplotlib.__version__}")
+    assert report.recorded_matplotlib_version(dashboard) == matplotlib.__version__
+    assert report.recorded_matplotlib_version("no footer") is None
+
+
+def test_figures_are_our_pngs_without_stamps(drawn: Path) -> None:
+    for path in (drawn / "figures").iterdir():
+        png = path.read_bytes()
+        assert figures.is_ours(png)
+        assert b"Software" not in png and b"matplotlib" not in png.lower()
+
+
+def test_a_changed_verdict_is_flagged(reuse_plots: None, tmp_path: Path) -> None:
+    changed = dataclasses.replace(f1_1, expected=PROVED)
+    report.write_reports(tmp_path, (changed,))
+    dashboard = read(tmp_path / "README.md")
+    assert "F1.1 (expected proved / —, computed supported numerically / —)" in dashboard
+    assert "(the entry expects *proved*: the computed verdict has changed)" in read(
+        tmp_path / "document-001.md"
+    )
+
+
+# ------------------------------------------------------------------------------------- regeneration
+
+
+def test_regeneration_gives_identical_bytes(drawn: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(figures, "draw_figures", draw_figures)  # draw every figure again
+        report.write_reports(again, FAKE)
+    assert all_files(again) == all_files(drawn)
+
+
+@pytest.mark.slow
+def test_regeneration_in_another_process_gives_identical_bytes(drawn: Path, tmp_path: Path) -> None:
+    script = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[2]); import test_report as t; "
+        "from pe_verify.claims import figures, report; figures.SCALES = t.SMALL; "
+        "report.write_reports(Path(sys.argv[1]), t.FAKE)"
+    )
+    environment = dict(os.environ, PYTHONHASHSEED="12345")
+    out = tmp_path / "other"
+    subprocess.run(
+        [sys.executable, "-c", script, str(out), str(Path(__file__).parent)], check=True, env=environment
+    )
+    assert all_files(out) == all_files(drawn)
+
+
+def test_out_dir_is_created_and_nothing_outside_it_is_touched(reuse_plots: None, tmp_path: Path) -> None:
+    (tmp_path / "neighbour.md").write_text("mine")
+    out = tmp_path / "a" / "b"
+    written = report.write_reports(out, FAKE)
+    assert all(path.is_relative_to(out) for path in written)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a", "neighbour.md"]
+    assert read(tmp_path / "neighbour.md") == "mine"
+    assert set(written) == {path for path in out.rglob("*") if path.is_file()}
+
+
+def test_atomic_writes_leave_no_temporary_files(reuse_plots: None, tmp_path: Path) -> None:
+    report.write_reports(tmp_path, FAKE)
+    report.write_reports(tmp_path, FAKE)
+    assert not [path for path in tmp_path.rglob("*") if path.name.endswith(".tmp")]
+
+
+def test_a_failed_write_keeps_the_old_file_and_removes_the_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "README.md"
+    report.write_atomic(target, b"old")
+
+    def broken_replace(source: str, destination: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        report.write_atomic(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [path.name for path in tmp_path.iterdir()] == ["README.md"]
+
+
+def test_unknown_files_survive_and_stale_files_of_ours_are_removed(
+    reuse_plots: None, drawn: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(drawn, tmp_path, dirs_exist_ok=True)
+    shutil.copy(tmp_path / "figures" / "wavelengths.png", tmp_path / "figures" / "old-figure.png")
+    shutil.copy(tmp_path / "document-001.md", tmp_path / "document-002.md")
+    unknown = {
+        "notes.md": b"my notes",
+        "document-999.md": b"# my own page with our kind of name\n",
+        "figures/photo.png": b"\x89PNG\r\n\x1a\nnot ours",
+        "figures/data.csv": b"1,2\n",
+    }
+    for name, data in unknown.items():
+        (tmp_path / name).write_bytes(data)
+    report.write_reports(tmp_path, FAKE)
+    assert not (tmp_path / "figures" / "old-figure.png").exists()
+    assert not (tmp_path / "document-002.md").exists()
+    assert {name: (tmp_path / name).read_bytes() for name in unknown} == unknown
+
+
+def test_pages_no_longer_written_are_removed(reuse_plots: None, tmp_path: Path) -> None:
+    report.write_reports(tmp_path, FAKE)
+    report.write_reports(tmp_path, (f0_1, d0_7))
+    assert sorted(path.name for path in tmp_path.glob("*.md")) == ["README.md", "document-000.md"]
+
+
+# ----------------------------------------------------------------------------------------- mutation
+
+
+def test_changing_one_claims_evidence_changes_the_dashboard_counts(reuse_plots: None, tmp_path: Path) -> None:
+    report.write_reports(tmp_path, FAKE)
+    before = counts(read(tmp_path / "README.md"))
+    counterexample_gone = dataclasses.replace(
+        f0_2,
+        assess=lambda: dataclasses.replace(
+            f0_2.assess(),
+            evidence=(Evidence(EXACT, "f(k) = 0 for every k", True),),
+        ),
+    )
+    report.write_reports(tmp_path, (f0_1, counterexample_gone, d0_7, f1_1, g_1, g_2))
+    after = counts(read(tmp_path / "README.md"))
+    assert after == before | {REFUTED: before[REFUTED] - 1, PROVED: before[PROVED] + 1}
+
+
+# --------------------------------------------------------------------------------------- small pieces
+
+
+@pytest.mark.parametrize(
+    ("heading", "slug"),
+    [
+        ("D0.8", "d08"),
+        ("D1.7a", "d17a"),
+        ("A shift (`sinusoidal.offset_matrix`)", "a-shift-sinusoidaloffset_matrix"),
+        ("왜 하필 sin과 cos인가", "왜-하필-sin과-cos인가"),
+        ("💻 코드 예제", "-코드-예제"),
+    ],
+)
+def test_github_slug(heading: str, slug: str) -> None:
+    assert report.github_slug(heading) == slug
+
+
+def test_repeated_headings_get_numbered_anchors() -> None:
+    text = "# A\n\n## x\n\n## x\n\n## x-1\n\ntext # not a heading\n"
+    assert [anchor for _, anchor in report.heading_anchors(text)] == ["a", "x", "x-1", "x-1-1"]
+
+
+def test_short_statement_keeps_the_first_sentence_within_the_limit() -> None:
+    assert report.short_statement("First one, e.g. this. Second one.") == "First one, e.g. this."
+    cut = report.short_statement("word " * 40, limit=30)
+    assert len(cut) <= 30 and cut.endswith("…") and " wor…" not in cut
+
+
+def test_page_names_come_from_the_document_number() -> None:
+    assert report.page_name("003_4499b221b36b9134.txt") == "document-003.md"
+    assert report.page_name("RoFormer") == report.BEYOND
+
+
+def test_code_spans_survive_backticks() -> None:
+    assert report.code("a`b") == "``a`b``"
+    assert report.code("`x`") == "`` `x` ``"
+
+
+def test_strongest_kind_is_taken_from_the_evidence_the_verdict_rests_on() -> None:
+    proof = Evidence(EXACT, "exact support", True)
+    counterexample = Evidence(FLOAT, "float64 counterexample", True, REFUTES)
+    assert report.strongest_kind(Assessment((proof, counterexample), "")) == FLOAT
+    assert report.strongest_kind(Assessment((proof, Evidence(DIGITS, "50 digits", True)), "")) == EXACT
+    failed = Evidence(FLOAT, "failed", False)
+    assert report.strongest_kind(Assessment((proof, failed), "")) == FLOAT
+    assert report.strongest_kind(Assessment((), "")) == "—"
+
+
+def test_first_decrease_ignores_drops_within_the_error_bound() -> None:
+    assert figures.first_decrease(np.array([0.0, 1.0, 2.0, 3.0]), 0.1) is None
+    assert figures.first_decrease(np.array([0.0, 1.0, 0.9, 3.0, 1.0]), 0.1) == 3
+    assert figures.first_decrease(np.array([0.0, 1.0, 0.5]), 0.1) == 1
+
+
+def test_captions_state_the_computed_values(plots: tuple[figures.Plot, ...]) -> None:
+    caption = {plot.name: plot.caption for plot in plots}
+    longest = 2 * math.pi * 10000 ** (510 / 512)
+    assert f"dim 0: {2 * math.pi:.6g}" in caption["wavelengths.png"]
+    assert f"dim 511: {longest:.6g}" in caption["wavelengths.png"]
+    assert "bfloat16 (m = 7): p = 256 (2^(m+1) = 256)" in caption["dtype-thresholds.png"]
+    assert "| 6 | 10^2 |" in caption["near-collision-gap.png"]
+    assert "d = 512: the 768 dim pairs that coincide exactly" in caption["near-collision-gap.png"]
+    assert "d = 6 (squared distances within" in caption["distance-by-offset.png"]
