@@ -351,7 +351,7 @@ def dtype_thresholds(scales: Scales) -> Plot:
             right.plot(*_binned(summary.counts, width), label=summary.label, linewidth=1)
         right.set_xlabel(f"position p (mean over windows of {width})")
         right.set_ylabel(f"dims j with PE(p, j) = PE(p+1, j), of {d}")
-        right.set_title(f"Equal neighbouring values, float32 table stored in a dtype, d = {d}")
+        right.set_title(f"Equal neighbouring values, d = {d}")
         right.legend(loc="center right", fontsize="small")
 
     positions = "; ".join(

@@ -30,8 +30,10 @@ from .evidence import derivation, verification
 from .model import (
     ARGUMENT_VERDICTS,
     CAVEAT,
+    CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CORROBORATES,
     FLAWED,
     KINDS,
     LIMITS,
@@ -66,10 +68,11 @@ NONE = "—"
 
 VERDICT_MEANINGS = {
     PROVED: "holds exactly: every supporting check is symbolic, an exact decision or an interval certificate",
-    REFUTED: "false as stated: a check found a counterexample",
-    CAVEAT: "holds only under a condition the document does not state; a counterexample outside it is shown",
+    REFUTED: "false as stated: the suite computed a counterexample",
+    CAVEAT: "holds only under a condition the document does not state (a counterexample outside it is "
+    "shown), or a cited source contradicts part of it",
     NUMERIC: "checked over a stated finite range at a stated precision, not proved",
-    NOT_CHECKABLE: "a matter of fact, not of mathematics: a primary source is cited",
+    NOT_CHECKABLE: "a matter of fact, not of mathematics: primary sources are cited, with the way they point",
     UNSETTLED: "a check that should have confirmed the claim did not: a defect to look at",
 }
 ARGUMENT_MEANINGS = {
@@ -83,6 +86,7 @@ BEARING_MEANINGS = {
     SUPPORTS: "a true outcome confirms the claim as stated",
     REFUTES: "a true outcome is a counterexample to the claim",
     LIMITS: "a true outcome is a counterexample outside a condition the document does not state",
+    CORROBORATES: "a measurement cross-checking what exact evidence shows: it must come out true",
     STEP_CHECKED: "a true outcome means the argument's step holds as written",
     STEP_FAILS: "a true outcome is a counterexample to a step of the argument",
     CONDITION_MISSING: "a true outcome means a step holds only under an unstated condition",
@@ -165,20 +169,31 @@ def code(text: str) -> str:
 
 
 def deciding_evidence(assessment: Assessment) -> list[Evidence]:
-    """The evidence a verdict rests on: the counterexamples of a refuted claim, the failed checks of an
-    unsettled one, the supporting checks otherwise."""
+    """The evidence a verdict rests on: the computed counterexamples of a refuted claim, the failed checks of
+    an unsettled one, the citations of a claim that is not checkable, the computed support otherwise."""
     evidence, verdict = assessment.evidence, assessment.verdict
+    computed = [e for e in evidence if e.kind != CITATION]
     if verdict == REFUTED:
-        return [e for e in evidence if e.bearing == REFUTES and e.holds]
+        return [e for e in computed if e.bearing == REFUTES and e.holds]
     if verdict == UNSETTLED:
-        return [e for e in evidence if e.bearing == SUPPORTS and not e.holds] or list(evidence)
-    return [e for e in evidence if e.bearing == SUPPORTS]
+        failed = [e for e in evidence if e.bearing in (SUPPORTS, CORROBORATES) and not e.holds]
+        return failed or list(evidence)
+    if verdict == NOT_CHECKABLE:
+        return [e for e in evidence if e.kind == CITATION]
+    return [e for e in computed if e.bearing == SUPPORTS]
 
 
 def strongest_kind(assessment: Assessment) -> str:
     """The strongest kind (in `KINDS` order) among the evidence the verdict rests on; a dash if none."""
     kinds = {e.kind for e in deciding_evidence(assessment)}
     return next((kind for kind in KINDS if kind in kinds), NONE)
+
+
+def verdict_label(assessment: Assessment) -> str:
+    """The verdict; for a claim that is not checkable, with the way its cited sources point."""
+    if assessment.verdict == NOT_CHECKABLE and assessment.sources_point:
+        return f"{assessment.verdict} (cited sources: {assessment.sources_point})"
+    return assessment.verdict
 
 
 def argument_label(assessment: Assessment) -> str:
@@ -212,7 +227,7 @@ def _source(claim: Claim) -> str:
 
 def _verdicts(entry: Entry) -> list[str]:
     claim, assessment = entry.claim, entry.assessment
-    verdict = f"**Verdict:** {assessment.verdict}"
+    verdict = f"**Verdict:** {verdict_label(assessment)}"
     if assessment.verdict != claim.expected:
         verdict += f" (the entry expects *{claim.expected}*: the computed verdict has changed)"
     argument = f"**Argument:** {argument_label(assessment)}"
@@ -342,7 +357,7 @@ def _claim_row(entry: Entry, anchors: dict[str, str]) -> str:
         f"[{claim.id}]({entry.page}#{anchors[claim.id]})",
         code(claim.source.document),
         cell(short_statement(claim.statement)),
-        assessment.verdict,
+        verdict_label(assessment),
         argument_label(assessment),
         strongest_kind(assessment),
         f"[{entry.page}]({entry.page})",

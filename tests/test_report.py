@@ -28,6 +28,7 @@ from pe_verify.claims.model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CORROBORATES,
     DIGITS,
     EXACT,
     FLAWED,
@@ -74,7 +75,10 @@ SMALL = figures.Scales(
 )
 def f0_1() -> Assessment:
     return Assessment(
-        (from_derivation("sinusoidal.offset_matrix"),),
+        (
+            from_derivation("sinusoidal.offset_matrix"),
+            Evidence(FLOAT, "float64, 100 seeded positions agree", True, CORROBORATES),
+        ),
         "SymPy checks every step of the angle-addition derivation.",
         (Evidence(EXACT, "the document's step: the map is independent of p", True, STEP_CHECKED),),
     )
@@ -242,7 +246,7 @@ def test_dashboard_rows_link_each_claim_to_its_heading(drawn: Path) -> None:
     assert row["F0.1"][1:3] == ("document-000.md", "f01")
     assert "| refuted | flawed | exact argument |" in row["F0.2"][3]
     assert r"Every \| cell-breaking claim is true for all k." in row["F0.2"][3]
-    assert "| not checkable | — | citation |" in row["G.1"][3]
+    assert "| not checkable (cited sources: for) | — | citation |" in row["G.1"][3]
     assert f"| {CAVEAT} | {CONDITIONS} | {FLOAT} |" in row["D0.7"][3]
     assert "A shift of the encoding is a fixed linear map. |" in row["F0.1"][3]
 
@@ -268,6 +272,8 @@ def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) 
 def test_general_entries_and_second_document_get_their_own_pages(drawn: Path) -> None:
     beyond = read(drawn / "beyond-the-documents.md")
     assert "# Beyond the documents" in beyond and "## G.1" in beyond and "## G.2" in beyond
+    assert "**Verdict:** not checkable (cited sources: for)" in beyond
+    assert "*corroborates*: a measurement cross-checking" in beyond
     assert "**Verdict:** unsettled" in beyond and "| E1 | floating-point experiment | false |" in beyond
     second = read(drawn / "document-001.md")
     assert f"# Document 001: `{DOC1}`" in second and "section “💻 코드 예제”" in second
@@ -448,6 +454,12 @@ def test_strongest_kind_is_taken_from_the_evidence_the_verdict_rests_on() -> Non
     assert report.strongest_kind(Assessment((proof, Evidence(DIGITS, "50 digits", True)), "")) == EXACT
     failed = Evidence(FLOAT, "failed", False)
     assert report.strongest_kind(Assessment((proof, failed), "")) == FLOAT
+    cited_against = Evidence(CITATION, "the paper says otherwise", True, REFUTES)
+    measured = Evidence(DIGITS, "50 digits", True)
+    assert report.strongest_kind(Assessment((measured, cited_against), "")) == DIGITS
+    assert report.strongest_kind(Assessment((cited_against,), "")) == CITATION
+    corroborated = Assessment((proof, Evidence(FLOAT, "float64 agrees", True, CORROBORATES)), "")
+    assert (corroborated.verdict, report.strongest_kind(corroborated)) == (PROVED, EXACT)
     assert report.strongest_kind(Assessment((), "")) == "—"
 
 
