@@ -95,7 +95,7 @@ BEARING_MEANINGS = {
 _DOCUMENT_FILE = re.compile(r"^(\d+)_")
 _DOCUMENT_PAGE = re.compile(r"^document-\d+\.md$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=[A-Z(])")
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     report = commands.add_parser("report", help="write the markdown reports and figures")
     report.add_argument("--out", default="reports", help="output folder (default: reports)")
+    report.add_argument("--readme", help="also refresh the headline-findings block of this README file")
     collisions = commands.add_parser(
         "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
     )
@@ -202,18 +203,28 @@ def _evidence_json(e) -> dict:
     }
 
 
-def run_report(out: str) -> int:
-    """Write the reports; the exit status says whether every verdict is the recorded one."""
+def run_report(out: str, readme: str | None) -> int:
+    """Write the reports (and, when asked, the README's headline block); exit 1 when a verdict changed."""
     from pathlib import Path
 
     from pe_verify.claims.catalog import all_claims
-    from pe_verify.claims.report import write_reports
+    from pe_verify.claims.headlines import with_headlines
+    from pe_verify.claims.report import write_atomic, write_reports
 
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
+    if readme is not None and not Path(readme).is_file():
+        raise UsageError(f"--readme {readme} is not a file")
     written = write_reports(folder)
     print(f"wrote {len(written)} files to {folder}")
+    if readme is not None:
+        try:
+            text = with_headlines(Path(readme).read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        write_atomic(Path(readme), text.encode("utf-8"))
+        print(f"refreshed the headline findings in {readme}")
     return _verdict_status(all_claims())
 
 
@@ -260,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "show":
             return run_show(args.id, args.json)
         if args.command == "report":
-            return run_report(args.out)
+            return run_report(args.out, args.readme)
         if args.command == "collisions":
             return run_collisions(args.d, args.base, args.max_pos, args.dtype, args.scan_values, args.json)
         if args.json and args.markdown:
