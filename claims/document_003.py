@@ -801,7 +801,7 @@ def d3_9() -> Assessment:
             f"d_model = {MODEL_WIDTH}, {MODEL_LAYERS} layers, context {MODEL_CONTEXT}: {rope} against "
             f"{additive} operations per token, {float(share):.1e} of the {dense} of the dense layers and "
             "attention products (2 per multiply–add)",
-            linear and rope > additive and share < sp.Rational(1, 100),
+            bool(linear and rope > additive and share < sp.Rational(1, 100)),
             SUPPORTS,
             (("RoPE share", f"{sp.nsimplify(share)}"),),
         ),

@@ -77,6 +77,8 @@ class Evidence:
     detail: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.holds, bool):
+            raise TypeError(f"holds must be a bool decided by the check, got {type(self.holds).__name__}")
         if self.kind not in KINDS:
             raise ValueError(f"unknown evidence kind {self.kind!r}; allowed: {', '.join(KINDS)}")
         if self.bearing not in BEARINGS + ARGUMENT_BEARINGS:

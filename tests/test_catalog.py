@@ -55,9 +55,12 @@ def test_recorded_verdicts_use_the_vocabulary() -> None:
 @pytest.mark.parametrize("claim_id", IDS)
 def test_computed_verdicts_are_the_recorded_ones(claim_id: str) -> None:
     item, found = get(claim_id), assessment(claim_id)
+    everything = found.evidence + found.argument_evidence
+    outcomes = "\n".join(f"{e.kind}, {e.bearing}, holds={e.holds}: {e.summary}" for e in everything)
     assert found.evidence, "every entry runs at least one check"
     assert found.explanation.strip()
-    assert (found.verdict, found.argument_verdict) == (item.expected, item.expected_argument)
+    assert all(isinstance(e.holds, bool) for e in everything)
+    assert (found.verdict, found.argument_verdict) == (item.expected, item.expected_argument), outcomes
 
 
 def test_unknown_ids_suggest_the_closest() -> None:

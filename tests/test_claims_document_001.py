@@ -27,14 +27,6 @@ CLAIMS = [value for value in vars(doc).values() if isinstance(value, Claim)]
 SECTIONS = {doc.INTRODUCTION, doc.CODE, doc.TABLE, doc.SAY_IT, doc.MISTAKES}
 
 
-@pytest.mark.parametrize("entry", CLAIMS, ids=[entry.id for entry in CLAIMS])
-def test_computed_verdicts_match_the_recorded_ones(entry: Claim) -> None:
-    result = entry.assess()
-    assert result.verdict == entry.expected
-    assert result.argument_verdict == entry.expected_argument
-    assert result.explanation and "None" not in result.explanation
-
-
 def test_every_inventory_id_is_present_and_sources_are_document_001() -> None:
     ids = [entry.id for entry in CLAIMS]
     assert len(ids) == len(set(ids))

@@ -29,14 +29,6 @@ def assessed(claim_id: str) -> Assessment:
 
 
 @pytest.mark.parametrize("entry", CLAIMS, ids=lambda entry: entry.id)
-def test_computed_verdict_is_the_recorded_one(entry: Claim) -> None:
-    assessment = assessed(entry.id)
-    outcomes = [(e.summary, e.holds, e.bearing) for e in assessment.evidence]
-    assert assessment.verdict == entry.expected, outcomes
-    assert assessment.argument_verdict == entry.expected_argument
-
-
-@pytest.mark.parametrize("entry", CLAIMS, ids=lambda entry: entry.id)
 def test_entry_is_well_formed(entry: Claim) -> None:
     assert re.fullmatch(r"G\.[a-z0-9_]+", entry.id)
     assert entry.source.document == "(beyond the documents)" and entry.source.section

@@ -106,3 +106,10 @@ def test_evidence_rejects_unknown_kinds_and_bearings(kind: str, bearing: str) ->
 )
 def test_sources_point(evidence: list[Evidence], direction: str | None) -> None:
     assert sources_point(evidence) == direction
+
+
+def test_evidence_outcome_must_be_a_decided_bool() -> None:
+    import sympy as sp
+
+    with pytest.raises(TypeError, match="holds must be a bool"):
+        Evidence(SYMBOLIC, "x", sp.true)
