@@ -216,14 +216,14 @@ def run_report(out: str, readme: str | None) -> int:
         raise UsageError(f"--out {out} exists and is not a folder")
     if readme is not None and not Path(readme).is_file():
         raise UsageError(f"--readme {readme} is not a file")
+    try:
+        refreshed = None if readme is None else with_headlines(Path(readme).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     written = write_reports(folder)
     print(f"wrote {len(written)} files to {folder}")
-    if readme is not None:
-        try:
-            text = with_headlines(Path(readme).read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        write_atomic(Path(readme), text.encode("utf-8"))
+    if refreshed is not None:
+        write_atomic(Path(readme), refreshed.encode("utf-8"))
         print(f"refreshed the headline findings in {readme}")
     return _verdict_status(all_claims())
 
