@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -112,6 +113,7 @@ def _verdict_status(claims) -> int:
 def run_list(as_json: bool) -> int:
     """Every claim with its computed verdicts."""
     from pe_verify.claims.catalog import all_claims, assessment
+    from pe_verify.claims.model import NOT_CHECKABLE
 
     rows = []
     for item in all_claims():
@@ -122,6 +124,7 @@ def run_list(as_json: bool) -> int:
                 "document": item.source.document,
                 "statement": item.statement,
                 "verdict": found.verdict,
+                "sources_point": found.sources_point,
                 "argument_verdict": found.argument_verdict,
             }
         )
@@ -130,7 +133,13 @@ def run_list(as_json: bool) -> int:
     else:
         for row in rows:
             argument = row["argument_verdict"] or "—"
-            print(f"{row['id']:<24} {row['verdict']:<22} {argument:<31} {_short(row['statement'])}")
+            sources = (
+                f" ({row['sources_point']})"
+                if row["verdict"] == NOT_CHECKABLE and row["sources_point"]
+                else ""
+            )
+            verdict = row["verdict"] + sources
+            print(f"{row['id']:<24} {verdict:<32} {argument:<31} {_short(row['statement'])}")
     return _verdict_status(all_claims())
 
 
@@ -156,6 +165,7 @@ def run_show(claim_id: str, as_json: bool) -> int:
         "statement": item.statement,
         "formal": item.formal,
         "verdict": found.verdict,
+        "sources_point": found.sources_point,
         "recorded_verdict": item.expected,
         "argument_verdict": found.argument_verdict,
         "recorded_argument_verdict": item.expected_argument,
@@ -171,7 +181,8 @@ def run_show(claim_id: str, as_json: bool) -> int:
     print(f"{item.id} — {item.source.document}, section “{item.source.section}”")
     print(f"claim: {item.statement}")
     print(f"formal: {item.formal}")
-    print(f"verdict: {found.verdict} (recorded: {item.expected})")
+    sources = f"; cited sources: {found.sources_point}" if found.sources_point else ""
+    print(f"verdict: {found.verdict} (recorded: {item.expected}{sources})")
     if found.argument_verdict is not None:
         print(f"argument: {found.argument_verdict} (recorded: {item.expected_argument})")
         if found.argument_issue:
@@ -260,6 +271,14 @@ def run_collisions(d: int, base_text: str, max_pos: int, dtype: str, scan_values
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader stopped early (e.g. `pe-verify list | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.command is None:
