@@ -113,12 +113,11 @@ def _verdict_status(claims) -> int:
 def run_list(as_json: bool) -> int:
     """Every claim with its computed verdicts."""
     from pe_verify.claims.catalog import all_claims, assessment
-    from pe_verify.claims.model import NOT_CHECKABLE
+    from pe_verify.claims.report import argument_label, short_statement, verdict_label
 
-    rows = []
-    for item in all_claims():
-        found = assessment(item.id)
-        rows.append(
+    entries = [(item, assessment(item.id)) for item in all_claims()]
+    if as_json:
+        rows = [
             {
                 "id": item.id,
                 "document": item.source.document,
@@ -127,30 +126,21 @@ def run_list(as_json: bool) -> int:
                 "sources_point": found.sources_point,
                 "argument_verdict": found.argument_verdict,
             }
-        )
-    if as_json:
+            for item, found in entries
+        ]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
-        for row in rows:
-            argument = row["argument_verdict"] or "—"
-            sources = (
-                f" ({row['sources_point']})"
-                if row["verdict"] == NOT_CHECKABLE and row["sources_point"]
-                else ""
-            )
-            verdict = row["verdict"] + sources
-            print(f"{row['id']:<24} {verdict:<32} {argument:<31} {_short(row['statement'])}")
+        for item, found in entries:
+            verdict, argument = verdict_label(found), argument_label(found)
+            print(f"{item.id:<24} {verdict:<38} {argument:<31} {short_statement(item.statement, 72)}")
     return _verdict_status(all_claims())
-
-
-def _short(text: str, width: int = 72) -> str:
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def run_show(claim_id: str, as_json: bool) -> int:
     """Everything about one claim."""
     from pe_verify.claims.catalog import UnknownClaim, assessment, get
     from pe_verify.claims.evidence import derivation, verification
+    from pe_verify.claims.report import verdict_label
     from pe_verify.proofs import render_markdown
 
     try:
@@ -181,8 +171,7 @@ def run_show(claim_id: str, as_json: bool) -> int:
     print(f"{item.id} — {item.source.document}, section “{item.source.section}”")
     print(f"claim: {item.statement}")
     print(f"formal: {item.formal}")
-    sources = f"; cited sources: {found.sources_point}" if found.sources_point else ""
-    print(f"verdict: {found.verdict} (recorded: {item.expected}{sources})")
+    print(f"verdict: {verdict_label(found)} (recorded: {item.expected})")
     if found.argument_verdict is not None:
         print(f"argument: {found.argument_verdict} (recorded: {item.expected_argument})")
         if found.argument_issue:

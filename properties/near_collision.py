@@ -29,6 +29,7 @@ import flint
 import mpmath
 import numpy as np
 
+from . import sinusoidal
 from .checking import CheckResult, angle_tolerance
 from .validation import (
     require_base,
@@ -64,11 +65,8 @@ _CHUNK = 2**22  # elements per vectorised pass over the sorted values
 
 
 def frequencies_mp(d: int, base: float = 10000.0) -> list[mpmath.mpf]:
-    """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) as 60-digit mpmath numbers (base taken exactly as given)."""
-    d = require_positive_int(d, "d")
-    base = require_base(base)
-    with mpmath.workdps(_FIXED_POINT_DPS):
-        return [mpmath.mpf(base) ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)]
+    """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) at the fixed-point reduction's 60 digits (base as given)."""
+    return sinusoidal.frequencies_mp(d, require_base(base), _FIXED_POINT_DPS)
 
 
 def _turn_limbs(omegas: Sequence[mpmath.mpf]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

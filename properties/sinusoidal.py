@@ -46,17 +46,23 @@ def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: f
     return np.where(is_sin, np.sin(angles), np.cos(angles))
 
 
-def sinusoidal_encoding_mp(
-    positions: Iterable[int], d: int, base: float | str = 10000, dps: int = 50
-) -> list[list]:
-    """The encoding as rows of mpmath numbers with `dps` significant digits (any integer position)."""
+def frequencies_mp(d: int, base: float | str = 10000, dps: int = 50) -> list[mpmath.mpf]:
+    """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) as mpmath numbers with `dps` digits (a str base is exact)."""
     d = require_positive_int(d, "d")
     dps = require_positive_int(dps, "dps")
     with mpmath.workdps(dps):
         b = mpmath.mpf(base)
         if not (mpmath.isfinite(b) and b > 1):
             raise ValueError(f"base must be a finite real number greater than 1, got {base}")
-        omegas = [b ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)]
+        return [b ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)]
+
+
+def sinusoidal_encoding_mp(
+    positions: Iterable[int], d: int, base: float | str = 10000, dps: int = 50
+) -> list[list]:
+    """The encoding as rows of mpmath numbers with `dps` significant digits (any integer position)."""
+    omegas = frequencies_mp(d, base, dps)
+    with mpmath.workdps(dps):
         rows = []
         for p in positions:
             p = mpmath.mpf(_require_finite_mp(p))
