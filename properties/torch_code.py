@@ -14,8 +14,10 @@ scalar does not widen a float32 tensor; an int64 tensor times a float32 tensor i
 category, where numpy would give float64, so the casts here are explicit). ``dtype=np.float64`` runs the
 same code as under ``torch.set_default_dtype(torch.float64)``. Broadcasting aligns shapes at their trailing
 axes and needs each pair of sizes equal or one of them 1 — the same rule in numpy and torch; a slice
-assignment ``a[idx] = b`` needs b to broadcast to the slice's own shape. sin/cos/exp/pow are numpy's:
-another library's float32 functions may differ in the last bit.
+assignment ``a[idx] = b`` needs b to broadcast to the slice's own shape, which keeps its shape: b may have
+more axes than the slice only if the extra leading ones have size 1 (torch's setitem strips leading size-1
+axes of b before ``copy_``, numpy's assignment strips them too, so b of shape [1, 1] fills a slice of shape
+[1] in both). sin/cos/exp/pow are numpy's: another library's float32 functions may differ in the last bit.
 """
 
 from __future__ import annotations
@@ -43,14 +45,19 @@ class BroadcastMismatch(ValueError):
 
 
 class SliceAssignmentMismatch(ValueError):
-    """``target[index] = values`` with values that do not broadcast to the slice's shape."""
+    """``target[index] = values`` with values that do not broadcast to the slice's shape.
+
+    Both shapes are aligned at their last axes and padded on the left with 1s to the larger rank; dim counts
+    axes of that common rank from the left.
+    """
 
     def __init__(self, target_shape: Sequence[int], value_shape: Sequence[int], dim: int, note: str = ""):
         self.target_shape, self.value_shape, self.dim = tuple(target_shape), tuple(value_shape), dim
-        padded = (1,) * max(len(self.target_shape) - len(self.value_shape), 0) + self.value_shape
-        expanded = self.target_shape[dim] if dim < len(self.target_shape) else 1
+        rank = max(len(self.target_shape), len(self.value_shape))
+        expanded = _left_padded(self.target_shape, rank)[dim]
+        existing = _left_padded(self.value_shape, rank)[dim]
         super().__init__(
-            f"the expanded size of the tensor ({expanded}) must match the existing size ({padded[dim]}) at "
+            f"the expanded size of the tensor ({expanded}) must match the existing size ({existing}) at "
             f"non-singleton dimension {dim}: cannot assign values of shape {list(self.value_shape)} to a "
             f"slice of shape {list(self.target_shape)}" + (f"; {note}" if note else "")
         )
@@ -67,8 +74,10 @@ def broadcast_shape(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int
     for dim, (size_a, size_b) in enumerate(zip(padded_a, padded_b, strict=True)):
         if size_a != size_b and 1 not in (size_a, size_b):
             raise BroadcastMismatch(a, b, dim, size_a, size_b)
-    return tuple(max(size_a, size_b) if 1 in (size_a, size_b) else size_a
-                 for size_a, size_b in zip(padded_a, padded_b, strict=True))
+    return tuple(
+        max(size_a, size_b) if 1 in (size_a, size_b) else size_a
+        for size_a, size_b in zip(padded_a, padded_b, strict=True)
+    )
 
 
 def broadcast_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -80,13 +89,14 @@ def broadcast_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def assign(target: np.ndarray, index: tuple, values: np.ndarray, note: str = "") -> None:
     """target[index] = values when values broadcast to the slice's shape; `SliceAssignmentMismatch` otherwise.
 
-    The rule is one-sided: the slice keeps its shape, so values may only add or stretch size-1 axes.
+    The rule is one-sided: the slice keeps its shape. Aligned at the last axes, each axis of values must have
+    the slice's size or size 1 (which stretches), and any leading axes of values beyond the slice's rank must
+    have size 1 (they are dropped: torch's setitem strips them before ``copy_``, numpy's assignment too).
     """
     slot = target[index].shape
-    if len(values.shape) > len(slot):
-        raise SliceAssignmentMismatch(slot, values.shape, 0, note)
-    padded = (1,) * (len(slot) - len(values.shape)) + tuple(values.shape)
-    for dim, (size, given) in enumerate(zip(slot, padded, strict=True)):
+    rank = max(len(slot), values.ndim)
+    padded_slot, padded_values = _left_padded(slot, rank), _left_padded(values.shape, rank)
+    for dim, (size, given) in enumerate(zip(padded_slot, padded_values, strict=True)):
         if given not in (1, size):
             raise SliceAssignmentMismatch(slot, values.shape, dim, note)
     target[index] = values
@@ -107,8 +117,9 @@ class SinusoidalTable:
     takes the single cos column by broadcasting a size-1 axis to 0, in torch as in numpy.)
     """
 
-    def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0,
-                 dtype: type = np.float32) -> None:
+    def __init__(
+        self, d_model: int, max_len: int = 5000, base: float = 10000.0, dtype: type = np.float32
+    ) -> None:
         d = require_positive_int(d_model, "d_model")
         max_len = require_positive_int(max_len, "max_len")
         base = require_base(base)
@@ -117,8 +128,10 @@ class SinusoidalTable:
         position = np.arange(0, max_len, dtype=dtype)[:, None]
         div_term = np.exp(np.arange(0, d, 2).astype(dtype) * dtype(-math.log(base) / d))
         angles = position * div_term
-        note = (f"d_model = {d}: div_term has ⌈d/2⌉ = {len(div_term)} entries and pe[:, 1::2] has "
-                f"⌊d/2⌋ = {d // 2} columns, which agree only for even d_model")
+        note = (
+            f"d_model = {d}: div_term has ⌈d/2⌉ = {len(div_term)} entries and pe[:, 1::2] has "
+            f"⌊d/2⌋ = {d // 2} columns, which agree only for even d_model"
+        )
         assign(pe, (slice(None), slice(0, None, 2)), np.sin(angles), note)
         assign(pe, (slice(None), slice(1, None, 2)), np.cos(angles), note)
         self.d_model, self.max_len, self.base, self.dtype = d, max_len, base, dtype
@@ -140,8 +153,9 @@ class RotaryCache:
     torch).
     """
 
-    def __init__(self, dim: int, max_len: int = 2048, base: float = 10000.0,
-                 dtype: type = np.float32) -> None:
+    def __init__(
+        self, dim: int, max_len: int = 2048, base: float = 10000.0, dtype: type = np.float32
+    ) -> None:
         dim = require_positive_int(dim, "dim")
         max_len = require_positive_int(max_len, "max_len")
         base = require_base(base)
@@ -180,6 +194,10 @@ class RotaryCache:
         return broadcast_multiply(x, cos) + broadcast_multiply(rotate_half(x), sin)
 
 
+def _left_padded(shape: Sequence[int], rank: int) -> tuple[int, ...]:
+    return (1,) * (rank - len(shape)) + tuple(shape)
+
+
 def _broadcast_checked(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     broadcast_shape(a.shape, b.shape)
     return b
@@ -196,8 +214,9 @@ def _require_cache_positions(positions: object, n: int, max_len: int) -> np.ndar
     array = np.asarray(positions)
     allowed = f"integers in [0, {max_len - 1}] (the cache has max_len = {max_len} rows)"
     if array.shape != (n,) or array.dtype.kind not in "iuf" or array.dtype == np.bool_:
-        raise ValueError(f"positions must be {n} {allowed}, one per row; got shape {array.shape}, "
-                         f"dtype {array.dtype}")
+        raise ValueError(
+            f"positions must be {n} {allowed}, one per row; got shape {array.shape}, dtype {array.dtype}"
+        )
     if n == 0 or not np.all(np.isfinite(array) & (array == np.round(array))):
         raise ValueError(f"positions must be {allowed}; got a non-integer, NaN or infinity")
     if np.min(array) < 0 or np.max(array) >= max_len:
@@ -210,6 +229,7 @@ def _require_real_array(value: object, name: str, min_rank: int) -> np.ndarray:
     if array.dtype.kind not in "iuf" or array.dtype == np.bool_:
         raise ValueError(f"{name} must be an array of real numbers, got dtype {array.dtype}")
     if array.ndim < min_rank:
-        raise ValueError(f"{name} must have at least {min_rank} axes ([batch, seq_len, ...]), got shape "
-                         f"{array.shape}")
+        raise ValueError(
+            f"{name} must have at least {min_rank} axes ([batch, seq_len, ...]), got shape {array.shape}"
+        )
     return array

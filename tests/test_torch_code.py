@@ -3,9 +3,11 @@ rules, and mutation twins that must fail the same comparisons."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pe_verify.properties.checking import angle_tolerance
@@ -110,12 +112,15 @@ def test_forward_beyond_max_len_is_a_broadcast_error() -> None:
         SinusoidalTable(8, 20).forward(np.zeros((1, 21, 8)))
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ((0,), "d_model must be a positive integer"),
-    ((8, 0), "max_len must be a positive integer"),
-    ((8, 10, 1.0), "base must be a finite real number greater than 1"),
-    ((8, 10, 10000.0, np.int32), "dtype must be np.float32 or np.float64"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((0,), "d_model must be a positive integer"),
+        ((8, 0), "max_len must be a positive integer"),
+        ((8, 10, 1.0), "base must be a finite real number greater than 1"),
+        ((8, 10, 10000.0, np.int32), "dtype must be np.float32 or np.float64"),
+    ],
+)
 def test_table_rejects_bad_input(args: tuple, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SinusoidalTable(*args)
@@ -135,18 +140,76 @@ def test_broadcast_shape_agrees_with_numpy(a: tuple, b: tuple) -> None:
         assert broadcast_shape(a, b) == expected
 
 
-@given(SHAPES.filter(lambda s: len(s) >= 1), SHAPES)
-def test_assign_succeeds_exactly_when_numpy_assignment_does(target: tuple, values: tuple) -> None:
+Assign = Callable[[np.ndarray, tuple, np.ndarray], None]
+
+
+def agrees_with_numpy(assign_fn: Assign, target: tuple, values: tuple) -> bool:
+    """Whether assign_fn(zeros(target), (...,), v) raises `SliceAssignmentMismatch` exactly when numpy's
+    ``zeros(target)[...] = v`` fails, and otherwise leaves the array numpy leaves."""
     mine, theirs = np.zeros(target), np.zeros(target)
     source = np.arange(int(np.prod(values)), dtype=float).reshape(values)
     try:
         theirs[...] = source
     except ValueError:
-        with pytest.raises(SliceAssignmentMismatch):
-            assign(mine, (Ellipsis,), source)
+        numpy_accepts = False
     else:
-        assign(mine, (Ellipsis,), source)
-        assert np.array_equal(mine, theirs)
+        numpy_accepts = True
+    try:
+        assign_fn(mine, (Ellipsis,), source)
+    except SliceAssignmentMismatch:
+        return not numpy_accepts
+    except ValueError:
+        return False
+    return numpy_accepts and np.array_equal(mine, theirs)
+
+
+def rank_bound_assign(target: np.ndarray, index: tuple, values: np.ndarray) -> None:
+    """Mutation: refuses values with more axes than the slice, even if the extra leading axes have size 1."""
+    slot = target[index].shape
+    if values.ndim > len(slot):
+        raise SliceAssignmentMismatch(slot, values.shape, 0)
+    assign(target, index, values)
+
+
+def leading_axes_dropping_assign(target: np.ndarray, index: tuple, values: np.ndarray) -> None:
+    """Mutation: drops the leading axes of values beyond the slice's rank whatever their size."""
+    extra = max(values.ndim - target[index].ndim, 0)
+    assign(target, index, values[(0,) * extra])
+
+
+@given(SHAPES.filter(lambda s: len(s) >= 1), SHAPES)
+@example(target=(1,), values=(1, 1))
+@example(target=(3, 2), values=(1, 1, 2))
+@example(target=(2,), values=(2, 1))
+@example(target=(2,), values=(2, 2))
+def test_assign_succeeds_exactly_when_numpy_assignment_does(target: tuple, values: tuple) -> None:
+    assert agrees_with_numpy(assign, target, values)
+
+
+@pytest.mark.parametrize(("target", "values"), [((1,), (1, 1)), ((2,), (1, 2)), ((3, 2), (1, 1, 1, 2))])
+def test_leading_size_one_axes_of_the_values_are_dropped(target: tuple, values: tuple) -> None:
+    out = np.zeros(target)
+    assign(out, (Ellipsis,), np.arange(int(np.prod(values)), dtype=float).reshape(values))
+    assert np.array_equal(out, np.broadcast_to(np.arange(target[-1], dtype=float), target))
+
+
+def test_extra_leading_axes_of_another_size_fail_with_torch_shaped_message() -> None:
+    with pytest.raises(SliceAssignmentMismatch) as caught:
+        assign(np.zeros(2), (Ellipsis,), np.zeros((2, 1)))
+    assert str(caught.value) == (
+        "the expanded size of the tensor (1) must match the existing size (2) at non-singleton dimension 0: "
+        "cannot assign values of shape [2, 1] to a slice of shape [2]"
+    )
+    assert caught.value.dim == 0
+
+
+@pytest.mark.parametrize(
+    ("twin", "target", "values"),
+    [(rank_bound_assign, (1,), (1, 1)), (leading_axes_dropping_assign, (2,), (2, 2))],
+)
+def test_broken_assignment_twins_disagree_with_numpy(twin: Assign, target: tuple, values: tuple) -> None:
+    assert agrees_with_numpy(assign, target, values)
+    assert not agrees_with_numpy(twin, target, values)
 
 
 # ------------------------------------------------------------------------------------------ rotary
@@ -231,11 +294,14 @@ def test_rotate_rejects_positions_outside_the_cache(positions: list[float]) -> N
         RotaryCache(4).rotate(np.ones((2, 4)), np.array(positions))
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ((0,), "dim must be a positive integer"),
-    ((4, 0), "max_len must be a positive integer"),
-    ((4, 8, 0.5), "base must be a finite real number greater than 1"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((0,), "dim must be a positive integer"),
+        ((4, 0), "max_len must be a positive integer"),
+        ((4, 8, 0.5), "base must be a finite real number greater than 1"),
+    ],
+)
 def test_cache_rejects_bad_input(args: tuple, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RotaryCache(*args)
