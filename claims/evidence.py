@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from pe_verify.proofs import all_derivations
 from pe_verify.proofs.derivation import Derivation, VerificationResult
 from pe_verify.properties.checking import CheckResult
 
-from .model import SUPPORTS, SYMBOLIC, Evidence
+from .model import FLOAT, HYPOTHESIS, SUPPORTS, SYMBOLIC, Evidence
+from .numbers import certified, within
+
+#: Evidence kinds whose numbers are floating-point measurements, printed only as `claims.numbers` allows.
+MEASURED_KINDS = frozenset({FLOAT, HYPOTHESIS})
 
 
 @functools.cache
@@ -39,8 +45,46 @@ def from_derivation(derivation_id: str, bearing: str = SUPPORTS) -> Evidence:
     )
 
 
+def _plain(value: object) -> object:
+    """A witness value as plain Python (numpy scalars and arrays unwrapped), for JSON."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _exact_text(value: object) -> str | None:
+    """The text of an exact witness value (an integer, a string, a tuple of those); None for a float."""
+    value = _plain(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else None
+    if isinstance(value, list):
+        items = [_exact_text(item) for item in value]
+        return None if None in items else f"({', '.join(items)})"  # type: ignore[arg-type]
+    return str(value)
+
+
 def from_check(result: CheckResult, kind: str, summary: str, bearing: str = SUPPORTS) -> Evidence:
-    """Evidence from a numeric property check: its outcome, largest error, tolerance and witness."""
-    detail = (("largest error", f"{result.max_error:.3e}"), ("tolerance", f"{result.tolerance:.3e}"))
-    witness = tuple((str(key), str(value)) for key, value in sorted(result.witness.items()))
-    return Evidence(kind, summary, result.holds, bearing, detail + witness)
+    """Evidence from a numeric property check, with its outcome, largest error and tolerance.
+
+    A check at a stated precision (mpmath digits, ball arithmetic) prints its values in full. A floating-point
+    check that holds is stated against its a-priori tolerance, and where its largest error occurred (float
+    noise) is kept for `--json` only; one that fails names its counterexample: the exact witness values and
+    the error to the digits its tolerance certifies (`claims.numbers`).
+    """
+    witness = [(str(key), _plain(value)) for key, value in sorted(result.witness.items())]
+    tolerance = ("tolerance", f"{result.tolerance:.3e}")
+    if kind not in MEASURED_KINDS:
+        error = ("largest error", f"{result.max_error:.3e}")
+        detail = (error, tolerance, *((key, str(value)) for key, value in witness))
+        return Evidence(kind, summary, result.holds, bearing, detail)
+    measured = (("largest error", float(result.max_error)), *witness)
+    if result.holds:
+        detail = (("largest error", within(result.max_error, result.tolerance, ".3e")),)
+        return Evidence(kind, summary, result.holds, bearing, detail, measured)
+    error = ("largest error", certified(result.max_error, result.tolerance, ".3g"))
+    exact = [(key, text) for key, value in witness if (text := _exact_text(value)) is not None]
+    return Evidence(kind, summary, result.holds, bearing, (error, tolerance, *exact), measured)

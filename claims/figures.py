@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 from pe_verify.collisions import exact_coincidence_mask
 from pe_verify.properties import finite_precision as fp
 from pe_verify.properties import near_collision as nc
+from pe_verify.properties.dtypes import DTYPES
 from pe_verify.properties.sinusoidal import frequencies, pair_index, sinusoidal_encoding
 
 BASE = 10000.0
@@ -334,7 +335,7 @@ def _stored_row(summary: StoredSummary) -> str:
 def dtype_thresholds(scales: Scales) -> Plot:
     """Per dtype: the first integer positions it cannot tell apart (measured, and 2^(m+1)); and, for tables
     computed in float32 and stored in the dtype, how many dims keep their value from p to p+1."""
-    collisions = [fp.position_collision(dtype) for dtype in fp.DTYPES]
+    collisions = [fp.position_collision(dtype) for dtype in DTYPES]
     d, n = scales.dtype_d, scales.dtype_positions
     summaries = _stored_summaries(d, n)
     width = max(1, n // 100)

@@ -22,7 +22,8 @@ from pe_verify.proofs import alibi as alibi_proofs
 from pe_verify.proofs.rope import M, N, half_split_rotate, interleaved_rotate, score, thetas, vector
 from pe_verify.properties.alibi import alibi_slopes_exact
 from pe_verify.properties.checking import CheckResult
-from pe_verify.properties.finite_precision import dtype_spec, first_collision_by_bisection
+from pe_verify.properties.dtypes import dtype_spec
+from pe_verify.properties.finite_precision import first_collision_by_bisection
 from pe_verify.properties.long_term_decay import (
     abel_bound,
     check_abel_bound,

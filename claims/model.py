@@ -67,7 +67,9 @@ class Evidence:
 
     `holds` is the check's own computed outcome; `bearing` says what a true outcome means for the claim
     (or, in `Assessment.argument_evidence`, for the document's argument). `detail` carries concrete values
-    as (label, value) pairs: witnesses with their digits, ranges, precisions, budgets.
+    as (label, value) pairs: witnesses with their digits, ranges, precisions, budgets — printed on committed
+    pages, so only in the forms `claims.numbers` allows. `measured` carries the raw floating-point
+    measurements behind them (largest errors, where they occurred), for `pe-verify show ID --json` only.
     """
 
     kind: str
@@ -75,6 +77,7 @@ class Evidence:
     holds: bool
     bearing: str = SUPPORTS
     detail: tuple[tuple[str, str], ...] = ()
+    measured: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.holds, bool):

@@ -200,6 +200,7 @@ def _evidence_json(e) -> dict:
         "holds": e.holds,
         "bearing": e.bearing,
         "detail": dict(e.detail),
+        "measured": dict(e.measured),
     }
 
 

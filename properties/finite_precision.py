@@ -28,6 +28,8 @@ import mpmath
 import numpy as np
 
 from .checking import CheckResult
+from .correct_rounding import correctly_rounded
+from .dtypes import DTYPES, DtypeSpec, dtype_spec
 from .sinusoidal import frequencies, sinusoidal_encoding, sinusoidal_encoding_mp
 from .validation import require_base, require_positive_int
 
@@ -36,50 +38,6 @@ DEFAULT_MEMORY_BUDGET = 512 * 2**20
 _BYTES_PER_POSITION = 64  # hashes, sort order and candidates kept for every position of a scan
 _BYTES_PER_VALUE = 40  # one table entry while it is computed (float64 at worst), stored and hashed
 _MAX_CHUNK_ROWS = 4096
-
-
-# ---------------------------------------------------------------------------------------------- dtypes
-
-
-@dataclass(frozen=True)
-class DtypeSpec:
-    """A floating-point storage type: its numpy scalar type and the mantissa width m the formulas use."""
-
-    name: str
-    scalar: type
-    nmant: int
-    max_finite: float
-
-    def cast(self, values: object) -> np.ndarray:
-        """`values` rounded to this dtype (beyond the largest finite value they become inf, as numpy does)."""
-        with np.errstate(over="ignore"):
-            return np.asarray(values).astype(self.scalar)
-
-    @property
-    def bits(self) -> type:
-        """The unsigned integer type of the same width, to compare stored values bit for bit."""
-        return np.dtype(f"u{np.dtype(self.scalar).itemsize}").type
-
-
-def _spec(name: str, scalar: type, info: np.finfo) -> DtypeSpec:
-    return DtypeSpec(name, scalar, int(info.nmant), float(info.max))
-
-
-DTYPES: dict[str, DtypeSpec] = {
-    "float64": _spec("float64", np.float64, np.finfo(np.float64)),
-    "float32": _spec("float32", np.float32, np.finfo(np.float32)),
-    "float16": _spec("float16", np.float16, np.finfo(np.float16)),
-    "bfloat16": _spec("bfloat16", ml_dtypes.bfloat16, ml_dtypes.finfo(ml_dtypes.bfloat16)),
-}
-
-
-def dtype_spec(dtype: str | DtypeSpec) -> DtypeSpec:
-    """The registered dtype of that name (a `DtypeSpec` passes through unchanged)."""
-    if isinstance(dtype, DtypeSpec):
-        return dtype
-    if not isinstance(dtype, str) or dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
-    return DTYPES[dtype]
 
 
 # ------------------------------------------------------------------------- (a) positions in the dtype
@@ -301,11 +259,15 @@ def _common_code_rows(
         position = held.astype(compute)
     else:
         position = positions.astype(compute)
-    div_term = np.exp(np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d))
-    angles = position[:, None] * div_term[None, :]
+    exponents = np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)
     table = np.empty((len(position), d), dtype=compute)
-    table[:, 0::2] = np.sin(angles)
-    table[:, 1::2] = np.cos(angles[:, : d // 2])
+    if compute is np.float64:
+        angles = position[:, None] * np.exp(exponents)[None, :]
+        table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles[:, : d // 2])
+    else:
+        angles = position[:, None] * correctly_rounded("exp", "float32", exponents)[None, :]
+        table[:, 0::2] = correctly_rounded("sin", "float32", angles)
+        table[:, 1::2] = correctly_rounded("cos", "float32", angles[:, : d // 2])
     return spec.cast(table)
 
 
@@ -318,8 +280,9 @@ def common_code_encoding(
     PE[:, 0::2] = sin(position · div_term), PE[:, 1::2] = cos(position · div_term) in float32; then cast
     to the dtype (for float64 everything is float64: the reference). With `positions_in_dtype` the positions
     are first rounded to the dtype (as when the position vector is held in half precision), then computed
-    the same way. Odd d drops the last cos column. sin/cos/exp are numpy's; another library's float32
-    functions may differ in the last bit.
+    the same way. Odd d drops the last cos column. In float32, exp, sin and cos are correctly rounded, so
+    the table is a property of float32 (a platform's libm may differ from it by a few ulp); float64 uses
+    numpy's.
     """
     d = require_positive_int(d, "d")
     base = require_base(base)

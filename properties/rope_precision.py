@@ -6,11 +6,12 @@ the last place, about |(m + s)·θ_i|·2^(−p): an absolute angle error that gr
 score drifts away from the offset-only value as s grows (Wang et al. 2024, "When Precision Meets Position:
 BFloat16 Breaks Down RoPE in Long-Context Training", arXiv 2411.13476).
 
-`rope_in_dtype` computes interleaved RoPE with every step rounded: positions and frequencies are stored in the
-angle dtype, their product is formed there, cos and sin of the stored angle are rounded to the dtype, and the
-rotation's products and sums are done in the dtype (numpy's float16, ml_dtypes' bfloat16, which rounds float64
-through float32). `score_drift` measures |⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨R_m q, R_n k⟩| against the float64
-reference, and `check_shift_invariance` turns that into a `CheckResult` for a stated tolerance.
+`rope_in_dtype` computes interleaved RoPE with every step rounded: positions and frequencies (correctly
+rounded) are stored in the angle dtype, their product is formed there, cos and sin of the stored angle are
+correctly rounded to the dtype (`correct_rounding`), and the rotation's products and sums are done in the
+dtype (numpy's float16, ml_dtypes' bfloat16, which rounds float64 through float32). `score_drift` measures
+|⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨R_m q, R_n k⟩| against the float64 reference, and `check_shift_invariance`
+turns that into a `CheckResult` for a stated tolerance.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .checking import CheckResult, angle_tolerance
-from .finite_precision import DtypeSpec, dtype_spec
+from .correct_rounding import correctly_rounded
+from .dtypes import DtypeSpec, dtype_spec
 from .rope import Rotation, apply_rope
 from .scaling import rope_frequencies
 from .validation import require_base, require_even_dimension, require_positions, require_positive_real
@@ -51,16 +53,29 @@ def rope_in_dtype(
         raise ValueError(f"positions must have shape ({x.shape[0]},), one per row of x; got {p.shape}")
     _require_representable(p, angle_spec, "positions")
     _require_representable(x, spec, "x")
-    theta = angle_spec.cast(rope_frequencies(d, require_base(base)))
+    theta = _frequencies(d, require_base(base), angle_spec)
     angles = angle_spec.cast(p)[:, None] * theta[None, :]
-    stored = np.asarray(angles, dtype=np.float64)
-    cos, sin = spec.cast(np.cos(stored)), spec.cast(np.sin(stored))
+    cos, sin = _cos_sin(np.asarray(angles, dtype=np.float64), spec)
     low = spec.cast(x)
     a, b = low[:, 0::2], low[:, 1::2]
     out = np.empty_like(low)
     out[:, 0::2] = a * cos - b * sin
     out[:, 1::2] = a * sin + b * cos
     return out.astype(np.float64)
+
+
+def _frequencies(d: int, base: float, spec: DtypeSpec) -> np.ndarray:
+    """θ_i = base^(−2i/d) held in the dtype: correctly rounded below float64."""
+    if spec.scalar is np.float64:
+        return rope_frequencies(d, base)
+    return correctly_rounded("pow", spec, np.float64(base), -2.0 * np.arange(d // 2) / d)
+
+
+def _cos_sin(angles: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the stored angles rounded to the dtype: correctly rounded below float64."""
+    if spec.scalar is np.float64:
+        return np.cos(angles), np.sin(angles)
+    return correctly_rounded("cos", spec, angles), correctly_rounded("sin", spec, angles)
 
 
 def score_drift(

@@ -17,7 +17,9 @@ axes and needs each pair of sizes equal or one of them 1 — the same rule in nu
 assignment ``a[idx] = b`` needs b to broadcast to the slice's own shape, which keeps its shape: b may have
 more axes than the slice only if the extra leading ones have size 1 (torch's setitem strips leading size-1
 axes of b before ``copy_``, numpy's assignment strips them too, so b of shape [1, 1] fills a slice of shape
-[1] in both). sin/cos/exp/pow are numpy's: another library's float32 functions may differ in the last bit.
+[1] in both). In float32, sin, cos, exp and pow are correctly rounded (`correct_rounding`), so the numbers
+are properties of float32; a platform's float32 functions (numpy's, torch's) may differ by a few ulp. In
+float64 they are numpy's.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .correct_rounding import correctly_rounded
 from .validation import require_base, require_positive_int
 
 FLOAT_DTYPES = (np.float32, np.float64)
+_NUMPY = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "pow": np.power}
 
 
 class BroadcastMismatch(ValueError):
@@ -126,14 +130,14 @@ class SinusoidalTable:
         dtype = _require_float_dtype(dtype)
         pe = np.zeros((max_len, d), dtype=dtype)
         position = np.arange(0, max_len, dtype=dtype)[:, None]
-        div_term = np.exp(np.arange(0, d, 2).astype(dtype) * dtype(-math.log(base) / d))
+        div_term = _elementary("exp", dtype, np.arange(0, d, 2).astype(dtype) * dtype(-math.log(base) / d))
         angles = position * div_term
         note = (
             f"d_model = {d}: div_term has ⌈d/2⌉ = {len(div_term)} entries and pe[:, 1::2] has "
             f"⌊d/2⌋ = {d // 2} columns, which agree only for even d_model"
         )
-        assign(pe, (slice(None), slice(0, None, 2)), np.sin(angles), note)
-        assign(pe, (slice(None), slice(1, None, 2)), np.cos(angles), note)
+        assign(pe, (slice(None), slice(0, None, 2)), _elementary("sin", dtype, angles), note)
+        assign(pe, (slice(None), slice(1, None, 2)), _elementary("cos", dtype, angles), note)
         self.d_model, self.max_len, self.base, self.dtype = d, max_len, base, dtype
         self.pe = pe[None, :, :]
 
@@ -160,13 +164,15 @@ class RotaryCache:
         max_len = require_positive_int(max_len, "max_len")
         base = require_base(base)
         dtype = _require_float_dtype(dtype)
-        inv_freq = dtype(1.0) / (dtype(base) ** (np.arange(0, dim, 2).astype(dtype) / dtype(dim)))
+        inv_freq = dtype(1.0) / _elementary(
+            "pow", dtype, dtype(base), np.arange(0, dim, 2).astype(dtype) / dtype(dim)
+        )
         t = np.arange(max_len)
         freqs = np.multiply.outer(t.astype(dtype), inv_freq)
         emb = np.concatenate((freqs, freqs), axis=-1)
         self.dim, self.max_len, self.base, self.dtype = dim, max_len, base, dtype
         self.inv_freq = inv_freq
-        self.cos_cached, self.sin_cached = np.cos(emb), np.sin(emb)
+        self.cos_cached, self.sin_cached = _elementary("cos", dtype, emb), _elementary("sin", dtype, emb)
 
     def forward(self, q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(q·cos + rotate_half(q)·sin, k·cos + rotate_half(k)·sin), cos = cos_cached[:q.shape[1]][None]."""
@@ -201,6 +207,13 @@ def _left_padded(shape: Sequence[int], rank: int) -> tuple[int, ...]:
 def _broadcast_checked(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     broadcast_shape(a.shape, b.shape)
     return b
+
+
+def _elementary(name: str, dtype: type, *args: np.ndarray) -> np.ndarray:
+    """sin, cos, exp or pow of the arguments in `dtype`: numpy's in float64, correctly rounded in float32."""
+    if dtype is np.float64:
+        return _NUMPY[name](*args)
+    return correctly_rounded(name, "float32", *args)
 
 
 def _require_float_dtype(dtype: object) -> type:

@@ -1,0 +1,80 @@
+"""Correctly rounded elementary functions in a low-precision dtype: round_p(f(x)), a property of the format.
+
+A platform's float32 sin, cos, exp or pow may be off the exact value by a few units in the last place, and
+which few depends on the CPU and the library (numpy picks SIMD kernels at run time). The correctly rounded
+value — the exact f(x) rounded to nearest in the dtype — is the same everywhere, so measurements built from it
+are properties of the dtype, not of the machine.
+
+It is computed as float64 f(x) rounded to the dtype, which is the correct rounding unless the exact value
+and the float64 one lie on different sides of a rounding midpoint. Any libm is within 2^(−40) relative of
+the exact value, so only values within that distance of a midpoint can be wrong (within 2^(−22) for dtypes
+narrower than float32, which ml_dtypes rounds through float32, twice); those few are decided again at
+`CHECK_BITS` bits with mpmath, choosing the nearest of the neighbouring values of the dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import mpmath
+import numpy as np
+
+from .dtypes import DtypeSpec, dtype_spec
+
+#: Relative distance from a rounding midpoint below which the float64 value does not decide the rounding:
+#: the libm's error, and for dtypes narrower than float32 the first of the two roundings through float32.
+MARGIN = 2.0**-40
+NARROW_MARGIN = 2.0**-22
+#: Working precision (bits) of the mpmath recomputation near a midpoint.
+CHECK_BITS = 160
+
+_FUNCTIONS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., mpmath.mpf]]] = {
+    "sin": (np.sin, mpmath.sin),
+    "cos": (np.cos, mpmath.cos),
+    "exp": (np.exp, mpmath.exp),
+    "pow": (np.power, mpmath.power),
+}
+
+
+def _ulp(values: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The spacing of the dtype above |v| and below it, for values v of the dtype held in float64."""
+    _, exponent = np.frexp(values)
+    floor_log2 = np.maximum(exponent.astype(np.int64) - 1, spec.min_exponent)
+    above = np.ldexp(1.0, floor_log2 - spec.nmant)
+    power_of_two = (np.abs(values) == np.ldexp(1.0, floor_log2)) & (floor_log2 > spec.min_exponent)
+    below = np.where(power_of_two, above / 2, above)
+    return above, below
+
+
+def correctly_rounded(name: str, dtype: str | DtypeSpec, *args: np.ndarray) -> np.ndarray:
+    """f(*args) correctly rounded to `dtype` (round to nearest), for f in sin, cos, exp, pow (x ** y).
+
+    The arguments are taken as the exact values they hold (cast them to the dtype first to model code that
+    computes in it); the result is an array of the dtype.
+    """
+    if name not in _FUNCTIONS:
+        raise ValueError(f"function must be one of {', '.join(_FUNCTIONS)}, got {name!r}")
+    spec = dtype_spec(dtype)
+    if spec.nmant > 23:
+        raise ValueError(f"correct rounding is computed for float32 and narrower dtypes, not {spec.name}")
+    inputs = np.broadcast_arrays(*(np.asarray(arg, dtype=np.float64) for arg in args))
+    approx = np.asarray(_FUNCTIONS[name][0](*inputs), dtype=np.float64)
+    if not np.all(np.isfinite(approx)):
+        raise ValueError(f"{name} overflows float64 on these arguments")
+    rounded = np.asarray(spec.cast(approx), dtype=np.float64)
+    above, below = _ulp(rounded, spec)
+    magnitude = np.abs(rounded)
+    up = np.where(rounded >= 0, above, below)
+    down = np.where(rounded >= 0, below, above)
+    near = np.minimum(np.abs(approx - (rounded + up / 2)), np.abs(approx - (rounded - down / 2)))
+    margin = MARGIN if spec.nmant == 23 else NARROW_MARGIN
+    doubtful = np.flatnonzero(near <= margin * np.maximum(magnitude, np.ldexp(1.0, spec.min_exponent)))
+    flat, flat_up, flat_down = rounded.reshape(-1), up.reshape(-1), down.reshape(-1)
+    flat_inputs = [arg.reshape(-1) for arg in inputs]
+    exact = _FUNCTIONS[name][1]
+    with mpmath.workprec(CHECK_BITS):
+        for index in doubtful:
+            value = exact(*(mpmath.mpf(float(arg[index])) for arg in flat_inputs))
+            candidates = (flat[index] - flat_down[index], flat[index], flat[index] + flat_up[index])
+            flat[index] = min(candidates, key=lambda c: abs(mpmath.mpf(c) - value))
+    return spec.cast(rounded)
