@@ -21,7 +21,7 @@ import sympy as sp
 from pe_verify.proofs import alibi as alibi_proofs
 from pe_verify.proofs.rope import M, N, half_split_rotate, interleaved_rotate, score, thetas, vector
 from pe_verify.properties.alibi import alibi_slopes_exact
-from pe_verify.properties.checking import CheckResult
+from pe_verify.properties.checking import CheckResult, angle_tolerance
 from pe_verify.properties.dtypes import dtype_spec
 from pe_verify.properties.finite_precision import first_collision_by_bisection
 from pe_verify.properties.long_term_decay import (
@@ -54,6 +54,7 @@ from .model import (
     Source,
     claim,
 )
+from .numbers import UNCERTIFIED, certain_argmax, certain_signs, certified, within
 
 BEYOND = "(beyond the documents)"
 LAYOUTS = Source(BEYOND, "RoPE layouts: interleaved and half-split")
@@ -128,14 +129,15 @@ def rope_layouts() -> Assessment:
         Evidence(FLOAT, "float64 reference `apply_rope`: half-split = Pᵀ·interleaved(P·x) for d = 64, 128, "
                  "256, 4096 (rotary fractions 1, 1/2, 1/4), 8 seeded vectors each, positions |p| < 10^6",
                  all(result.holds for result in floats),
-                 detail=(("largest error", f"{worst.max_error:.3e}"),
-                         ("its tolerance", f"{worst.tolerance:.3e}"))),
+                 detail=(("largest error", within(worst.max_error, worst.tolerance, ".3e")),),
+                 measured=(("largest error", worst.max_error), ("its tolerance", worst.tolerance))),
     )
     return Assessment(evidence, explanation=(
         "SymPy confirms the permutation identity for d = 4, 6, 8 and, built entry by entry, for "
         f"{len(exact)} of the {len(EXACT_ROTARY_DIMS)} rotary dimensions from 2 to 256 it tried; the "
-        "float64 reference implementations agree up to d = 4096 (largest difference "
-        f"{worst.max_error:.2e}). No argument covering every even r at once is machine-checked, so the "
+        "float64 reference implementations agree up to d = 4096, every difference within its a-priori "
+        f"float64 bound (bounds up to {max(result.tolerance for result in floats):.1e}). No argument "
+        "covering every even r at once is machine-checked, so the "
         "verdict is numerical support. Since the map is a conjugation by P, converting a checkpoint between "
         "the layouts only permutes the output rows of W_Q and W_K."
     ))
@@ -183,16 +185,20 @@ def rope_mixed_layouts() -> Assessment:
         Evidence(FLOAT, "float64, d = 128, 16 seeded (q, k), positions < 10^4: the relative-property check "
                  "fails for interleaved q with half-split k and passes when both use half-split",
                  (not mixed.holds) and matched.holds,
-                 detail=(("mixed: largest error", f"{mixed.max_error:.3e}"),
+                 detail=(("mixed: largest error", certified(mixed.max_error, mixed.tolerance, ".3g")),
                          ("tolerance", f"{mixed.tolerance:.3e}"),
-                         ("matched: largest error", f"{matched.max_error:.3e}"))),
+                         ("matched: largest error", within(matched.max_error, matched.tolerance, ".3e"))),
+                 measured=(("mixed: largest error", mixed.max_error),
+                           ("matched: largest error", matched.max_error))),
     )
     return Assessment(evidence, explanation=(
         "SymPy proves exact counterexamples at d = 4 (rational cosines, and the standard θ_0 = 1 with "
         "q = k = e_0, where s(0, 0) = 1 ≠ cos²1 = s(1, 1)); the e_0 computation holds for "
         f"{len(product_form)} of the {len(dims)} rotary dimensions tried up to 256. For random q, k at "
-        f"d = 128 the mixed score misses the offset-only value by up to {mixed.max_error:.3g} (tolerance "
-        f"{mixed.tolerance:.1e}), while matched layouts stay within {matched.max_error:.1e}. At r = 2 the "
+        f"d = 128 the mixed score misses the offset-only value by up to "
+        f"{certified(mixed.max_error, mixed.tolerance, '.3g')} (tolerance {mixed.tolerance:.1e}), while "
+        f"matched layouts stay within float64 rounding ({within(matched.max_error, matched.tolerance)}). "
+        "At r = 2 the "
         "layouts coincide, so mixing is harmless there; general r is covered exactly only up to 256, hence "
         "numerical support."
     ))
@@ -600,6 +606,12 @@ DECAY_WINDOW = 50
 FAR_DISTANCES = np.arange(50_000, 100_001)
 
 
+def _curve_error(distances: np.ndarray) -> float:
+    """A float64 bound on each value of the relative upper bound curve: its partial sums add up to d/2
+    complex terms e^(iΔθ), each a cos and a sin of an angle up to max Δ (θ_0 = 1)."""
+    return angle_tolerance(float(np.max(distances)), terms=DECAY_D, base=DECAY_BASE)
+
+
 def abel_identity(pairs: int) -> bool:
     """Σ_{i<n} h_i z_i = −Σ_{j<n} S_{j+1}(h_{j+1} − h_j), S_j = Σ_{l<j} z_l, h_n = 0, for symbolic h, z."""
     h = [*sp.symbols(f"h0:{pairs}"), sp.Integer(0)]
@@ -630,36 +642,50 @@ def rope_long_term_decay() -> Assessment:
     curve = relative_upper_bound(DECAY_DISTANCES, DECAY_D, DECAY_BASE)
     profile = decay_profile(curve, DECAY_WINDOW)
     far = relative_upper_bound(FAR_DISTANCES, DECAY_D, DECAY_BASE)
-    far_peak, far_at = float(far.max()), int(FAR_DISTANCES[int(np.argmax(far))])
+    near_error, far_error = (_curve_error(distances) for distances in (DECAY_DISTANCES, FAR_DISTANCES))
+    far_index = int(np.argmax(far))
+    far_peak, far_at = float(far[far_index]), int(FAR_DISTANCES[far_index])
     near_peak = float(curve[len(curve) // 2:].max())
     level_at = int(np.argmax(curve < far_peak))
-    maxima = ", ".join(f"{value:.2f}" for value in profile.window_maxima)
+    places = (certain_signs(np.diff(curve), 2 * near_error) and certain_argmax(far, far_error)
+              and certain_signs(curve - far_peak, near_error + far_error))
+    where = "" if places else f" ({UNCERTIFIED}: float error may move these places)"
+
+    def near(value: float, spec: str = ".2f", error: float = near_error) -> str:
+        return certified(value, error, spec)
+
+    maxima = ", ".join(near(value) for value in profile.window_maxima)
+    ratio = bound.witness["largest_ratio"]
     evidence = (
         Evidence(EXACT, "SymPy: the Abel summation identity Σ h_i z_i = −Σ_j S_{j+1}(h_{j+1} − h_j) "
                  "(h_{d/2} = 0) for d/2 = 1, …, 8 terms with symbolic h_i, z_i", len(identities) == 8),
         from_check(bound, FLOAT, "float64, d = 128: the Abel bound holds for 200 seeded random (q, k) at "
                    "every distance 0 … 250"),
         Evidence(FLOAT, f"float64, d = 128, base 10000, distances 0 … 250: the curve falls from "
-                 f"{profile.start:.2f} to {profile.end:.2f}, and the maxima of successive windows of "
+                 f"{near(profile.start)} to {near(profile.end)}, and the maxima of successive windows of "
                  f"{DECAY_WINDOW} distances fall: {maxima}",
                  profile.windows_decrease and profile.end < profile.start / 4,
-                 detail=(("window maxima", maxima),)),
+                 detail=(("window maxima", maxima), ("float64 error of each value", f"≤ {near_error:.1e}")),
+                 measured=(("window maxima", list(profile.window_maxima)),)),
         Evidence(FLOAT, f"float64: the decay is not monotone — the curve rises at {profile.rises} of its "
-                 f"{profile.steps} steps, by up to {profile.largest_rise:.3f} (distance "
-                 f"{profile.largest_rise_at} → {profile.largest_rise_at + 1})", not profile.monotone, LIMITS),
+                 f"{profile.steps} steps, by up to {near(profile.largest_rise, '.3f', 2 * near_error)} "
+                 f"(distance {profile.largest_rise_at} → {profile.largest_rise_at + 1}){where}",
+                 not profile.monotone, LIMITS),
         Evidence(FLOAT, "float64: beyond the plotted range it does not keep decaying — its maximum over "
-                 f"distances 50000 … 100000 is {far_peak:.2f} (at {far_at}), above its maximum "
-                 f"{near_peak:.2f} over 125 … 250", far_peak > near_peak, LIMITS,
-                 detail=(("far maximum", f"{far_peak:.4f}"), ("at distance", str(far_at)),
-                         ("first distance below that level", str(level_at)))),
+                 f"distances 50000 … 100000 is {near(far_peak, error=far_error)} (at {far_at}{where}), above "
+                 f"its maximum {near(near_peak)} over 125 … 250", far_peak > near_peak, LIMITS,
+                 detail=(("far maximum", near(far_peak, ".4f", far_error)), ("at distance", str(far_at)),
+                         ("first distance below that level", str(level_at))),
+                 measured=(("far maximum", far_peak), ("near maximum", near_peak))),
     )
     return Assessment(evidence, explanation=(
         "SymPy checks the summation identity behind the Abel bound (up to 8 terms; the triangle inequality "
         "does the rest) and float64 confirms the bound on 200 random h, where it is loose (|sum|/bound at "
-        f"most {bound.witness['largest_ratio']:.3f}). The "
-        f"plotted curve does decay over 0 … 250, from {profile.start:.1f} to {profile.end:.2f}, but with "
-        f"oscillation ({profile.rises} rises in {profile.steps} steps). It is a trend, not a limit: "
-        f"between distances 50000 and 100000 it climbs back to {far_peak:.2f}, the level it had at distance "
+        f"most {certified(ratio, bound.tolerance, '.3f')}). The "
+        f"plotted curve does decay over 0 … 250, from {near(profile.start, '.1f')} to {near(profile.end)}, "
+        f"but with oscillation ({profile.rises} rises in {profile.steps} steps). It is a trend, not a limit: "
+        f"between distances 50000 and 100000 it climbs back to {near(far_peak, error=far_error)}, the level "
+        "it had at distance "
         f"{level_at}. The bound depends on q and k only through max |h_(j+1) − h_j|, so it does not say how "
         "a given score decays."
     ))
@@ -693,8 +719,23 @@ def median_drift(rotate: Callable[[np.ndarray, np.ndarray], np.ndarray], shifts:
     return np.median(score_drift(rotate, q, k, m, n, shifts), axis=1)
 
 
+def _reference_error() -> float:
+    """A float64 bound on the reference score ⟨R_m q, R_n k⟩ of the unit (q, k) at their unshifted positions,
+    and so on every median drift measured against it (the rounded scores themselves are exact functions of
+    correctly rounded values, summed in float64)."""
+    _, _, m, n = _precision_inputs()
+    return angle_tolerance(float(max(m.max(), n.max())), terms=2 * PRECISION_D) + PRECISION_D * 2.0**-50
+
+
 def _series(shifts: np.ndarray, medians: np.ndarray) -> str:
-    return ", ".join(f"s={s}: {v:.1e}" for s, v in zip(shifts, medians, strict=True))
+    error = _reference_error()
+    return ", ".join(f"s={s}: {certified(v, error, '.1e')}" for s, v in zip(shifts, medians, strict=True))
+
+
+def _ratio(top: float, bottom: float, spec: str) -> str:
+    """top/bottom with the digits that the reference error of both certifies."""
+    error, ratio = _reference_error(), top / bottom
+    return certified(ratio, ratio * (error / top + error / bottom) * 1.01, spec)
 
 
 @claim(
@@ -718,28 +759,37 @@ def rope_low_precision() -> Assessment:
     floor = control.tolerance
     bf16_growth, f16_growth = (float(drift[-1] / max(drift[0], floor)) for drift in (bf16, f16))
     flat = float(f32_angles.max() / max(f32_angles[0], floor))
+    flat_text = _ratio(float(f32_angles.max()), max(float(f32_angles[0]), floor), ".1f")
+    growth = {name: _ratio(float(drift[-1]), max(float(drift[0]), floor), ".0f")
+              for name, drift in (("bfloat16", bf16), ("float16", f16))}
+    error = _reference_error()
+
+    def drift(value: float) -> str:
+        return certified(float(value), error, ".1e")
+
     evidence = (
         Evidence(FLOAT, f"bfloat16 positions, angles, cos/sin and rotation ({SETUP}): the drift grows "
-                 f"{bf16_growth:.0f}-fold from s = 0 to s = 2^16", bf16_growth >= GROWTH,
+                 f"{growth['bfloat16']}-fold from s = 0 to s = 2^16", bf16_growth >= GROWTH,
                  detail=(("median drift", _series(SHIFTS, bf16)),
                          ("integers exact in bfloat16 up to", str(exact_up_to["bfloat16"])))),
-        Evidence(FLOAT, f"float16 throughout ({SETUP}): the drift grows {f16_growth:.0f}-fold from s = 0 to "
-                 "s = 2^14", f16_growth >= GROWTH,
+        Evidence(FLOAT, f"float16 throughout ({SETUP}): the drift grows {growth['float16']}-fold from "
+                 "s = 0 to s = 2^14", f16_growth >= GROWTH,
                  detail=(("median drift", _series(FLOAT16_SHIFTS, f16)),
                          ("integers exact in float16 up to", str(exact_up_to["float16"])))),
         from_check(control, FLOAT, "float64 control: the same scores in float64 stay offset-only for every "
                    "shift up to 2^16, within float64's angle tolerance"),
         Evidence(FLOAT, "bfloat16 with the angles formed in float32 (cos/sin and rotation still bfloat16, as "
                  f"in Hugging Face's Llama rotary embedding, which forces float32 angles; {SETUP}): the "
-                 f"drift stays within {flat:.1f}× its s = 0 level, so the growth needs low-precision angles",
+                 f"drift stays within {flat_text}× its s = 0 level, so the growth needs low-precision angles",
                  flat < FLAT, LIMITS, detail=(("median drift", _series(SHIFTS, f32_angles)),)),
     )
     return Assessment(evidence, explanation=(
-        f"With positions and angles in bfloat16 the median drift rises from {bf16[0]:.1e} at s = 0 to "
-        f"{bf16[-1]:.1e} at s = 2^16 (float16: {f16[0]:.1e} to {f16[-1]:.1e} at s = 2^14), while float64 "
-        f"stays below {control.max_error:.0e}. bfloat16 holds integers exactly only up to "
+        f"With positions and angles in bfloat16 the median drift rises from {drift(bf16[0])} at s = 0 to "
+        f"{drift(bf16[-1])} at s = 2^16 (float16: {drift(f16[0])} to {drift(f16[-1])} at s = 2^14), while "
+        f"float64 stays within its rounding bound ({within(control.max_error, control.tolerance)}). "
+        "bfloat16 holds integers exactly only up to "
         f"{exact_up_to['bfloat16']} and rounds each angle (m + s)·θ_i to {bits} significant bits, an error "
         "that grows with the position. With the angles formed in float32 and only cos, sin and the rotation "
-        f"rounded to bfloat16, the drift stays near {f32_angles[0]:.1e} at every shift: in this one-score "
+        f"rounded to bfloat16, the drift stays near {drift(f32_angles[0])} at every shift: in this one-score "
         "experiment the growth comes from the low-precision angles."
     ))

@@ -4,9 +4,10 @@
   ball arithmetic) are printed in full.
 - A floating-point measurement is printed only through `certified` — digits that an a-priori bound on its
   floating-point error shows to be the exact value's own rounding, so that any platform whose arithmetic
-  obeys the bound prints the same digits (and one that does not fails loudly instead) — or through `within`,
-  as the a-priori bound it was tested against. Measurements of the document's low-precision code use
-  correctly rounded operations (`properties.correct_rounding`), which makes them properties of the dtype.
+  obeys the bound prints the same digits (digits the bound does not fix are marked `UNCERTIFIED`, which a
+  test forbids on the committed pages) — or through `within`, as the a-priori bound it was tested against.
+  Measurements of the document's low-precision code use correctly rounded operations
+  (`properties.correct_rounding`), which makes them properties of the dtype.
 - Raw measured floats go to `pe-verify show ID --json` (`Evidence.measured`), which is not committed.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+
+import numpy as np
 
 #: The rule as the dashboard's footer states it.
 RULE = (
@@ -25,8 +28,8 @@ RULE = (
 )
 
 
-class UncertifiedDigits(ValueError):
-    """The digits asked for are not determined by the value and its error bound."""
+#: The mark of a float printed without certified digits: committed pages must never contain it.
+UNCERTIFIED = "uncertified"
 
 
 def _formatted(value: Decimal, spec: str) -> str:
@@ -35,25 +38,44 @@ def _formatted(value: Decimal, spec: str) -> str:
         return format(value, spec)
 
 
+def is_certified(value: float, bound: float, spec: str) -> bool:
+    """Whether every number within `bound` of `value` gives the same text under `spec` (same sign too)."""
+    if not (math.isfinite(value) and math.isfinite(bound) and bound >= 0):
+        return False
+    exact, radius = Decimal(value), Decimal(bound)
+    low, high = exact - radius, exact + radius
+    return _formatted(low, spec) == _formatted(high, spec) and low * high >= 0
+
+
 def certified(value: float, bound: float, spec: str) -> str:
     """`value` formatted with `spec` ('.3e', '.2f', …), when |value − exact| ≤ `bound` fixes every digit.
 
-    Every number within `bound` of `value` must give the same text; then that text is the exact value's
-    rounding, whatever the platform computed. Raises `UncertifiedDigits` otherwise.
+    Then the text is the exact value's own rounding, whatever the platform computed. Otherwise (a broken
+    input, or too many digits asked for) the value is printed marked `UNCERTIFIED` with its bound.
     """
-    if not (math.isfinite(value) and math.isfinite(bound) and bound >= 0):
-        raise UncertifiedDigits(f"cannot certify {value!r} with error bound {bound!r}")
-    exact, radius = Decimal(value), Decimal(bound)
-    low, high = _formatted(exact - radius, spec), _formatted(exact + radius, spec)
-    if low != high or (exact - radius) * (exact + radius) < 0:
-        raise UncertifiedDigits(
-            f"{value!r} ± {bound:.1e} does not fix the digits of {spec!r} ({low} to {high}); print fewer"
-        )
-    return format(value, spec)
+    if is_certified(value, bound, spec):
+        return format(value, spec)
+    return f"{value:{spec}} ({UNCERTIFIED}: ± {bound:.1e})"
 
 
 def within(value: float, bound: float, spec: str = ".1e") -> str:
-    """A measurement stated only as the bound it was tested against ("≤ 5.8e-07"); `value` must obey it."""
-    if not value <= bound:
-        raise ValueError(f"{value!r} exceeds the bound {bound!r} it is stated against")
-    return f"≤ {bound:{spec}}"
+    """A measurement stated only as the bound it was tested against ("≤ 5.8e-07"); a value beyond the bound
+    is printed as such, to the digits the bound certifies."""
+    if value <= bound:
+        return f"≤ {bound:{spec}}"
+    return f"{certified(value, bound, spec)}, above the bound {bound:{spec}}"
+
+
+def certain_signs(differences: object, bound: float) -> bool:
+    """Whether the signs of `differences`, each off its exact value by at most `bound`, are the same on every
+    platform: none lies within 2·bound of zero. Counting a curve's rises or finding its largest value rests
+    on these."""
+    values = np.asarray(differences, dtype=np.float64).reshape(-1)
+    return bool(math.isfinite(bound) and np.all(np.abs(values) > 2 * bound))
+
+
+def certain_argmax(values: object, bound: float) -> bool:
+    """Whether the largest of `values` (each within `bound` of its exact value) is the largest everywhere:
+    no other comes within 2·bound of it."""
+    array = np.sort(np.asarray(values, dtype=np.float64).reshape(-1))
+    return array.size < 2 or certain_signs([array[-1] - array[-2]], bound)
