@@ -25,7 +25,7 @@ import matplotlib
 
 from pe_verify.proofs.derivation import render_markdown
 
-from . import catalog, figures
+from . import catalog, figures, numbers
 from .evidence import derivation, verification
 from .model import (
     ARGUMENT_VERDICTS,
@@ -408,7 +408,7 @@ def render_dashboard(
     lines += ["", "## Figures", ""]
     for plot in plots:
         lines += [f"### {plot.title}", "", *_figure(plot)]
-    lines += ["---", "", FOOTER.format(version=matplotlib.__version__), ""]
+    lines += ["---", "", numbers.RULE, "", FOOTER.format(version=matplotlib.__version__), ""]
     return "\n".join(lines)
 
 

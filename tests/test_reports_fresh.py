@@ -10,6 +10,7 @@ from pathlib import Path
 
 import matplotlib
 
+from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.claims.report import DASHBOARD, FOOTER, recorded_matplotlib_version, write_reports
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
@@ -45,3 +46,10 @@ def test_committed_reports_are_fresh(tmp_path: Path) -> None:
         if path.is_file() and path.relative_to(REPORTS) not in ours
     ]
     assert not stale and not extra, f"reports/ is stale ({stale + extra}): run `pe-verify report` and commit"
+
+
+def test_committed_pages_print_no_uncertified_digits() -> None:
+    """Every float on a committed page is certified or a bound (`claims.numbers`), so no page may carry
+    the mark of digits that float error could change."""
+    marked = [path.name for path in REPORTS.glob("*.md") if UNCERTIFIED in path.read_text(encoding="utf-8")]
+    assert not marked, f"pages printing uncertified digits: {marked}"
