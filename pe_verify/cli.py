@@ -5,20 +5,54 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 from pe_verify import __version__
-from pe_verify.collisions import SCAN_VALUES
+from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_integer, parse_number
+
+GIB = 2**30
+
+#: A run of this many non-blank characters in a message is cut (a pasted 100 000-character argument).
+_LONG_WORD = re.compile(r"[^\s'\"]{61,}")
 
 
 class UsageError(Exception):
     """A mistake in how the command was called; reported in one line with exit status 2."""
 
 
+def _cut_long_words(message: str) -> str:
+    return _LONG_WORD.sub(lambda word: f"{word[0][:40]}… ({len(word[0])} characters)", message)
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(message)
+    def error(self, message: str) -> None:  # one line, no usage dump, no argument echoed in full
+        raise UsageError(_cut_long_words(message))
+
+
+def _whole(name: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            return parse_integer(text, name)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _positive(name: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = parse_number(text, name)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{name} must be greater than 0, got {text.strip()}")
+        return float(value)
+
+    return parse
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,15 +73,36 @@ def _parser() -> argparse.ArgumentParser:
     collisions = commands.add_parser(
         "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
     )
-    collisions.add_argument("--d", type=int, required=True, help="model dimension d (≥ 1)")
+    collisions.add_argument("--d", type=_whole("d"), required=True, help="model dimension d (≥ 1)")
     collisions.add_argument("--base", default="10000", help="frequency base (> 1; default 10000)")
-    collisions.add_argument("--max-pos", type=int, default=8192, help="positions 0 … N−1 (default 8192)")
-    collisions.add_argument("--dtype", default="float32", help="float64, float32, float16 or bfloat16")
+    collisions.add_argument(
+        "--max-pos", type=_whole("max-pos"), default=8192, help="positions 0 … N−1 (default 8192)"
+    )
+    collisions.add_argument(
+        "--dtype",
+        default="float32",
+        choices=("float64", "float32", "float16", "bfloat16"),
+        help="storage dtype",
+    )
     collisions.add_argument(
         "--scan-values",
-        type=int,
+        type=_whole("scan-values"),
         default=SCAN_VALUES,
-        help="values the nearest-pair scan sorts at most (d × positions)",
+        help=f"values the nearest-pair scan sorts at most (d × positions; default {SCAN_VALUES:.0e})",
+    )
+    collisions.add_argument(
+        "--max-memory",
+        type=_positive("max-memory"),
+        default=MAX_MEMORY_GIB,
+        metavar="GIB",
+        help=f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB)",
+    )
+    collisions.add_argument(
+        "--max-minutes",
+        type=_positive("max-minutes"),
+        default=MAX_MINUTES,
+        metavar="MIN",
+        help=f"refuse settings estimated to take longer (default {MAX_MINUTES:g} minutes)",
     )
     collisions.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     return parser
@@ -229,32 +284,40 @@ def run_report(out: str, readme: str | None) -> int:
     return _verdict_status(all_claims())
 
 
-#: Largest positions × d the collision analysis accepts (its dtype scans and vector scan grow with it).
-MAX_COLLISION_WORK = 10**10
-
-
-def run_collisions(d: int, base_text: str, max_pos: int, dtype: str, scan_values: int, as_json: bool) -> int:
-    """Answer every collision question for the user's settings; bad settings are usage errors."""
+def run_collisions(args: argparse.Namespace) -> int:
+    """Answer every collision question for the user's settings; bad settings, and settings beyond the
+    memory and time limits, are usage errors."""
     from pe_verify.collisions import analyse, parse_base
 
     try:
-        base = parse_base(base_text)
-        if d > 0 and max_pos > 0 and d * max_pos > MAX_COLLISION_WORK:
-            raise ValueError(
-                f"--d × --max-pos = {d * max_pos:.2e} exceeds the {MAX_COLLISION_WORK:.0e} this command "
-                "handles in memory and time"
-            )
-        answers = analyse(d, base, max_pos, dtype, scan_values)
+        base = parse_base(args.base)
+        answers = analyse(
+            args.d,
+            base,
+            args.max_pos,
+            args.dtype,
+            args.scan_values,
+            max_bytes=args.max_memory * GIB,
+            max_seconds=args.max_minutes * 60,
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     shown_base = base.numerator if base.denominator == 1 else str(base)
-    if as_json:
-        report = {"d": d, "base": shown_base, "max_pos": max_pos, "dtype": dtype}
+    floating = float(base)
+    if args.json:
+        report = {"d": args.d, "base": shown_base, "base_float64": floating}
+        report |= {"max_pos": args.max_pos, "dtype": args.dtype}
         report |= {key: answer.value for key, answer in answers.items()}
         report["evidence"] = {key: {"kind": a.evidence, "summary": a.summary} for key, a in answers.items()}
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
-    print(f"sinusoidal PE, d = {d}, base = {shown_base}, positions 0 … {max_pos - 1}, dtype {dtype}")
+    rounded = (
+        "" if Fraction(floating) == base else f" (float computations use its nearest float64, {floating!r})"
+    )
+    print(
+        f"sinusoidal PE, d = {args.d}, base = {shown_base}{rounded}, positions 0 … {args.max_pos - 1}, "
+        f"dtype {args.dtype}"
+    )
     for key, answer in answers.items():
         print(f"- {key} [{answer.evidence}]: {answer.summary}")
     return 0
@@ -282,7 +345,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "report":
             return run_report(args.out, args.readme)
         if args.command == "collisions":
-            return run_collisions(args.d, args.base, args.max_pos, args.dtype, args.scan_values, args.json)
+            return run_collisions(args)
         if args.json and args.markdown:
             raise UsageError("--json and --markdown cannot be combined")
         return run_proofs(args.json, args.markdown)

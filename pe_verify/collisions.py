@@ -3,19 +3,30 @@
 This composes the exact decisions of `proofs.uniqueness` with the measurements of `properties` (dtype
 experiments, high-precision scans, witness confirmation at 50 digits); each answer names its evidence kind:
 exact, digits (mpmath at the stated precision), or dtype experiment (numpy casts in the named dtype).
+
+Nothing is allocated before `plan` has estimated what every answer needs — peak memory from the sizes of the
+arrays it builds, time from rates measured on a laptop-class machine — and `analyse` refuses settings beyond
+the limits it is given, naming the answer, the estimate and the command-line flag that raises the limit.
+The exact answers need the prime factorisation of the base, so a base with a large composite factor that
+cannot be factored quickly is refused too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
 import numpy as np
+import sympy as sp
 
+from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_number, shown
+from pe_verify.proofs.number_theory import frequency_count, power_exponent, ratio_step
 from pe_verify.proofs.uniqueness import (
-    coinciding_dim_pairs,
+    ValuePair,
     cross_dim_exact_exists,
+    cross_dimension_coincidence,
     dimension_collision,
     document_argument_holds,
 )
@@ -28,6 +39,7 @@ from pe_verify.properties.finite_precision import (
     position_collision,
 )
 from pe_verify.properties.near_collision import (
+    MAX_POSITION,
     NearRepeat,
     nearest_cross_dimension_pair,
     nearest_vector_offsets,
@@ -37,29 +49,96 @@ from pe_verify.properties.validation import require_positive_int
 EXACT = "exact"
 DIGITS = "digits"
 DTYPE = "dtype experiment"
+NOT_COMPUTED = "not computed"
 
-#: Values the cross-dimension scan sorts at most (positions × d); beyond it the scan covers fewer positions.
-SCAN_VALUES = 2 * 10**7
+__all__ = ["MAX_MEMORY_GIB", "MAX_MINUTES", "SCAN_VALUES"]
+
 DPS = 50
+GIB = 2**30
+
+#: Composite factors of the base up to this size are factored quickly (above it factoring can take hours).
+_FACTORABLE = 10**20
+_TRIAL_LIMIT = 10**5
+
+# Measured rates (seconds) and sizes (bytes) behind `plan`; the estimates are rough on purpose.
+_SECONDS_PER_STORED_VALUE = 1.5e-7  # one dtype scan, per table entry computed in float32 and compared
+_SECONDS_PER_SCANNED_VALUE = 1e-6  # the cross-dimension scan, per value sorted, searched and re-ranked
+_SECONDS_PER_OFFSET_TERM = 5e-10  # the vector offset scan, per offset and dimension
+_SECONDS_PER_OFFSET = 1e-7  # the vector offset scan, per offset
+_SECONDS_PER_DIM = 5e-5  # mpmath frequencies and witness values, per dimension
+_SECONDS_PER_MASK_ENTRY = 1e-8  # the d×d table of dim pairs left out of the cross-dimension scan
+_SECONDS_PER_RATIO = 1e-4  # one exact frequency ratio of the document's argument
+_SCAN_BYTES_PER_POSITION = 64  # `finite_precision`: hashes, order and candidates per position
+_SCAN_BYTES_PER_VALUE = 40  # `finite_precision`: one table entry while it is computed and hashed
+_SORT_BYTES_PER_VALUE = 28  # `near_collision`: value, label and sorted copy per value
+_MASK_COPIES = 4  # the d×d boolean tables alive while the cross-dimension exclusion is built
+_MP_BYTES_PER_VALUE = 400  # one mpmath number at about 60 digits, with its Python object
+_OFFSET_BLOCK = 1024  # `near_collision.offset_squared_distances`: offsets per block
+_OFFSET_BLOCKS_PER_PASS = 2**22 // _OFFSET_BLOCK
+_OFFSET_ARRAYS = 14  # float64 arrays of (blocks per pass) × d/2 alive in one pass of the offset scan
 
 
 def parse_base(text: str) -> Fraction:
-    """A base given as text ("10000", "5e5", "1.5") as the exact rational it denotes; it must exceed 1."""
-    try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"base must be a number greater than 1, got {text!r}") from None
+    """A base given as text ("10000", "5e5", "1.5", "3/2") as the exact rational it denotes.
+
+    It must exceed 1, and so must its nearest float64 (the dtype experiments and scans compute in floating
+    point); its numerator and denominator must factor quickly (the exact answers need the factorisation).
+    Messages echo the text as given.
+    """
+    value = parse_number(text, "base")
     if value <= 1:
-        raise ValueError(f"base must be a number greater than 1, got {text}")
+        raise ValueError(f"base must be a number greater than 1, got {shown(text.strip())}")
+    try:
+        nearest = float(value)
+    except OverflowError:
+        raise ValueError(
+            f"base {text.strip()} is beyond the largest float64 (about 1.8e308), which the dtype experiments "
+            "and scans compute with"
+        ) from None
+    if nearest <= 1:
+        raise ValueError(
+            f"base {text.strip()} is greater than 1 but its nearest float64 is {nearest!r}, and the dtype "
+            "experiments and scans need a base whose float64 value exceeds 1"
+        )
+    for part in (value.numerator, value.denominator):
+        for factor in sp.factorint(part, limit=_TRIAL_LIMIT, use_rho=False, use_pm1=False, use_ecm=False):
+            if factor >= _FACTORABLE and not _prime_power(factor):
+                raise ValueError(
+                    f"base {text.strip()} cannot be factored quickly (a composite part of {len(str(factor))} "
+                    "digits remains after trial division), and the exact answers need its prime factorisation"
+                )
     return value
 
 
+def _prime_power(n: int) -> bool:
+    """Whether n = p^e for a prime p (these factor at once; other large composites may take hours)."""
+    root = sp.perfect_power(n)
+    return sp.isprime(root[0] if root else n)
+
+
 def exact_coincidence_mask(d: int, base: Fraction) -> np.ndarray:
-    """The d×d mask of dim pairs that coincide exactly somewhere (rational frequency ratio, same kind)."""
-    mask = np.zeros((d, d), dtype=bool)
-    for verdict in coinciding_dim_pairs(d, base):
-        mask[verdict.dim1, verdict.dim2] = mask[verdict.dim2, verdict.dim1] = True
+    """The d×d mask of dim pairs that coincide exactly somewhere (rational frequency ratio, same kind).
+
+    Dims j1 ≠ j2 coincide exactly ⇔ both are sin or both cos and their frequency indices differ by a
+    multiple of `ratio_step` (ω_i/ω_j = b^(2(j−i)/d) is rational exactly then): the mask compares one key
+    per dim, kind + 2·(index mod step), with no per-pair work.
+    """
+    d = require_positive_int(d, "d")
+    step = ratio_step(d, base)
+    if step >= frequency_count(d):
+        return np.zeros((d, d), dtype=bool)
+    dims = np.arange(d)
+    key = dims % 2 + 2 * ((dims // 2) % step)
+    mask = key[:, None] == key[None, :]
+    np.fill_diagonal(mask, False)
     return mask
+
+
+def coinciding_pair_count(d: int, base: Fraction) -> int:
+    """How many dim pairs dim1 < dim2 coincide exactly: for each multiple k of the ratio step, the sin pairs
+    (2i, 2i + 2k) and the cos pairs (2i + 1, 2i + 2k + 1) that fit in d dims."""
+    count, step = frequency_count(d), ratio_step(d, base)
+    return sum((count - k) + max(0, d // 2 - k) for k in range(step, count, step))
 
 
 @dataclass(frozen=True)
@@ -71,26 +150,126 @@ class Answer:
     evidence: str
 
 
+@dataclass(frozen=True)
+class Need:
+    """What computing one answer is estimated to take: peak bytes (`holding` says of what) and seconds."""
+
+    answer: str
+    bytes: int
+    seconds: float
+    holding: str
+
+
+class LimitExceeded(ValueError):
+    """Settings whose estimated memory or time exceed the limits; the message names the flag to raise."""
+
+
+def scan_positions(d: int, max_pos: int, scan_values: int) -> int:
+    """Positions the cross-dimension scan covers: all of them, or as many as `scan_values` values allow."""
+    return min(max_pos, max(2, scan_values // d))
+
+
+def plan(d: int, base: Fraction, max_pos: int, scan_values: int) -> list[Need]:
+    """The estimated memory and time of each answer (`analyse` computes them one after another)."""
+    table = max_pos * d
+    scan_bytes = max_pos * _SCAN_BYTES_PER_POSITION + d * _SCAN_BYTES_PER_VALUE
+    scan_seconds = table * _SECONDS_PER_STORED_VALUE
+    scan_holding = f"{_SCAN_BYTES_PER_POSITION} bytes per position and one row at a time"
+    scanned = scan_positions(d, max_pos, scan_values) * d
+    needs = [
+        Need("vector_collision", scan_bytes, scan_seconds, scan_holding),
+        Need("document_argument", 0, _document_argument_seconds(d, base), "exact ratios"),
+        Need("cross_dim_witness", 2 * d * _MP_BYTES_PER_VALUE, d * _SECONDS_PER_DIM, "two rows at 50 digits"),
+        Need(
+            "cross_dim_nearest",
+            scanned * _SORT_BYTES_PER_VALUE + _MASK_COPIES * d * d,
+            scanned * _SECONDS_PER_SCANNED_VALUE + d * _SECONDS_PER_DIM + d * d * _SECONDS_PER_MASK_ENTRY,
+            f"{scanned:.3g} sorted values and the {d}×{d} table of dim pairs",
+        ),
+        Need("same_dim_collisions", scan_bytes, scan_seconds, scan_holding),
+    ]
+    if d % 2 == 0:
+        blocks = min(-(-max_pos // _OFFSET_BLOCK), _OFFSET_BLOCKS_PER_PASS)
+        per_pass = 8 * blocks * (_OFFSET_ARRAYS * d // 2 + 3 * _OFFSET_BLOCK)
+        needs.append(
+            Need(
+                "vector_nearest",
+                17 * max_pos + per_pass + 24 * _OFFSET_BLOCK * d,
+                table * _SECONDS_PER_OFFSET_TERM + max_pos * _SECONDS_PER_OFFSET + d * _SECONDS_PER_DIM,
+                f"{max_pos:.3g} offsets and blocks of {blocks} × {d // 2} angles",
+            )
+        )
+    return needs
+
+
+def _document_argument_seconds(d: int, base: Fraction) -> float:
+    """The ratio argument stops at its first irrational ratio; only when d | 2E (b = r^E) are all compared."""
+    if (2 * power_exponent(base)) % d:
+        return 0.0
+    usable = d // 2
+    return usable * (usable - 1) / 2 * _SECONDS_PER_RATIO
+
+
+def check_limits(needs: list[Need], max_bytes: float, max_seconds: float) -> None:
+    """LimitExceeded for the largest need beyond `max_bytes`, or a total time beyond `max_seconds`."""
+    largest = max(needs, key=lambda need: need.bytes)
+    if largest.bytes > max_bytes:
+        raise LimitExceeded(
+            f"{largest.answer} needs about {largest.bytes / GIB:.3g} GiB ({largest.holding}) and the limit "
+            f"is {max_bytes / GIB:.3g} GiB: lower --d, --max-pos or --scan-values, or raise --max-memory"
+        )
+    seconds = sum(need.seconds for need in needs)
+    if seconds > max_seconds:
+        raise LimitExceeded(
+            f"this analysis would take about {seconds / 60:.3g} minutes (a rough estimate) and the limit is "
+            f"{max_seconds / 60:.3g} minutes: lower --d or --max-pos, or raise --max-minutes"
+        )
+
+
 def analyse(
-    d: int, base: Fraction, max_pos: int, dtype: str, scan_values: int = SCAN_VALUES
+    d: int,
+    base: Fraction,
+    max_pos: int,
+    dtype: str,
+    scan_values: int = SCAN_VALUES,
+    *,
+    max_bytes: float = MAX_MEMORY_GIB * GIB,
+    max_seconds: float = MAX_MINUTES * 60,
+    on_answer: Callable[[str], None] | None = None,
 ) -> dict[str, Answer]:
-    """Every collision question for sinusoidal PE (d, base) over positions 0 ≤ p < max_pos, in `dtype`."""
+    """Every collision question for sinusoidal PE (d, base) over positions 0 ≤ p < max_pos, in `dtype`.
+
+    The settings are checked and their needs estimated before anything is computed (LimitExceeded beyond
+    the limits); `on_answer(key)` is called as each answer starts.
+    """
     d = require_positive_int(d, "d")
     max_pos = require_positive_int(max_pos, "max-pos")
+    scan_values = require_positive_int(scan_values, "scan-values")
     if max_pos < 2:
         raise ValueError(f"max-pos must be at least 2 (two positions to compare), got {max_pos}")
+    if max_pos > MAX_POSITION:
+        raise ValueError(
+            f"max-pos must be at most 2^32 = {MAX_POSITION} (the scans' accurate float64 values need "
+            f"positions below it), got {max_pos}"
+        )
     spec = dtype_spec(dtype)
-    answers = {
-        "position_collision": _position_collision(spec.name, max_pos),
-        "vector_collision": _vector_collision(d, base, max_pos, spec.name),
-        "document_argument": _document_argument(d, base),
-        "cross_dim_exact_exists": _cross_dim_exact_exists(d, base),
-        "cross_dim_witness": _cross_dim_witness(d, base),
-        "cross_dim_nearest": _cross_dim_nearest(d, base, max_pos, scan_values),
-        "same_dim_collisions": _same_dim_collisions(d, base, max_pos, spec.name),
+    check_limits(plan(d, base, max_pos, scan_values), max_bytes, max_seconds)
+    budget = int(max_bytes)
+    steps: dict[str, Callable[[], Answer]] = {
+        "position_collision": lambda: _position_collision(spec.name, max_pos),
+        "vector_collision": lambda: _vector_collision(d, base, max_pos, spec.name, budget),
+        "document_argument": lambda: _document_argument(d, base),
+        "cross_dim_exact_exists": lambda: _cross_dim_exact_exists(d, base),
+        "cross_dim_witness": lambda: _cross_dim_witness(d, base),
+        "cross_dim_nearest": lambda: _cross_dim_nearest(d, base, max_pos, scan_values),
+        "same_dim_collisions": lambda: _same_dim_collisions(d, base, max_pos, spec.name, budget),
+        "vector_nearest": lambda: _vector_nearest(d, base, max_pos),
     }
-    if d % 2 == 0:
-        answers["vector_nearest"] = _vector_nearest(d, base, max_pos)
+    answers = {}
+    for key, compute in steps.items():
+        if on_answer is not None:
+            on_answer(key)
+        answers[key] = compute()
     return answers
 
 
@@ -104,9 +283,9 @@ def _position_collision(dtype: str, max_pos: int) -> Answer:
     return Answer(value, summary, DTYPE)
 
 
-def _vector_collision(d: int, base: Fraction, max_pos: int, dtype: str) -> Answer:
+def _vector_collision(d: int, base: Fraction, max_pos: int, dtype: str, budget: int) -> Answer:
     encoding = common_code_encoding(d, dtype, float(base))
-    found = find_duplicate_rows(encoding, max_pos)
+    found = find_duplicate_rows(encoding, max_pos, memory_budget=budget)
     value = _pair(found.first_duplicate)
     first = "none" if value is None else f"first rows {value['p1']} and {value['p2']}"
     summary = (
@@ -128,9 +307,8 @@ def _document_argument(d: int, base: Fraction) -> Answer:
 
 def _cross_dim_exact_exists(d: int, base: Fraction) -> Answer:
     exists = cross_dim_exact_exists(d, base)
-    pairs = len(coinciding_dim_pairs(d, base))
     summary = (
-        f"{pairs} dim pairs have a rational frequency ratio and coincide exactly"
+        f"{coinciding_pair_count(d, base)} dim pairs have a rational frequency ratio and coincide exactly"
         if exists
         else "no two dims coincide exactly at different positions: every frequency ratio is irrational, "
         "and a sin value never equals a cos value"
@@ -138,11 +316,23 @@ def _cross_dim_exact_exists(d: int, base: Fraction) -> Answer:
     return Answer(exists, summary, EXACT)
 
 
+def first_witness(d: int, base: Fraction) -> ValuePair | None:
+    """The exact coincidence with the smallest positions (then the smallest dims), or None when none exists.
+
+    A pair of frequency indices i < j coincides ⇔ j − i = k·s (s the ratio step); its witness is
+    (p1, p2) = (den^k, num^k) with b^(2s/d) = num/den > 1, so k = 1 has the smallest positions, and among
+    those the pair (dim 0, dim 2s) the smallest dims: no other pair needs to be built.
+    """
+    step = ratio_step(d, base)
+    if step >= frequency_count(d):
+        return None
+    return cross_dimension_coincidence(d, base, 0, 2 * step).witness
+
+
 def _cross_dim_witness(d: int, base: Fraction) -> Answer:
-    verdicts = coinciding_dim_pairs(d, base)
-    if not verdicts:
+    witness = first_witness(d, base)
+    if witness is None:
         return Answer(None, "no witness: no exact coincidence exists", EXACT)
-    witness = min((v.witness for v in verdicts), key=lambda w: (max(abs(w.p1), abs(w.p2)), w.dim1, w.dim2))
     confirmed = check_witnesses(reference_encoding(str(base)), d, [tuple(witness)], DPS)
     value = {"p1": witness.p1, "dim1": witness.dim1, "p2": witness.p2, "dim2": witness.dim2}
     agreement = "agree" if confirmed.holds else "DO NOT agree"
@@ -157,7 +347,7 @@ def _cross_dim_witness(d: int, base: Fraction) -> Answer:
 def _cross_dim_nearest(d: int, base: Fraction, max_pos: int, scan_values: int) -> Answer:
     if d < 2:
         return Answer(None, "d = 1 has a single dimension: no pair of different dims", EXACT)
-    n = min(max_pos, max(2, require_positive_int(scan_values, "scan-values") // d))
+    n = scan_positions(d, max_pos, scan_values)
     found = nearest_cross_dimension_pair(n, d, float(base), exclude=exact_coincidence_mask(d, base), dps=DPS)
     (p1, dim1), (p2, dim2) = found.nearest.first, found.nearest.second
     gap = found.nearest.gap
@@ -180,14 +370,14 @@ def _cross_dim_nearest(d: int, base: Fraction, max_pos: int, scan_values: int) -
     return Answer(value, summary, DIGITS)
 
 
-def _same_dim_collisions(d: int, base: Fraction, max_pos: int, dtype: str) -> Answer:
+def _same_dim_collisions(d: int, base: Fraction, max_pos: int, dtype: str, budget: int) -> Answer:
     kinds = {"sin": 0, "cos": 1}
     exact = {}
     for kind, dim in kinds.items():
         if dim < d:
             verdict = dimension_collision(d, base, dim, allow_negative=True)
             exact[kind] = _pair(verdict.witness)
-    stored = neighbour_equality(common_code_encoding(d, dtype, float(base)), max_pos)
+    stored = neighbour_equality(common_code_encoding(d, dtype, float(base)), max_pos, memory_budget=budget)
     in_dtype = {
         "mean_equal_dims": round(stored.mean_equal_dims, 6),
         "max_equal_dims": stored.max_equal_dims,
@@ -206,6 +396,13 @@ def _same_dim_collisions(d: int, base: Fraction, max_pos: int, dtype: str) -> An
 
 
 def _vector_nearest(d: int, base: Fraction, max_pos: int) -> Answer:
+    if d % 2:
+        return Answer(
+            None,
+            f"not computed for odd d = {d}: the last sin dim has no cos partner, so ‖PE(p+k) − PE(p)‖ "
+            "depends on p as well as on k, and the scan over offsets k does not apply",
+            NOT_COMPUTED,
+        )
     found = nearest_vector_offsets(max_pos, d, float(base), count=3, dps=DPS)
     best = found.repeats[0]
     value = [{"offset": r.offset, "distance": float(_distance(r))} for r in found.repeats]

@@ -89,3 +89,20 @@ def test_report_refuses_a_readme_without_the_headline_block(capsys, tmp_path: Pa
     assert status == 2 and "no headline block" in err
     assert readme.read_text(encoding="utf-8") == "# no block\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_a_huge_unknown_id_is_cut_in_the_message(capsys) -> None:
+    status, out, err = _run(capsys, "show", "D" * 100_000)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "(100000 characters)" in err and len(err) < 200
+
+
+def test_ids_resolve_exactly_then_ignoring_case_then_to_suggestions() -> None:
+    ids = ["D3.5", "D3.5b", "G.rope"]
+    assert catalog.resolve("D3.5", ids) == "D3.5" and catalog.resolve("g.ROPE", ids) == "G.rope"
+    with pytest.raises(catalog.UnknownClaim) as found:
+        catalog.resolve("D3.55", ids)
+    assert found.value.suggestions[0] == "D3.5"
+    with pytest.raises(catalog.UnknownClaim) as found:
+        catalog.resolve("D3.5" * 10, ids)
+    assert found.value.suggestions == []

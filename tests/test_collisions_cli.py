@@ -1,14 +1,16 @@
-"""`pe-verify collisions`: each answer with its evidence kind, witnesses re-verified, usage errors."""
+"""`pe-verify collisions`: each answer with its evidence kind, witnesses re-verified, usage errors, and the
+settings refused before any work because they would not fit in memory or time."""
 
 from __future__ import annotations
 
 import json
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from pe_verify import cli, collisions
-from pe_verify.proofs.uniqueness import ValuePair
+from pe_verify.proofs.uniqueness import ValuePair, coinciding_dim_pairs
 
 REQUIRED = {
     "d",
@@ -47,11 +49,45 @@ def test_d8_witness_is_confirmed_at_50_digits(capsys) -> None:
 
 
 def test_a_planted_wrong_witness_is_not_confirmed(monkeypatch) -> None:
-    real = collisions.coinciding_dim_pairs(8, Fraction(10000))
-    wrong = [type(real[0])(**{**real[0].__dict__, "witness": ValuePair(1, 0, 11, 2)})]
-    monkeypatch.setattr(collisions, "coinciding_dim_pairs", lambda d, base: wrong)
+    monkeypatch.setattr(collisions, "first_witness", lambda d, base: ValuePair(1, 0, 11, 2))
     answer = collisions._cross_dim_witness(8, Fraction(10000))
     assert answer.evidence == collisions.DIGITS and "DO NOT agree" in answer.summary
+
+
+@pytest.mark.parametrize("base", [Fraction(10000), Fraction(500000), Fraction(9, 4), Fraction(4096)])
+def test_mask_count_and_witness_are_those_of_every_pair_decided_one_by_one(base: Fraction) -> None:
+    for d in range(1, 25):
+        verdicts = coinciding_dim_pairs(d, base)
+        mask = np.zeros((d, d), dtype=bool)
+        for verdict in verdicts:
+            mask[verdict.dim1, verdict.dim2] = mask[verdict.dim2, verdict.dim1] = True
+        smallest = min(
+            (v.witness for v in verdicts),
+            key=lambda w: (max(abs(w.p1), abs(w.p2)), w.dim1, w.dim2),
+            default=None,
+        )
+        assert np.array_equal(collisions.exact_coincidence_mask(d, base), mask), d
+        assert collisions.coinciding_pair_count(d, base) == len(verdicts), d
+        assert collisions.first_witness(d, base) == smallest, d
+
+
+def test_odd_d_says_why_the_vector_scan_is_absent(capsys) -> None:
+    report = _json(capsys, "--d", "3", "--max-pos", "16")
+    assert report["vector_nearest"] is None
+    evidence = report["evidence"]["vector_nearest"]
+    assert evidence["kind"] == collisions.NOT_COMPUTED and "odd d = 3" in evidence["summary"]
+
+
+def test_a_base_float64_cannot_hold_exactly_is_flagged(capsys) -> None:
+    assert cli.main(["collisions", "--d", "4", "--max-pos", "8", "--base", "1.1"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "base = 11/10 (float computations use its nearest float64, 1.1)" in header
+    report = _json(capsys, "--d", "4", "--max-pos", "8", "--base", "1e4")
+    assert report["base"] == 10000 and report["base_float64"] == 10000.0
+
+
+def test_numbers_may_be_written_in_scientific_notation(capsys) -> None:
+    assert _json(capsys, "--d", "4", "--max-pos", "1e2")["max_pos"] == 100
 
 
 def test_bfloat16_positions_collide_at_256(capsys) -> None:
@@ -73,10 +109,13 @@ def test_text_output_names_the_evidence_of_every_line(capsys) -> None:
         (["--d", "0"], "d must be a positive integer"),
         (["--d", "6", "--max-pos", "0"], "max-pos must be a positive integer"),
         (["--d", "6", "--max-pos", "1"], "at least 2"),
-        (["--d", "6", "--dtype", "float8"], "dtype must be one of"),
+        (["--d", "6", "--dtype", "float8"], "invalid choice"),
         (["--d", "6", "--base", "1"], "base must be a number greater than 1"),
-        (["--d", "6", "--base", "nan"], "base must be a number greater than 1"),
-        (["--d", "4096", "--max-pos", "100000000"], "exceeds"),
+        (["--d", "-5"], "d must be a positive integer"),
+        (["--d", "6", "--scan-values", "0"], "scan-values must be a positive integer"),
+        (["--d", "6", "--max-memory", "0"], "max-memory must be greater than 0"),
+        (["--d", "6", "--max-minutes", "-1"], "max-minutes must be greater than 0"),
+        (["--d", "2.5"], "d must be a whole number"),
         (["--max-pos", "8"], "required"),
     ],
 )
@@ -84,3 +123,50 @@ def test_bad_settings_are_one_line_usage_errors(capsys, argv: list[str], message
     assert cli.main(["collisions", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+@pytest.fixture
+def nothing_computed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the first answer fail loudly: a refusal must come before anything is computed."""
+
+    def computed(*args: object) -> None:
+        raise AssertionError("an answer was computed")
+
+    monkeypatch.setattr(collisions, "position_collision", computed)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--d", "100000", "--max-pos", "2"], "cross_dim_nearest needs about 37.3 GiB"),
+        (["--d", "10000000", "--max-pos", "2"], "the 10000000×10000000 table of dim pairs"),
+        (["--d", "64", "--max-pos", "8000000", "--scan-values", "10000000000"], "5.12e+08 sorted values"),
+        (["--d", "4096", "--max-pos", "100000000"], "vector_collision needs about"),
+        (["--d", "4096", "--max-pos", "1310720"], "raise --max-minutes"),
+        (["--d", "6", "--max-pos", "1e40"], "at most 2^32"),
+        (["--d", "6", "--base", "1e100000000"], "exponent of at most 400"),
+        (["--d", "8", "--base", "1e309"], "base 1e309 is beyond the largest float64"),
+        (["--d", "6", "--base", "1.0000000000000000001"], "base 1.0000000000000000001 is greater than 1"),
+        (["--d", "6", "--base", "nan"], "base must be a number such as"),
+        (["--d", "6", "--base", "inf"], "base must be a number such as"),
+        (["--d", "6", "--base", "3/0"], "a zero denominator"),
+        (["--d", "6", "--base", "700000000000000087596000000000000142383971"], "cannot be factored quickly"),
+        (["--d", "9" * 5000], "(5000 characters)"),
+        (["--d", "6", "--dtype", "f" * 100_000], "(100000 characters)"),
+    ],
+)
+def test_settings_that_would_blow_up_are_refused_before_any_work(
+    capsys, nothing_computed: None, argv: list[str], message: str
+) -> None:
+    assert cli.main(["collisions", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and message in captured.err and len(captured.err) < 400
+
+
+def test_the_memory_limit_is_the_one_given(capsys, nothing_computed: None) -> None:
+    argv = ["collisions", "--d", "8192", "--max-pos", "2"]
+    assert cli.main([*argv, "--max-memory", "0.1"]) == 2
+    assert "the limit is 0.1 GiB" in capsys.readouterr().err
+    with pytest.raises(AssertionError, match="an answer was computed"):
+        cli.main([*argv, "--max-memory", "2"])
