@@ -7,13 +7,27 @@ import json
 import os
 import re
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from pe_verify import __version__
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_integer, parse_number
+from pe_verify.terminal import json_ascii, prepare_streams
 
 GIB = 2**30
+
+#: What an exit status means; scripts may rely on these.
+EXIT_STATUSES = {
+    0: "every computed verdict is the recorded one, every derivation verified, the command did its work",
+    1: "a computed verdict differs from the recorded one, or a derivation failed",
+    2: "a usage or input error (a one-line message says which)",
+    3: "any other failure: I/O, permissions, a full disk, an internal error (one line; --debug shows the "
+    "traceback)",
+    130: "interrupted (Ctrl-C)",
+    141: "the reader closed the pipe (as a process killed by SIGPIPE reports it)",
+}
+EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = EXIT_STATUSES
 
 #: A run of this many non-blank characters in a message is cut (a pasted 100 000-character argument).
 _LONG_WORD = re.compile(r"[^\s'\"]{61,}")
@@ -55,22 +69,41 @@ def _positive(name: str) -> Callable[[str], float]:
     return parse
 
 
+def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
+    """Options every command takes, before or after its name (`default` SUPPRESS keeps a subcommand from
+    overriding what was given before it)."""
+    parser.add_argument(
+        "--debug", action="store_true", default=default, help="show the traceback of an unexpected failure"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="pe-verify", description="Verify claims about transformer positional encodings.")
+    parser = _Parser(
+        prog="pe-verify",
+        description="Verify claims about transformer positional encodings.",
+        epilog="exit status: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUSES.items()),
+    )
     parser.add_argument("--version", action="version", version=f"pe-verify {__version__}")
+    _global_options(parser, False)
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    proofs = commands.add_parser("proofs", help="run every symbolic derivation and report each result")
+
+    def command(name: str, **kwargs: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, **kwargs)
+        _global_options(sub, argparse.SUPPRESS)
+        return sub
+
+    proofs = command("proofs", help="run every symbolic derivation and report each result")
     proofs.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
-    listing = commands.add_parser("list", help="every claim with its computed verdicts")
+    listing = command("list", help="every claim with its computed verdicts")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    show = commands.add_parser("show", help="everything about one claim: evidence, derivations, dependencies")
+    show = command("show", help="everything about one claim: evidence, derivations, dependencies")
     show.add_argument("id", help="a claim id such as D3.5")
     show.add_argument("--json", action="store_true", help="print a JSON object instead of text")
-    report = commands.add_parser("report", help="write the markdown reports and figures")
+    report = command("report", help="write the markdown reports and figures")
     report.add_argument("--out", default="reports", help="output folder (default: reports)")
     report.add_argument("--readme", help="also refresh the headline-findings block of this README file")
-    collisions = commands.add_parser(
+    collisions = command(
         "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
     )
     collisions.add_argument("--d", type=_whole("d"), required=True, help="model dimension d (≥ 1)")
@@ -124,13 +157,15 @@ def run_proofs(as_json: bool, as_markdown: bool) -> int:
                 if not step.holds:
                     print(f"{'':<32} step failed: {step.claim}" + (f" ({step.error})" if step.error else ""))
     if as_json:
-        print(json.dumps([_as_json(item, result) for item, result in rows], indent=2, ensure_ascii=False))
+        print(
+            json.dumps([_as_json(item, result) for item, result in rows], indent=2, ensure_ascii=json_ascii())
+        )
     elif as_markdown:
         print("\n".join(render_markdown(item, result) for item, result in rows))
     failed = [item.id for item, result in rows if not result.verified]
     if failed and not as_json:
         print(f"{len(failed)} of {len(rows)} derivations failed: {', '.join(failed)}", file=sys.stderr)
-    return 1 if failed else 0
+    return EXIT_CHANGED if failed else EXIT_OK
 
 
 def _as_json(item, result) -> dict:
@@ -162,7 +197,7 @@ def _verdict_status(claims) -> int:
             )
     for line in changed:
         print(f"pe-verify: verdict changed: {line}", file=sys.stderr)
-    return 1 if changed else 0
+    return EXIT_CHANGED if changed else EXIT_OK
 
 
 def run_list(as_json: bool) -> int:
@@ -183,7 +218,7 @@ def run_list(as_json: bool) -> int:
             }
             for item, found in entries
         ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(rows, indent=2, ensure_ascii=json_ascii()))
     else:
         for item, found in entries:
             verdict, argument = verdict_label(found), argument_label(found)
@@ -221,7 +256,7 @@ def run_show(claim_id: str, as_json: bool) -> int:
         "depends_on": list(item.depends_on),
     }
     if as_json:
-        print(json.dumps(record, indent=2, ensure_ascii=False))
+        print(json.dumps(record, indent=2, ensure_ascii=json_ascii()))
         return _verdict_status([item])
     print(f"{item.id} — {item.source.document}, section “{item.source.section}”")
     print(f"claim: {item.statement}")
@@ -309,8 +344,8 @@ def run_collisions(args: argparse.Namespace) -> int:
         report |= {"max_pos": args.max_pos, "dtype": args.dtype}
         report |= {key: answer.value for key, answer in answers.items()}
         report["evidence"] = {key: {"kind": a.evidence, "summary": a.summary} for key, a in answers.items()}
-        print(json.dumps(report, indent=2, ensure_ascii=False))
-        return 0
+        print(json.dumps(report, indent=2, ensure_ascii=json_ascii()))
+        return EXIT_OK
     rounded = (
         "" if Fraction(floating) == base else f" (float computations use its nearest float64, {floating!r})"
     )
@@ -320,38 +355,64 @@ def run_collisions(args: argparse.Namespace) -> int:
     )
     for key, answer in answers.items():
         print(f"- {key} [{answer.evidence}]: {answer.summary}")
-    return 0
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return _main(argv)
-    except BrokenPipeError:  # the reader stopped early (e.g. `pe-verify list | head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-
-
-def _main(argv: Sequence[str] | None) -> int:
+    """Run one command; the exit status is one of those `EXIT_STATUSES` describes."""
+    prepare_streams()
+    debug = False
     try:
         args = _parser().parse_args(argv)
-        if args.command is None:
-            raise UsageError(
-                "a command is required: list, show, report, proofs or collisions (see pe-verify --help)"
-            )
-        if args.command == "list":
-            return run_list(args.json)
-        if args.command == "show":
-            return run_show(args.id, args.json)
-        if args.command == "report":
-            return run_report(args.out, args.readme)
-        if args.command == "collisions":
-            return run_collisions(args)
-        if args.json and args.markdown:
-            raise UsageError("--json and --markdown cannot be combined")
-        return run_proofs(args.json, args.markdown)
+        debug = args.debug
+        return _run(args)
     except UsageError as exc:
-        print(f"pe-verify: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(EXIT_USAGE, str(exc))
+    except BrokenPipeError:  # the reader stopped early (e.g. `pe-verify list | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return _fail(EXIT_INTERRUPTED, "interrupted")
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+            return EXIT_FAILURE
+        return _fail(EXIT_FAILURE, f"{_describe(exc)} (--debug shows the traceback)")
+
+
+def _describe(exc: Exception) -> str:
+    """A failure that is not the user's mistake, in words: the system's reason for I/O, else the error."""
+    if isinstance(exc, OSError) and exc.strerror:
+        names = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
+        return f"{exc.strerror}: {names}" if names else exc.strerror
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+def _fail(status: int, message: str) -> int:
+    """Print `message` as one line on stderr and return `status`."""
+    line = " ".join(_cut_long_words(message).split())
+    print(f"pe-verify: error: {line}", file=sys.stderr)
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command is None:
+        raise UsageError(
+            "a command is required: list, show, report, proofs or collisions (see pe-verify --help)"
+        )
+    if args.command == "list":
+        return run_list(args.json)
+    if args.command == "show":
+        return run_show(args.id, args.json)
+    if args.command == "report":
+        return run_report(args.out, args.readme)
+    if args.command == "collisions":
+        return run_collisions(args)
+    if args.json and args.markdown:
+        raise UsageError("--json and --markdown cannot be combined")
+    return run_proofs(args.json, args.markdown)
 
 
 if __name__ == "__main__":

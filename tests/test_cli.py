@@ -1,15 +1,18 @@
-"""The `pe-verify` command line: output formats, exit statuses, and one-line usage errors."""
+"""The `pe-verify` command line: output formats, exit statuses, one-line errors, and output to streams that
+cannot encode Unicode."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 import sympy as sp
 
-from pe_verify import cli
+from pe_verify import cli, terminal
 from pe_verify.proofs.derivation import derivation, identity
 
 
@@ -97,3 +100,114 @@ def test_the_installed_console_script_runs() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.startswith("pe-verify: error:")
+
+
+def _raising(error: BaseException):
+    def run(*args: object) -> None:
+        raise error
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (RuntimeError("boom"), "internal error: RuntimeError: boom"),
+        (PermissionError(13, "Permission denied", "out/README.md"), "Permission denied: out/README.md"),
+        (OSError(28, "No space left on device"), "No space left on device"),
+        (MemoryError(), "out of memory"),
+    ],
+)
+def test_other_failures_are_one_line_with_status_three(
+    capsys, monkeypatch, error: Exception, message: str
+) -> None:
+    monkeypatch.setattr("pe_verify.proofs.all_derivations", _raising(error))
+    status, out, err = _run(capsys, "proofs")
+    assert status == 3 and out == ""
+    assert err == f"pe-verify: error: {message} (--debug shows the traceback)\n"
+
+
+@pytest.mark.parametrize("argv", [["--debug", "proofs"], ["proofs", "--debug"]])
+def test_debug_shows_the_traceback_instead(capsys, monkeypatch, argv: list[str]) -> None:
+    monkeypatch.setattr("pe_verify.proofs.all_derivations", _raising(RuntimeError("boom")))
+    status, _, err = _run(capsys, *argv)
+    assert status == 3
+    assert err.startswith("Traceback (most recent call last):") and err.endswith("RuntimeError: boom\n")
+
+
+def test_an_interrupt_is_status_130(capsys, monkeypatch) -> None:
+    monkeypatch.setattr("pe_verify.proofs.all_derivations", _raising(KeyboardInterrupt()))
+    status, _, err = _run(capsys, "proofs")
+    assert status == 130 and err == "pe-verify: error: interrupted\n"
+
+
+def test_a_closed_pipe_stops_quietly(monkeypatch) -> None:
+    reader, writer = os.pipe()
+    os.close(reader)
+    stdout, stderr = os.fdopen(writer, "w"), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr("pe_verify.proofs.all_derivations", _raising(BrokenPipeError()))
+    try:
+        assert cli.main(["proofs"]) == 141
+    finally:
+        stdout.close()
+    assert stderr.getvalue() == ""
+
+
+def _ascii_streams(monkeypatch: pytest.MonkeyPatch) -> tuple[io.BytesIO, io.BytesIO]:
+    buffers = io.BytesIO(), io.BytesIO()
+    for name, buffer in zip(("stdout", "stderr"), buffers, strict=True):
+        monkeypatch.setattr(sys, name, io.TextIOWrapper(buffer, encoding="ascii", write_through=True))
+    return buffers
+
+
+def test_an_ascii_terminal_gets_ascii_that_keeps_the_meaning(monkeypatch) -> None:
+    out, _ = _ascii_streams(monkeypatch)
+    assert cli.main(["collisions", "--d", "8", "--max-pos", "16"]) == 0
+    text = out.getvalue().decode("ascii")
+    assert "positions 0 ... 15" in text and "p1*omega = p2*omega'" in text and "||PE(p+k) - PE(p)||" in text
+
+
+def test_ascii_json_is_escaped_and_loses_nothing(monkeypatch, capsys) -> None:
+    assert cli.main(["collisions", "--d", "8", "--max-pos", "16", "--json"]) == 0
+    unicode = json.loads(capsys.readouterr().out)
+    out, _ = _ascii_streams(monkeypatch)
+    assert cli.main(["collisions", "--d", "8", "--max-pos", "16", "--json"]) == 0
+    assert "\\u2016" in out.getvalue().decode("ascii") and json.loads(out.getvalue()) == unicode
+
+
+def test_an_ascii_stderr_gets_ascii_messages(monkeypatch) -> None:
+    _, err = _ascii_streams(monkeypatch)
+    assert cli.main(["collisions", "--d", "6", "--base", "0.5"]) == 2
+    assert err.getvalue().decode("ascii").startswith("pe-verify: error: base must be a number greater")
+
+
+@pytest.mark.parametrize(
+    ("character", "ascii"),
+    [
+        ("≠", "!="),
+        ("≤", "<="),
+        ("—", "--"),
+        ("ω", "omega"),
+        ("Σ", "Sigma"),
+        ("²", "^2"),
+        ("₀", "_0"),
+        ("ℤ", "Z"),
+        ("한", "Han"),
+        ("\U000f0000", "?"),
+    ],
+)
+def test_transliteration_keeps_the_meaning(character: str, ascii: str) -> None:
+    assert terminal.ascii_text(character) == ascii
+
+
+def test_help_on_an_ascii_terminal_runs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pe_verify.cli", "collisions", "--help"],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"model dimension d (>= 1)" in done.stdout

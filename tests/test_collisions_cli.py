@@ -168,5 +168,5 @@ def test_the_memory_limit_is_the_one_given(capsys, nothing_computed: None) -> No
     argv = ["collisions", "--d", "8192", "--max-pos", "2"]
     assert cli.main([*argv, "--max-memory", "0.1"]) == 2
     assert "the limit is 0.1 GiB" in capsys.readouterr().err
-    with pytest.raises(AssertionError, match="an answer was computed"):
-        cli.main([*argv, "--max-memory", "2"])
+    assert cli.main([*argv, "--max-memory", "2"]) == 3
+    assert "an answer was computed" in capsys.readouterr().err
