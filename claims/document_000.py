@@ -21,6 +21,7 @@ from pe_verify.proofs.attention import attention, causal_row_softmax, sinusoidal
 from pe_verify.proofs.derivation import Derivation, VerificationResult, is_nonzero
 from pe_verify.proofs.lipschitz import coordinate_step, distance_bound, sine_bound
 from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
+from pe_verify.properties.correct_rounding import correctly_rounded
 from pe_verify.properties.finite_precision import common_code_encoding
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.near_collision import sinusoidal_row_balls
@@ -52,6 +53,7 @@ from .model import (
     Source,
     claim,
 )
+from .numbers import certain_argmax, certified
 
 DOC = "000_76efdfd3f753ef97.txt"
 INTRODUCTION = Source(DOC, "(introduction)")
@@ -98,6 +100,20 @@ def _verify(item: Derivation) -> VerificationResult:
 def _digits(ball: flint.arb, digits: int = 8) -> str:
     """The midpoint of a ball with `digits` significant digits."""
     return ball.str(digits, radius=False)
+
+
+def _libm(value: float, spec: str) -> str:
+    """A scalar from Python's `math` (libm: about an ulp off the exact value), to the digits it fixes."""
+    return certified(value, 8 * 2.0**-52 * abs(value), spec)
+
+
+def _root(n: int) -> str:
+    """√n: the integer when n is a square, else five significant digits (ball arithmetic)."""
+    root = math.isqrt(n)
+    if root * root == n:
+        return str(root)
+    with flint.ctx.workprec(BALL_BITS):
+        return _digits(flint.arb(n).sqrt(), 5)
 
 
 # ------------------------------------------------------------------------------------------------- D0.1
@@ -246,8 +262,8 @@ def div_term_exponents(d: int) -> np.ndarray:
 
 
 def div_term_float32(d: int) -> np.ndarray:
-    """The document's div_term in float32: exp of `div_term_exponents`."""
-    return np.exp(div_term_exponents(d))
+    """The document's div_term in float32: exp of `div_term_exponents`, correctly rounded to float32."""
+    return correctly_rounded("exp", "float32", div_term_exponents(d))
 
 
 @dataclass(frozen=True)
@@ -256,7 +272,7 @@ class Drift:
 
     d: int
     max_ulps: float
-    at_index: int
+    at_index: int | None
     max_relative: float
     excess_over_exponent_error: float
     exp_ulps: float
@@ -267,21 +283,34 @@ def _ulps(value: float, exact: mpmath.mpf) -> float:
     return float(abs(mpmath.mpf(value) - exact)) / 2.0 ** (math.frexp(float(exact))[1] - 24)
 
 
+def _reference_bound(value: float) -> float:
+    """The error bound of a float computed from the 50-digit reference (an error in ulps, a relative error):
+    its final rounding to float64, plus far more than the reference's own error (about 10^(−50) relative)."""
+    return 2.0**-52 * abs(value) + 1e-40
+
+
+def _from_reference(value: float, spec: str) -> str:
+    """A float32 error measured against the 50-digit reference, to the digits its bound fixes."""
+    return certified(value, _reference_bound(value), spec)
+
+
 def div_term_drift(d: int) -> Drift:
     """Each entry's error in float32 ulps of the exact 10000^(−2i/d) (mpmath, 50 digits); how far it exceeds
     the 2|x_i| ulps that the rounding of the exponent x_i = −2i·ln(10000)/d explains; and the error of the
-    float32 exp alone, measured on the rounded exponents it was given."""
+    float32 exp alone, measured on the rounded exponents it was given. The index of the largest error is
+    kept only when no other comes within the measurement's error bound of it."""
     exponents, computed = div_term_exponents(d), div_term_float32(d)
-    worst, at, relative, excess, library = 0.0, 0, 0.0, -math.inf, 0.0
+    errors, relative, excess, library = [], 0.0, -math.inf, 0.0
     with mpmath.workdps(50):
         for i, (x, value) in enumerate(zip(exponents, computed, strict=True)):
             exact = mpmath.mpf(10000) ** (mpmath.mpf(-2 * i) / d)
             ulps = _ulps(float(value), exact)
+            errors.append(ulps)
             excess = max(excess, ulps - 2 * (2 * i * math.log(10000.0) / d) * (1 + 2.0**-20))
             relative = max(relative, float(abs(mpmath.mpf(float(value)) - exact) / exact))
             library = max(library, _ulps(float(value), mpmath.exp(mpmath.mpf(float(x)))))
-            if ulps > worst:
-                worst, at = ulps, i
+    worst = max(errors)
+    at = errors.index(worst) if certain_argmax(errors, _reference_bound(worst)) else None
     return Drift(d, worst, at, relative, excess, library)
 
 
@@ -299,22 +328,29 @@ def div_term_drift(d: int) -> Drift:
 def d0_3a() -> Assessment:
     drifts = [div_term_drift(d) for d in (6, 512, 4096)]
     holds = all(drift.excess_over_exponent_error <= EXP_ULPS for drift in drifts)
-    listed = "; ".join(f"d = {x.d}: {x.max_ulps:.2f} ulp at i = {x.at_index} (relative {x.max_relative:.2e})"
-                       for x in drifts)
+    ulps = [_from_reference(x.max_ulps, ".2f") for x in drifts]
+    listed = "; ".join(f"d = {x.d}: {text} ulp{'' if x.at_index is None else f' at i = {x.at_index}'} "
+                       f"(relative {_from_reference(x.max_relative, '.2e')})"
+                       for x, text in zip(drifts, ulps, strict=True))
+    measured = tuple((f"d = {x.d}: {label}", value) for x in drifts for label, value in (
+        ("largest error (ulp)", x.max_ulps), ("at i", x.at_index), ("largest relative error", x.max_relative),
+        ("excess over 2|x_i| (ulp)", x.excess_over_exponent_error), ("exp's own error (ulp)", x.exp_ulps)))
     evidence = (
-        Evidence(FLOAT, "div_term in numpy float32 against 10000^(−2i/d) at 50 digits (mpmath), every i: "
-                 f"{listed}. Each error stays within 2|x_i| ulp (the rounded exponent) + {EXP_ULPS:g} ulp "
-                 "(exp's own rounding, measured at most "
-                 f"{max(x.exp_ulps for x in drifts):.2f} ulp on these inputs).", holds),
+        Evidence(FLOAT, "div_term in float32 with a correctly rounded exp against 10000^(−2i/d) at 50 digits "
+                 f"(mpmath), every i: {listed}. Each error stays within 2|x_i| ulp (the rounded exponent) + "
+                 f"{EXP_ULPS:g} ulp (an allowance for exp's own rounding, which correctly rounded is at most "
+                 f"{_from_reference(max(x.exp_ulps for x in drifts), '.2f')} ulp on these inputs).", holds,
+                 measured=measured),
     )
     return Assessment(
         evidence,
-        f"In float32 the code's frequencies are off by at most {drifts[0].max_ulps:.2f} ulp at d = 6, "
-        f"{drifts[1].max_ulps:.2f} at d = 512 and {drifts[2].max_ulps:.2f} at d = 4096 (relative "
-        f"{drifts[2].max_relative:.1e}): the rounding of the exponent 2i·(−ln 10000/d), up to ln 10000 ≈ "
-        f"{math.log(10000.0):.1f} in size, is magnified by exp. This is a property of numpy's float32 exp; "
-        "PyTorch's may differ in the last bit. The document's printed table is not affected at four decimals "
-        "(D0.12).",
+        f"In float32 the code's frequencies are off by at most {ulps[0]} ulp at d = 6, {ulps[1]} at d = 512 "
+        f"and {ulps[2]} at d = 4096 (relative {_from_reference(drifts[2].max_relative, '.1e')}): the "
+        "rounding of the exponent 2i·(−ln 10000/d), up to ln 10000 ≈ "
+        f"{_libm(math.log(10000.0), '.1f')} in size, is magnified by exp. These figures are computed with "
+        "correctly rounded float32 operations, so they are properties of float32; a platform's libm "
+        "(numpy's, PyTorch's) may differ by a few ulp. The document's printed table is not affected at four "
+        "decimals (D0.12).",
     )
 
 
@@ -658,7 +694,7 @@ def d0_7() -> Assessment:
     small, large = _dip_evidence(TABLE_D, 20), _dip_evidence(512, 100)
     step_6, bound_6 = unit_step_against_bound(TABLE_D)
     step_512, bound_512 = unit_step_against_bound(512)
-    widest_6, widest_512 = math.sqrt(2 * TABLE_D), math.sqrt(2 * 512)
+    widest_6, widest_512 = _root(2 * TABLE_D), _root(2 * 512)
     evidence = (
         from_derivation("sinusoidal.distance"),
         _derivation_evidence(distance_bound),
@@ -666,7 +702,7 @@ def d0_7() -> Assessment:
         Evidence(CERTIFICATE, f"Ball arithmetic ({BALL_BITS} bits): ‖PE(p+1) − PE(p)‖ = {_digits(step_6, 6)} "
                               f"≤ ‖ω‖ = {_digits(bound_6, 6)} at d = 6 and {_digits(step_512, 6)} ≤ "
                               f"{_digits(bound_512, 6)} at d = 512 (the largest possible distance is √(2d): "
-                              f"{widest_6:.4f} and {widest_512:g}).",
+                              f"{widest_6} and {widest_512}).",
                  bool(step_6 < bound_6 and step_512 < bound_512)),
         small[0],
         large[0],
@@ -677,7 +713,7 @@ def d0_7() -> Assessment:
     return Assessment(
         evidence,
         "Proved: the distance depends only on the offset k and is at most |k|·‖ω‖, so one step moves the "
-        f"vector by {_digits(step_512, 4)} at d = 512 against distances up to {widest_512:g}. But the "
+        f"vector by {_digits(step_512, 4)} at d = 512 against distances up to {widest_512}. But the "
         "distance is not monotone in k, so 'closer in position ⇒ closer in vector' fails beyond small "
         f"offsets ({dips}). The continuity argument is sound for what it claims; periodicity, the other "
         "property it cites, is what breaks the ordering.",
@@ -889,15 +925,16 @@ def d0_11b() -> Assessment:
     cases = [(d, short, 8192) for d in (TABLE_D, 512) for short in (1, 8, 17, 1000)]
     holds = all(table_prefix_bits(*case) for case in cases)
     evidence = (
-        Evidence(FLOAT, "numpy float32 translation of the code (common_code_encoding): max_len 1, 8, 17, "
-                        "1000 against the first rows of max_len 8192, for d = 6 and 512, compared bit for "
-                        "bit.", holds),
+        Evidence(FLOAT, "float32 translation of the code with correctly rounded exp, sin and cos "
+                        "(common_code_encoding): max_len 1, 8, 17, 1000 against the first rows of max_len "
+                        "8192, for d = 6 and 512, compared bit for bit.", holds),
     )
     return Assessment(
         evidence,
-        "Row p depends only on p, so the prefix property holds exactly; in float32 the rows also agree bit "
-        "for bit between tables of different lengths (numpy's vectorised sin and cos gave the same bits), "
-        "so slicing a precomputed table is safe. PyTorch's kernels were not run.",
+        "Row p depends only on p, so the prefix property holds exactly and slicing a precomputed table is "
+        "safe; in float32 with correctly rounded exp, sin and cos the rows also agree bit for bit between "
+        "tables of different lengths, since no step of the code depends on max_len. The vectorised kernels "
+        "of a platform's libm (numpy's, PyTorch's) were not run.",
     )
 
 
@@ -933,7 +970,8 @@ def certified_rounding(ball: flint.arb) -> Rounding:
 
 
 def code_table() -> np.ndarray:
-    """The document's table as its code computes it in float32 (numpy translation)."""
+    """The document's table as its code computes it in float32 (numpy translation, correctly rounded exp,
+    sin and cos)."""
     return common_code_encoding(TABLE_D, "float32").rows(np.arange(TABLE_POSITIONS))
 
 
@@ -985,8 +1023,9 @@ def d0_12() -> Assessment:
     code_vs_formula = table_differences(code, formula)
     entries = TABLE_POSITIONS * TABLE_D
     evidence = (
-        Evidence(FLOAT, "The code in numpy float32, rounded to 4 decimals, against the formula's rounding "
-                 f"certified in ball arithmetic ({BALL_BITS} bits): {entries - len(code_vs_formula)} of "
+        Evidence(FLOAT, "The code in float32 with correctly rounded exp, sin and cos, rounded to 4 "
+                 "decimals, against the formula's rounding certified in ball arithmetic "
+                 f"({BALL_BITS} bits): {entries - len(code_vs_formula)} of "
                  f"{entries} agree. The float32 values are within {_digits(error, 3)} of the exact ones, and "
                  f"the exact value nearest a rounding boundary, PE({p_close}, {j_close}), is "
                  f"{_digits(margin, 3)} from it.",
@@ -1222,9 +1261,9 @@ def d0_16() -> Assessment:
         "then the score is Σ_l cos((i − 1 − j)ω_l), which equals d/2 at j = i − 1 and is smaller at every "
         "other integer j because cos n ≠ 1 for n ≠ 0 (SymPy). In the document's d = 6 table the smallest "
         f"margin is {_digits(head.margin, 4)} (query {head.query}, key {head.runner_up}: offset {offset}, "
-        f"where cos({offset}) = {math.cos(offset):.4f} because {offset} is near a multiple of 2π); scaling "
-        "W_Q by c multiplies every margin by c, so the softmax can be made as sharp as wanted. That trained "
-        "models form such heads is an empirical matter (D0.16a).",
+        f"where cos({offset}) = {_libm(math.cos(offset), '.4f')} because {offset} is near a multiple of "
+        "2π); scaling W_Q by c multiplies every margin by c, so the softmax can be made as sharp as wanted. "
+        "That trained models form such heads is an empirical matter (D0.16a).",
     )
 
 

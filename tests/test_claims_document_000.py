@@ -6,6 +6,7 @@ import functools
 import re
 
 import flint
+import mpmath
 import numpy as np
 import pytest
 
@@ -19,6 +20,7 @@ from pe_verify.claims.model import (
     Assessment,
     Claim,
 )
+from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.properties.finite_precision import common_code_encoding
 from pe_verify.properties.learned import LearnedPositionTable
 
@@ -70,6 +72,33 @@ def test_entry_names_its_source_and_states_the_claim(item: Claim) -> None:
 @pytest.mark.parametrize("claim_id", ["D0.3a", "D0.7", "D0.12", "D0.16", "D0.18"])
 def test_numeric_entries_are_deterministic(claim_id: str) -> None:
     assert BY_ID[claim_id].assess() == assessed(claim_id)
+
+
+def test_div_term_is_the_correctly_rounded_float32_exp_of_its_exponents() -> None:
+    for d in (6, 512):
+        exponents, computed = document_000.div_term_exponents(d), document_000.div_term_float32(d)
+        assert computed.dtype == np.float32
+        for x, value in zip(exponents, computed, strict=True):
+            with mpmath.workprec(120):
+                exact = mpmath.exp(mpmath.mpf(float(x)))
+            with mpmath.workprec(24):
+                assert float(value) == float(+exact)
+
+
+@pytest.mark.parametrize("item", CLAIMS, ids=lambda item: item.id)
+def test_no_entry_prints_uncertified_digits(item: Claim) -> None:
+    result = assessed(item.id)
+    texts = [result.explanation]
+    for evidence in (*result.evidence, *result.argument_evidence):
+        texts += [evidence.summary, *(value for _, value in evidence.detail)]
+    assert not [text for text in texts if UNCERTIFIED in text]
+
+
+def test_the_frequency_drift_names_correct_rounding_not_a_library() -> None:
+    result = assessed("D0.3a")
+    assert "correctly rounded" in result.explanation and "numpy's float32 exp" not in result.explanation
+    assert "correctly rounded exp" in result.evidence[0].summary
+    assert dict(result.evidence[0].measured)["d = 6: largest error (ulp)"] > 0
 
 
 def test_refuted_and_caveat_entries_name_their_witnesses() -> None:
