@@ -88,8 +88,13 @@ EXP_ULPS = 3.0
 def _derivation_evidence(item: Derivation, bearing: str = SUPPORTS) -> Evidence:
     """Evidence that SymPy checked every step of a derivation kept outside `pe_verify.proofs.MODULES`."""
     result = _verify(item)
-    return Evidence(SYMBOLIC, f"{item.title} — `{item.id}`, {result.summary}", result.verified, bearing,
-                    (("derivation", item.id),))
+    return Evidence(
+        SYMBOLIC,
+        f"{item.title} — `{item.id}`, {result.summary}",
+        result.verified,
+        bearing,
+        (("derivation", item.id),),
+    )
 
 
 @functools.cache
@@ -136,8 +141,8 @@ def attention_position_readout(copies: int = 3) -> tuple[sp.Matrix, sp.Matrix]:
     id="D0.1",
     source=INTRODUCTION,
     statement="Self-attention in its basic form compares all tokens at once, so with token embeddings alone "
-              "the model cannot tell at which position a token stood: permuting the input tokens only "
-              "permutes the outputs.",
+    "the model cannot tell at which position a token stood: permuting the input tokens only "
+    "permutes the outputs.",
     formal=r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X) \text{ for every permutation matrix } P \text{ (no "
     r"mask, no PE)}",
     expected=CAVEAT,
@@ -191,8 +196,9 @@ class SumShapes:
     same_pe_in_every_sequence: bool
 
 
-def embedding_plus_encoding(seq_len: int, batch: int = 2, hidden: int = 768, vocab: int = 50,
-                            max_len: int = 512) -> SumShapes:
+def embedding_plus_encoding(
+    seq_len: int, batch: int = 2, hidden: int = 768, vocab: int = 50, max_len: int = 512
+) -> SumShapes:
     """Run x = token_embedding[token_ids] + positional_encoding[:seq_len] in numpy (seeded, float64)."""
     rng = np.random.default_rng(0)
     table = rng.standard_normal((vocab, hidden))
@@ -216,13 +222,22 @@ def embedding_plus_encoding(seq_len: int, batch: int = 2, hidden: int = 768, voc
 )
 def d0_2() -> Assessment:
     runs = [embedding_plus_encoding(seq_len) for seq_len in (1, 8, 512)]
-    holds = all(run.added == (2, run.seq_len, 768) and run.concatenated == (2, run.seq_len, 1536)
-                and run.same_pe_in_every_sequence for run in runs)
-    shapes = "; ".join(f"L = {run.seq_len}: sum {run.added}, concatenation {run.concatenated}"
-                       for run in runs)
+    holds = all(
+        run.added == (2, run.seq_len, 768)
+        and run.concatenated == (2, run.seq_len, 1536)
+        and run.same_pe_in_every_sequence
+        for run in runs
+    )
+    shapes = "; ".join(
+        f"L = {run.seq_len}: sum {run.added}, concatenation {run.concatenated}" for run in runs
+    )
     evidence = (
-        Evidence(EXACT, f"numpy broadcasting, batch 2, hidden 768, seeded embeddings: {shapes}; each batch "
-                        "row is its own embedding plus the same PE (bit for bit).", holds),
+        Evidence(
+            EXACT,
+            f"numpy broadcasting, batch 2, hidden 768, seeded embeddings: {shapes}; each batch "
+            "row is its own embedding plus the same PE (bit for bit).",
+            holds,
+        ),
     )
     return Assessment(
         evidence,
@@ -318,8 +333,8 @@ def div_term_drift(d: int) -> Drift:
     id="D0.3a",
     source=CODE,
     statement="The document's code computes the frequencies 10000^(−2i/d) in float32 as exp(arange(0, d, 2) "
-              "· (−ln 10000/d)); it gets them right up to float32 rounding, which grows with i because exp "
-              "magnifies the rounding of the exponent.",
+    "· (−ln 10000/d)); it gets them right up to float32 rounding, which grows with i because exp "
+    "magnifies the rounding of the exponent.",
     formal=r"\left|\widehat{\omega}_i / 10000^{-2i/d} - 1\right| \le \big(2|x_i| + 3\big)\,2^{-24}\ "
     r"\text{(about)},\quad x_i = 2i\ln(10000)/d",
     expected=NUMERIC,
@@ -329,18 +344,32 @@ def d0_3a() -> Assessment:
     drifts = [div_term_drift(d) for d in (6, 512, 4096)]
     holds = all(drift.excess_over_exponent_error <= EXP_ULPS for drift in drifts)
     ulps = [_from_reference(x.max_ulps, ".2f") for x in drifts]
-    listed = "; ".join(f"d = {x.d}: {text} ulp{'' if x.at_index is None else f' at i = {x.at_index}'} "
-                       f"(relative {_from_reference(x.max_relative, '.2e')})"
-                       for x, text in zip(drifts, ulps, strict=True))
-    measured = tuple((f"d = {x.d}: {label}", value) for x in drifts for label, value in (
-        ("largest error (ulp)", x.max_ulps), ("at i", x.at_index), ("largest relative error", x.max_relative),
-        ("excess over 2|x_i| (ulp)", x.excess_over_exponent_error), ("exp's own error (ulp)", x.exp_ulps)))
+    listed = "; ".join(
+        f"d = {x.d}: {text} ulp{'' if x.at_index is None else f' at i = {x.at_index}'} "
+        f"(relative {_from_reference(x.max_relative, '.2e')})"
+        for x, text in zip(drifts, ulps, strict=True)
+    )
+    measured = tuple(
+        (f"d = {x.d}: {label}", value)
+        for x in drifts
+        for label, value in (
+            ("largest error (ulp)", x.max_ulps),
+            ("at i", x.at_index),
+            ("largest relative error", x.max_relative),
+            ("excess over 2|x_i| (ulp)", x.excess_over_exponent_error),
+            ("exp's own error (ulp)", x.exp_ulps),
+        )
+    )
     evidence = (
-        Evidence(FLOAT, "div_term in float32 with a correctly rounded exp against 10000^(−2i/d) at 50 digits "
-                 f"(mpmath), every i: {listed}. Each error stays within 2|x_i| ulp (the rounded exponent) + "
-                 f"{EXP_ULPS:g} ulp (an allowance for exp's own rounding, which correctly rounded is at most "
-                 f"{_from_reference(max(x.exp_ulps for x in drifts), '.2f')} ulp on these inputs).", holds,
-                 measured=measured),
+        Evidence(
+            FLOAT,
+            "div_term in float32 with a correctly rounded exp against 10000^(−2i/d) at 50 digits "
+            f"(mpmath), every i: {listed}. Each error stays within 2|x_i| ulp (the rounded exponent) + "
+            f"{EXP_ULPS:g} ulp (an allowance for exp's own rounding, which correctly rounded is at most "
+            f"{_from_reference(max(x.exp_ulps for x in drifts), '.2f')} ulp on these inputs).",
+            holds,
+            measured=measured,
+        ),
     )
     return Assessment(
         evidence,
@@ -365,14 +394,21 @@ def d0_3a() -> Assessment:
 )
 def d0_3b() -> Assessment:
     evidence = (
-        Evidence(CITATION, "Vaswani et al., 'Attention Is All You Need' (arXiv 1706.03762), §3.5: PE(pos, "
-                           "2i) = sin(pos/10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos/10000^(2i/d_model)); "
-                           "the same section reports that learned positional embeddings gave nearly "
-                           "identical results (Table 3, row E) and that the sinusoidal version was chosen. "
-                           "Agrees with the document.", True),
+        Evidence(
+            CITATION,
+            "Vaswani et al., 'Attention Is All You Need' (arXiv 1706.03762), §3.5: PE(pos, "
+            "2i) = sin(pos/10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos/10000^(2i/d_model)); "
+            "the same section reports that learned positional embeddings gave nearly "
+            "identical results (Table 3, row E) and that the sinusoidal version was chosen. "
+            "Agrees with the document.",
+            True,
+        ),
     )
-    return Assessment(evidence, "A fact about a paper, checked against the paper: §3.5 gives exactly this "
-                      "formula and uses it instead of learned position embeddings.")
+    return Assessment(
+        evidence,
+        "A fact about a paper, checked against the paper: §3.5 gives exactly this "
+        "formula and uses it instead of learned position embeddings.",
+    )
 
 
 # ------------------------------------------------------------------------------------------------- D0.4
@@ -426,8 +462,8 @@ def wavelengths(d: int) -> Wavelengths:
     id="D0.4",
     source=FORMULA,
     statement="Dims 2i and 2i+1 use the same frequency (one sin, one cos); the frequency gets strictly "
-              "smaller as i grows, so the wavelength 2π·10000^(2i/d) grows from 2π for dims 0–1 towards, "
-              "but below, 2π·10000.",
+    "smaller as i grows, so the wavelength 2π·10000^(2i/d) grows from 2π for dims 0–1 towards, "
+    "but below, 2π·10000.",
     formal=r"\omega_i = 10000^{-2i/d},\ \omega_{i+1} < \omega_i,\ \lambda_i = 2\pi\,10000^{2i/d} \in "
     r"[2\pi,\ 2\pi\cdot 10000)",
     expected=PROVED,
@@ -438,13 +474,20 @@ def d0_4() -> Assessment:
     holds = all(c.pairs_share_frequency and c.strictly_decreasing and c.below_limit for c in cases)
     by_d = {c.d: c for c in cases}
     evidence = (
-        Evidence(EXACT, "SymPy, symbolic d > 0: ω_(i+1)/ω_i = 10000^(−2/d) < 1, λ_0 = 2π, and the last "
-                        "exponent 1 − 2/d < 1, so every wavelength is below 2π·10000.",
-                        frequencies_decrease_for_every_d()),
-        Evidence(CERTIFICATE, "d = 6, 8, 512, 768, 4096: pairs share the index i (reference encoder), "
-                              "exponents −8i/d strictly decrease (exact rationals), longest wavelength "
-                              f"below 2π·10^4 (ball arithmetic, {BALL_BITS} bits); d = 512: λ from "
-                              f"{_digits(by_d[512].shortest, 6)} to {_digits(by_d[512].longest, 7)}.", holds),
+        Evidence(
+            EXACT,
+            "SymPy, symbolic d > 0: ω_(i+1)/ω_i = 10000^(−2/d) < 1, λ_0 = 2π, and the last "
+            "exponent 1 − 2/d < 1, so every wavelength is below 2π·10000.",
+            frequencies_decrease_for_every_d(),
+        ),
+        Evidence(
+            CERTIFICATE,
+            "d = 6, 8, 512, 768, 4096: pairs share the index i (reference encoder), "
+            "exponents −8i/d strictly decrease (exact rationals), longest wavelength "
+            f"below 2π·10^4 (ball arithmetic, {BALL_BITS} bits); d = 512: λ from "
+            f"{_digits(by_d[512].shortest, 6)} to {_digits(by_d[512].longest, 7)}.",
+            holds,
+        ),
     )
     return Assessment(
         evidence,
@@ -498,20 +541,37 @@ def d0_5() -> Assessment:
     lone_sine = origin_encoding(1)
     distinct = sine_never_returns_to_zero()
     evidence = (
-        Evidence(EXACT, "SymPy, exact formula: PE(0) = (0, 1, 0, 1, …) for d = 2, …, 16 and 64, and "
-                        "sin(0·ω) = 0, cos(0·ω) = 1 for a symbolic ω > 0: every d ≥ 2 has dim 1 = cos 0 = "
-                        "1, so PE(0) ≠ 0.", nonzero),
-        Evidence(EXACT, f"d = 1: PE(0) = {tuple(lone_sine)}, the zero vector (the only dim is a sine).",
-                 all(value == 0 for value in lone_sine), LIMITS),
+        Evidence(
+            EXACT,
+            "SymPy, exact formula: PE(0) = (0, 1, 0, 1, …) for d = 2, …, 16 and 64, and "
+            "sin(0·ω) = 0, cos(0·ω) = 1 for a symbolic ω > 0: every d ≥ 2 has dim 1 = cos 0 = "
+            "1, so PE(0) ≠ 0.",
+            nonzero,
+        ),
+        Evidence(
+            EXACT,
+            f"d = 1: PE(0) = {tuple(lone_sine)}, the zero vector (the only dim is a sine).",
+            all(value == 0 for value in lone_sine),
+            LIMITS,
+        ),
     )
     argument = (
-        Evidence(EXACT, "Conclusion holds: sin n ≠ 0 for every nonzero integer n (SymPy, π irrational), so "
-                 "dim 0 = sin(p·1) already separates PE(0) from every PE(p), p ≠ 0.", distinct, STEP_CHECKED),
-        Evidence(EXACT, "'Nonzero, hence its own vector' is not the reason: an all-sine variant has PE'(0) "
-                        "= 0 (SymPy, d = 6) and still PE'(p) ≠ PE'(0) for every integer p ≠ 0 by the same "
-                        "fact, while a nonzero vector repeated at every position would be nonzero and "
-                        "shared.",
-                 all(value == 0 for value in sine_only_origin()) and distinct, STEP_FAILS),
+        Evidence(
+            EXACT,
+            "Conclusion holds: sin n ≠ 0 for every nonzero integer n (SymPy, π irrational), so "
+            "dim 0 = sin(p·1) already separates PE(0) from every PE(p), p ≠ 0.",
+            distinct,
+            STEP_CHECKED,
+        ),
+        Evidence(
+            EXACT,
+            "'Nonzero, hence its own vector' is not the reason: an all-sine variant has PE'(0) "
+            "= 0 (SymPy, d = 6) and still PE'(p) ≠ PE'(0) for every integer p ≠ 0 by the same "
+            "fact, while a nonzero vector repeated at every position would be nonzero and "
+            "shared.",
+            all(value == 0 for value in sine_only_origin()) and distinct,
+            STEP_FAILS,
+        ),
     )
     return Assessment(
         evidence,
@@ -543,9 +603,13 @@ def d0_5a() -> Assessment:
     gap = odd_dimension_norm_gap()
     evidence = (
         from_derivation("sinusoidal.norm"),
-        Evidence(CERTIFICATE, f"d = 3 (ball arithmetic, {BALL_BITS} bits): ‖PE(1)‖² − ‖PE(0)‖² = "
-                 f"sin²(10000^(−2/3)) = {_digits(gap, 6)} > 0: the last sine has no cosine partner.",
-                 bool(gap > 0), LIMITS),
+        Evidence(
+            CERTIFICATE,
+            f"d = 3 (ball arithmetic, {BALL_BITS} bits): ‖PE(1)‖² − ‖PE(0)‖² = "
+            f"sin²(10000^(−2/3)) = {_digits(gap, 6)} > 0: the last sine has no cosine partner.",
+            bool(gap > 0),
+            LIMITS,
+        ),
     )
     return Assessment(
         evidence,
@@ -577,10 +641,12 @@ def step_changes(d: int, n_positions: int) -> StepChanges:
     with flint.ctx.workprec(BALL_BITS):
         rows = [sinusoidal_row_balls(p, d) for p in range(n_positions)]
         omegas = [flint.arb(10000) ** (flint.arb(-2 * (j // 2)) / d) for j in range(d)]
-        changes = [[abs(b - a) for a, b in zip(here, after, strict=True)]
-                   for here, after in itertools.pairwise(rows)]
-        within = all(bool(change < omega)
-                     for row in changes for change, omega in zip(row, omegas, strict=True))
+        changes = [
+            [abs(b - a) for a, b in zip(here, after, strict=True)] for here, after in itertools.pairwise(rows)
+        ]
+        within = all(
+            bool(change < omega) for row in changes for change, omega in zip(row, omegas, strict=True)
+        )
         fast = max((row[0] for row in changes), key=lambda ball: float(ball.mid()))
         slow = max((row[-2] for row in changes), key=lambda ball: float(ball.mid()))
         return StepChanges(d, n_positions, within, fast, 2 * (omegas[0] / 2).sin(), slow, omegas[-1])
@@ -601,12 +667,15 @@ def d0_6() -> Assessment:
     evidence = (
         _derivation_evidence(coordinate_step),
         _derivation_evidence(sine_bound),
-        Evidence(CERTIFICATE, f"Ball arithmetic ({BALL_BITS} bits): |PE(p+1, j) − PE(p, j)| < ω_j for every "
-                              "dim and p + 1 < 8 at d = 6 and p + 1 < 64 at d = 512. d = 6: largest change "
-                              f"of dim 0 {_digits(table.largest_fast, 6)} (bound 2 sin ½ = "
-                              f"{_digits(table.fast_bound, 6)}), of dim 4 {_digits(table.largest_slow, 6)} "
-                              f"(ω_2 = {_digits(table.slowest_frequency, 6)}).",
-                 table.within_frequency and wide.within_frequency),
+        Evidence(
+            CERTIFICATE,
+            f"Ball arithmetic ({BALL_BITS} bits): |PE(p+1, j) − PE(p, j)| < ω_j for every "
+            "dim and p + 1 < 8 at d = 6 and p + 1 < 64 at d = 512. d = 6: largest change "
+            f"of dim 0 {_digits(table.largest_fast, 6)} (bound 2 sin ½ = "
+            f"{_digits(table.fast_bound, 6)}), of dim 4 {_digits(table.largest_slow, 6)} "
+            f"(ω_2 = {_digits(table.slowest_frequency, 6)}).",
+            table.within_frequency and wide.within_frequency,
+        ),
     )
     return Assessment(
         evidence,
@@ -635,8 +704,10 @@ class DistanceDip:
 def offset_distances(d: int, max_offset: int) -> list[flint.arb]:
     """‖PE(p+k) − PE(p)‖ for k = 0..max_offset (any p): √(Σ_i 2(1 − cos kω_i)), as balls."""
     omegas = [flint.arb(10000) ** (flint.arb(-2 * i) / d) for i in range(d // 2)]
-    return [sum((2 * (1 - (k * omega).cos()) for omega in omegas), flint.arb(0)).sqrt()
-            for k in range(max_offset + 1)]
+    return [
+        sum((2 * (1 - (k * omega).cos()) for omega in omegas), flint.arb(0)).sqrt()
+        for k in range(max_offset + 1)
+    ]
 
 
 def first_distance_dip(d: int, max_offset: int) -> DistanceDip | None:
@@ -668,13 +739,17 @@ def unit_step_against_bound(d: int) -> tuple[flint.arb, flint.arb]:
 def _dip_evidence(d: int, max_offset: int) -> tuple[Evidence, DistanceDip | None]:
     dip = first_distance_dip(d, max_offset)
     if dip is None:
-        text = (f"d = {d} (ball arithmetic, {BALL_BITS} bits): the distance increases at every offset "
-                f"k < {max_offset}.")
+        text = (
+            f"d = {d} (ball arithmetic, {BALL_BITS} bits): the distance increases at every offset "
+            f"k < {max_offset}."
+        )
     else:
-        text = (f"d = {d} (ball arithmetic, {BALL_BITS} bits): the distance grows for k = 0, …, "
-                f"{dip.offset}, then ‖PE(p+{dip.offset + 1}) − PE(p)‖ = {_digits(dip.after, 10)} < "
-                f"‖PE(p+{dip.offset}) − PE(p)‖ = {_digits(dip.before, 10)} for every p: the farther position "
-                "is closer.")
+        text = (
+            f"d = {d} (ball arithmetic, {BALL_BITS} bits): the distance grows for k = 0, …, "
+            f"{dip.offset}, then ‖PE(p+{dip.offset + 1}) − PE(p)‖ = {_digits(dip.after, 10)} < "
+            f"‖PE(p+{dip.offset}) − PE(p)‖ = {_digits(dip.before, 10)} for every p: the farther position "
+            "is closer."
+        )
     return Evidence(CERTIFICATE, text, dip is not None, LIMITS), dip
 
 
@@ -699,17 +774,24 @@ def d0_7() -> Assessment:
         from_derivation("sinusoidal.distance"),
         _derivation_evidence(distance_bound),
         _derivation_evidence(sine_bound),
-        Evidence(CERTIFICATE, f"Ball arithmetic ({BALL_BITS} bits): ‖PE(p+1) − PE(p)‖ = {_digits(step_6, 6)} "
-                              f"≤ ‖ω‖ = {_digits(bound_6, 6)} at d = 6 and {_digits(step_512, 6)} ≤ "
-                              f"{_digits(bound_512, 6)} at d = 512 (the largest possible distance is √(2d): "
-                              f"{widest_6} and {widest_512}).",
-                 bool(step_6 < bound_6 and step_512 < bound_512)),
+        Evidence(
+            CERTIFICATE,
+            f"Ball arithmetic ({BALL_BITS} bits): ‖PE(p+1) − PE(p)‖ = {_digits(step_6, 6)} "
+            f"≤ ‖ω‖ = {_digits(bound_6, 6)} at d = 6 and {_digits(step_512, 6)} ≤ "
+            f"{_digits(bound_512, 6)} at d = 512 (the largest possible distance is √(2d): "
+            f"{widest_6} and {widest_512}).",
+            bool(step_6 < bound_6 and step_512 < bound_512),
+        ),
         small[0],
         large[0],
     )
     argument = (_derivation_evidence(distance_bound, STEP_CHECKED),)
-    dips = "; ".join(f"d = {dip.d}: {_digits(dip.before, 7)} at k = {dip.offset}, {_digits(dip.after, 7)} at "
-                     f"k = {dip.offset + 1}" for dip in (small[1], large[1]) if dip is not None)
+    dips = "; ".join(
+        f"d = {dip.d}: {_digits(dip.before, 7)} at k = {dip.offset}, {_digits(dip.after, 7)} at "
+        f"k = {dip.offset + 1}"
+        for dip in (small[1], large[1])
+        if dip is not None
+    )
     return Assessment(
         evidence,
         "Proved: the distance depends only on the offset k and is at most |k|·‖ω‖, so one step moves the "
@@ -731,7 +813,7 @@ def d0_7() -> Assessment:
     "encoding of pos: M_k is block-diagonal with 2×2 rotations, orthogonal, M_a M_b = M_(a+b), M_(−k) = "
     "M_kᵀ.",
     formal=r"PE(p+k) = M_k\,PE(p),\; M_k = \operatorname{diag}_i \begin{pmatrix}\cos k\omega_i & \sin "
-           r"k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}",
+    r"k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}",
     expected=PROVED,
     expected_argument=SOUND,
     depends_on=("D0.3",),
@@ -803,17 +885,20 @@ def learned_table_reach(max_len: int = 512, d: int = 8) -> TableReach:
     id="D0.10",
     source=LEARNED,
     statement="A learned position embedding is a table with one trained row per position 0, …, L − 1 (like "
-              "the token embedding table); a model with L = 512 has no vector for position 512 or beyond.",
+    "the token embedding table); a model with L = 512 has no vector for position 512 or beyond.",
     formal=r"E \in \mathbb{R}^{L\times d}:\ PE(p) = E_p \text{ only for } 0 \le p < L",
     expected=PROVED,
 )
 def d0_10() -> Assessment:
     reach = learned_table_reach()
     evidence = (
-        Evidence(EXACT, f"Reference learned table with L = {reach.max_len} rows: row {reach.max_len - 1} has "
-                        f"shape {reach.last_row_shape}; row {reach.max_len} is refused: "
-                        f"{reach.past_the_end!r}.",
-                 reach.last_row_shape == (8,) and reach.past_the_end is not None),
+        Evidence(
+            EXACT,
+            f"Reference learned table with L = {reach.max_len} rows: row {reach.max_len - 1} has "
+            f"shape {reach.last_row_shape}; row {reach.max_len} is refused: "
+            f"{reach.past_the_end!r}.",
+            reach.last_row_shape == (8,) and reach.past_the_end is not None,
+        ),
     )
     return Assessment(
         evidence,
@@ -833,13 +918,19 @@ def d0_10() -> Assessment:
 )
 def d0_10a() -> Assessment:
     evidence = (
-        Evidence(CITATION, "bert-base-uncased config.json (Hugging Face, google-bert): "
-                           "\"max_position_embeddings\": 512; Devlin et al. (arXiv 1810.04805) learn the "
-                           "position embeddings and pre-train on sequences of at most 512 tokens (Appendix "
-                           "A.2). Agrees with the document.", True),
+        Evidence(
+            CITATION,
+            "bert-base-uncased config.json (Hugging Face, google-bert): "
+            '"max_position_embeddings": 512; Devlin et al. (arXiv 1810.04805) learn the '
+            "position embeddings and pre-train on sequences of at most 512 tokens (Appendix "
+            "A.2). Agrees with the document.",
+            True,
+        ),
     )
-    return Assessment(evidence, "A fact about a model, checked against its published configuration and "
-                                "paper: 512 learned positions.")
+    return Assessment(
+        evidence,
+        "A fact about a model, checked against its published configuration and paper: 512 learned positions.",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ D0.11
@@ -850,25 +941,29 @@ def formula_is_parameter_free(d: int) -> bool:
     real and finite — defined at every position, with nothing to train and nothing that depends on max_len."""
     pos = sp.Symbol("pos", real=True)
     row = encoding(pos, exact_frequencies(d), d)
-    return all(value.free_symbols == {pos} and value.is_real is True and value.is_finite is True
-               for value in row)
+    return all(
+        value.free_symbols == {pos} and value.is_real is True and value.is_finite is True for value in row
+    )
 
 
 @claim(
     id="D0.11",
     source=LEARNED,
     statement="The sinusoidal encoding has no parameters: it can be precomputed once max_len is fixed and, "
-              "in principle, gives a vector for positions longer than any seen in training; a table for "
-              "max_len L is the first L rows of the table for any longer max_len.",
+    "in principle, gives a vector for positions longer than any seen in training; a table for "
+    "max_len L is the first L rows of the table for any longer max_len.",
     formal=r"PE(pos) = f_d(pos) \text{ for every real } pos:\ \text{no parameters, no dependence on } L",
     expected=PROVED,
     depends_on=("D0.3",),
 )
 def d0_11() -> Assessment:
     evidence = (
-        Evidence(EXACT, "SymPy, exact formula at a symbolic real position, d = 6 and 64: each coordinate's "
-                        "only free symbol is pos, and it is real and finite for every real pos.",
-                 formula_is_parameter_free(TABLE_D) and formula_is_parameter_free(64)),
+        Evidence(
+            EXACT,
+            "SymPy, exact formula at a symbolic real position, d = 6 and 64: each coordinate's "
+            "only free symbol is pos, and it is real and finite for every real pos.",
+            formula_is_parameter_free(TABLE_D) and formula_is_parameter_free(64),
+        ),
     )
     return Assessment(
         evidence,
@@ -891,11 +986,14 @@ def d0_11() -> Assessment:
 )
 def d0_11a() -> Assessment:
     evidence = (
-        Evidence(CITATION, "Press, Smith & Lewis, 'Train Short, Test Long' (arXiv 2108.12409), Figure 1: "
-                           "language models with sinusoidal (and rotary, T5) positions, trained on L = 512 "
-                           "or 1024 tokens, show degraded perplexity as validation inputs grow past L, "
-                           "although their encodings are defined there. Agrees with the document's warning.",
-                 True),
+        Evidence(
+            CITATION,
+            "Press, Smith & Lewis, 'Train Short, Test Long' (arXiv 2108.12409), Figure 1: "
+            "language models with sinusoidal (and rotary, T5) positions, trained on L = 512 "
+            "or 1024 tokens, show degraded perplexity as validation inputs grow past L, "
+            "although their encodings are defined there. Agrees with the document's warning.",
+            True,
+        ),
     )
     return Assessment(
         evidence,
@@ -925,9 +1023,13 @@ def d0_11b() -> Assessment:
     cases = [(d, short, 8192) for d in (TABLE_D, 512) for short in (1, 8, 17, 1000)]
     holds = all(table_prefix_bits(*case) for case in cases)
     evidence = (
-        Evidence(FLOAT, "float32 translation of the code with correctly rounded exp, sin and cos "
-                        "(common_code_encoding): max_len 1, 8, 17, 1000 against the first rows of max_len "
-                        "8192, for d = 6 and 512, compared bit for bit.", holds),
+        Evidence(
+            FLOAT,
+            "float32 translation of the code with correctly rounded exp, sin and cos "
+            "(common_code_encoding): max_len 1, 8, 17, 1000 against the first rows of max_len "
+            "8192, for d = 6 and 512, compared bit for bit.",
+            holds,
+        ),
     )
     return Assessment(
         evidence,
@@ -978,24 +1080,34 @@ def code_table() -> np.ndarray:
 def code_error(code: np.ndarray, balls: Sequence[Sequence[flint.arb]]) -> flint.arb:
     """An upper bound on max |code − exact| over the table (ball arithmetic)."""
     with flint.ctx.workprec(BALL_BITS):
-        errors = [abs(flint.arb(float(value)) - ball) for row, ball_row in zip(code, balls, strict=True)
-                  for value, ball in zip(row, ball_row, strict=True)]
+        errors = [
+            abs(flint.arb(float(value)) - ball)
+            for row, ball_row in zip(code, balls, strict=True)
+            for value, ball in zip(row, ball_row, strict=True)
+        ]
         return max(errors, key=lambda ball: float(ball.mid())).abs_upper()
 
 
-def table_differences(printed: Sequence[Sequence[str]], reference: Sequence[Sequence[str | None]]
-                      ) -> list[tuple[int, int, str, str | None]]:
+def table_differences(
+    printed: Sequence[Sequence[str]], reference: Sequence[Sequence[str | None]]
+) -> list[tuple[int, int, str, str | None]]:
     """(position, dim, printed, reference) wherever the printed entry differs from the reference one."""
-    return [(p, j, printed[p][j], reference[p][j])
-            for p in range(len(printed)) for j in range(len(printed[p]))
-            if printed[p][j] != reference[p][j]]
+    return [
+        (p, j, printed[p][j], reference[p][j])
+        for p in range(len(printed))
+        for j in range(len(printed[p]))
+        if printed[p][j] != reference[p][j]
+    ]
 
 
-def _listed(differences: list[tuple[int, int, str, str | None]],
-            exact: Sequence[Sequence[Rounding]] | None = None) -> str:
-    shown = [f"PE({p}, {j}) printed {text}, computed {ref}"
-             + (f" (exact {exact[p][j].digits})" if exact is not None else "")
-             for p, j, text, ref in differences]
+def _listed(
+    differences: list[tuple[int, int, str, str | None]], exact: Sequence[Sequence[Rounding]] | None = None
+) -> str:
+    shown = [
+        f"PE({p}, {j}) printed {text}, computed {ref}"
+        + (f" (exact {exact[p][j].digits})" if exact is not None else "")
+        for p, j, text, ref in differences
+    ]
     return "; ".join(shown) or "none"
 
 
@@ -1003,7 +1115,7 @@ def _listed(differences: list[tuple[int, int, str, str | None]],
     id="D0.12",
     source=CODE,
     statement="The code with max_len = 8, d_model = 6 prints (rounded to four decimals) the 8×6 table shown "
-              "in the document.",
+    "in the document.",
     formal=r"\operatorname{round}_4 PE(p, j) = T_{p,j},\quad 0 \le p < 8,\ 0 \le j < 6",
     expected=NUMERIC,
     depends_on=("D0.3", "D0.3a"),
@@ -1012,8 +1124,10 @@ def d0_12() -> Assessment:
     balls = formula_table_balls()
     exact = [[certified_rounding(ball) for ball in row] for row in balls]
     formula = [[value.text for value in row] for row in exact]
-    margin, p_close, j_close = min(((exact[p][j].margin, p, j) for p in range(TABLE_POSITIONS)
-                                    for j in range(TABLE_D)), key=lambda item: float(item[0].mid()))
+    margin, p_close, j_close = min(
+        ((exact[p][j].margin, p, j) for p in range(TABLE_POSITIONS) for j in range(TABLE_D)),
+        key=lambda item: float(item[0].mid()),
+    )
     computed = code_table()
     code = [[_four_decimals(float(value)) for value in row] for row in computed]
     error = code_error(computed, balls)
@@ -1023,18 +1137,29 @@ def d0_12() -> Assessment:
     code_vs_formula = table_differences(code, formula)
     entries = TABLE_POSITIONS * TABLE_D
     evidence = (
-        Evidence(FLOAT, "The code in float32 with correctly rounded exp, sin and cos, rounded to 4 "
-                 "decimals, against the formula's rounding certified in ball arithmetic "
-                 f"({BALL_BITS} bits): {entries - len(code_vs_formula)} of "
-                 f"{entries} agree. The float32 values are within {_digits(error, 3)} of the exact ones, and "
-                 f"the exact value nearest a rounding boundary, PE({p_close}, {j_close}), is "
-                 f"{_digits(margin, 3)} from it.",
-                 decided and not code_vs_formula),
-        Evidence(CERTIFICATE, "Printed entries that are not the formula's value rounded to 4 decimals (ball "
-                 f"arithmetic, {BALL_BITS} bits): {_listed(against_formula, exact)}.",
-                 bool(against_formula), REFUTES),
-        Evidence(FLOAT, f"Printed entries the float32 code does not reproduce: {_listed(against_code)}.",
-                 bool(against_code), REFUTES),
+        Evidence(
+            FLOAT,
+            "The code in float32 with correctly rounded exp, sin and cos, rounded to 4 "
+            "decimals, against the formula's rounding certified in ball arithmetic "
+            f"({BALL_BITS} bits): {entries - len(code_vs_formula)} of "
+            f"{entries} agree. The float32 values are within {_digits(error, 3)} of the exact ones, and "
+            f"the exact value nearest a rounding boundary, PE({p_close}, {j_close}), is "
+            f"{_digits(margin, 3)} from it.",
+            decided and not code_vs_formula,
+        ),
+        Evidence(
+            CERTIFICATE,
+            "Printed entries that are not the formula's value rounded to 4 decimals (ball "
+            f"arithmetic, {BALL_BITS} bits): {_listed(against_formula, exact)}.",
+            bool(against_formula),
+            REFUTES,
+        ),
+        Evidence(
+            FLOAT,
+            f"Printed entries the float32 code does not reproduce: {_listed(against_code)}.",
+            bool(against_code),
+            REFUTES,
+        ),
     )
     return Assessment(
         evidence,
@@ -1054,8 +1179,10 @@ def table_total_variation() -> list[flint.arb]:
     """Σ_{p=0}^{6} |PE(p+1, j) − PE(p, j)| for each dim j of the document's table (ball arithmetic)."""
     with flint.ctx.workprec(BALL_BITS):
         rows = [sinusoidal_row_balls(p, TABLE_D) for p in range(TABLE_POSITIONS)]
-        return [sum((abs(after[j] - here[j]) for here, after in itertools.pairwise(rows)), flint.arb(0))
-                for j in range(TABLE_D)]
+        return [
+            sum((abs(after[j] - here[j]) for here, after in itertools.pairwise(rows)), flint.arb(0))
+            for j in range(TABLE_D)
+        ]
 
 
 @claim(
@@ -1072,9 +1199,13 @@ def d0_13() -> Assessment:
     still = bool(variation[4] < flint.arb(2) / 100 and variation[5] < flint.arb(2) / 100)
     listed = ", ".join(_digits(v, 4) for v in variation)
     evidence = (
-        Evidence(CERTIFICATE, f"Total variation over positions 0–7 per dim (ball arithmetic, {BALL_BITS} "
-                              f"bits): {listed}. Criteria: 'swing fast' = more than the full value range 2; "
-                              "'barely change' = less than 1% of it (0.02).", swing and still),
+        Evidence(
+            CERTIFICATE,
+            f"Total variation over positions 0–7 per dim (ball arithmetic, {BALL_BITS} "
+            f"bits): {listed}. Criteria: 'swing fast' = more than the full value range 2; "
+            "'barely change' = less than 1% of it (0.02).",
+            swing and still,
+        ),
     )
     return Assessment(
         evidence,
@@ -1109,9 +1240,12 @@ def broadcast_example() -> tuple[tuple[int, ...], bool]:
 def d0_14() -> Assessment:
     shape, same = broadcast_example()
     evidence = (
-        Evidence(EXACT, f"numpy, float32, seeded embeddings: [2, 8, 6] + [1, 8, 6] has shape {list(shape)}; "
-                        "both sequences get the same pe added, bit for bit.",
-                 shape == (2, 8, TABLE_D) and same),
+        Evidence(
+            EXACT,
+            f"numpy, float32, seeded embeddings: [2, 8, 6] + [1, 8, 6] has shape {list(shape)}; "
+            "both sequences get the same pe added, bit for bit.",
+            shape == (2, 8, TABLE_D) and same,
+        ),
     )
     return Assessment(
         evidence,
@@ -1129,9 +1263,9 @@ def d0_14() -> Assessment:
     id="D0.15",
     source=ATTENTION,
     statement="Since x_i is token embedding plus positional encoding, the score q_i·k_j = (x_i W_Q)·(x_j "
-              "W_K) depends on both tokens' contents and positions.",
+    "W_K) depends on both tokens' contents and positions.",
     formal=r"(e_i + p_i) A (e_j + p_j)^\top = e_i A e_j^\top + e_i A p_j^\top + p_i A e_j^\top + p_i A "
-           r"p_j^\top,\quad A = W_Q W_K^\top",
+    r"p_j^\top,\quad A = W_Q W_K^\top",
     expected=PROVED,
     expected_argument=SOUND,
     depends_on=("D0.2",),
@@ -1174,10 +1308,14 @@ def position_term_counterexample() -> tuple[sp.Expr, sp.Expr]:
 def d0_15a() -> Assessment:
     first, second = position_term_counterexample()
     evidence = (
-        Evidence(EXACT, "d = 6, W_Q = W_K = E_00 (so A = diag(1, 0, 0, 0, 0, 0)): p_1 A p_0ᵀ = "
-                        f"{sp.sstr(first)} but p_2 A p_1ᵀ = {sp.sstr(second)} ≈ {float(second):.7f}; same "
-                        "offset 1, different terms (SymPy).",
-                 bool(is_nonzero(first - second)), REFUTES),
+        Evidence(
+            EXACT,
+            "d = 6, W_Q = W_K = E_00 (so A = diag(1, 0, 0, 0, 0, 0)): p_1 A p_0ᵀ = "
+            f"{sp.sstr(first)} but p_2 A p_1ᵀ = {sp.sstr(second)} ≈ {float(second):.7f}; same "
+            "offset 1, different terms (SymPy).",
+            bool(is_nonzero(first - second)),
+            REFUTES,
+        ),
         from_derivation("attention.absolute_pe_score", REFUTES),
     )
     return Assessment(
@@ -1213,8 +1351,10 @@ def previous_token_scores() -> PreviousTokenScores:
         peaks, closest = True, None
         for i in range(1, TABLE_POSITIONS):
             query = _shift_back(rows[i], omegas)
-            scores = [sum((q * k for q, k in zip(query, rows[j], strict=True)), flint.arb(0))
-                      for j in range(TABLE_POSITIONS)]
+            scores = [
+                sum((q * k for q, k in zip(query, rows[j], strict=True)), flint.arb(0))
+                for j in range(TABLE_POSITIONS)
+            ]
             others = [j for j in range(TABLE_POSITIONS) if j != i - 1]
             peaks = peaks and all(bool(scores[i - 1] > scores[j]) for j in others)
             for j in others:
@@ -1249,10 +1389,14 @@ def d0_16() -> Assessment:
     head = previous_token_scores()
     evidence = (
         from_derivation("attention.previous_token_head"),
-        Evidence(CERTIFICATE, f"d = 6, positions 0–7, ball arithmetic ({BALL_BITS} bits): with W_Q the "
-                              "offset by −1 and W_K = I every query i ≥ 1 scores j = i − 1 highest (d/2 = "
-                              f"3); the closest runner-up is key {head.runner_up} for query {head.query}, "
-                              f"{_digits(head.margin, 6)} lower.", head.peaks),
+        Evidence(
+            CERTIFICATE,
+            f"d = 6, positions 0–7, ball arithmetic ({BALL_BITS} bits): with W_Q the "
+            "offset by −1 and W_K = I every query i ≥ 1 scores j = i − 1 highest (d/2 = "
+            f"3); the closest runner-up is key {head.runner_up} for query {head.query}, "
+            f"{_digits(head.margin, 6)} lower.",
+            head.peaks,
+        ),
     )
     offset = head.query - 1 - head.runner_up
     return Assessment(
@@ -1278,13 +1422,20 @@ def d0_16() -> Assessment:
 )
 def d0_16a() -> Assessment:
     evidence = (
-        Evidence(CITATION, "Clark, Khandelwal, Levy & Manning, 'What Does BERT Look At?' (arXiv "
-                           "1906.04341), §3 (relative position): some BERT heads specialise in attending "
-                           "heavily to the next or the previous token, especially in early layers. Agrees "
-                           "with the document.", True),
+        Evidence(
+            CITATION,
+            "Clark, Khandelwal, Levy & Manning, 'What Does BERT Look At?' (arXiv "
+            "1906.04341), §3 (relative position): some BERT heads specialise in attending "
+            "heavily to the next or the previous token, especially in early layers. Agrees "
+            "with the document.",
+            True,
+        ),
     )
-    return Assessment(evidence, "An observation about trained models; a published analysis of BERT's "
-                                "attention reports such previous- and next-token heads.")
+    return Assessment(
+        evidence,
+        "An observation about trained models; a published analysis of BERT's "
+        "attention reports such previous- and next-token heads.",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ D0.17
@@ -1322,21 +1473,28 @@ def d0_17() -> Assessment:
     id="D0.17a",
     source=ROPE,
     statement="Recent decoder-only LLMs (the document names the Qwen and Llama families) use RoPE rather "
-              "than adding position vectors to the input embeddings.",
+    "than adding position vectors to the input embeddings.",
     formal=r"\text{(model attribution)}",
     expected=NOT_CHECKABLE,
     depends_on=("D0.17",),
 )
 def d0_17a() -> Assessment:
     evidence = (
-        Evidence(CITATION, "Touvron et al., 'LLaMA' (arXiv 2302.13971), §2.2: the absolute positional "
-                           "embeddings are removed and rotary embeddings added at each layer; Bai et al., "
-                           "'Qwen Technical Report' (arXiv 2309.16609), §2.2: RoPE is chosen for positional "
-                           "information. Agrees with the document for these two families; how common RoPE "
-                           "is overall is not established by them.", True),
+        Evidence(
+            CITATION,
+            "Touvron et al., 'LLaMA' (arXiv 2302.13971), §2.2: the absolute positional "
+            "embeddings are removed and rotary embeddings added at each layer; Bai et al., "
+            "'Qwen Technical Report' (arXiv 2309.16609), §2.2: RoPE is chosen for positional "
+            "information. Agrees with the document for these two families; how common RoPE "
+            "is overall is not established by them.",
+            True,
+        ),
     )
-    return Assessment(evidence, "Model attributions, checked against the models' papers: LLaMA and Qwen use "
-                      "RoPE in place of added absolute position embeddings.")
+    return Assessment(
+        evidence,
+        "Model attributions, checked against the models' papers: LLaMA and Qwen use "
+        "RoPE in place of added absolute position embeddings.",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ D0.18
@@ -1364,8 +1522,9 @@ class Llama3Regimes:
     short_of_a_turn: tuple[int, ...]
 
 
-def llama3_regimes(d: int = 128, base: int = 500000, context: int = 8192, low: int = 1, high: int = 4
-                   ) -> Llama3Regimes:
+def llama3_regimes(
+    d: int = 128, base: int = 500000, context: int = 8192, low: int = 1, high: int = 4
+) -> Llama3Regimes:
     """Wavelength λ_i = 2π·base^(2i/d) against L₀/high and L₀/low (ball arithmetic), and the pairs that do not
     complete one turn within L₀ (λ_i > L₀)."""
     with flint.ctx.workprec(BALL_BITS):
@@ -1399,20 +1558,27 @@ def _span(indices: tuple[int, ...]) -> str:
 def d0_18() -> Assessment:
     regimes = llama3_regimes()
     evidence = (
-        Evidence(EXACT, "SymPy, symbolic b' = b(1 + g) > b, d, i > 0: raising rope_theta multiplies θ_i by "
-                 "(b/b')^(2i/d) < 1 and leaves θ_0 = 1.", base_change_effect()),
+        Evidence(
+            EXACT,
+            "SymPy, symbolic b' = b(1 + g) > b, d, i > 0: raising rope_theta multiplies θ_i by "
+            "(b/b')^(2i/d) < 1 and leaves θ_0 = 1.",
+            base_change_effect(),
+        ),
         from_derivation("scaling.linear"),
         from_derivation("scaling.ntk"),
         from_derivation("scaling.yarn_paper_ramp"),
         from_derivation("scaling.llama3"),
-        Evidence(CERTIFICATE, "Llama 3.1's published settings (D0.18a: head dim 128, rope_theta 500000, "
-                              "factor 8, low/high_freq_factor 1/4, original context 8192), wavelengths "
-                              f"compared in ball arithmetic ({BALL_BITS} bits): pairs kept "
-                              f"{_span(regimes.kept)}, blended {_span(regimes.blended)}, divided by 8 "
-                              f"{_span(regimes.divided)}; the divided pairs are exactly those that do not "
-                              "complete one turn within the 8192 original positions "
-                              f"({_span(regimes.short_of_a_turn)}).",
-                 bool(regimes.kept and regimes.blended and regimes.divided == regimes.short_of_a_turn)),
+        Evidence(
+            CERTIFICATE,
+            "Llama 3.1's published settings (D0.18a: head dim 128, rope_theta 500000, "
+            "factor 8, low/high_freq_factor 1/4, original context 8192), wavelengths "
+            f"compared in ball arithmetic ({BALL_BITS} bits): pairs kept "
+            f"{_span(regimes.kept)}, blended {_span(regimes.blended)}, divided by 8 "
+            f"{_span(regimes.divided)}; the divided pairs are exactly those that do not "
+            "complete one turn within the 8192 original positions "
+            f"({_span(regimes.short_of_a_turn)}).",
+            bool(regimes.kept and regimes.blended and regimes.divided == regimes.short_of_a_turn),
+        ),
     )
     return Assessment(
         evidence,
@@ -1437,13 +1603,20 @@ def d0_18() -> Assessment:
 )
 def d0_18a() -> Assessment:
     evidence = (
-        Evidence(CITATION, "Llama 3.1 config.json (Meta, on Hugging Face): \"rope_theta\": 500000.0, "
-                 "\"rope_scaling\": {\"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, "
-                 "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}, head dimension "
-                 "128 (hidden_size 4096 / 32 heads in the 8B model); Qwen2.5 config.json: \"rope_theta\": "
-                 "1000000.0, with the model card's rope_scaling {\"factor\": 4.0, "
-                 "\"original_max_position_embeddings\": 32768, \"type\": \"yarn\"} for long inputs. Agrees "
-                 "with the document.", True),
+        Evidence(
+            CITATION,
+            'Llama 3.1 config.json (Meta, on Hugging Face): "rope_theta": 500000.0, '
+            '"rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, '
+            '"original_max_position_embeddings": 8192, "rope_type": "llama3"}, head dimension '
+            '128 (hidden_size 4096 / 32 heads in the 8B model); Qwen2.5 config.json: "rope_theta": '
+            '1000000.0, with the model card\'s rope_scaling {"factor": 4.0, '
+            '"original_max_position_embeddings": 32768, "type": "yarn"} for long inputs. Agrees '
+            "with the document.",
+            True,
+        ),
     )
-    return Assessment(evidence, "A fact about published model configurations: both families set rope_theta, "
-                      "and rope_scaling is how their context is extended.")
+    return Assessment(
+        evidence,
+        "A fact about published model configurations: both families set rope_theta, "
+        "and rope_scaling is how their context is extended.",
+    )

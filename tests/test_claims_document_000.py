@@ -164,7 +164,7 @@ def test_frequencies_in_reverse_order_swap_fast_and_slow(monkeypatch: pytest.Mon
 
     def reversed_pairs(position: int, d: int) -> list[flint.arb]:
         row = original(position, d)
-        pairs = [row[j:j + 2] for j in range(0, d, 2)]
+        pairs = [row[j : j + 2] for j in range(0, d, 2)]
         return [value for pair in reversed(pairs) for value in pair]
 
     monkeypatch.setattr(document_000, "sinusoidal_row_balls", reversed_pairs)
