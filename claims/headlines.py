@@ -37,10 +37,15 @@ def headline_table() -> str:
     return "\n".join(rows)
 
 
-def with_headlines(readme: str) -> str:
-    """The README text with the block between START and END replaced by the current headline table."""
+def require_block(readme: str) -> None:
+    """ValueError unless the README text has the headline block (checked before anything is assessed)."""
     if START not in readme or END not in readme:
         raise ValueError(f"the README has no headline block: it needs the lines {START!r} and {END!r}")
+
+
+def with_headlines(readme: str) -> str:
+    """The README text with the block between START and END replaced by the current headline table."""
+    require_block(readme)
     before, rest = readme.split(START, 1)
     after = rest.split(END, 1)[1]
     return f"{before}{START}\n{headline_table()}\n{END}{after}"

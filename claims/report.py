@@ -4,28 +4,26 @@
 each source document (NNN = the number its file name starts with), `beyond-the-documents.md` for the other
 entries, and `figures/*.png`. Regeneration gives identical bytes: nothing depends on the time, the order is
 the catalog's, and the PNGs carry no stamps (their bytes do depend on the matplotlib version, which the
-dashboard's last line records). Every file is written atomically, and only files this module wrote before
-(they carry its marker) are ever removed.
+dashboard's last line records). The folder is replaced all at once, and a file this module did not write
+(pages carry its marker line, figures a marker chunk) is never replaced or removed: see `is_ours` and
+`publish`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
 import re
-import tempfile
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import matplotlib
 
 from pe_verify.proofs.derivation import render_markdown
 
-from . import catalog, figures, numbers
+from . import catalog, figures, numbers, publish
 from .evidence import derivation, verification
 from .model import (
     ARGUMENT_VERDICTS,
@@ -422,42 +420,31 @@ def recorded_matplotlib_version(dashboard: str) -> str | None:
 # -------------------------------------------------------------------------------------------- writing
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder and `os.replace`."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+def is_ours(relative: PurePosixPath, path: Path) -> bool:
+    """Whether an existing entry of the output folder was written by `write_reports`: the dashboard, a
+    document page or the beyond page whose first line is MARKER, or a PNG in figures/ with the figures'
+    marker chunk. Nothing else is ever replaced or removed."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    page = relative.name in (DASHBOARD, BEYOND) or _DOCUMENT_PAGE.match(relative.name)
+    if len(relative.parts) == 1 and page:
+        with path.open("rb") as stream:
+            return stream.readline().rstrip(b"\r\n") == MARKER.encode()
+    if relative.parent == PurePosixPath(FIGURES) and relative.suffix == ".png":
+        return figures.is_ours(path.read_bytes())
+    return False
 
 
-def _is_our_page(path: Path) -> bool:
-    with path.open("rb") as stream:
-        return stream.readline().rstrip(b"\r\n") == MARKER.encode()
+def page_names(claims: Sequence[Claim] | None = None) -> list[str]:
+    """The pages a report of these claims (default: the catalog) writes, known before anything is assessed."""
+    chosen = catalog.all_claims() if claims is None else claims
+    return [DASHBOARD, *sorted({page_name(item.source.document) for item in chosen}, key=_page_order)]
 
 
-def stale_files(out_dir: Path, written: Iterable[Path]) -> list[Path]:
-    """Pages and figures this module wrote before but not this time (files without its marker are kept)."""
-    keep = set(written)
-    pages = [
-        path
-        for path in sorted(out_dir.glob("*.md"))
-        if path not in keep
-        and path.is_file()
-        and (_DOCUMENT_PAGE.match(path.name) or path.name == BEYOND)
-        and _is_our_page(path)
-    ]
-    pictures = [
-        path
-        for path in sorted((out_dir / FIGURES).glob("*.png"))
-        if path not in keep and path.is_file() and figures.is_ours(path.read_bytes())
-    ]
-    return pages + pictures
+def check_output(out_dir: Path, claims: Sequence[Claim] | None = None, extras: Iterable[Path] = ()) -> None:
+    """Refuse before any work what `write_reports` would refuse: a page of ours where a file of the user's
+    is (`publish.ForeignFile`), a folder or extra file that cannot be written (PermissionError)."""
+    publish.check(Path(out_dir), page_names(claims), is_ours, extras)
 
 
 def assessed(claims: Sequence[Claim] | None = None) -> list[Entry]:
@@ -470,13 +457,11 @@ def assessed(claims: Sequence[Claim] | None = None) -> list[Entry]:
     return [Entry(item, assessment, page_name(item.source.document)) for item, assessment in pairs]
 
 
-def write_reports(out_dir: Path, claims: Sequence[Claim] | None = None) -> list[Path]:
-    """Write the dashboard, the document pages and the figures into `out_dir` (created if missing); remove
-    pages and figures written there before that are no longer produced. Returns the files written.
+def render_reports(claims: Sequence[Claim] | None = None) -> dict[str, bytes]:
+    """Every file of the report, relative path → bytes: the dashboard, the document pages, the figures.
 
     `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
     """
-    out_dir = Path(out_dir)
     entries = assessed(claims)
     plots = figures.draw_figures(figures.SCALES)
     pages: dict[str, list[Entry]] = {}
@@ -486,15 +471,14 @@ def write_reports(out_dir: Path, claims: Sequence[Claim] | None = None) -> list[
     anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
     texts = _render_pages(pages, anchors, plots)
     texts[DASHBOARD] = render_dashboard(entries, list(pages), anchors, plots)
+    files = {f"{FIGURES}/{plot.name}": plot.png for plot in plots}
+    return files | {name: text.encode("utf-8") for name, text in texts.items()}
 
-    (out_dir / FIGURES).mkdir(parents=True, exist_ok=True)
-    written = []
-    for plot in plots:
-        written.append(out_dir / FIGURES / plot.name)
-        write_atomic(written[-1], plot.png)
-    for name, text in texts.items():
-        written.append(out_dir / name)
-        write_atomic(written[-1], text.encode("utf-8"))
-    for path in stale_files(out_dir, written):
-        path.unlink()
-    return written
+
+def write_reports(
+    out_dir: Path, claims: Sequence[Claim] | None = None, extras: Mapping[Path, bytes] | None = None
+) -> list[Path]:
+    """Write the report into `out_dir` (created if missing) and each extra file, all at once; pages and
+    figures written there before that are no longer produced are dropped, every other file is kept
+    (`publish` says how). Returns the files written in `out_dir`."""
+    return publish.publish(Path(out_dir), render_reports(claims), is_ours, extras)

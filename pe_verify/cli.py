@@ -10,6 +10,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from pathlib import Path
 
 from pe_verify import __version__
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_integer, parse_number
@@ -29,8 +30,8 @@ EXIT_STATUSES = {
 }
 EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = EXIT_STATUSES
 
-#: A run of this many non-blank characters in a message is cut (a pasted 100 000-character argument).
-_LONG_WORD = re.compile(r"[^\s'\"]{61,}")
+#: A run of more than 200 non-blank characters in a message is cut (a pasted 100 000-character argument).
+_LONG_WORD = re.compile(r"[^\s'\"]{201,}")
 
 
 class UsageError(Exception):
@@ -38,7 +39,7 @@ class UsageError(Exception):
 
 
 def _cut_long_words(message: str) -> str:
-    return _LONG_WORD.sub(lambda word: f"{word[0][:40]}… ({len(word[0])} characters)", message)
+    return _LONG_WORD.sub(lambda word: f"{word[0][:60]}… ({len(word[0])} characters)", message)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -295,28 +296,47 @@ def _evidence_json(e) -> dict:
 
 
 def run_report(out: str, readme: str | None) -> int:
-    """Write the reports (and, when asked, the README's headline block); exit 1 when a verdict changed."""
-    from pathlib import Path
-
+    """Write the reports (and, when asked, the README's headline block) in one transaction; exit 1 when a
+    verdict changed. Everything that can be refused is refused before the claims are assessed."""
+    from pe_verify.claims import headlines, publish, report
     from pe_verify.claims.catalog import all_claims
-    from pe_verify.claims.headlines import with_headlines
-    from pe_verify.claims.report import write_atomic, write_reports
 
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    if readme is not None and not Path(readme).is_file():
-        raise UsageError(f"--readme {readme} is not a file")
+    text = None if readme is None else _readme_text(Path(readme), folder)
+    extras = [] if readme is None else [Path(readme)]
     try:
-        refreshed = None if readme is None else with_headlines(Path(readme).read_text(encoding="utf-8"))
-    except ValueError as exc:
+        report.check_output(folder, extras=extras)
+        files = report.render_reports()
+        refreshed = {path: headlines.with_headlines(text).encode("utf-8") for path in extras}
+        written = publish.publish(folder, files, report.is_ours, refreshed)
+    except publish.ForeignFile as exc:
         raise UsageError(str(exc)) from None
-    written = write_reports(folder)
     print(f"wrote {len(written)} files to {folder}")
-    if refreshed is not None:
-        write_atomic(Path(readme), refreshed.encode("utf-8"))
+    if readme is not None:
         print(f"refreshed the headline findings in {readme}")
     return _verdict_status(all_claims())
+
+
+def _readme_text(readme: Path, folder: Path) -> str:
+    """The README's text, refused when it is no file, not UTF-8, lacks the headline block or lies in --out."""
+    from pe_verify.claims.headlines import require_block
+
+    if not readme.is_file():
+        raise UsageError(f"--readme {readme} is not a file")
+    if readme.resolve().is_relative_to(folder.resolve()):
+        raise UsageError(
+            f"--readme {readme} lies inside --out {folder}, which the report replaces as a whole"
+        )
+    try:
+        text = readme.read_text(encoding="utf-8")
+        require_block(text)
+    except UnicodeDecodeError:
+        raise UsageError(f"--readme {readme} is not UTF-8 text") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return text
 
 
 def run_collisions(args: argparse.Namespace) -> int:

@@ -8,20 +8,9 @@ from pathlib import Path
 import pytest
 
 from pe_verify import cli
-from pe_verify.claims import catalog, figures
-from pe_verify.claims.model import Assessment, Evidence
+from pe_verify.claims import catalog, figures, headlines, publish, report
+from pe_verify.claims.model import EXACT, PROVED, Assessment, Evidence, Source, claim
 
-#: Figures small enough to draw in a fraction of a second: these tests are about the command, not the figures.
-SMALL = figures.Scales(
-    heatmap_d=8,
-    heatmap_positions=8,
-    wavelength_d=8,
-    offset_ds=(6,),
-    max_offset=100,
-    gap_scans=((6, (100,)),),
-    dtype_d=8,
-    dtype_positions=64,
-)
 SHOW_FIELDS = {"id", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
 
 
@@ -68,11 +57,82 @@ def test_a_changed_verdict_makes_show_exit_one_and_say_which(capsys, monkeypatch
     assert "verdict changed: D0.8: computed refuted" in err
 
 
-def test_report_writes_into_the_folder_it_is_given(capsys, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(figures, "SCALES", SMALL)
+@claim(id="T.1", source=Source("000_fake.txt", "a section"), statement="One.", formal="x", expected=PROVED)
+def t_1() -> Assessment:
+    return Assessment((Evidence(EXACT, "exact support", True),), "Exact.")
+
+
+@claim(id="T.2", source=Source("general", "x"), statement="Two.", formal="y", expected=PROVED)
+def t_2() -> Assessment:
+    return Assessment((Evidence(EXACT, "exact support", True),), "Exact too.")
+
+
+@pytest.fixture
+def fake_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A two-claim catalog without figures: these tests are about writing, not about the claims."""
+    by_id = {item.id: item for item in (t_1, t_2)}
+    monkeypatch.setattr(catalog, "all_claims", lambda: tuple(by_id.values()))
+    monkeypatch.setattr(catalog, "assessment", lambda claim_id: by_id[claim_id].assess())
+    monkeypatch.setattr(headlines, "HEADLINES", ("T.1",))
+    monkeypatch.setattr(figures, "draw_figures", lambda scales: ())
+
+
+@pytest.fixture
+def nothing_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+    def rendered(*args: object) -> None:
+        raise AssertionError("the report was rendered")
+
+    monkeypatch.setattr(report, "render_reports", rendered)
+
+
+def test_report_writes_into_the_folder_it_is_given(capsys, tmp_path: Path, fake_catalog: None) -> None:
     status, out, _ = _run(capsys, "report", "--out", str(tmp_path / "out"))
-    assert status == 0 and "wrote" in out
-    assert (tmp_path / "out" / "README.md").is_file()
+    assert status == 0 and "wrote 3 files" in out
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
+        "README.md",
+        "beyond-the-documents.md",
+        "document-000.md",
+    ]
+
+
+def test_report_refreshes_the_readme_in_the_same_run(capsys, tmp_path: Path, fake_catalog: None) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\n{headlines.START}\nold\n{headlines.END}\n", encoding="utf-8")
+    status, out, _ = _run(capsys, "report", "--out", str(tmp_path / "out"), "--readme", str(readme))
+    assert status == 0 and "refreshed the headline findings" in out
+    assert "[T.1](reports/document-000.md#t1) One." in readme.read_text(encoding="utf-8")
+
+
+def test_report_refuses_to_replace_a_users_file_before_any_work(
+    capsys, tmp_path: Path, fake_catalog: None, nothing_rendered: None
+) -> None:
+    (tmp_path / "README.md").write_text("my notes", encoding="utf-8")
+    status, out, err = _run(capsys, "report", "--out", str(tmp_path))
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and f"{tmp_path / 'README.md'} was not written by pe-verify" in err
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == "my notes"
+
+
+@pytest.mark.parametrize("unwritable", ["out", "README.md"])
+def test_report_on_what_cannot_be_written_fails_before_any_work(
+    capsys, tmp_path: Path, monkeypatch, fake_catalog: None, nothing_rendered: None, unwritable: str
+) -> None:
+    (tmp_path / "out").mkdir()
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{headlines.START}\n{headlines.END}\n", encoding="utf-8")
+    monkeypatch.setattr(publish.os, "access", lambda path, mode: Path(path).name != unwritable)
+    status, _, err = _run(capsys, "report", "--out", str(tmp_path / "out"), "--readme", str(readme))
+    assert status == 3
+    assert err.count("\n") == 1 and f"not writable, so nothing was written: {tmp_path / unwritable}" in err
+
+
+def test_report_refuses_a_readme_inside_the_output_folder(
+    capsys, tmp_path: Path, nothing_rendered: None
+) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{headlines.START}\n{headlines.END}\n", encoding="utf-8")
+    status, _, err = _run(capsys, "report", "--out", str(tmp_path), "--readme", str(readme))
+    assert status == 2 and "lies inside --out" in err
 
 
 def test_report_refuses_a_file_as_folder(capsys, tmp_path: Path) -> None:

@@ -1,27 +1,30 @@
 """The markdown reports and figures, on a small fake catalog with one claim of every verdict.
 
-What the pages and the dashboard must contain, that regeneration is byte-identical, that files are written
-atomically, that only files the report wrote are ever removed, and that a changed piece of evidence changes
-the dashboard's counts.
+What the pages and the dashboard must contain, that regeneration is byte-identical, that the folder is
+replaced all at once (a failure or a kill leaves the old files, with the README refreshed alongside or not
+at all), that files the report did not write are never replaced or removed, and that a changed piece of
+evidence changes the dashboard's counts.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import matplotlib
+import mpmath
 import numpy as np
 import pytest
 
-from pe_verify.claims import figures, report
+from pe_verify.claims import figures, publish, report
 from pe_verify.claims.evidence import from_derivation
 from pe_verify.claims.model import (
     CAVEAT,
@@ -50,6 +53,8 @@ from pe_verify.claims.model import (
     Source,
     claim,
 )
+from pe_verify.claims.numbers import UNCERTIFIED
+from pe_verify.properties import near_collision
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -343,26 +348,147 @@ def test_out_dir_is_created_and_nothing_outside_it_is_touched(reuse_plots: None,
     assert set(written) == {path for path in out.rglob("*") if path.is_file()}
 
 
-def test_atomic_writes_leave_no_temporary_files(reuse_plots: None, tmp_path: Path) -> None:
-    report.write_reports(tmp_path, FAKE)
-    report.write_reports(tmp_path, FAKE)
-    assert not [path for path in tmp_path.rglob("*") if path.name.endswith(".tmp")]
+def test_writing_leaves_no_temporary_files(reuse_plots: None, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report.write_reports(out, FAKE)
+    report.write_reports(out, FAKE)
+    assert [path.name for path in tmp_path.iterdir()] == ["out"]
 
 
-def test_a_failed_write_keeps_the_old_file_and_removes_the_temporary(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def siblings(folder: Path) -> list[Path]:
+    """What a publication left beside the folder (its staging siblings)."""
+    return sorted(folder.parent.glob(f".{folder.name}.pe-verify-*"))
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("README.md", b"# my own notes\n"),
+        ("document-000.md", b"mine"),
+        ("figures/wavelengths.png", b"\x89PNG mine"),
+    ],
+)
+def test_a_file_of_the_users_where_a_report_file_goes_is_never_replaced(
+    reuse_plots: None, tmp_path: Path, name: str, data: bytes
 ) -> None:
-    target = tmp_path / "README.md"
-    report.write_atomic(target, b"old")
+    out = tmp_path / "out"
+    (out / "figures").mkdir(parents=True)
+    (out / name).write_bytes(data)
+    with pytest.raises(publish.ForeignFile, match=re.escape(name)):
+        report.write_reports(out, FAKE)
+    assert all_files(out) == {name: data} and not siblings(out)
+
+
+def test_a_link_where_a_page_goes_is_not_ours(reuse_plots: None, drawn: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "README.md").symlink_to(drawn / "README.md")
+    with pytest.raises(publish.ForeignFile, match=r"README\.md"):
+        report.write_reports(out, FAKE)
+
+
+def _failing_on(call: int, error: BaseException):
+    real, calls = publish._write, []
+
+    def write(path: Path, data: bytes) -> None:
+        calls.append(path)
+        if len(calls) == call:
+            raise error
+        real(path, data)
+
+    return write
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_failure_mid_write_leaves_the_old_report_and_nothing_else(
+    reuse_plots: None, drawn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(drawn, out)
+    (out / "notes.md").write_text("mine")
+    before = all_files(out)
+    monkeypatch.setattr(publish, "_write", _failing_on(3, error))
+    with pytest.raises(type(error)):
+        report.write_reports(out, (f0_1, d0_7))
+    assert all_files(out) == before and not siblings(out)
+
+
+KILLED_RUN = """
+import os, signal, sys
+from pathlib import Path, PurePosixPath
+from pe_verify.claims import publish
+real, calls = publish._write, []
+def write(path, data):
+    calls.append(path)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(path, data)
+publish._write = write
+publish.publish(Path(sys.argv[1]), {"a.md": b"new a", "b.md": b"new b"}, lambda rel, path: True)
+"""
+
+
+def test_a_kill_mid_write_leaves_the_old_files_and_the_next_run_cleans_up(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.md").write_bytes(b"old a")
+    (out / "b.md").write_bytes(b"old b")
+    done = subprocess.run([sys.executable, "-c", KILLED_RUN, str(out)], check=False)
+    assert done.returncode == -9
+    assert all_files(out) == {"a.md": b"old a", "b.md": b"old b"} and len(siblings(out)) == 1
+    publish.publish(out, {"a.md": b"new a", "b.md": b"new b"}, lambda relative, path: True)
+    assert all_files(out) == {"a.md": b"new a", "b.md": b"new b"} and not siblings(out)
+
+
+def test_a_sibling_in_use_is_left_alone(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with publish._sibling(out) as busy:
+        publish.remove_abandoned(out)
+        assert busy.is_dir()
+    assert not busy.exists()
+
+
+def test_extras_are_replaced_with_the_pages_or_not_at_all(
+    reuse_plots: None, drawn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, readme = tmp_path / "out", tmp_path / "README.md"
+    shutil.copytree(drawn, out)
+    readme.write_bytes(b"old readme")
+    before = all_files(out)
 
     def broken_replace(source: str, destination: str) -> None:
-        raise OSError("disk full")
+        raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(OSError, match="disk full"):
-        report.write_atomic(target, b"new")
-    assert target.read_bytes() == b"old"
-    assert [path.name for path in tmp_path.iterdir()] == ["README.md"]
+    with monkeypatch.context() as patch:
+        patch.setattr(publish.os, "replace", broken_replace)
+        with pytest.raises(OSError, match="Input/output"):
+            report.write_reports(out, (f0_1,), {readme: b"new readme"})
+    assert all_files(out) == before and readme.read_bytes() == b"old readme" and not siblings(out)
+    report.write_reports(out, (f0_1,), {readme: b"new readme"})
+    assert readme.read_bytes() == b"new readme" and sorted(p.name for p in out.glob("*.md")) == [
+        "README.md",
+        "document-000.md",
+    ]
+
+
+def test_two_renames_stand_in_where_folders_cannot_be_exchanged(
+    reuse_plots: None, drawn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(publish, "_exchange", publish._exchange_by_renames)
+    out = tmp_path / "out"
+    report.write_reports(out, FAKE)
+    report.write_reports(out, FAKE)
+    assert all_files(out) == all_files(drawn) and not siblings(out)
+
+
+def test_a_folder_that_cannot_be_written_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(publish.os, "access", lambda path, mode: Path(path) != out)
+    with pytest.raises(PermissionError, match="not writable"):
+        report.check_output(out, FAKE)
 
 
 def test_unknown_files_survive_and_stale_files_of_ours_are_removed(
@@ -463,10 +589,43 @@ def test_strongest_kind_is_taken_from_the_evidence_the_verdict_rests_on() -> Non
     assert report.strongest_kind(Assessment((), "")) == "—"
 
 
-def test_first_decrease_ignores_drops_within_the_error_bound() -> None:
-    assert figures.first_decrease(np.array([0.0, 1.0, 2.0, 3.0]), 0.1) is None
-    assert figures.first_decrease(np.array([0.0, 1.0, 0.9, 3.0, 1.0]), 0.1) == 3
-    assert figures.first_decrease(np.array([0.0, 1.0, 0.5]), 0.1) == 1
+def test_first_decrease_decides_steps_within_the_error_bound_exactly() -> None:
+    def exact_values(*values: float) -> Callable[[int], float]:
+        return lambda k: values[k]
+
+    def never_asked(k: int) -> float:
+        raise AssertionError(f"S({k}) asked although float64 decides every step")
+
+    assert figures.first_decrease(np.array([0.0, 1.0, 2.0, 3.0]), 0.1, never_asked) is None
+    assert figures.first_decrease(np.array([0.0, 1.0, 0.5]), 0.1, never_asked) == 1
+    rising = exact_values(0.0, 1.0, 1.05, 3.0, 1.0)  # the float64 dip at k = 1 is within the bound
+    assert figures.first_decrease(np.array([0.0, 1.0, 0.96, 3.0, 1.0]), 0.1, rising) == 3
+    falling = exact_values(0.0, 1.0, 0.99)  # the float64 rise at k = 1 is within the bound
+    assert figures.first_decrease(np.array([0.0, 1.0, 1.02]), 0.1, falling) == 1
+
+
+def test_counts_below_a_threshold_are_certified_or_marked() -> None:
+    values = np.array([0.05, 0.2, 0.0999])
+    assert figures.count_below(values, 1e-6, 0.1) == "2"
+    assert figures.count_below(values, 1e-3, 0.1).startswith(f"1 to 2 ({UNCERTIFIED}")
+
+
+def test_close_pairs_are_counted_from_the_exact_values() -> None:
+    d, n = 6, 30
+    with mpmath.workdps(50):
+        value = {
+            (p, j): near_collision.sinusoidal_value_mp(p, j, d, figures.BASE)
+            for p in range(n)
+            for j in range(d)
+        }
+        gaps = sorted(
+            abs(value[a] - value[b])
+            for a, b in itertools.combinations(value, 2)
+            if a[0] != b[0] and a[1] != b[1]
+        )
+    # a threshold far from every gap, and one a gap's float64 rounding away from it (decided at 50 digits)
+    for close in (2e-3, float(gaps[10])):
+        assert figures.close_pairs(d, n, close) == f"{sum(gap <= close for gap in gaps)}"
 
 
 def test_captions_state_the_computed_values(plots: tuple[figures.Plot, ...]) -> None:
