@@ -18,7 +18,7 @@ import sympy as sp
 from pe_verify.proofs.attention import attention, matrix, permutation_matrix, row_softmax
 from pe_verify.proofs.derivation import is_zero
 from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
-from pe_verify.properties.checking import angle_tolerance
+from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.rope import check_agreement_with_reference, check_relative_property
 from pe_verify.properties.sinusoidal import sinusoidal_encoding
@@ -54,6 +54,7 @@ from .model import (
     Source,
     claim,
 )
+from .numbers import certified, within
 
 DOC = "001_8f1b66f67cfe018c.txt"
 INTRODUCTION = "(introduction)"
@@ -221,6 +222,12 @@ def float32_angle_bound(max_angle: float, base: float = 10000.0, slack: float = 
     return slack * EPS32 * ((2.0 + math.log(base)) * abs(max_angle) + 1.0)
 
 
+def math_scalar(value: float, spec: str) -> str:
+    """A bound computed in a few float64 steps with Python's `math` (each within an ulp), to the digits that
+    an error of 8 ulps leaves fixed."""
+    return certified(value, 8 * 2.0**-52 * abs(value), spec)
+
+
 # --------------------------------------------------------------------------------------------- D1.1, D1.2
 
 @claim(
@@ -378,18 +385,28 @@ def _sinusoidal_runs() -> tuple[float, float, float]:
 )
 def d1_4() -> Assessment:
     wide_error, narrow_error, max_angle = _sinusoidal_runs()
-    wide_bound, narrow_bound = angle_tolerance(max_angle, 1), float32_angle_bound(max_angle)
+    # angle_tolerance bounds the float64 module against the float64 reference, and the reference alone
+    # against the formula: its error cannot move the certified digits of the float32 module's error.
+    float64_bound, narrow_bound = angle_tolerance(max_angle, 1), float32_angle_bound(max_angle)
     odd = {d: shape_error(lambda d=d: SinusoidalTable(d, 8)) for d in (5, D_MODEL - 1)}
     odd_fails = all(message is not None and "must match" in message for message in odd.values())
+    narrow_text = certified(narrow_error, float64_bound, ".2e")
+    reference_note = (f"measured against the float64 reference, whose own error "
+                      f"(≤ {math_scalar(float64_bound, '.2e')}) leaves these digits fixed")
     evidence = (
         from_derivation("trigonometry.exp_log_frequency"),
         Evidence(FLOAT, f"the module run in float64 (d = {D_MODEL}, positions 0..{MAX_LEN - 1}) matches the "
-                 f"float64 reference to {wide_error:.2e} ≤ {wide_bound:.2e}", wide_error <= wide_bound,
-                 detail=(("largest error", f"{wide_error:.3e}"), ("tolerance", f"{wide_bound:.3e}"))),
-        Evidence(FLOAT, f"the module as written (float32, d = {D_MODEL}, positions 0..{MAX_LEN - 1}) matches "
-                 f"the float64 reference to {narrow_error:.2e} ≤ 2ε32((2 + ln 10000)·{max_angle:.0f} + 1) = "
-                 f"{narrow_bound:.2e}", narrow_error <= narrow_bound,
-                 detail=(("largest error", f"{narrow_error:.3e}"), ("tolerance", f"{narrow_bound:.3e}"))),
+                 f"float64 reference within float64 rounding ({within(wide_error, float64_bound, '.2e')}, "
+                 "the a-priori bound)", wide_error <= float64_bound,
+                 detail=(("largest error", within(wide_error, float64_bound, ".3e")),),
+                 measured=(("largest error", wide_error), ("tolerance", float64_bound))),
+        Evidence(FLOAT, f"the module as written (float32, correctly rounded exp, sin and cos; d = {D_MODEL}, "
+                 f"positions 0..{MAX_LEN - 1}) matches the formula to {narrow_text} ≤ 2ε32((2 + ln "
+                 f"10000)·{MAX_LEN - 1} + 1) = {math_scalar(narrow_bound, '.2e')}; {reference_note}",
+                 narrow_error <= narrow_bound,
+                 detail=(("largest error", certified(narrow_error, float64_bound, ".3e")),
+                         ("tolerance", math_scalar(narrow_bound, ".3e"))),
+                 measured=(("largest error", narrow_error), ("tolerance", narrow_bound))),
         Evidence(EXACT, "odd d_model (5 and 511): the assignment pe[:, 1::2] = cos(position·div_term) gets "
                  "⌈d/2⌉ columns for a ⌊d/2⌋-column slice and fails, as in torch", odd_fails, LIMITS,
                  detail=tuple((f"d_model = {d}", str(message)) for d, message in odd.items())),
@@ -397,9 +414,11 @@ def d1_4() -> Assessment:
     return Assessment(
         evidence,
         explanation="The code's exp(arange(0, d, 2)·(−ln 10000/d)) is 10000^(−2i/d) exactly (SymPy), sin "
-        "fills the even columns and cos the odd ones: run in float64 the module matches the formula to "
-        f"{wide_error:.1e}; as written (float32) the largest error over 5000 × 512 entries is "
-        f"{narrow_error:.1e}, float32 rounding of angles up to 4999 rad. For odd d_model the module cannot "
+        "fills the even columns and cos the odd ones: run in float64 the module matches the formula within "
+        f"float64 rounding ({within(wide_error, float64_bound)}, the a-priori bound); as written (float32) "
+        f"the largest error over 5000 × 512 entries is {certified(narrow_error, float64_bound, '.1e')}, "
+        "float32 rounding of angles up to 4999 rad. That figure is for correctly rounded float32 exp, sin "
+        "and cos; a platform's libm may differ from them by a few ulp. For odd d_model the module cannot "
         f"be built at all: {odd[5]}. The document does not say that d_model must be even.",
     )
 
@@ -429,20 +448,25 @@ def d1_4a() -> Assessment:
 
 # ------------------------------------------------------------------------------------------- D1.5 (code)
 
-def _rope_checks() -> tuple:
+def _rope_checks() -> tuple[CheckResult, CheckResult, CheckResult, CheckResult, float]:
     """The module (run in float64 and as written, float32) against the half-split and interleaved references
-    and the relative property, on 12 seeded random vectors of dim 64 at positions below its 2048-row cache."""
+    and the relative property, on 12 seeded random vectors of dim 64 at positions below its 2048-row cache.
+
+    Last, a bound on how far the 50-digit reference's rounding to float64 can move the float32 module's
+    largest error: half an ulp of entries up to 2·max |q|, and half an ulp of the difference."""
     rng = np.random.default_rng(0)
     q, k = rng.standard_normal((12, 64)), rng.standard_normal((12, 64))
     positions = rng.integers(0, 2048, 12)
     m = rng.integers(0, 1024, 12)
     n = m + rng.integers(0, 1024, 12)
     wide, narrow = RotaryCache(64, dtype=np.float64), RotaryCache(64)
+    as_written = check_agreement_with_reference(narrow.rotate, q, positions, layout="half_split")
     return (
         check_agreement_with_reference(wide.rotate, q, positions, layout="half_split"),
         check_agreement_with_reference(wide.rotate, q, positions, layout="interleaved"),
         check_relative_property(wide.rotate, q, k, m, n),
-        check_agreement_with_reference(narrow.rotate, q, positions, layout="half_split"),
+        as_written,
+        EPS64 * (float(np.max(np.abs(q))) + as_written.max_error),
     )
 
 
@@ -458,26 +482,33 @@ def _rope_checks() -> tuple:
     depends_on=("D0.17", "D1.3"),
 )
 def d1_5() -> Assessment:
-    half_split, interleaved, relative, as_written = _rope_checks()
+    half_split, interleaved, relative, as_written, reference_error = _rope_checks()
+    # The interleaved mismatch is far from float noise: the float64 run's a-priori bound fixes its digits.
+    mismatch = certified(interleaved.max_error, interleaved.tolerance, ".2f")
     evidence = (
         from_derivation("rope.relative_half_split"),
         from_check(half_split, FLOAT, "the module run in float64 equals the 50-digit half-split RoPE "
                    "(dim 64, base 10000, 12 seeded random vectors, positions < 2048)"),
         Evidence(FLOAT, "the same run does not equal the interleaved (RoFormer/Meta) layout: the pairs are "
-                 f"(x_i, x_(i+32)), not (x_2i, x_2i+1) (largest difference {interleaved.max_error:.2f})",
-                 not interleaved.holds),
+                 f"(x_i, x_(i+32)), not (x_2i, x_2i+1) (largest difference {mismatch})",
+                 not interleaved.holds,
+                 measured=(("largest difference", interleaved.max_error),
+                           ("tolerance", interleaved.tolerance))),
         from_check(relative, FLOAT, "the module run in float64 has the relative property "
                    "⟨rope(q, m), rope(k, n)⟩ = ⟨q, rope(k, n − m)⟩ (12 seeded pairs, 0 ≤ m ≤ n < 2048)"),
     )
     return Assessment(
         evidence,
         explanation="Through its own forward pass the module is half-split RoPE (GPT-NeoX / Hugging Face "
-        "rotate_half layout): run in float64 it matches the 50-digit reference to "
-        f"{half_split.max_error:.1e} and keeps the relative property to {relative.max_error:.1e}; as "
-        f"written, in float32, it is off the reference by up to {as_written.max_error:.1e} at positions "
-        "below 2048. Meta's LLaMA code pairs coordinates (2i, 2i+1) instead; the two layouts are the same "
-        "map up to a fixed permutation of coordinates (rope.half_split_permutation). The usage example is "
-        "a separate matter (D1.5a).",
+        "rotate_half layout): run in float64 it matches the 50-digit reference and keeps the relative "
+        f"property within float64 rounding ({within(half_split.max_error, half_split.tolerance)} and "
+        f"{within(relative.max_error, relative.tolerance)}, their a-priori bounds); as written, with its "
+        "cos/sin caches in float32, it is off the reference by up to "
+        f"{certified(as_written.max_error, reference_error, '.1e')} at positions below 2048. That figure "
+        "is for correctly rounded float32 pow, cos and sin; a platform's libm may differ from them by a few "
+        "ulp. Meta's LLaMA code pairs coordinates (2i, 2i+1) instead; the two layouts are the same map up "
+        "to a fixed permutation of coordinates (rope.half_split_permutation). The usage example is a "
+        "separate matter (D1.5a).",
     )
 
 

@@ -11,6 +11,7 @@ from pe_verify.claims import document_001 as doc
 from pe_verify.claims.model import (
     CAVEAT,
     FLAWED,
+    FLOAT,
     NUMERIC,
     PROVED,
     REFUTED,
@@ -18,6 +19,7 @@ from pe_verify.claims.model import (
     UNSETTLED,
     Claim,
 )
+from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.proofs.attention import EXAMPLE, attention, causal_row_softmax, permutation_matrix
 from pe_verify.proofs.derivation import is_zero
 from pe_verify.properties.learned import LearnedPositionTable
@@ -39,6 +41,17 @@ def test_assessments_are_deterministic() -> None:
         first, second = entry.assess(), entry.assess()
         assert first.explanation == second.explanation
         assert first.evidence == second.evidence
+
+
+def test_module_measurements_print_certified_digits_or_bounds_and_keep_the_raw_values() -> None:
+    for entry in (doc.d1_4, doc.d1_5):
+        assessment = entry.assess()
+        texts = [assessment.explanation, *(e.summary for e in assessment.evidence)]
+        texts += [value for e in assessment.evidence for _, value in e.detail]
+        assert not [text for text in texts if UNCERTIFIED in text]
+        floats = [e for e in assessment.evidence if e.kind == FLOAT]
+        assert floats and all(dict(e.measured) for e in floats)
+        assert "≤" in assessment.explanation and "correctly rounded float32" in assessment.explanation
 
 
 def test_d1_1_fails_when_the_pooled_check_is_run_on_causal_attention(monkeypatch: pytest.MonkeyPatch) -> None:
