@@ -72,6 +72,7 @@ D_MODEL, MAX_LEN = 512, 5000
 
 # ------------------------------------------------------------------------------------------ primary sources
 
+
 def cite(summary: str, bearing: str = SUPPORTS) -> Evidence:
     """A primary source, read and summarised; `holds` records that it says what the summary says."""
     return Evidence(CITATION, summary, True, bearing)
@@ -156,6 +157,7 @@ MISTRAL_README = (
 
 # --------------------------------------------------------------------------------------- exact computations
 
+
 def pooled_output_invariant() -> bool:
     """1ᵀ Attn(PX) = 1ᵀ Attn(X) for symbolic 3×2 X and 2×2 W_Q, W_K, W_V and two permutations, by SymPy.
 
@@ -164,8 +166,10 @@ def pooled_output_invariant() -> bool:
     x, w_q, w_k, w_v = matrix("X", 3, 2), matrix("Q", 2, 2), matrix("K", 2, 2), matrix("V", 2, 2)
     pooled = sp.ones(1, 3)
     return all(
-        is_zero(pooled * attention(permutation_matrix(perm) * x, w_q, w_k, w_v, row_softmax)
-                - pooled * attention(x, w_q, w_k, w_v, row_softmax))
+        is_zero(
+            pooled * attention(permutation_matrix(perm) * x, w_q, w_k, w_v, row_softmax)
+            - pooled * attention(x, w_q, w_k, w_v, row_softmax)
+        )
         for perm in ((1, 2, 0), (1, 0, 2))
     )
 
@@ -176,7 +180,8 @@ def parameter_free_and_defined(dims: tuple[int, ...] = (2, 7, D_MODEL)) -> bool:
     pos = sp.Symbol("pos", real=True)
     return all(
         entry.free_symbols == {pos} and entry.is_real is True and entry.is_finite is True
-        for d in dims for entry in encoding(pos, exact_frequencies(d), d)
+        for d in dims
+        for entry in encoding(pos, exact_frequencies(d), d)
     )
 
 
@@ -195,8 +200,11 @@ def unrotated_pairs(d: int, trained_length: int, base: int = 10000, dps: int = 3
     Decided with mpmath at `dps` digits."""
     with mpmath.workdps(dps):
         turn = 2 * mpmath.pi
-        return [i for i in range(d // 2)
-                if (trained_length - 1) * mpmath.power(base, mpmath.mpf(-2 * i) / d) < turn]
+        return [
+            i
+            for i in range(d // 2)
+            if (trained_length - 1) * mpmath.power(base, mpmath.mpf(-2 * i) / d) < turn
+        ]
 
 
 def alibi_penalty_is_linear() -> bool:
@@ -204,17 +212,24 @@ def alibi_penalty_is_linear() -> bool:
     vanish and B(i + 1, j) − B(i, j) = −m, decided by SymPy."""
     i, j, m = sp.symbols("i j m", real=True)
     bias = -m * (i - j)
-    return (is_zero(bias.subs(i, i + 2) - 2 * bias.subs(i, i + 1) + bias)
-            and is_zero(bias.subs(j, j + 2) - 2 * bias.subs(j, j + 1) + bias)
-            and is_zero(bias.subs(i, i + 1) - bias + m))
+    return (
+        is_zero(bias.subs(i, i + 2) - 2 * bias.subs(i, i + 1) + bias)
+        and is_zero(bias.subs(j, j + 2) - 2 * bias.subs(j, j + 1) + bias)
+        and is_zero(bias.subs(i, i + 1) - bias + m)
+    )
 
 
 def unseen_angle_step(unseen: list[int], setting: str, pairs: int, consequence: str) -> Evidence:
     """The argument step 'relative (or linear) structure ⇒ generalisation' fails when some frequency pairs
     never complete a turn over the trained range: `unseen` are those pairs (from `unrotated_pairs`)."""
     which = f" (i = {unseen[0]}…{unseen[-1]})" if unseen else ""
-    return Evidence(DIGITS, f"{setting}: {len(unseen)} of {pairs} frequency pairs{which} turn by less than "
-                    f"2π over that range, so {consequence} (mpmath, 30 digits)", bool(unseen), STEP_FAILS)
+    return Evidence(
+        DIGITS,
+        f"{setting}: {len(unseen)} of {pairs} frequency pairs{which} turn by less than "
+        f"2π over that range, so {consequence} (mpmath, 30 digits)",
+        bool(unseen),
+        STEP_FAILS,
+    )
 
 
 def float32_angle_bound(max_angle: float, base: float = 10000.0, slack: float = 2.0) -> float:
@@ -230,6 +245,7 @@ def math_scalar(value: float, spec: str) -> str:
 
 # --------------------------------------------------------------------------------------------- D1.1, D1.2
 
+
 @claim(
     id="D1.1",
     source=Source(DOC, INTRODUCTION),
@@ -244,16 +260,28 @@ def math_scalar(value: float, spec: str) -> str:
 def d1_1() -> Assessment:
     equivariant = from_derivation("attention.permutation_equivariance")
     causal = from_derivation("attention.causal_mask_breaks_equivariance", LIMITS)
-    pooled = Evidence(EXACT, "SymPy: the token-sum of unmasked self-attention is unchanged by permuting the "
-                      "tokens (symbolic 3×2 X, 2×2 weights, permutations (1,2,0) and (1,0,2))",
-                      pooled_output_invariant())
+    pooled = Evidence(
+        EXACT,
+        "SymPy: the token-sum of unmasked self-attention is unchanged by permuting the "
+        "tokens (symbolic 3×2 X, 2×2 weights, permutations (1,2,0) and (1,0,2))",
+        pooled_output_invariant(),
+    )
     argument = (
-        Evidence(SYMBOLIC, "without a mask, permuting the tokens only permutes the outputs: every token "
-                 "gets the same output vector in either word order", equivariant.holds, STEP_CHECKED),
-        Evidence(SYMBOLIC, "'processes all tokens at once' is not the reason: a causally masked model also "
-                 "processes all tokens at once, yet its outputs depend on the order "
-                 "(attention.causal_mask_breaks_equivariance); the argument needs 'no causal mask'",
-                 causal.holds, CONDITION_MISSING),
+        Evidence(
+            SYMBOLIC,
+            "without a mask, permuting the tokens only permutes the outputs: every token "
+            "gets the same output vector in either word order",
+            equivariant.holds,
+            STEP_CHECKED,
+        ),
+        Evidence(
+            SYMBOLIC,
+            "'processes all tokens at once' is not the reason: a causally masked model also "
+            "processes all tokens at once, yet its outputs depend on the order "
+            "(attention.causal_mask_breaks_equivariance); the argument needs 'no causal mask'",
+            causal.holds,
+            CONDITION_MISSING,
+        ),
     )
     return Assessment(
         (equivariant, pooled, causal),
@@ -278,10 +306,13 @@ def d1_1() -> Assessment:
     depends_on=("D0.8", "D0.11"),
 )
 def d1_2() -> Assessment:
-    defined = Evidence(EXACT, "SymPy: for d = 2, 7, 512 every entry of PE(pos), pos a real symbol, is "
-                       "real and finite and has pos as its only free symbol (no parameter to learn, no "
-                       "length limit)",
-                       parameter_free_and_defined())
+    defined = Evidence(
+        EXACT,
+        "SymPy: for d = 2, 7, 512 every entry of PE(pos), pos a real symbol, is "
+        "real and finite and has pos as its only free symbol (no parameter to learn, no "
+        "length limit)",
+        parameter_free_and_defined(),
+    )
     linear = from_derivation("sinusoidal.offset_matrix")
     return Assessment(
         (defined, linear),
@@ -295,6 +326,7 @@ def d1_2() -> Assessment:
 
 # ----------------------------------------------------------------------------------------------- D1.3
 
+
 @claim(
     id="D1.3",
     source=Source(DOC, INTRODUCTION),
@@ -307,8 +339,11 @@ def d1_2() -> Assessment:
 )
 def d1_3() -> Assessment:
     return Assessment(
-        (from_derivation("rope.relative_half_split"), from_derivation("rope.relative_interleaved"),
-         from_derivation("alibi.offset_only")),
+        (
+            from_derivation("rope.relative_half_split"),
+            from_derivation("rope.relative_interleaved"),
+            from_derivation("alibi.offset_only"),
+        ),
         explanation="For both RoPE layouts SymPy reduces ⟨R_m q, R_n k⟩ − ⟨q, R_(n−m) k⟩ to 0, and the "
         "ALiBi bias −m(i − j) is unchanged by shifting query and key together. 'Effectively' "
         "(효과적으로) is a judgement of quality and is not checked.",
@@ -363,6 +398,7 @@ def d1_3c() -> Assessment:
 
 # ------------------------------------------------------------------------------------------- D1.4 (code)
 
+
 def _sinusoidal_runs() -> tuple[float, float, float]:
     """Largest |table − reference| of the module in float64 and float32 (d = 512, positions 0..4999), and the
     largest angle."""
@@ -391,25 +427,41 @@ def d1_4() -> Assessment:
     odd = {d: shape_error(lambda d=d: SinusoidalTable(d, 8)) for d in (5, D_MODEL - 1)}
     odd_fails = all(message is not None and "must match" in message for message in odd.values())
     narrow_text = certified(narrow_error, float64_bound, ".2e")
-    reference_note = (f"measured against the float64 reference, whose own error "
-                      f"(≤ {math_scalar(float64_bound, '.2e')}) leaves these digits fixed")
+    reference_note = (
+        "measured against the float64 reference, whose own error "
+        f"(≤ {math_scalar(float64_bound, '.2e')}) leaves these digits fixed"
+    )
     evidence = (
         from_derivation("trigonometry.exp_log_frequency"),
-        Evidence(FLOAT, f"the module run in float64 (d = {D_MODEL}, positions 0..{MAX_LEN - 1}) matches the "
-                 f"float64 reference within float64 rounding ({within(wide_error, float64_bound, '.2e')}, "
-                 "the a-priori bound)", wide_error <= float64_bound,
-                 detail=(("largest error", within(wide_error, float64_bound, ".3e")),),
-                 measured=(("largest error", wide_error), ("tolerance", float64_bound))),
-        Evidence(FLOAT, f"the module as written (float32, correctly rounded exp, sin and cos; d = {D_MODEL}, "
-                 f"positions 0..{MAX_LEN - 1}) matches the formula to {narrow_text} ≤ 2ε32((2 + ln "
-                 f"10000)·{MAX_LEN - 1} + 1) = {math_scalar(narrow_bound, '.2e')}; {reference_note}",
-                 narrow_error <= narrow_bound,
-                 detail=(("largest error", certified(narrow_error, float64_bound, ".3e")),
-                         ("tolerance", math_scalar(narrow_bound, ".3e"))),
-                 measured=(("largest error", narrow_error), ("tolerance", narrow_bound))),
-        Evidence(EXACT, "odd d_model (5 and 511): the assignment pe[:, 1::2] = cos(position·div_term) gets "
-                 "⌈d/2⌉ columns for a ⌊d/2⌋-column slice and fails, as in torch", odd_fails, LIMITS,
-                 detail=tuple((f"d_model = {d}", str(message)) for d, message in odd.items())),
+        Evidence(
+            FLOAT,
+            f"the module run in float64 (d = {D_MODEL}, positions 0..{MAX_LEN - 1}) matches the "
+            f"float64 reference within float64 rounding ({within(wide_error, float64_bound, '.2e')}, "
+            "the a-priori bound)",
+            wide_error <= float64_bound,
+            detail=(("largest error", within(wide_error, float64_bound, ".3e")),),
+            measured=(("largest error", wide_error), ("tolerance", float64_bound)),
+        ),
+        Evidence(
+            FLOAT,
+            f"the module as written (float32, correctly rounded exp, sin and cos; d = {D_MODEL}, "
+            f"positions 0..{MAX_LEN - 1}) matches the formula to {narrow_text} ≤ 2ε32((2 + ln "
+            f"10000)·{MAX_LEN - 1} + 1) = {math_scalar(narrow_bound, '.2e')}; {reference_note}",
+            narrow_error <= narrow_bound,
+            detail=(
+                ("largest error", certified(narrow_error, float64_bound, ".3e")),
+                ("tolerance", math_scalar(narrow_bound, ".3e")),
+            ),
+            measured=(("largest error", narrow_error), ("tolerance", narrow_bound)),
+        ),
+        Evidence(
+            EXACT,
+            "odd d_model (5 and 511): the assignment pe[:, 1::2] = cos(position·div_term) gets "
+            "⌈d/2⌉ columns for a ⌊d/2⌋-column slice and fails, as in torch",
+            odd_fails,
+            LIMITS,
+            detail=tuple((f"d_model = {d}", str(message)) for d, message in odd.items()),
+        ),
     )
     return Assessment(
         evidence,
@@ -438,8 +490,15 @@ def d1_4a() -> Assessment:
     longer = np.zeros((1, MAX_LEN + 1, D_MODEL), dtype=np.float32)
     too_long = shape_error(lambda: SinusoidalTable(D_MODEL, MAX_LEN).forward(longer))
     return Assessment(
-        (Evidence(EXACT, f"running the module on x of shape {list(x.shape)} gives shape {list(out.shape)} "
-                  f"({out.dtype})", out.shape == x.shape, detail=(("output shape", str(list(out.shape))),)),),
+        (
+            Evidence(
+                EXACT,
+                f"running the module on x of shape {list(x.shape)} gives shape {list(out.shape)} "
+                f"({out.dtype})",
+                out.shape == x.shape,
+                detail=(("output shape", str(list(out.shape))),),
+            ),
+        ),
         explanation=f"The printed shape is what the code gives: {list(out.shape)}, float32 (pe[:, :128] has "
         "shape [1, 128, 512] and broadcasts over the batch). Inputs longer than max_len = 5000 fail: "
         f"{too_long}.",
@@ -447,6 +506,7 @@ def d1_4a() -> Assessment:
 
 
 # ------------------------------------------------------------------------------------------- D1.5 (code)
+
 
 def _rope_checks() -> tuple[CheckResult, CheckResult, CheckResult, CheckResult, float]:
     """The module (run in float64 and as written, float32) against the half-split and interleaved references
@@ -487,15 +547,25 @@ def d1_5() -> Assessment:
     mismatch = certified(interleaved.max_error, interleaved.tolerance, ".2f")
     evidence = (
         from_derivation("rope.relative_half_split"),
-        from_check(half_split, FLOAT, "the module run in float64 equals the 50-digit half-split RoPE "
-                   "(dim 64, base 10000, 12 seeded random vectors, positions < 2048)"),
-        Evidence(FLOAT, "the same run does not equal the interleaved (RoFormer/Meta) layout: the pairs are "
-                 f"(x_i, x_(i+32)), not (x_2i, x_2i+1) (largest difference {mismatch})",
-                 not interleaved.holds,
-                 measured=(("largest difference", interleaved.max_error),
-                           ("tolerance", interleaved.tolerance))),
-        from_check(relative, FLOAT, "the module run in float64 has the relative property "
-                   "⟨rope(q, m), rope(k, n)⟩ = ⟨q, rope(k, n − m)⟩ (12 seeded pairs, 0 ≤ m ≤ n < 2048)"),
+        from_check(
+            half_split,
+            FLOAT,
+            "the module run in float64 equals the 50-digit half-split RoPE "
+            "(dim 64, base 10000, 12 seeded random vectors, positions < 2048)",
+        ),
+        Evidence(
+            FLOAT,
+            "the same run does not equal the interleaved (RoFormer/Meta) layout: the pairs are "
+            f"(x_i, x_(i+32)), not (x_2i, x_2i+1) (largest difference {mismatch})",
+            not interleaved.holds,
+            measured=(("largest difference", interleaved.max_error), ("tolerance", interleaved.tolerance)),
+        ),
+        from_check(
+            relative,
+            FLOAT,
+            "the module run in float64 has the relative property "
+            "⟨rope(q, m), rope(k, n)⟩ = ⟨q, rope(k, n − m)⟩ (12 seeded pairs, 0 ≤ m ≤ n < 2048)",
+        ),
     )
     return Assessment(
         evidence,
@@ -533,8 +603,9 @@ def _layouts_that_broadcast() -> dict[str, str]:
 
     return {
         "cos unsqueezed at axis 2, [1, 128, 1, 64]": outcome((batch, seq, heads, dim), (1, seq, 1, dim)),
-        "q as [2, 8, 128, 64], seq_len still read from axis 1":
-            outcome((batch, heads, seq, dim), (1, heads, dim)),
+        "q as [2, 8, 128, 64], seq_len still read from axis 1": outcome(
+            (batch, heads, seq, dim), (1, heads, dim)
+        ),
         "q as [2, 8, 128, 64], seq_len read from axis -2": outcome((batch, heads, seq, dim), (1, seq, dim)),
         "one head, q as [2, 128, 1, 64]": outcome((batch, seq, 1, dim), (1, seq, dim)),
     }
@@ -551,11 +622,15 @@ def _layouts_that_broadcast() -> dict[str, str]:
 def d1_5a() -> Assessment:
     module_error, numpy_error = _example_outcome()
     layouts = _layouts_that_broadcast()
-    fails = Evidence(EXACT, "running the example: q·cos with q of shape [2, 128, 8, 64] and cos = "
-                     "cos_cached[:128].unsqueeze(0) of shape [1, 128, 64] does not broadcast (axes are "
-                     "aligned from the right: 8 against 128)",
-                     module_error is not None and numpy_error is not None, REFUTES,
-                     detail=(("module", str(module_error)), ("numpy", str(numpy_error)), *layouts.items()))
+    fails = Evidence(
+        EXACT,
+        "running the example: q·cos with q of shape [2, 128, 8, 64] and cos = "
+        "cos_cached[:128].unsqueeze(0) of shape [1, 128, 64] does not broadcast (axes are "
+        "aligned from the right: 8 against 128)",
+        module_error is not None and numpy_error is not None,
+        REFUTES,
+        detail=(("module", str(module_error)), ("numpy", str(numpy_error)), *layouts.items()),
+    )
     return Assessment(
         (fails,),
         explanation=f"The example stops with a shape error — {module_error} — so the line 'RoPE 적용 후 Q: "
@@ -571,6 +646,7 @@ def d1_5a() -> Assessment:
 
 
 # ----------------------------------------------------------------------------------------- D1.6 (table)
+
 
 @claim(
     id="D1.6a",
@@ -620,8 +696,14 @@ def d1_6b() -> Assessment:
 )
 def d1_6c() -> Assessment:
     return Assessment(
-        (cite(LLAMA_PAPER), cite(MISTRAL_CODE), cite(QWEN_CODE),
-         cite(ALIBI_PAPER, REFUTES), cite(PI_PAPER, REFUTES), cite(YARN_PAPER, REFUTES)),
+        (
+            cite(LLAMA_PAPER),
+            cite(MISTRAL_CODE),
+            cite(QWEN_CODE),
+            cite(ALIBI_PAPER, REFUTES),
+            cite(PI_PAPER, REFUTES),
+            cite(YARN_PAPER, REFUTES),
+        ),
         explanation="The three attributions agree with the primary sources. 'Extrapolation: excellent' "
         "does not: the ALiBi paper measures rotary models degrading past the training length, and the "
         "position-interpolation and YaRN papers start from RoPE models failing there. The long contexts of "
@@ -689,6 +771,7 @@ def d1_6() -> Assessment:
 
 # ---------------------------------------------------------------------------------- D1.7 (say it like this)
 
+
 @claim(
     id="D1.7a",
     source=Source(DOC, SAY_IT),
@@ -731,10 +814,19 @@ def d1_7b() -> Assessment:
         "that position information is needed, is right (for unmasked attention, D1.1), but the stated "
         "reason is wrong.",
         argument_evidence=(
-            Evidence(SYMBOLIC, "premise 'self-attention is permutation invariant' fails: Attn(PX) ≠ "
-                     "Attn(X) on an exact example", equivariant.holds, STEP_FAILS),
-            Evidence(SYMBOLIC, "equivariance already hides the order: each token's output is the same in "
-                     "every order", equivariant.holds, STEP_CHECKED),
+            Evidence(
+                SYMBOLIC,
+                "premise 'self-attention is permutation invariant' fails: Attn(PX) ≠ "
+                "Attn(X) on an exact example",
+                equivariant.holds,
+                STEP_FAILS,
+            ),
+            Evidence(
+                SYMBOLIC,
+                "equivariance already hides the order: each token's output is the same in every order",
+                equivariant.holds,
+                STEP_CHECKED,
+            ),
         ),
     )
 
@@ -752,8 +844,12 @@ def d1_7b() -> Assessment:
 def d1_7c() -> Assessment:
     premise = from_derivation("sinusoidal.offset_matrix", STEP_CHECKED)
     unseen = unrotated_pairs(D_MODEL, 512)
-    gap = unseen_angle_step(unseen, f"d = {D_MODEL}, trained on positions < 512", D_MODEL // 2,
-                            "every later position shows them angles never seen")
+    gap = unseen_angle_step(
+        unseen,
+        f"d = {D_MODEL}, trained on positions < 512",
+        D_MODEL // 2,
+        "every later position shows them angles never seen",
+    )
     return Assessment(
         (cite(ALIBI_PAPER, REFUTES),),
         explanation="The premise is proved (SymPy: PE(p + k) = M_k PE(p)). The conclusion does not follow: "
@@ -779,8 +875,12 @@ def d1_7c() -> Assessment:
 def d1_7d() -> Assessment:
     premise = from_derivation("rope.relative_half_split", STEP_CHECKED)
     unseen = unrotated_pairs(128, 2048)
-    gap = unseen_angle_step(unseen, "head dim 128, trained on offsets < 2048", 64,
-                            "a larger offset gives them rotation angles never seen in training")
+    gap = unseen_angle_step(
+        unseen,
+        "head dim 128, trained on offsets < 2048",
+        64,
+        "a larger offset gives them rotation angles never seen in training",
+    )
     return Assessment(
         (cite(PI_PAPER, REFUTES), cite(YARN_PAPER, REFUTES), cite(ALIBI_PAPER, REFUTES)),
         explanation="The premise is proved: the score depends on q, k and n − m only (SymPy). It does not "
@@ -800,8 +900,12 @@ def d1_7d() -> Assessment:
     expected=PROVED,
 )
 def d1_7e() -> Assessment:
-    linear = Evidence(EXACT, "SymPy: the penalty −m(i − j) has zero second differences in i and in j and "
-                      "changes by −m per step of distance", alibi_penalty_is_linear())
+    linear = Evidence(
+        EXACT,
+        "SymPy: the penalty −m(i − j) has zero second differences in i and in j and "
+        "changes by −m per step of distance",
+        alibi_penalty_is_linear(),
+    )
     return Assessment(
         (from_derivation("alibi.offset_only"), linear),
         explanation="ALiBi adds −m(i − j) to the score of query i and key j: linear in the distance, with "
@@ -831,6 +935,7 @@ def d1_7() -> Assessment:
 
 # ------------------------------------------------------------------------------------- D1.8 (common mistake)
 
+
 def _learned_table_outcome(length: int = 512, width: int = 8) -> tuple[bool, str | None]:
     """A learned table of `length` rows: do all positions below it have a row, and what does position
     `length` give (None when a row comes back, else the error message)?"""
@@ -853,8 +958,13 @@ def d1_8() -> Assessment:
     covered, past_end = _learned_table_outcome()
     evidence = (
         Evidence(EXACT, "a learned table of L = 512 rows has a row for every position 0..511", covered),
-        Evidence(EXACT, "position 512 has no row: the lookup returns nothing to run on, it fails",
-                 past_end is not None, REFUTES, detail=(("lookup(512)", str(past_end)),)),
+        Evidence(
+            EXACT,
+            "position 512 has no row: the lookup returns nothing to run on, it fails",
+            past_end is not None,
+            REFUTES,
+            detail=(("lookup(512)", str(past_end)),),
+        ),
         cite(BERT_CODE),
         cite(GPT2_CODE),
         cite(TORCH_INDEX_ERROR, REFUTES),
@@ -870,4 +980,3 @@ def d1_8() -> Assessment:
         "does the model run on, without position information. The advice to check the maximum context "
         "stands.",
     )
-

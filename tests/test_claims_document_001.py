@@ -58,21 +58,28 @@ def test_d1_1_fails_when_the_pooled_check_is_run_on_causal_attention(monkeypatch
     def causal_pooled() -> bool:
         x, w_q, w_k, w_v = EXAMPLE
         swap, pooled = permutation_matrix((1, 0, 2)), sp.ones(1, 3)
-        return is_zero(pooled * attention(swap * x, w_q, w_k, w_v, causal_row_softmax)
-                       - pooled * attention(x, w_q, w_k, w_v, causal_row_softmax))
+        return is_zero(
+            pooled * attention(swap * x, w_q, w_k, w_v, causal_row_softmax)
+            - pooled * attention(x, w_q, w_k, w_v, causal_row_softmax)
+        )
 
     assert doc.d1_1.assess().verdict == CAVEAT
     monkeypatch.setattr(doc, "pooled_output_invariant", causal_pooled)
     assert doc.d1_1.assess().verdict == UNSETTLED
 
 
-@pytest.mark.parametrize("broken", [
-    lambda pos, omegas, d=None: sp.Matrix([sp.tan(pos * w) for w in omegas]),
-    lambda pos, omegas, d=None: sp.Matrix([sp.Function("E")(pos) for _ in omegas]),
-    lambda pos, omegas, d=None: sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in omegas]),
-], ids=["unbounded", "learned function", "free parameter"])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        lambda pos, omegas, d=None: sp.Matrix([sp.tan(pos * w) for w in omegas]),
+        lambda pos, omegas, d=None: sp.Matrix([sp.Function("E")(pos) for _ in omegas]),
+        lambda pos, omegas, d=None: sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in omegas]),
+    ],
+    ids=["unbounded", "learned function", "free parameter"],
+)
 def test_d1_2_is_not_proved_for_encodings_that_are_not_parameter_free_and_defined(
-    monkeypatch: pytest.MonkeyPatch, broken: object,
+    monkeypatch: pytest.MonkeyPatch,
+    broken: object,
 ) -> None:
     monkeypatch.setattr(doc, "encoding", broken)
     assert doc.d1_2.assess().verdict != PROVED
@@ -81,8 +88,9 @@ def test_d1_2_is_not_proved_for_encodings_that_are_not_parameter_free_and_define
 class OddTolerantTable(SinusoidalTable):
     """Mutation: pads odd d_model to even and drops the last cos column, so odd d_model no longer fails."""
 
-    def __init__(self, d_model: int, max_len: int = 5000, base: float = 10000.0,
-                 dtype: type = np.float32) -> None:
+    def __init__(
+        self, d_model: int, max_len: int = 5000, base: float = 10000.0, dtype: type = np.float32
+    ) -> None:
         super().__init__(d_model + d_model % 2, max_len, base, dtype)
         self.pe, self.d_model = self.pe[:, :, :d_model], d_model
 
