@@ -4,6 +4,7 @@ relative encodings, RoPE, ALiBi and SeqPE with two comparison tables.
 Every verdict below is computed from exact decisions (`pe_verify.proofs.uniqueness`), SymPy derivations,
 dtype experiments, 50-digit and ball-arithmetic checks, or, for facts about papers and models, a citation of
 the primary source. The document's examples use d = 512 and base 10000; so do the checks unless stated.
+Numbers are printed as `claims.numbers` allows: exact, at a stated precision, or certified by an error bound.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from decimal import ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -29,9 +32,11 @@ from pe_verify.proofs.uniqueness import (
     frequency_collision,
 )
 from pe_verify.properties.alibi import alibi_slopes_exact
+from pe_verify.properties.checking import EPS64, angle_tolerance
 from pe_verify.properties.coincidence import check_distinct, check_witnesses, near_misses, reference_encoding
 from pe_verify.properties.finite_precision import (
     DTYPES,
+    RoundedEquality,
     common_code_encoding,
     distinct_positions,
     find_duplicate_rows,
@@ -71,6 +76,7 @@ from .model import (
     Source,
     claim,
 )
+from .numbers import UNCERTIFIED, certified, is_certified
 
 DOC = "003_4499b221b36b9134.txt"
 
@@ -134,6 +140,32 @@ def _tex(expr: sp.Expr) -> str:
 
 def _digits(value: object, digits: int = 6) -> str:
     return mpmath.nstr(mpmath.mpf(sp.N(value, digits + 10)), digits)
+
+
+def _rounded_down(value: Fraction, digits: int = 4) -> str:
+    """A positive exact value rounded down to `digits` significant digits: a lower bound stays one."""
+    with localcontext() as context:
+        context.prec, context.rounding = digits, ROUND_FLOOR
+        rounded = Decimal(value.numerator) / Decimal(value.denominator)
+    return f"{float(rounded):.{digits - 1}e}"
+
+
+def _mean_text(mean: float, spec: str) -> str:
+    """A mean of integer counts (exact sum in float64, one rounding in the division), rounded by `spec`."""
+    return certified(mean, mean * EPS64, spec)
+
+
+def _printed_digits_certified(printed: RoundedEquality) -> bool:
+    """Whether each value of the float64 table behind `printed` shows its exact value's own rounding: an
+    entry at position p ≥ 1 is within `angle_tolerance(p)` of it (its angle is at most p), one of row 0
+    (angle 0: sin 0 = 0, cos 0 = 1) within a rounding of itself; that must fix all its printed decimals."""
+    table = sinusoidal_encoding(np.arange(printed.n_positions), printed.d, BASE)
+    spec = f".{printed.decimals}f"
+    return all(
+        is_certified(value, angle_tolerance(p, base=BASE) if p else EPS64 * abs(value), spec)
+        for p, row in enumerate(table.tolist())
+        for value in row
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -304,17 +336,20 @@ def _rows_at_collision(dtype: str) -> tuple[int, float, bool, bool]:
 )
 @functools.cache
 def d3_3b() -> Assessment:
-    tables = {dtype: find_duplicate_rows(common_code_encoding(D_MODEL, dtype), TABLE_POSITIONS)
-              for dtype in STORED_DTYPES}
+    tables = {
+        dtype: find_duplicate_rows(common_code_encoding(D_MODEL, dtype), TABLE_POSITIONS)
+        for dtype in STORED_DTYPES
+    }
     collisions = {dtype: _rows_at_collision(dtype) for dtype in POSITION_DTYPES}
     distinct = {dtype: distinct_positions(dtype, POSITION_COUNT).distinct for dtype in POSITION_DTYPES}
     shown = ", ".join(f"{collisions[dtype][0]} ({dtype})" for dtype in POSITION_DTYPES)
     evidence = (
         Evidence(
             FLOAT,
-            "tables computed in float32 from exact integer positions (the common PyTorch code) and "
-            f"stored in {', '.join(STORED_DTYPES)}: no row among positions 0…{TABLE_POSITIONS - 1} equals "
-            f"another (d = {D_MODEL}; rows hashed, candidates compared bit for bit)",
+            "tables computed in float32 from exact integer positions (the common PyTorch code, with "
+            f"correctly rounded exp, sin and cos) and stored in {', '.join(STORED_DTYPES)}: no row among "
+            f"positions 0…{TABLE_POSITIONS - 1} equals another (d = {D_MODEL}; rows hashed, candidates "
+            "compared bit for bit)",
             all(table.first_duplicate is None for table in tables.values()),
             SUPPORTS,
             tuple((dtype, f"{table.duplicate_rows} duplicate rows") for dtype, table in tables.items()),
@@ -326,9 +361,14 @@ def d3_3b() -> Assessment:
             f"{distinct['bfloat16']} distinct values remain in bfloat16 and {distinct['float16']} in float16",
             all(equal and agrees for _, _, equal, agrees in collisions.values()),
             LIMITS,
-            tuple((dtype, f"rows of {p} and {p + 1} identical: {equal} (both stored as {stored:g}); "
-                   f"distinct positions below {POSITION_COUNT}: {distinct[dtype]}")
-                  for dtype, (p, stored, equal, _) in collisions.items()),
+            tuple(
+                (
+                    dtype,
+                    f"rows of {p} and {p + 1} identical: {equal} (both stored as {stored:g}); "
+                    f"distinct positions below {POSITION_COUNT}: {distinct[dtype]}",
+                )
+                for dtype, (p, stored, equal, _) in collisions.items()
+            ),
         ),
     )
     explanation = (
@@ -368,6 +408,7 @@ def d3_4() -> Assessment:
     rational_pi = frequency_collision(sp.pi / 3, "sin")
     irrational_pi = frequency_collision(sp.pi * sp.sqrt(2), "sin")
     shown_position, shown_dim, shown_text = printed.pairs[0]
+    digits = "" if _printed_digits_certified(printed) else f" ({UNCERTIFIED}: float error may change them)"
     evidence = (
         from_derivation("uniqueness.sine_dimension"),
         from_derivation("uniqueness.cosine_dimension"),
@@ -383,7 +424,7 @@ def d3_4() -> Assessment:
             f"finite precision: document 000's table (d = {printed.d}, positions "
             f"0–{printed.n_positions - 1}, {printed.decimals} decimals) prints {printed.count} equal "
             f"neighbouring values, e.g. dim {shown_dim} shows {shown_text} at positions {shown_position} "
-            f"and {shown_position + 1}",
+            f"and {shown_position + 1}{digits}",
             printed.count > 0,
             LIMITS,
             tuple((f"positions {a}, {a + 1}, dim {j}", text) for a, j, text in printed.pairs),
@@ -391,8 +432,8 @@ def d3_4() -> Assessment:
         Evidence(
             FLOAT,
             f"stored in bfloat16 (float32 computation, d = {D_MODEL}, positions < {POSITION_COUNT}), on "
-            f"average {stored.mean_equal_dims:.1f} of the {D_MODEL} dims keep their value from p to p + 1 "
-            f"(up to {stored.max_equal_dims})",
+            f"average {_mean_text(stored.mean_equal_dims, '.1f')} of the {D_MODEL} dims keep their value "
+            f"from p to p + 1 (up to {stored.max_equal_dims})",
             stored.mean_equal_dims > 0,
             LIMITS,
         ),
@@ -424,9 +465,9 @@ def d3_4() -> Assessment:
         "Holds exactly for sin dimensions over all integers and for cos dimensions over non-negative "
         f"positions; a cos dimension repeats at (p, −p), e.g. {cos_dim.witness}, and at finite precision "
         f"values repeat (document 000's printed table shows {printed.count} equal neighbours; in bfloat16 "
-        f"{stored.mean_equal_dims:.0f} of {D_MODEL} dims keep their value per step). The proof is flawed: "
-        "its case 2 covers sines only, missing the cos case n = 0 where no π appears, and 'contains π' "
-        "needs ω_j/π ∉ ℚ, unstated."
+        f"{_mean_text(stored.mean_equal_dims, '.0f')} of {D_MODEL} dims keep their value per step). The "
+        "proof is flawed: its case 2 covers sines only, missing the cos case n = 0 where no π appears, and "
+        "'contains π' needs ω_j/π ∉ ℚ, unstated."
     )
     return Assessment(evidence, explanation, argument)
 
@@ -483,8 +524,9 @@ def d3_5() -> Assessment:
             f"e.g. PE({first.p1}, {first.dim1}) = PE({first.p2}, {first.dim2})",
             bool(coinciding),
         ),
-        from_check(confirmed, DIGITS,
-                   f"all {len(witnesses)} witnesses agree to all digits (mpmath, 50 digits)"),
+        from_check(
+            confirmed, DIGITS, f"all {len(witnesses)} witnesses agree to all digits (mpmath, 50 digits)"
+        ),
         from_derivation("uniqueness.sine_cosine_never", LIMITS),
         Evidence(
             EXACT,
@@ -508,14 +550,19 @@ def d3_5() -> Assessment:
             + " (sort-based scan, re-ranked at 50 digits) — close, never equal",
             shrinking and all(row.nearest.evidence in (CONFIRMED, TIE) for row in rows),
             SUPPORTS,
-            tuple((f"N = {row.n}", f"{row.nearest.nearest.first} vs {row.nearest.nearest.second}: "
-                   f"{mpmath.nstr(row.nearest.nearest.gap, 6)}; arcsine model {row.predicted:.2e}")
-                  for row in rows),
+            tuple(
+                (
+                    f"N = {row.n}",
+                    f"{row.nearest.nearest.first} vs {row.nearest.nearest.second}: "
+                    f"{mpmath.nstr(row.nearest.nearest.gap, 6)}; arcsine model {row.predicted:.2e}",
+                )
+                for row in rows
+            ),
         ),
         Evidence(
             CERTIFICATE,
             f"d = {NEAR_D}, ball arithmetic: every two values in different dims at different positions < "
-            f"{CERTIFIED_N} differ by at least {float(certificate.lower_bound):.3e}",
+            f"{CERTIFIED_N} differ by at least {_rounded_down(certificate.lower_bound)}",
             certificate.holds,
             LIMITS,
             (("statement", certificate.statement),),
@@ -530,10 +577,14 @@ def d3_5() -> Assessment:
             residual < mpmath.mpf(10) ** -45,
             STEP_CHECKED,
         ),
-        from_check(apart, DIGITS, f"rounding y0 gives near-equality only: at d = {NEAR_D} PE({miss[0]}, "
-                                  f"{miss[1]}) = sin 1 and PE({miss[2]}, {miss[3]}) differ by "
-                                  f"{apart.witness['difference']} (50 digits); 'very close, therefore equal' "
-                                  "does not follow", STEP_FAILS),
+        from_check(
+            apart,
+            DIGITS,
+            f"rounding y0 gives near-equality only: at d = {NEAR_D} PE({miss[0]}, {miss[1]}) = sin 1 and "
+            f"PE({miss[2]}, {miss[3]}) differ by {apart.witness['difference']} (50 digits); 'very close, "
+            "therefore equal' does not follow",
+            STEP_FAILS,
+        ),
     )
     explanation = (
         f"True for the document's d = {D_MODEL}: exact coincidences exist, e.g. PE({first.p1}, "
@@ -655,10 +706,13 @@ def d3_7() -> Assessment:
     evidence = (
         from_derivation("sinusoidal.dot_product"),
         from_derivation("attention.absolute_pe_score", LIMITS),
-        from_check(even, FLOAT, f"the dot product is even in p − q (float64, d = {D_MODEL}, anchors "
-                                f"{DOT_POSITIONS}, offsets ±{DOT_OFFSETS}): it reflects the distance |p − "
-                                "q|, "
-                                "not which token comes first", LIMITS),
+        from_check(
+            even,
+            FLOAT,
+            f"the dot product is even in p − q (float64, d = {D_MODEL}, anchors {DOT_POSITIONS}, offsets "
+            f"±{DOT_OFFSETS}): it reflects the distance |p − q|, not which token comes first",
+            LIMITS,
+        ),
     )
     explanation = (
         "True of the encodings themselves: PE(p)·PE(q) = Σ_i cos((p − q)ω_i) depends on p − q only "
@@ -679,6 +733,7 @@ def _transformer_xl_checks() -> tuple[bool, bool]:
     (1) the absolute score (W_q(E_i + U_i))ᵀ(W_k(E_j + U_j)) is the sum of its four terms (a)–(d);
     (2) the relative score, with U_j → R_{i−j}, U_iᵀW_qᵀ → uᵀ, vᵀ and separate W_{k,E}, W_{k,R}, is unchanged
     when both positions shift by t: it sees the positions only through i − j."""
+
     def column(name: str) -> sp.Matrix:
         return sp.Matrix(sp.symbols(f"{name}_0:2", real=True))
 
@@ -723,9 +778,12 @@ def d3_8() -> Assessment:
     toeplitz = check_toeplitz(RELATIVE_POSITIONS, n_q, n_k, k)
     four_terms, shift_free = _transformer_xl_checks()
     evidence = (
-        from_check(clipping, EXACT, f"Shaw et al.: the relative index of query i and key j is "
-                                    f"clip(j − i, −{k}, {k}), entry by entry for a {n_q}×{n_k} matrix "
-                                    "(integers)"),
+        from_check(
+            clipping,
+            EXACT,
+            f"Shaw et al.: the relative index of query i and key j is clip(j − i, −{k}, {k}), entry by "
+            f"entry for a {n_q}×{n_k} matrix (integers)",
+        ),
         from_check(toeplitz, EXACT, "it depends on j − i only: R[i + 1, j + 1] = R[i, j] (integers)"),
         Evidence(
             EXACT,
@@ -895,9 +953,10 @@ def d3_10() -> Assessment:
             "(exact, ordered by slope)",
             len(reach) == ALIBI_HEADS and monotone,
             SUPPORTS,
-            tuple((f"m = {m}",
-                   f"reach {_digits(r, 4)}, factor at {ALIBI_DISTANCE}: {_digits(f, 4)}")
-                  for m, r, f in ordered),
+            tuple(
+                (f"m = {m}", f"reach {_digits(r, 4)}, factor at {ALIBI_DISTANCE}: {_digits(f, 4)}")
+                for m, r, f in ordered
+            ),
         ),
     )
     explanation = (
@@ -935,7 +994,7 @@ def d3_10b() -> Assessment:
         ),
         Evidence(
             CITATION,
-            "Falcon (tiiuae/falcon-7b config.json: \"alibi\": false; its model card: 'Positional "
+            'Falcon (tiiuae/falcon-7b config.json: "alibi": false; its model card: \'Positional '
             "embeddings: rotary (Su et al., 2021)'; the Hugging Face Falcon documentation: rotary positional "
             "embeddings): Falcon uses RoPE, not ALiBi",
             True,
@@ -1023,17 +1082,26 @@ def table_cell(row: str, cells: str, claim_id: str) -> Evidence:
     deciding = [e.kind for e in found.evidence if e.bearing == bearing and e.holds] or [CITATION]
     kind = min(deciding, key=KINDS.index)
     holds = verdict in (PROVED, NUMERIC, NOT_CHECKABLE, CAVEAT, REFUTED)
-    return Evidence(kind, f"{row}: '{cells}' — {claim_id} is {verdict}", holds, bearing,
-                    (("entry", claim_id), ("verdict", verdict)))
+    return Evidence(
+        kind,
+        f"{row}: '{cells}' — {claim_id} is {verdict}",
+        holds,
+        bearing,
+        (("entry", claim_id), ("verdict", verdict)),
+    )
 
 
 def _table_explanation(evidence: Sequence[Evidence], unchecked: str) -> str:
-    counts = {bearing: sum(e.bearing == bearing and e.holds for e in evidence)
-              for bearing in (SUPPORTS, LIMITS, REFUTES)}
+    counts = {
+        bearing: sum(e.bearing == bearing and e.holds for e in evidence)
+        for bearing in (SUPPORTS, LIMITS, REFUTES)
+    }
     flagged = "; ".join(e.summary for e in evidence if e.bearing != SUPPORTS and e.holds) or "none"
-    return (f"Of {len(evidence)} checkable cells, {counts[SUPPORTS]} agree with their entries, "
-            f"{counts[LIMITS]} hold only with a caveat and {counts[REFUTES]} contradict one — {flagged}. "
-            f"Not checkable: {unchecked}.")
+    return (
+        f"Of {len(evidence)} checkable cells, {counts[SUPPORTS]} agree with their entries, "
+        f"{counts[LIMITS]} hold only with a caveat and {counts[REFUTES]} contradict one — {flagged}. "
+        f"Not checkable: {unchecked}."
+    )
 
 
 SUMMARY_TABLE = (
@@ -1068,8 +1136,10 @@ COMPARISON_TABLE = (
 @functools.cache
 def d3_12() -> Assessment:
     evidence = tuple(table_cell(*cell) for cell in SUMMARY_TABLE)
-    unchecked = ("'strong at repeated structure' and 'complex to implement' (Relative), 'fast, stable at "
-                 "long context' and 'structure only a linear penalty' (ALiBi)")
+    unchecked = (
+        "'strong at repeated structure' and 'complex to implement' (Relative), 'fast, stable at "
+        "long context' and 'structure only a linear penalty' (ALiBi)"
+    )
     return Assessment(evidence, _table_explanation(evidence, unchecked))
 
 
@@ -1085,6 +1155,8 @@ def d3_12() -> Assessment:
 @functools.cache
 def d3_12b() -> Assessment:
     evidence = tuple(table_cell(*cell) for cell in COMPARISON_TABLE)
-    unchecked = ("'learns repeated structure' (Relative), 'simple, stable at long context' (ALiBi), and "
-                 "SeqPE's cost and extrapolation cells")
+    unchecked = (
+        "'learns repeated structure' (Relative), 'simple, stable at long context' (ALiBi), and "
+        "SeqPE's cost and extrapolation cells"
+    )
     return Assessment(evidence, _table_explanation(evidence, unchecked))

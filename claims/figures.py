@@ -5,6 +5,10 @@ positions, and where finite precision makes positions and rows collide.
 Drawing uses matplotlib's Agg canvas directly (no pyplot, no window) under matplotlib's default style, at a
 fixed size and dpi, and the PNG carries no version or time stamp: the bytes depend only on the data and on the
 matplotlib/freetype version. Each caption states what was computed, at which precision and over which range.
+
+Captions print numbers as `claims.numbers` allows: a float64 measurement only as the digits its a-priori error
+bound certifies, everything else exact or at a stated precision. The float32 and narrower tables behind the
+last figure are computed with correctly rounded operations, so its curves are properties of the dtypes.
 """
 
 from __future__ import annotations
@@ -26,12 +30,18 @@ from matplotlib.figure import Figure
 from pe_verify.collisions import exact_coincidence_mask
 from pe_verify.properties import finite_precision as fp
 from pe_verify.properties import near_collision as nc
+from pe_verify.properties.checking import EPS64, angle_tolerance
 from pe_verify.properties.dtypes import DTYPES
 from pe_verify.properties.sinusoidal import frequencies, pair_index, sinusoidal_encoding
+
+from .numbers import UNCERTIFIED, certified
 
 BASE = 10000.0
 DPI = 100
 SIZE = (9.0, 4.5)  # inches: 900 × 450 pixels
+
+#: Digits of the high-precision values quoted in captions.
+DPS = 50
 
 #: Text chunk written into every PNG drawn here; only files carrying it are ever removed as stale.
 MARKER = "pe-verify proof report"
@@ -97,6 +107,22 @@ def _power_of_ten(n: int) -> str:
     return f"10^{exponent}" if 10**exponent == n else f"{n}"
 
 
+def count_below(values: np.ndarray, bounds: np.ndarray | float, threshold: float) -> str:
+    """How many exact values lie below `threshold`, from `values` each within its `bounds` of the exact one;
+    marked `UNCERTIFIED` (with the range) when a value lies too close to the threshold for its bound."""
+    surely = int(np.count_nonzero(values + bounds < threshold))
+    possibly = int(np.count_nonzero(values - bounds < threshold))
+    if surely == possibly:
+        return f"{surely}"
+    return f"{surely} to {possibly} ({UNCERTIFIED}: values within their error bound of {threshold:g})"
+
+
+def _mean_text(counts: np.ndarray, spec: str) -> str:
+    """The exact mean of integer counts, rounded by `spec` ('.2f'); its float64 value is one rounding off."""
+    mean = float(Fraction(int(counts.sum()), counts.size))
+    return certified(mean, mean * EPS64, spec)
+
+
 # ------------------------------------------------------------------------------------------------ encoding
 
 
@@ -114,10 +140,13 @@ def encoding_heatmap(scales: Scales) -> Plot:
         figure.colorbar(image, ax=axes, label="value")
 
     spread = np.ptp(table, axis=0)
+    # Each entry is within angle_tolerance of the exact value; max − min adds that twice and one rounding.
+    bound = 2 * angle_tolerance(n - 1, base=BASE) + EPS64 * spread
     caption = (
         f"The float64 encoding table for positions 0–{n - 1} and d = {d} (base {BASE:g}). Over these "
-        f"positions dim 0 spans {spread[0]:.4f} (max − min) and dim {d - 1} spans {spread[-1]:.2e}; "
-        f"{np.count_nonzero(spread < 0.1)} of the {d} dims span less than 0.1."
+        f"positions dim 0 spans {certified(spread[0], bound[0], '.4f')} (max − min) and dim {d - 1} spans "
+        f"{certified(spread[-1], bound[-1], '.2e')}; {count_below(spread, bound, 0.1)} of the {d} dims "
+        "span less than 0.1."
     )
     return Plot("encoding-heatmap.png", "The encoding as a heatmap", caption, ("D0.3", "D0.6"), _draw(build))
 
@@ -137,10 +166,15 @@ def wavelengths(scales: Scales) -> Plot:
         axes.set_title(f"Wavelength per dimension, d = {d}, base {BASE:g}")
         axes.legend(loc="center right")
 
-    shown = ", ".join(f"dim {j}: {wave[j]:.6g}" for j in (0, 1, d - 2, d - 1))
+    omegas, index = nc.frequencies_mp(d, BASE), pair_index(d)
+    with mpmath.workdps(DPS):
+        exact = {j: 2 * mpmath.pi / omegas[index[j]] for j in (0, 1, d - 2, d - 1)}
+        longest = 1 / (omegas[index[d - 1]] * BASE)
+    shown = ", ".join(f"dim {j}: {mpmath.nstr(value, 6)}" for j, value in exact.items())
     caption = (
-        f"Wavelength 2π/ω of every dimension at d = {d} (float64): {shown}. Dims 2i and 2i+1 share one "
-        f"frequency; the longest wavelength is {wave[-1] / (2 * np.pi * BASE):.6f} × 2π·{BASE:g}."
+        f"Wavelength 2π/ω of every dimension at d = {d}, plotted in float64; the exact values, to 6 digits: "
+        f"{shown}. Dims 2i and 2i+1 share one frequency; the longest wavelength is "
+        f"{mpmath.nstr(longest, 6)} × 2π·{BASE:g}."
     )
     return Plot("wavelengths.png", "Wavelength per dimension", caption, ("D0.4", "D3.1"), _draw(build))
 
@@ -155,22 +189,39 @@ def _offsets(d: int, n: int) -> tuple[np.ndarray, nc.NearRepeats]:
     return squared, nc.nearest_vector_offsets(n, d, BASE, count=1)
 
 
-def first_decrease(squared: np.ndarray, bound: float) -> int | None:
-    """The first k with S(k+1) < S(k) − 2·bound: S surely decreases there if each value is within `bound`."""
-    drops = np.flatnonzero(squared[1:] < squared[:-1] - 2 * bound)
-    return int(drops[0]) if drops.size else None
+def first_decrease(squared: np.ndarray, bound: float, exact: Callable[[int], object]) -> int | None:
+    """The first k with S(k+1) < S(k) for the exact S, from float64 values `squared` each within `bound`.
+
+    A step whose float64 change exceeds 2·bound (and the subtraction's rounding) goes the way of its sign;
+    every other step is decided by `exact(k)`, S(k) at high precision.
+    """
+    steps = np.diff(squared)
+    margin = 2 * bound * (1 + EPS64)
+    for k in np.flatnonzero(steps < margin).tolist():
+        if steps[k] < -margin or exact(k + 1) < exact(k):
+            return k
+    return None
 
 
 def _describe_offsets(d: int, n: int) -> str:
     squared, nearest = _offsets(d, n)
     bound = nc.offset_error_bound(d)
-    first = first_decrease(squared, bound)
+    omegas = nc.frequencies_mp(d, BASE)
+
+    @functools.cache
+    def exact(k: int) -> mpmath.mpf:
+        with mpmath.workdps(DPS):
+            return nc.offset_squared_distance_mp(k, omegas)
+
+    first = first_decrease(squared, bound, exact)
     closest = nearest.repeats[0]
     if first is None:
         drop = "never decreases"
     else:
-        before, after = np.sqrt(squared[first : first + 2])
-        drop = f"first decreases from k = {first} to k = {first + 1} ({before:.6f} → {after:.6f})"
+        with mpmath.workdps(DPS):
+            before, after = (float(mpmath.sqrt(exact(k))) for k in (first, first + 1))
+        values = f"{before:.6f} → {after:.6f} at {DPS} digits"
+        drop = f"first decreases from k = {first} to k = {first + 1} ({values})"
     return (
         f"d = {d} (squared distances within {bound:.1e}): the distance {drop}; the closest offset "
         f"1 ≤ k < {_power_of_ten(n)} is k = {closest.offset} at distance {mpmath.nstr(closest.distance, 12)} "
@@ -217,12 +268,42 @@ def _gap_rows(d: int, ns: tuple[int, ...]) -> tuple[nc.GapRow, ...]:
     return tuple(nc.gap_against_n(ns, d, BASE, exclude=_exact_coincidences(d)))
 
 
+@functools.cache
+def close_pairs(d: int, n: int, close: float) -> str:
+    """How many valid pairs over positions < n (the scan's exclusion) have an exact gap of at most `close`.
+
+    A pair whose float64 gap is farther from `close` than the values' error bound allows is counted by it;
+    the few closer are decided at `DPS` digits (marked `UNCERTIFIED` if one equals `close` to those digits).
+    """
+    invalid = nc.invalid_dimension_pairs(d, _exact_coincidences(d))
+    values = nc.sinusoidal_rows(np.arange(n), d, BASE).reshape(-1)
+    labels = np.argsort(values)
+    error = 2 * nc.VALUE_ERROR
+    low, high = (close - error) * (1 - EPS64), (close + error) * (1 + EPS64)
+    first, second, gaps = nc.close_valid_pairs(values[labels], labels, d, invalid, high)
+    count, tied = int(np.count_nonzero(gaps <= low)), 0
+    undecided = (gaps > low) & (gaps <= high)
+    ends = zip(labels[first[undecided]].tolist(), labels[second[undecided]].tolist(), strict=True)
+    with mpmath.workdps(DPS):
+        limit, resolution = mpmath.mpf(close), mpmath.mpf(10) ** (nc.GUARD_DIGITS - DPS)
+        for a, b in ends:
+            value = (nc.sinusoidal_value_mp(label // d, label % d, d, BASE) for label in (a, b))
+            gap = abs(next(value) - next(value))
+            tied += bool(abs(gap - limit) <= resolution)
+            count += bool(gap <= limit)
+    return (
+        f"{count}"
+        if not tied
+        else f"{count} ({UNCERTIFIED}: {tied} gaps equal the threshold to {DPS} digits)"
+    )
+
+
 def _gap_row(d: int, row: nc.GapRow) -> str:
     pair = row.nearest.nearest
     return (
         f"| {d} | {_power_of_ten(row.n)} | {mpmath.nstr(pair.gap, 6)} | {row.nearest.evidence} "
         f"| {pair.first} – {pair.second} | {row.predicted:.3e} "
-        f"| {row.observed_close} / {row.expected_close:.1f} |"
+        f"| {close_pairs(d, row.n, row.close)} / {row.expected_close:.1f} |"
     )
 
 
@@ -268,10 +349,9 @@ def gap_by_n(scales: Scales) -> Plot:
         f"Over positions 0 ≤ p < N (base {BASE:g}), the smallest |PE(p1, j1) − PE(p2, j2)| with p1 ≠ p2 and "
         f"j1 ≠ j2: every candidate found by a float64 scan (values within 2^−51) is re-ranked at 50 digits "
         f"(`near_collision.gap_against_n`). The dashed lines are the expected minimum if the values were "
-        f"independent arcsine-distributed (a model, not a proof). "
-        + "; ".join(_excluded(d) for d, _ in scans)
-        + ".\n\n"
-        + "\n".join(header + table)
+        f"independent arcsine-distributed (a model, not a proof; computed with mpmath). Pairs closer than "
+        f"100 times it are counted exactly: those within the float64 error of that threshold are decided at "
+        f"{DPS} digits. " + "; ".join(_excluded(d) for d, _ in scans) + ".\n\n" + "\n".join(header + table)
     )
     title = "Cross-dimension near collisions against N"
     return Plot("near-collision-gap.png", title, caption, ("D3.5",), _draw(build))
@@ -328,7 +408,7 @@ def _stored_row(summary: StoredSummary) -> str:
     over_half = "never" if neighbours.first_over_half is None else f"p = {neighbours.first_over_half}"
     return (
         f"| {summary.encoding.label} | {duplicates.duplicate_rows} | {first} | "
-        f"{neighbours.mean_equal_dims:.2f} | {over_half} |"
+        f"{_mean_text(summary.counts, '.2f')} | {over_half} |"
     )
 
 
@@ -366,8 +446,9 @@ def dtype_thresholds(scales: Scales) -> Plot:
     ]
     caption = (
         f"First integer positions p, p+1 that round to the same value, found by casting: {positions}. "
-        "Tables as the common PyTorch code computes them (float32) and then stores them in the dtype, or "
-        "with the positions themselves first rounded to the dtype, compared value by value.\n\n"
+        "Tables as the common PyTorch code computes them (float32, with correctly rounded exp, sin and cos: "
+        "a platform's libm may differ by a few ulp) and then stores them in the dtype, or with the "
+        "positions themselves first rounded to the dtype, compared value by value.\n\n"
         + "\n".join(header + [_stored_row(summary) for summary in summaries])
     )
     title = "Finite precision: colliding positions and equal neighbours"

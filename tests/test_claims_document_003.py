@@ -31,8 +31,13 @@ from pe_verify.claims.model import (
     Claim,
     Evidence,
 )
+from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.properties.coincidence import reference_encoding
-from pe_verify.properties.finite_precision import StoredEncoding, common_code_encoding
+from pe_verify.properties.finite_precision import (
+    StoredEncoding,
+    common_code_encoding,
+    rounded_equal_neighbours,
+)
 from pe_verify.properties.relative import clipped_relative_positions
 
 ENTRIES = [value for value in vars(doc).values() if isinstance(value, Claim)]
@@ -81,6 +86,25 @@ def test_d3_1_periods_are_exact() -> None:
     assert sp.simplify(doc.period(512, 10000, 511) - 2 * sp.pi * sp.Integer(10) ** sp.Rational(255, 64)) == 0
 
 
+def test_no_entry_prints_uncertified_digits() -> None:
+    for entry in ENTRIES:
+        found = entry.assess()
+        texts = [found.explanation]
+        for item in (*found.evidence, *found.argument_evidence):
+            texts += [item.summary, *(str(value) for _, value in item.detail)]
+        assert not [text for text in texts if UNCERTIFIED in text], entry.id
+
+
+def test_the_printed_table_shows_exact_roundings_only_to_float64_digits() -> None:
+    assert doc._printed_digits_certified(rounded_equal_neighbours())
+    assert not doc._printed_digits_certified(rounded_equal_neighbours(decimals=17))
+
+
+def test_a_lower_bound_is_rounded_down() -> None:
+    assert doc._rounded_down(Fraction(2, 3)) == "6.666e-01"
+    assert doc._rounded_down(Fraction(18179, 10**13)) == "1.817e-09"
+
+
 def test_rope_costs_three_operations_per_coordinate() -> None:
     assert doc.rotation_operations(doc.half_split_rotate, 8) == 3 * 8
     assert doc.addition_operations(8) == 8
@@ -123,8 +147,9 @@ def test_a_table_that_repeats_rows_is_caught(fresh: None, monkeypatch: pytest.Mo
 
 
 def test_a_mis_clipped_relative_matrix_is_caught(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(doc, "RELATIVE_POSITIONS",
-                        lambda n_q, n_k, k: clipped_relative_positions(n_q, n_k, k + 1))
+    monkeypatch.setattr(
+        doc, "RELATIVE_POSITIONS", lambda n_q, n_k, k: clipped_relative_positions(n_q, n_k, k + 1)
+    )
     assert doc.d3_8.assess().verdict == UNSETTLED
     assert doc.d3_8.expected == PROVED
 
@@ -150,8 +175,9 @@ def test_a_confirmed_seqpe_description_would_clear_the_table(
     clear_assessments()
     confirmed = Assessment((Evidence(CITATION, "the paper describes a chain", True),), "confirmed")
     original = doc.assessed
-    monkeypatch.setattr(doc, "assessed",
-                        lambda claim_id: confirmed if claim_id == "D3.11" else original(claim_id))
+    monkeypatch.setattr(
+        doc, "assessed", lambda claim_id: confirmed if claim_id == "D3.11" else original(claim_id)
+    )
     after = doc.d3_12b.assess()
     assert seqpe_row(after).bearing == SUPPORTS
 
