@@ -447,23 +447,32 @@ def check_output(out_dir: Path, claims: Sequence[Claim] | None = None, extras: I
     publish.check(Path(out_dir), page_names(claims), is_ours, extras)
 
 
-def assessed(claims: Sequence[Claim] | None = None) -> list[Entry]:
+def assessed(
+    claims: Sequence[Claim] | None = None, progress: Callable[[str], None] | None = None
+) -> list[Entry]:
     """Each claim with its assessment and page: the catalog's (assessed once per process) by default, else
-    the given claims, assessed now."""
-    if claims is None:
-        pairs = [(item, catalog.assessment(item.id)) for item in catalog.all_claims()]
-    else:
-        pairs = [(item, item.assess()) for item in claims]
-    return [Entry(item, assessment, page_name(item.source.document)) for item, assessment in pairs]
+    the given claims, assessed now. `progress(id)` is called as each claim is done."""
+    entries = []
+    for item in catalog.all_claims() if claims is None else claims:
+        found = catalog.assessment(item.id) if claims is None else item.assess()
+        entries.append(Entry(item, found, page_name(item.source.document)))
+        if progress is not None:
+            progress(item.id)
+    return entries
 
 
-def render_reports(claims: Sequence[Claim] | None = None) -> dict[str, bytes]:
+def render_reports(
+    claims: Sequence[Claim] | None = None, progress: Callable[[str], None] | None = None
+) -> dict[str, bytes]:
     """Every file of the report, relative path → bytes: the dashboard, the document pages, the figures.
 
     `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
+    `progress(step)` is called as each claim and then the figures are done.
     """
-    entries = assessed(claims)
+    entries = assessed(claims, progress)
     plots = figures.draw_figures(figures.SCALES)
+    if progress is not None:
+        progress("figures")
     pages: dict[str, list[Entry]] = {}
     for entry in entries:
         pages.setdefault(entry.page, []).append(entry)

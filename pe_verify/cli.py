@@ -8,13 +8,13 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from pe_verify import __version__
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_integer, parse_number
-from pe_verify.terminal import json_ascii, prepare_streams
+from pe_verify.terminal import json_ascii, prepare_streams, progress_bar
 
 GIB = 2**30
 
@@ -76,6 +76,12 @@ def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "--debug", action="store_true", default=default, help="show the traceback of an unexpected failure"
     )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        default=default,
+        help="no progress on stderr (shown only on a terminal)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,9 +104,15 @@ def _parser() -> argparse.ArgumentParser:
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
     listing = command("list", help="every claim with its computed verdicts")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    listing.add_argument(
+        "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
+    )
     show = command("show", help="everything about one claim: evidence, derivations, dependencies")
     show.add_argument("id", help="a claim id such as D3.5")
     show.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    show.add_argument(
+        "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
+    )
     report = command("report", help="write the markdown reports and figures")
     report.add_argument("--out", default="reports", help="output folder (default: reports)")
     report.add_argument("--readme", help="also refresh the headline-findings block of this README file")
@@ -142,14 +154,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_proofs(as_json: bool, as_markdown: bool) -> int:
+def run_proofs(as_json: bool, as_markdown: bool, quiet: bool = False) -> int:
     """Verify every derivation; exit status 1 when any fails."""
     from pe_verify.proofs import all_derivations, render_markdown
 
     rows = []
-    for item in all_derivations():
-        result = item.verify()
-        rows.append((item, result))
+    items = all_derivations()
+    with progress_bar(len(items), "verifying derivations", quiet) as bar:
+        for item in items:
+            bar.set_postfix_str(item.id)
+            rows.append((item, item.verify()))
+            bar.update()
+    for item, result in rows:
         if not (as_json or as_markdown):
             status = "verified" if result.verified else "FAILED"
             print(f"{item.id:<32} {status:<9} {result.seconds:7.3f}s  {item.title}")
@@ -184,62 +200,104 @@ def _as_json(item, result) -> dict:
     }
 
 
-def _verdict_status(claims) -> int:
-    """0 when every computed verdict is the recorded one; else 1, naming the claims that differ on stderr."""
-    from pe_verify.claims.catalog import assessment
-
-    changed = []
-    for item in claims:
-        found = assessment(item.id)
-        if (found.verdict, found.argument_verdict) != (item.expected, item.expected_argument):
-            changed.append(
-                f"{item.id}: computed {found.verdict} / {found.argument_verdict}, "
-                f"recorded {item.expected} / {item.expected_argument}"
-            )
+def _verdict_status(changes: Iterable[str | None]) -> int:
+    """0 when every computed verdict is the recorded one (every change None); else 1, naming the claims that
+    differ on stderr."""
+    changed = [line for line in changes if line]
     for line in changed:
         print(f"pe-verify: verdict changed: {line}", file=sys.stderr)
     return EXIT_CHANGED if changed else EXIT_OK
 
 
-def run_list(as_json: bool) -> int:
-    """Every claim with its computed verdicts."""
-    from pe_verify.claims.catalog import all_claims, assessment
+def _record(item, found) -> dict:
+    """Everything `list` and `show` print about one claim, as JSON-ready values (what the cache keeps)."""
     from pe_verify.claims.report import argument_label, short_statement, verdict_label
 
-    entries = [(item, assessment(item.id)) for item in all_claims()]
-    if as_json:
-        rows = [
-            {
-                "id": item.id,
-                "document": item.source.document,
-                "statement": item.statement,
-                "verdict": found.verdict,
-                "sources_point": found.sources_point,
-                "argument_verdict": found.argument_verdict,
-            }
-            for item, found in entries
-        ]
-        print(json.dumps(rows, indent=2, ensure_ascii=json_ascii()))
+    verdict, argument = verdict_label(found), argument_label(found)
+    return {
+        "row": {
+            "id": item.id,
+            "document": item.source.document,
+            "statement": item.statement,
+            "verdict": found.verdict,
+            "sources_point": found.sources_point,
+            "argument_verdict": found.argument_verdict,
+        },
+        "line": f"{item.id:<24} {verdict:<38} {argument:<31} {short_statement(item.statement, 72)}",
+        "show": _show_record(item, found),
+        "text": "\n".join(_show_lines(item, found)),
+        "changed": _change(item, found),
+    }
+
+
+def _change(item, found) -> str | None:
+    """How a claim's computed verdicts differ from the recorded ones, or None."""
+    if (found.verdict, found.argument_verdict) == (item.expected, item.expected_argument):
+        return None
+    return (
+        f"{item.id}: computed {found.verdict} / {found.argument_verdict}, "
+        f"recorded {item.expected} / {item.expected_argument}"
+    )
+
+
+def _records(claim_id: str | None, fresh: bool, quiet: bool) -> list[dict]:
+    """The records of every claim (`claim_id` None) or of one, from the cache where it has them; the rest is
+    computed (with progress on a terminal) and stored, unless `fresh`, which neither reads nor writes it."""
+    from pe_verify import cache
+
+    current = None if fresh else cache.key()
+    stored = {"ids": None, "claims": {}} if current is None else cache.load(current)
+    ids = stored["ids"]
+    if ids is None:
+        from pe_verify.claims.catalog import all_claims
+
+        ids = [item.id for item in all_claims()]
+    if claim_id is None:
+        wanted = ids
     else:
-        for item, found in entries:
-            verdict, argument = verdict_label(found), argument_label(found)
-            print(f"{item.id:<24} {verdict:<38} {argument:<31} {short_statement(item.statement, 72)}")
-    return _verdict_status(all_claims())
+        from pe_verify.claims.catalog import UnknownClaim, resolve
+
+        try:
+            wanted = [resolve(claim_id, ids)]
+        except UnknownClaim as exc:
+            raise UsageError(str(exc)) from None
+    missing = [name for name in wanted if name not in stored["claims"]]
+    if missing:
+        from pe_verify.claims.catalog import assessment, get
+
+        with progress_bar(len(missing), "assessing claims", quiet) as bar:
+            for name in missing:
+                bar.set_postfix_str(name)
+                stored["claims"][name] = _record(get(name), assessment(name))
+                bar.update()
+        if current is not None:
+            cache.store(current, {"ids": ids, "claims": stored["claims"]})
+    return [stored["claims"][name] for name in wanted]
 
 
-def run_show(claim_id: str, as_json: bool) -> int:
+def run_list(as_json: bool, fresh: bool = False, quiet: bool = False) -> int:
+    """Every claim with its computed verdicts."""
+    records = _records(None, fresh, quiet)
+    if as_json:
+        print(json.dumps([record["row"] for record in records], indent=2, ensure_ascii=json_ascii()))
+    else:
+        for record in records:
+            print(record["line"])
+    return _verdict_status(record["changed"] for record in records)
+
+
+def run_show(claim_id: str, as_json: bool, fresh: bool = False, quiet: bool = False) -> int:
     """Everything about one claim."""
-    from pe_verify.claims.catalog import UnknownClaim, assessment, get
-    from pe_verify.claims.evidence import derivation, verification
-    from pe_verify.claims.report import verdict_label
-    from pe_verify.proofs import render_markdown
+    [record] = _records(claim_id, fresh, quiet)
+    if as_json:
+        print(json.dumps(record["show"], indent=2, ensure_ascii=json_ascii()))
+    else:
+        print(record["text"])
+    return _verdict_status([record["changed"]])
 
-    try:
-        item = get(claim_id)
-    except UnknownClaim as exc:
-        raise UsageError(str(exc)) from None
-    found = assessment(item.id)
-    record = {
+
+def _show_record(item, found) -> dict:
+    return {
         "id": item.id,
         "document": item.source.document,
         "section": item.source.section,
@@ -256,32 +314,36 @@ def run_show(claim_id: str, as_json: bool) -> int:
         "argument_evidence": [_evidence_json(e) for e in found.argument_evidence],
         "depends_on": list(item.depends_on),
     }
-    if as_json:
-        print(json.dumps(record, indent=2, ensure_ascii=json_ascii()))
-        return _verdict_status([item])
-    print(f"{item.id} — {item.source.document}, section “{item.source.section}”")
-    print(f"claim: {item.statement}")
-    print(f"formal: {item.formal}")
-    print(f"verdict: {verdict_label(found)} (recorded: {item.expected})")
+
+
+def _show_lines(item, found) -> list[str]:
+    from pe_verify.claims.evidence import derivation, verification
+    from pe_verify.claims.report import verdict_label
+    from pe_verify.proofs import render_markdown
+
+    lines = [
+        f"{item.id} — {item.source.document}, section “{item.source.section}”",
+        f"claim: {item.statement}",
+        f"formal: {item.formal}",
+        f"verdict: {verdict_label(found)} (recorded: {item.expected})",
+    ]
     if found.argument_verdict is not None:
-        print(f"argument: {found.argument_verdict} (recorded: {item.expected_argument})")
+        lines.append(f"argument: {found.argument_verdict} (recorded: {item.expected_argument})")
         if found.argument_issue:
-            print(f"argument issue: {found.argument_issue}")
-    print(f"why: {found.explanation}")
+            lines.append(f"argument issue: {found.argument_issue}")
+    lines.append(f"why: {found.explanation}")
     for title, evidence in (("evidence", found.evidence), ("argument evidence", found.argument_evidence)):
         for e in evidence:
             outcome = "holds" if e.holds else "does not hold"
-            print(f"{title} [{e.kind}; {e.bearing}; {outcome}]: {e.summary}")
-            for label, value in e.detail:
-                print(f"    {label}: {value}")
+            lines.append(f"{title} [{e.kind}; {e.bearing}; {outcome}]: {e.summary}")
+            lines += [f"    {label}: {value}" for label, value in e.detail]
     if item.depends_on:
-        print(f"depends on: {', '.join(item.depends_on)}")
+        lines.append(f"depends on: {', '.join(item.depends_on)}")
     for e in (*found.evidence, *found.argument_evidence):
         for label, value in e.detail:
             if label == "derivation":
-                print()
-                print(render_markdown(derivation(value), verification(value)))
-    return _verdict_status([item])
+                lines += ["", render_markdown(derivation(value), verification(value))]
+    return lines
 
 
 def _evidence_json(e) -> dict:
@@ -291,15 +353,15 @@ def _evidence_json(e) -> dict:
         "holds": e.holds,
         "bearing": e.bearing,
         "detail": dict(e.detail),
-        "measured": dict(e.measured),
     }
 
 
-def run_report(out: str, readme: str | None) -> int:
+def run_report(out: str, readme: str | None, quiet: bool = False) -> int:
     """Write the reports (and, when asked, the README's headline block) in one transaction; exit 1 when a
-    verdict changed. Everything that can be refused is refused before the claims are assessed."""
+    verdict changed. Everything that can be refused is refused before the claims are assessed; the claims
+    are always assessed anew (the cache of `list` and `show` is not used)."""
     from pe_verify.claims import headlines, publish, report
-    from pe_verify.claims.catalog import all_claims
+    from pe_verify.claims.catalog import all_claims, assessment
 
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
@@ -308,7 +370,13 @@ def run_report(out: str, readme: str | None) -> int:
     extras = [] if readme is None else [Path(readme)]
     try:
         report.check_output(folder, extras=extras)
-        files = report.render_reports()
+        with progress_bar(len(all_claims()) + 1, "writing the report", quiet) as bar:
+
+            def done(step: str) -> None:
+                bar.set_postfix_str(step)
+                bar.update()
+
+            files = report.render_reports(progress=done)
         refreshed = {path: headlines.with_headlines(text).encode("utf-8") for path in extras}
         written = publish.publish(folder, files, report.is_ours, refreshed)
     except publish.ForeignFile as exc:
@@ -316,7 +384,7 @@ def run_report(out: str, readme: str | None) -> int:
     print(f"wrote {len(written)} files to {folder}")
     if readme is not None:
         print(f"refreshed the headline findings in {readme}")
-    return _verdict_status(all_claims())
+    return _verdict_status(_change(item, assessment(item.id)) for item in all_claims())
 
 
 def _readme_text(readme: Path, folder: Path) -> str:
@@ -342,19 +410,26 @@ def _readme_text(readme: Path, folder: Path) -> str:
 def run_collisions(args: argparse.Namespace) -> int:
     """Answer every collision question for the user's settings; bad settings, and settings beyond the
     memory and time limits, are usage errors."""
-    from pe_verify.collisions import analyse, parse_base
+    from pe_verify.collisions import ANSWERS, analyse, parse_base
 
     try:
         base = parse_base(args.base)
-        answers = analyse(
-            args.d,
-            base,
-            args.max_pos,
-            args.dtype,
-            args.scan_values,
-            max_bytes=args.max_memory * GIB,
-            max_seconds=args.max_minutes * 60,
-        )
+        with progress_bar(len(ANSWERS), "answering", args.quiet) as bar:
+
+            def done(key: str) -> None:
+                bar.set_postfix_str(key)
+                bar.update()
+
+            answers = analyse(
+                args.d,
+                base,
+                args.max_pos,
+                args.dtype,
+                args.scan_values,
+                max_bytes=args.max_memory * GIB,
+                max_seconds=args.max_minutes * 60,
+                on_answer=done,
+            )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     shown_base = base.numerator if base.denominator == 1 else str(base)
@@ -423,16 +498,16 @@ def _run(args: argparse.Namespace) -> int:
             "a command is required: list, show, report, proofs or collisions (see pe-verify --help)"
         )
     if args.command == "list":
-        return run_list(args.json)
+        return run_list(args.json, args.fresh, args.quiet)
     if args.command == "show":
-        return run_show(args.id, args.json)
+        return run_show(args.id, args.json, args.fresh, args.quiet)
     if args.command == "report":
-        return run_report(args.out, args.readme)
+        return run_report(args.out, args.readme, args.quiet)
     if args.command == "collisions":
         return run_collisions(args)
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
-    return run_proofs(args.json, args.markdown)
+    return run_proofs(args.json, args.markdown, args.quiet)
 
 
 if __name__ == "__main__":

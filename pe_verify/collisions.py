@@ -56,6 +56,18 @@ __all__ = ["MAX_MEMORY_GIB", "MAX_MINUTES", "SCAN_VALUES"]
 DPS = 50
 GIB = 2**30
 
+#: The answers `analyse` gives, in order.
+ANSWERS = (
+    "position_collision",
+    "vector_collision",
+    "document_argument",
+    "cross_dim_exact_exists",
+    "cross_dim_witness",
+    "cross_dim_nearest",
+    "same_dim_collisions",
+    "vector_nearest",
+)
+
 #: Composite factors of the base up to this size are factored quickly (above it factoring can take hours).
 _FACTORABLE = 10**20
 _TRIAL_LIMIT = 10**5
@@ -240,7 +252,7 @@ def analyse(
     """Every collision question for sinusoidal PE (d, base) over positions 0 ≤ p < max_pos, in `dtype`.
 
     The settings are checked and their needs estimated before anything is computed (LimitExceeded beyond
-    the limits); `on_answer(key)` is called as each answer starts.
+    the limits); `on_answer(key)` is called as each answer is done.
     """
     d = require_positive_int(d, "d")
     max_pos = require_positive_int(max_pos, "max-pos")
@@ -267,9 +279,9 @@ def analyse(
     }
     answers = {}
     for key, compute in steps.items():
+        answers[key] = compute()
         if on_answer is not None:
             on_answer(key)
-        answers[key] = compute()
     return answers
 
 

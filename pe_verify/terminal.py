@@ -8,6 +8,8 @@ super- and subscripts as ^2 and _0, compatibility forms by NFKC (ℤ → Z), oth
 `anyascii` (Korean section names become romanised), and `?` for what is left. anyascii alone is not used
 for symbols because it maps ≠ to = and ✓ to v. JSON output is escaped instead (`\\u03c9`), which loses
 nothing.
+
+Long work shows a `tqdm` progress bar on stderr, only when stderr is a terminal and `--quiet` is not given.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import unicodedata
 
 from anyascii import anyascii
+from tqdm import tqdm
 
 ERRORS = "pe-verify-ascii"
 
@@ -111,3 +114,10 @@ def prepare_streams() -> None:
 def json_ascii() -> bool:
     """Whether JSON written to stdout must escape non-ASCII characters (`ensure_ascii`)."""
     return not _covers_unicode(sys.stdout)
+
+
+def progress_bar(total: int, description: str, quiet: bool) -> tqdm:
+    """A progress bar on stderr, shown only when stderr is a terminal and not `quiet` (a pipe or a log file
+    gets nothing); use it as a context manager and call `update()` per step."""
+    shown = not quiet and sys.stderr.isatty()
+    return tqdm(total=total, desc=description, file=sys.stderr, disable=not shown, leave=False)

@@ -14,6 +14,12 @@ from pe_verify.claims.model import EXACT, PROVED, Assessment, Evidence, Source, 
 SHOW_FIELDS = {"id", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results of `list` and `show` go to a folder of this test, never to the user's cache."""
+    monkeypatch.setenv("PE_VERIFY_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     status = cli.main(list(argv))
     out, err = capsys.readouterr()

@@ -16,6 +16,12 @@ from pe_verify import cli, terminal
 from pe_verify.proofs.derivation import derivation, identity
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results of `list` and `show` go to a folder of this test, never to the user's cache."""
+    monkeypatch.setenv("PE_VERIFY_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     status = cli.main(list(argv))
     out, err = capsys.readouterr()

@@ -26,6 +26,12 @@ REQUIRED = {
 }
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results of `list` and `show` go to a folder of this test, never to the user's cache."""
+    monkeypatch.setenv("PE_VERIFY_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     assert cli.main(["collisions", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)
