@@ -5,6 +5,8 @@ positions, and where finite precision makes positions and rows collide.
 Drawing uses matplotlib's Agg canvas directly (no pyplot, no window) under matplotlib's default style, at a
 fixed size and dpi, and the PNG carries no version or time stamp: the bytes depend only on the data and on the
 matplotlib/freetype version. Each caption states what was computed, at which precision and over which range.
+Each PNG carries a content digest (`Plot.content`: this module's source, the file name, the title and the
+caption), so a figure drawn by another matplotlib version can be recognised as the same figure.
 
 Captions print numbers as `claims.numbers` allows: a float64 measurement only as the digits its a-priori error
 bound certifies, everything else exact or at a stated precision. The float32 and narrower tables behind the
@@ -14,11 +16,13 @@ last figure are computed with correctly rounded operations, so its curves are pr
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -45,7 +49,9 @@ DPS = 50
 
 #: Text chunk written into every PNG drawn here; only files carrying it are ever removed as stale.
 MARKER = "pe-verify proof report"
-PNG_METADATA = {"Software": None, "Source": MARKER}
+#: Text chunk holding a figure's content digest.
+CONTENT = "Content"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass(frozen=True)
@@ -72,34 +78,66 @@ SCALES = Scales()
 @dataclass(frozen=True)
 class Plot:
     """A drawn figure: file name, title, a markdown caption of what was computed, the claims it illustrates,
-    and the PNG bytes."""
+    the PNG bytes and the content digest they carry."""
 
     name: str
     title: str
     caption: str
     claims: tuple[str, ...]
     png: bytes
+    content: str
 
 
-def png_bytes(figure: Figure) -> bytes:
-    """The figure as PNG at the fixed dpi, with no software or time stamp (byte-identical on redraw)."""
+def content_digest(name: str, title: str, caption: str) -> str:
+    """SHA-256 of this module's source, a figure's file name, title and caption: the same on every machine
+    and at every matplotlib version (captions print only certified numbers), new when the figure code or
+    anything the caption states changes."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for text in (name, title, caption):
+        digest.update(b"\0" + text.encode())
+    return digest.hexdigest()
+
+
+def png_bytes(figure: Figure, content: str) -> bytes:
+    """The figure as PNG at the fixed dpi, with the marker and content chunks and no software or time stamp
+    (byte-identical on redraw)."""
     buffer = io.BytesIO()
     FigureCanvasAgg(figure)
-    figure.savefig(buffer, format="png", dpi=DPI, metadata=PNG_METADATA)
+    metadata = {"Software": None, "Source": MARKER, CONTENT: content}
+    figure.savefig(buffer, format="png", dpi=DPI, metadata=metadata)
     return buffer.getvalue()
+
+
+def png_text(png: bytes) -> dict[str, str]:
+    """The tEXt chunks of PNG bytes, keyword → text (empty for bytes that are no PNG)."""
+    if not png.startswith(PNG_SIGNATURE):
+        return {}
+    found, at = {}, len(PNG_SIGNATURE)
+    while at + 8 <= len(png):
+        length, kind = int.from_bytes(png[at : at + 4], "big"), png[at + 4 : at + 8]
+        if kind == b"IEND":
+            break
+        if kind == b"tEXt":
+            keyword, _, text = png[at + 8 : at + 8 + length].partition(b"\0")
+            found[keyword.decode("latin-1")] = text.decode("latin-1")
+        at += 12 + length
+    return found
 
 
 def is_ours(png: bytes) -> bool:
     """Whether PNG bytes carry the marker text chunk written by `png_bytes`."""
-    return png.startswith(b"\x89PNG") and b"tEXtSource\x00" + MARKER.encode() in png
+    return png_text(png).get("Source") == MARKER
 
 
-def _draw(build: Callable[[Figure], None]) -> bytes:
+def _plot(
+    name: str, title: str, caption: str, claims: tuple[str, ...], build: Callable[[Figure], None]
+) -> Plot:
     """Run `build` on a fresh figure in matplotlib's default style (a user's matplotlibrc changes nothing)."""
+    content = content_digest(name, title, caption)
     with style.context("default"):
         figure = Figure(figsize=SIZE, dpi=DPI, layout="constrained")
         build(figure)
-        return png_bytes(figure)
+        return Plot(name, title, caption, claims, png_bytes(figure, content), content)
 
 
 def _power_of_ten(n: int) -> str:
@@ -148,7 +186,7 @@ def encoding_heatmap(scales: Scales) -> Plot:
         f"{certified(spread[-1], bound[-1], '.2e')}; {count_below(spread, bound, 0.1)} of the {d} dims "
         "span less than 0.1."
     )
-    return Plot("encoding-heatmap.png", "The encoding as a heatmap", caption, ("D0.3", "D0.6"), _draw(build))
+    return _plot("encoding-heatmap.png", "The encoding as a heatmap", caption, ("D0.3", "D0.6"), build)
 
 
 def wavelengths(scales: Scales) -> Plot:
@@ -176,7 +214,7 @@ def wavelengths(scales: Scales) -> Plot:
         f"{shown}. Dims 2i and 2i+1 share one frequency; the longest wavelength is "
         f"{mpmath.nstr(longest, 6)} × 2π·{BASE:g}."
     )
-    return Plot("wavelengths.png", "Wavelength per dimension", caption, ("D0.4", "D3.1"), _draw(build))
+    return _plot("wavelengths.png", "Wavelength per dimension", caption, ("D0.4", "D3.1"), build)
 
 
 # ------------------------------------------------------------------------------------- distance by offset
@@ -250,7 +288,7 @@ def distance_by_offset(scales: Scales) -> Plot:
         f"‖PE(p+k) − PE(p)‖ = (Σ_i 2(1 − cos kω_i))^½ for 1 ≤ k < {_power_of_ten(n)}, base {BASE:g}, in "
         f"float64 by angle addition (`near_collision.offset_squared_distances`). {lines}."
     )
-    return Plot("distance-by-offset.png", "Vector distance against offset", caption, ("D0.7",), _draw(build))
+    return _plot("distance-by-offset.png", "Vector distance against offset", caption, ("D0.7",), build)
 
 
 # ------------------------------------------------------------------------------- cross-dimension gap by N
@@ -354,7 +392,7 @@ def gap_by_n(scales: Scales) -> Plot:
         f"{DPS} digits. " + "; ".join(_excluded(d) for d, _ in scans) + ".\n\n" + "\n".join(header + table)
     )
     title = "Cross-dimension near collisions against N"
-    return Plot("near-collision-gap.png", title, caption, ("D3.5",), _draw(build))
+    return _plot("near-collision-gap.png", title, caption, ("D3.5",), build)
 
 
 # ------------------------------------------------------------------------------------- finite precision
@@ -452,7 +490,7 @@ def dtype_thresholds(scales: Scales) -> Plot:
         + "\n".join(header + [_stored_row(summary) for summary in summaries])
     )
     title = "Finite precision: colliding positions and equal neighbours"
-    return Plot("dtype-thresholds.png", title, caption, ("D3.3", "D3.4"), _draw(build))
+    return _plot("dtype-thresholds.png", title, caption, ("D3.3", "D3.4"), build)
 
 
 def draw_figures(scales: Scales) -> tuple[Plot, ...]:

@@ -4,13 +4,16 @@
 each source document (NNN = the number its file name starts with), `beyond-the-documents.md` for the other
 entries, and `figures/*.png`. Regeneration gives identical bytes: nothing depends on the time, the order is
 the catalog's, and the PNGs carry no stamps (their bytes do depend on the matplotlib version, which the
-dashboard's last line records). The folder is replaced all at once, and a file this module did not write
-(pages carry its marker line, figures a marker chunk) is never replaced or removed: see `is_ours` and
-`publish`.
+dashboard's last line records). Figures already in the folder that another matplotlib version drew with the
+same content digest are kept as they are, with the version they record (`kept_figures`), so that a report
+at another matplotlib version changes nothing that did not change. The folder is replaced all at once, and
+a file this module did not write (pages carry its marker line, figures a marker chunk) is never replaced or
+removed: see `is_ours` and `publish`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -377,9 +380,14 @@ def _changed(entries: Sequence[Entry]) -> list[str]:
 
 
 def render_dashboard(
-    entries: Sequence[Entry], pages: Sequence[str], anchors: dict[str, str], plots: Sequence[figures.Plot]
+    entries: Sequence[Entry],
+    pages: Sequence[str],
+    anchors: dict[str, str],
+    plots: Sequence[figures.Plot],
+    drawn_with: str,
 ) -> str:
-    """Counts per verdict and per argument verdict, one row per claim, the pages, the figures."""
+    """Counts per verdict and per argument verdict, one row per claim, the pages, the figures, and the
+    matplotlib version `drawn_with` that drew them."""
     verdicts = Counter(entry.assessment.verdict for entry in entries)
     arguments = Counter(argument_label(entry.assessment) for entry in entries)
     lines = [MARKER, "", "# Claims about positional encodings, checked", ""]
@@ -406,7 +414,7 @@ def render_dashboard(
     lines += ["", "## Figures", ""]
     for plot in plots:
         lines += [f"### {plot.title}", "", *_figure(plot)]
-    lines += ["---", "", numbers.RULE, "", FOOTER.format(version=matplotlib.__version__), ""]
+    lines += ["---", "", numbers.RULE, "", FOOTER.format(version=drawn_with), ""]
     return "\n".join(lines)
 
 
@@ -461,16 +469,44 @@ def assessed(
     return entries
 
 
+def kept_figures(folder: Path, plots: Sequence[figures.Plot]) -> tuple[str, list[figures.Plot]] | None:
+    """The figures of a report in `folder` and the matplotlib version its dashboard records, when that version
+    is not this one and every plot is there, ours, with its content digest: the same figures, drawn by
+    another matplotlib version. None otherwise (then the figures are drawn anew)."""
+    dashboard = folder / DASHBOARD
+    if not is_ours(PurePosixPath(DASHBOARD), dashboard):
+        return None
+    recorded = recorded_matplotlib_version(dashboard.read_text(encoding="utf-8", errors="replace"))
+    if recorded is None or recorded == matplotlib.__version__:
+        return None
+    kept = []
+    for plot in plots:
+        path = folder / FIGURES / plot.name
+        if not is_ours(PurePosixPath(FIGURES, plot.name), path):
+            return None
+        png = path.read_bytes()
+        if figures.png_text(png).get(figures.CONTENT) != plot.content:
+            return None
+        kept.append(dataclasses.replace(plot, png=png))
+    return recorded, kept
+
+
 def render_reports(
-    claims: Sequence[Claim] | None = None, progress: Callable[[str], None] | None = None
+    claims: Sequence[Claim] | None = None,
+    progress: Callable[[str], None] | None = None,
+    keep: Path | None = None,
 ) -> dict[str, bytes]:
     """Every file of the report, relative path → bytes: the dashboard, the document pages, the figures.
 
     `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
-    `progress(step)` is called as each claim and then the figures are done.
+    `progress(step)` is called as each claim and then the figures are done. With `keep`, the figures of the
+    report in that folder are reused when `kept_figures` finds them the same.
     """
     entries = assessed(claims, progress)
     plots = figures.draw_figures(figures.SCALES)
+    drawn_with, found = matplotlib.__version__, None if keep is None else kept_figures(keep, plots)
+    if found is not None:
+        drawn_with, plots = found
     if progress is not None:
         progress("figures")
     pages: dict[str, list[Entry]] = {}
@@ -479,15 +515,20 @@ def render_reports(
     pages = dict(sorted(pages.items(), key=lambda item: _page_order(item[0])))
     anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
     texts = _render_pages(pages, anchors, plots)
-    texts[DASHBOARD] = render_dashboard(entries, list(pages), anchors, plots)
+    texts[DASHBOARD] = render_dashboard(entries, list(pages), anchors, plots, drawn_with)
     files = {f"{FIGURES}/{plot.name}": plot.png for plot in plots}
     return files | {name: text.encode("utf-8") for name, text in texts.items()}
 
 
 def write_reports(
-    out_dir: Path, claims: Sequence[Claim] | None = None, extras: Mapping[Path, bytes] | None = None
+    out_dir: Path,
+    claims: Sequence[Claim] | None = None,
+    extras: Mapping[Path, bytes] | None = None,
+    redraw: bool = False,
 ) -> list[Path]:
     """Write the report into `out_dir` (created if missing) and each extra file, all at once; pages and
     figures written there before that are no longer produced are dropped, every other file is kept
-    (`publish` says how). Returns the files written in `out_dir`."""
-    return publish.publish(Path(out_dir), render_reports(claims), is_ours, extras)
+    (`publish` says how); figures another matplotlib version drew the same are kept unless `redraw`.
+    Returns the files written in `out_dir`."""
+    files = render_reports(claims, keep=None if redraw else Path(out_dir))
+    return publish.publish(Path(out_dir), files, is_ours, extras)

@@ -116,6 +116,11 @@ def _parser() -> argparse.ArgumentParser:
     report = command("report", help="write the markdown reports and figures")
     report.add_argument("--out", default="reports", help="output folder (default: reports)")
     report.add_argument("--readme", help="also refresh the headline-findings block of this README file")
+    report.add_argument(
+        "--redraw-figures",
+        action="store_true",
+        help="draw the figures anew even where --out holds the same ones from another matplotlib version",
+    )
     collisions = command(
         "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
     )
@@ -356,10 +361,13 @@ def _evidence_json(e) -> dict:
     }
 
 
-def run_report(out: str, readme: str | None, quiet: bool = False) -> int:
+def run_report(out: str, readme: str | None, quiet: bool = False, redraw: bool = False) -> int:
     """Write the reports (and, when asked, the README's headline block) in one transaction; exit 1 when a
     verdict changed. Everything that can be refused is refused before the claims are assessed; the claims
-    are always assessed anew (the cache of `list` and `show` is not used)."""
+    are always assessed anew (the cache of `list` and `show` is not used). Figures that another matplotlib
+    version drew with the same content are kept, and said so on stderr, unless `redraw`."""
+    import matplotlib
+
     from pe_verify.claims import headlines, publish, report
     from pe_verify.claims.catalog import all_claims, assessment
 
@@ -376,12 +384,19 @@ def run_report(out: str, readme: str | None, quiet: bool = False) -> int:
                 bar.set_postfix_str(step)
                 bar.update()
 
-            files = report.render_reports(progress=done)
+            files = report.render_reports(progress=done, keep=None if redraw else folder)
         refreshed = {path: headlines.with_headlines(text).encode("utf-8") for path in extras}
         written = publish.publish(folder, files, report.is_ours, refreshed)
     except publish.ForeignFile as exc:
         raise UsageError(str(exc)) from None
     print(f"wrote {len(written)} files to {folder}")
+    drawn_with = report.recorded_matplotlib_version(files[report.DASHBOARD].decode("utf-8"))
+    if drawn_with != matplotlib.__version__:
+        print(
+            f"pe-verify: kept the figures in {folder / report.FIGURES}: matplotlib {drawn_with} drew the "
+            f"same figures (this is {matplotlib.__version__}); --redraw-figures draws them anew",
+            file=sys.stderr,
+        )
     if readme is not None:
         print(f"refreshed the headline findings in {readme}")
     return _verdict_status(_change(item, assessment(item.id)) for item in all_claims())
@@ -502,7 +517,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "show":
         return run_show(args.id, args.json, args.fresh, args.quiet)
     if args.command == "report":
-        return run_report(args.out, args.readme, args.quiet)
+        return run_report(args.out, args.readme, args.quiet, args.redraw_figures)
     if args.command == "collisions":
         return run_collisions(args)
     if args.json and args.markdown:

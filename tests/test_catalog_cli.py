@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import matplotlib
 import pytest
 
 from pe_verify import cli
@@ -99,6 +100,21 @@ def test_report_writes_into_the_folder_it_is_given(capsys, tmp_path: Path, fake_
         "beyond-the-documents.md",
         "document-000.md",
     ]
+
+
+def test_report_says_when_it_keeps_figures_of_another_matplotlib(
+    capsys, tmp_path: Path, monkeypatch, fake_catalog: None
+) -> None:
+    out = tmp_path / "out"
+    _run(capsys, "report", "--out", str(out))
+    drawn_with = report.recorded_matplotlib_version((out / "README.md").read_text(encoding="utf-8"))
+    monkeypatch.setattr(matplotlib, "__version__", "0.0.1", raising=False)
+    status, _, err = _run(capsys, "report", "--out", str(out))
+    assert status == 0 and err.count("\n") == 1
+    assert f"matplotlib {drawn_with} drew the same figures (this is 0.0.1); --redraw-figures" in err
+    status, _, err = _run(capsys, "report", "--out", str(out), "--redraw-figures")
+    assert status == 0 and err == ""
+    assert report.recorded_matplotlib_version((out / "README.md").read_text(encoding="utf-8")) == "0.0.1"
 
 
 def test_report_refreshes_the_readme_in_the_same_run(capsys, tmp_path: Path, fake_catalog: None) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import matplotlib
+import matplotlib.figure
 import mpmath
 import numpy as np
 import pytest
@@ -295,11 +296,59 @@ def test_every_figure_is_shown_on_the_dashboard_with_the_matplotlib_version(draw
     assert report.recorded_matplotlib_version("no footer") is None
 
 
-def test_figures_are_our_pngs_without_stamps(drawn: Path) -> None:
-    for path in (drawn / "figures").iterdir():
-        png = path.read_bytes()
+def test_figures_are_our_pngs_without_stamps(drawn: Path, plots: tuple[figures.Plot, ...]) -> None:
+    for plot in plots:
+        png = (drawn / "figures" / plot.name).read_bytes()
         assert figures.is_ours(png)
+        assert figures.png_text(png) == {"Source": figures.MARKER, figures.CONTENT: plot.content}
         assert b"Software" not in png and b"matplotlib" not in png.lower()
+    assert figures.png_text(b"not a png") == {} and not figures.is_ours(b"\x89PNG tEXtSource")
+
+
+def test_the_content_digest_changes_with_what_a_figure_states() -> None:
+    digest = figures.content_digest("a.png", "Title", "Caption 1.")
+    assert digest == figures.content_digest("a.png", "Title", "Caption 1.")
+    changed = [("b.png", "Title", "Caption 1."), ("a.png", "Other", "Caption 1."), ("a.png", "Title", "C 2.")]
+    assert all(figures.content_digest(*texts) != digest for texts in changed)
+
+
+def _other_version(out: Path, version: str = "0.0.1") -> None:
+    """Make the report in `out` look drawn by matplotlib `version`: its footer, and each figure replaced by
+    a blank PNG with the same marker and content chunks (so that keeping and redrawing are told apart)."""
+    dashboard = out / "README.md"
+    footer = f"figures drawn with matplotlib {matplotlib.__version__}"
+    dashboard.write_text(read(dashboard).replace(footer, f"figures drawn with matplotlib {version}"))
+    for path in (out / "figures").iterdir():
+        content = figures.png_text(path.read_bytes())[figures.CONTENT]
+        path.write_bytes(figures.png_bytes(matplotlib.figure.Figure(figsize=(1, 1)), content))
+
+
+def test_figures_drawn_the_same_by_another_matplotlib_are_kept(drawn: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(drawn, out)
+    _other_version(out)
+    before = all_files(out)
+    report.write_reports(out, FAKE)
+    assert all_files(out) == before
+    assert report.recorded_matplotlib_version(read(out / "README.md")) == "0.0.1"
+    report.write_reports(out, FAKE, redraw=True)
+    assert all_files(out) == all_files(drawn)
+
+
+@pytest.mark.parametrize("change", ["content", "missing", "same version"])
+def test_figures_are_drawn_anew_unless_every_one_is_the_same(
+    drawn: Path, tmp_path: Path, change: str
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(drawn, out)
+    _other_version(out, matplotlib.__version__ if change == "same version" else "0.0.1")
+    first = sorted((out / "figures").iterdir())[0]
+    if change == "content":
+        first.write_bytes(figures.png_bytes(matplotlib.figure.Figure(figsize=(1, 1)), "another digest"))
+    elif change == "missing":
+        first.unlink()
+    report.write_reports(out, FAKE)
+    assert all_files(out) == all_files(drawn)
 
 
 def test_a_changed_verdict_is_flagged(reuse_plots: None, tmp_path: Path) -> None:
