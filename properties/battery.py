@@ -1,0 +1,428 @@
+"""The battery `pe-verify check` runs against anyone's implementation of a positional-encoding family.
+
+A property is a statement every correct implementation of a family satisfies (RoPE: the score of a rotated
+query and key depends on their offset only). `register` files each under its family, with a check that
+searches for a counterexample: fixed probes first (the inputs where known bugs show), then Hypothesis, whose
+shrinking turns the first failing input into a small one. A check reports its tolerance, derived from the
+dtype the implementation returns and the range of positions, and the budget it searched with.
+
+Beside pass or fail, each family identifies what the code computes (layout, base, scaling rule) and reports
+findings under fixed labels (`LABELS`): a convention such as a layout is a finding, a broken property a
+failure. The implementation is called through a family's adapter, which turns a raised exception, a wrong
+shape or a non-finite value into `Broken` with its label.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, find
+from hypothesis import settings as hypothesis_settings
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+from hypothesis.strategies import SearchStrategy
+
+FAMILIES = ("sinusoidal", "rope", "alibi", "rope-frequencies")
+
+#: Every finding label, with what it means; messages always start with the label's meaning in context.
+LABELS = {
+    "raises": "the implementation raised an exception",
+    "wrong-shape": "the result does not have the contract's shape",
+    "not-finite": "the result holds NaN or infinity",
+    "nondeterministic": "two calls with the same input gave different results",
+    "not-relative": "the result depends on absolute positions, not only on their offset",
+    "not-norm-preserving": "the rotation changes the length of a vector",
+    "not-linear": "the rotation is not linear in the vector",
+    "not-batch-consistent": "a row's result depends on the other rows or on how many there are",
+    "mixed-layout": "queries and keys are rotated with different layouts",
+    "position-offset": "positions are shifted by a constant (e.g. counted from 1)",
+    "wrong-base": "the frequencies follow another base than the one declared",
+    "wrong-exponent": "the frequency exponent is not −2i/d of the pair index i",
+    "low-precision": "neighbouring positions give identical results: positions pass through a narrow dtype",
+    "sin-cos-swapped": "cos takes the place of sin in each pair",
+    "concatenated-layout": "all sines first, then all cosines ([sin | cos])",
+    "interleaved-layout": "sines and cosines (or rotated pairs) interleaved: dims 2i and 2i+1",
+    "half-split-layout": "rotated pairs are dims i and i + d/2 (rotate_half)",
+    "partial-rotary": "only the first dimensions are rotated, the rest pass through",
+    "odd-d": "an odd d is accepted: the last dimension has no partner",
+    "wrong-slopes": "the ALiBi slopes are not the reference rule for this head count",
+    "bias-sign": "the bias rewards distance instead of penalising it",
+    "not-monotone": "the bias does not fall with distance",
+    "not-decreasing": "the values are not strictly decreasing",
+    "not-positive": "values that must be positive are not",
+    "reversed-rotation": "pairs turn the other way: by −p·θ_i instead of p·θ_i",
+    "exponent-d-2": "the exponent is −2i/(d − 2), so the last pair reaches 1/base (tensor2tensor, fairseq)",
+    "not-constant-norm": "the encoding's norm changes with the position",
+    "duplicate-rows": "two different positions get the same encoding",
+    "scaling-none": "unscaled frequencies base^(−2i/d)",
+    "scaling-linear": "position interpolation: every frequency divided by the factor",
+    "scaling-ntk": "NTK-aware scaling: the frequencies of a larger base",
+    "scaling-dynamic-ntk": "dynamic NTK scaling: the NTK base grows with the sequence length",
+    "scaling-yarn": "YaRN (NTK-by-parts): fast frequencies kept, slow ones divided, a ramp between",
+    "scaling-llama3": "the Llama 3 rule: short wavelengths kept, long ones divided, a blend between",
+    "unknown-scaling": "the frequencies match no known scaling rule",
+}
+
+
+class Broken(Exception):
+    """The implementation failed its contract on one input: raised, returned a wrong shape or non-finite
+    values. Carries the finding label and a one-line message."""
+
+    def __init__(self, label: str, message: str) -> None:
+        super().__init__(message)
+        self.label = label
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a battery checks: the dimensions (empty: the family's defaults), the declared base, positions
+    0 … max_pos − 1, head counts, the seed and the number of Hypothesis examples per property."""
+
+    ds: tuple[int, ...] = ()
+    base: float = 10000.0
+    max_pos: int = 65536
+    heads: tuple[int, ...] = (1, 2, 3, 8, 12, 16, 64)
+    seed: int = 0
+    examples: int = 60
+
+
+@dataclass(frozen=True)
+class Finding:
+    label: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One property checked: whether it held, the tolerance and budget, and a counterexample if it failed."""
+
+    name: str
+    passed: bool
+    tolerance: str
+    budget: str
+    counterexample: dict[str, Any] | None = None
+    label: str | None = None
+
+    @property
+    def message(self) -> str:
+        """One line: the property and, when it failed, the counterexample."""
+        if self.passed:
+            return f"{self.name}: holds ({self.budget}; tolerance {self.tolerance})"
+        shown = ", ".join(f"{key}={value}" for key, value in (self.counterexample or {}).items())
+        return f"{self.name}: fails at {shown}"
+
+
+@dataclass(frozen=True)
+class Identification:
+    """The reference variant closest to what the implementation computes."""
+
+    variant: str
+    parameters: dict[str, Any]
+    max_abs_deviation: float
+    matches: bool
+
+
+@dataclass(frozen=True)
+class Report:
+    """A battery's answer for one target."""
+
+    target: str
+    family: str
+    properties: tuple[Outcome, ...]
+    identified: Identification | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(outcome.passed for outcome in self.properties)
+
+    def as_json(self) -> dict[str, Any]:
+        """The `--json` form: target, family, passed, properties, identified, findings."""
+        return {
+            "target": self.target,
+            "family": self.family,
+            "passed": self.passed,
+            "properties": [
+                {
+                    "name": o.name,
+                    "passed": o.passed,
+                    "tolerance": o.tolerance,
+                    "budget": o.budget,
+                    "counterexample": o.counterexample,
+                }
+                for o in self.properties
+            ],
+            "identified": None
+            if self.identified is None
+            else {
+                "variant": self.identified.variant,
+                "parameters": self.identified.parameters,
+                "max_abs_deviation": self.identified.max_abs_deviation,
+            },
+            "findings": [{"label": f.label, "message": f.message} for f in self.findings],
+        }
+
+
+@dataclass(frozen=True)
+class Property:
+    """A property of a family: its name, a one-line statement, and the check that searches for a
+    counterexample (target adapter, settings → Outcome)."""
+
+    family: str
+    name: str
+    statement: str
+    check: Callable[[Any, Settings], Outcome]
+
+
+REGISTRY: list[Property] = []
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family's contract and what the battery needs of it.
+
+    `forms` maps the number of required positional parameters of the implementation to the form's name
+    (RoPE: 2 → ``rotate(x, positions)``, 3 → ``apply(q, k, positions)``); `adapt(function, form, backend,
+    settings)` wraps the implementation for the checks; `identify(adapter, settings)` returns the closest
+    reference variant and the findings it implies; `ds` are the default dimensions.
+    """
+
+    name: str
+    forms: dict[int, str]
+    adapt: Callable[[Callable, str, Backend, Settings], Any]
+    identify: Callable[[Any, Settings], tuple[Identification | None, list[Finding]]]
+    ds: tuple[int, ...] = ()
+
+
+SPECS: dict[str, Family] = {}
+
+
+def define(family: Family) -> Family:
+    """Make `family` known to `run_battery`."""
+    if family.name not in FAMILIES:
+        raise ValueError(f"unknown family {family.name!r}")
+    SPECS[family.name] = family
+    return family
+
+
+def register(family: str, name: str, statement: str) -> Callable[[Callable], Callable]:
+    """File the decorated check under `family` as property `name`."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}")
+
+    def decorate(check: Callable[[Any, Settings], Outcome]) -> Callable[[Any, Settings], Outcome]:
+        if any(p.family == family and p.name == name for p in REGISTRY):
+            raise ValueError(f"property {name!r} of {family} is registered twice")
+        REGISTRY.append(Property(family, name, statement, check))
+        return check
+
+    return decorate
+
+
+def properties_of(family: str) -> list[Property]:
+    """The registered properties of `family`, in registration order."""
+    return [p for p in REGISTRY if p.family == family]
+
+
+def finding(label: str, detail: str) -> Finding:
+    """A finding under `label` (one of `LABELS`) with its detail."""
+    if label not in LABELS:
+        raise ValueError(f"unknown finding label {label!r}")
+    return Finding(label, f"{LABELS[label]}: {detail}")
+
+
+def required_parameters(function: Callable) -> int:
+    """How many positional parameters `function` requires (those without a default)."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        raise ValueError(f"cannot read the parameters of {function!r}") from None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(
+        p.kind in kinds and p.default is inspect.Parameter.empty for p in signature.parameters.values()
+    )
+
+
+def form_of(family: Family, function: Callable) -> str:
+    """The contract form `function` implements, told apart by its number of required parameters."""
+    count = required_parameters(function)
+    if count not in family.forms:
+        accepted = " or ".join(f"{n} ({form})" for n, form in sorted(family.forms.items()))
+        raise ValueError(
+            f"a {family.name} implementation takes {accepted} required parameters; this one takes {count}"
+        )
+    return family.forms[count]
+
+
+def run_battery(
+    family: str, function: Callable, settings: Settings, backend: Backend | None = None, target: str = ""
+) -> Report:
+    """Every registered property of `family` checked on `function`, then its identification.
+
+    A ValueError says the function does not fit the family's contract (a usage error, nothing was run).
+    """
+    spec = SPECS[family]
+    if not settings.ds and spec.ds:
+        settings = dataclasses.replace(settings, ds=spec.ds)
+    adapter = spec.adapt(function, form_of(spec, function), backend or Backend(), settings)
+    outcomes = tuple(p.check(adapter, settings) for p in properties_of(family))
+    collected = Collected()
+    for o in outcomes:
+        if not o.passed:
+            collected.add(o.label or "raises", o.message)
+    try:
+        identified, found = spec.identify(adapter, settings)
+    except Broken as broken:
+        identified, found = None, [finding(broken.label, broken.message)]
+    for f in found:
+        if all(f.label != seen.label for seen in collected.findings):
+            collected.findings.append(f)
+    return Report(target, family, outcomes, identified, tuple(collected.findings))
+
+
+# ------------------------------------------------------------------------------------------ search
+
+
+def search(
+    strategy: SearchStrategy,
+    fails: Callable[[Any], dict[str, Any] | None],
+    settings: Settings,
+    probes: Iterable[Any] = (),
+) -> tuple[dict[str, Any] | None, str]:
+    """A counterexample and the budget searched: the first probe `fails` returns one for, else the
+    shrunk example Hypothesis finds within `settings.examples` (seeded by `settings.seed`), else None.
+
+    `fails(example)` returns the counterexample's description, or None when the property holds there; a
+    `Broken` it raises counts as a failure described by its label and message.
+    """
+    probes = list(probes)
+
+    def described(example: Any) -> dict[str, Any] | None:
+        try:
+            return fails(example)
+        except Broken as broken:
+            return {"label": broken.label, "message": broken.message}
+
+    budget = f"{len(probes)} fixed probes and {settings.examples} Hypothesis examples (seed {settings.seed})"
+    for probe in probes:
+        found = described(probe)
+        if found is not None:
+            return found, budget
+    chosen = hypothesis_settings(
+        max_examples=settings.examples,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=False,
+    )
+    try:
+        shrunk = find(
+            strategy,
+            lambda example: described(example) is not None,
+            settings=chosen,
+            random=random.Random(settings.seed),
+        )
+    except (NoSuchExample, Unsatisfiable):
+        return None, budget
+    return described(shrunk), budget
+
+
+def outcome(name: str, tolerance: str, found: tuple[dict[str, Any] | None, str], label: str) -> Outcome:
+    """The Outcome of a `search`: failed with the counterexample (labelled by `Broken`'s label, else
+    `label`) or passed."""
+    counterexample, budget = found
+    if counterexample is None:
+        return Outcome(name, True, tolerance, budget)
+    return Outcome(name, False, tolerance, budget, counterexample, counterexample.get("label", label))
+
+
+# --------------------------------------------------------------------------------- calling the target
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How inputs are handed to the implementation: numpy float64 (and int64 positions), or torch."""
+
+    name: str = "numpy"
+    torch_dtype: str = "float32"
+
+    def positions(self, positions: np.ndarray) -> Any:
+        array = np.asarray(positions, dtype=np.int64)
+        if self.name == "numpy":
+            return array
+        import torch
+
+        return torch.from_numpy(array.copy())
+
+    def vectors(self, x: np.ndarray) -> Any:
+        array = np.asarray(x, dtype=np.float64)
+        if self.name == "numpy":
+            return array
+        import torch
+
+        return torch.from_numpy(array.copy()).to(getattr(torch, self.torch_dtype))
+
+
+def unit_roundoff(dtype: np.dtype | str) -> float:
+    """u = 2^−(m+1) of a float dtype with m explicit mantissa bits (float64 for anything else)."""
+    name = str(dtype)
+    bits = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7}.get(name, 52)
+    return 2.0 ** -(bits + 1)
+
+
+def as_array(result: Any, what: str) -> tuple[np.ndarray, str]:
+    """A result as a float64 array and the name of the dtype it came in (torch tensors, numpy arrays and
+    anything `numpy.asarray` takes); `Broken` when it is not an array of real numbers."""
+    dtype = getattr(result, "dtype", None)
+    name = str(dtype).removeprefix("torch.") if dtype is not None else "float64"
+    if hasattr(result, "detach"):  # a torch tensor
+        result = result.detach().cpu().double().numpy()
+    try:
+        array = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise Broken("wrong-shape", f"{what} returned {type(result).__name__}, not an array: {exc}") from None
+    if name not in ("float64", "float32", "float16", "bfloat16"):
+        name = "float64"
+    return array, name
+
+
+def call(function: Callable, args: Sequence[Any], what: str) -> Any:
+    """function(*args), a raised exception becoming `Broken('raises')`."""
+    try:
+        return function(*args)
+    except Exception as exc:
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        raise Broken("raises", f"{what} raised {type(exc).__name__}: {message}"[:300]) from None
+
+
+def require_result(array: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """`array` when it has `shape` and only finite values; `Broken` otherwise."""
+    if array.shape != shape:
+        raise Broken("wrong-shape", f"{what} returned shape {array.shape}, expected {shape}")
+    if not np.all(np.isfinite(array)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise Broken("not-finite", f"{what} returned {array[bad]} at index {bad}")
+    return array
+
+
+def short(value: float) -> float:
+    """A float for a counterexample or a deviation: 6 significant digits (raw floats are noise beyond)."""
+    return float(f"{value:.6g}") if math.isfinite(value) else value
+
+
+@dataclass
+class Collected:
+    """Findings gathered while a battery runs, without duplicates, in the order they were first seen."""
+
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, label: str, detail: str) -> None:
+        if all(f.label != label for f in self.findings):
+            self.findings.append(finding(label, detail))
