@@ -107,10 +107,17 @@ def check_slopes_exact(slopes: SlopeFunction, n_heads: int) -> CheckResult:
     high, low = np.array([_power_of_two(e) for e in alibi_slopes_exact(n)]).T
     errors = np.abs((got - high) - low) / high
     head = int(np.argmax(errors))
-    return _result(name, errors, slope_tolerance(n), {
-        "n_heads": n, "head": head + 1, "slope": float(got[head]),
-        "exponent": str(alibi_slopes_exact(n)[head]),
-    })
+    return _result(
+        name,
+        errors,
+        slope_tolerance(n),
+        {
+            "n_heads": n,
+            "head": head + 1,
+            "slope": float(got[head]),
+            "exponent": str(alibi_slopes_exact(n)[head]),
+        },
+    )
 
 
 def check_slopes_geometric(slopes: SlopeFunction, n_heads: int) -> CheckResult:
@@ -129,10 +136,17 @@ def check_slopes_geometric(slopes: SlopeFunction, n_heads: int) -> CheckResult:
     terms = np.concatenate([got[:1], got[1:] / got[:-1]])
     errors = np.abs(terms / ratio - 1.0)
     worst = int(np.argmax(errors))
-    return _result(name, errors, slope_tolerance(n), {
-        "n_heads": n, "term": "first slope" if worst == 0 else f"m_{worst + 1}/m_{worst}",
-        "value": float(terms[worst]), "expected": ratio,
-    })
+    return _result(
+        name,
+        errors,
+        slope_tolerance(n),
+        {
+            "n_heads": n,
+            "term": "first slope" if worst == 0 else f"m_{worst + 1}/m_{worst}",
+            "value": float(terms[worst]),
+            "expected": ratio,
+        },
+    )
 
 
 def check_bias_depends_on_offset(
@@ -155,10 +169,18 @@ def check_bias_depends_on_offset(
     finite = np.abs(values[np.isfinite(values)])
     tolerance = 4.0 * EPS64 * max(float(finite.max()) if finite.size else 0.0, 1.0)
     h, i, j = np.unravel_index(int(np.argmax(errors)), errors.shape)
-    return _result(name, errors, tolerance, {
-        "head": int(h), "i": int(i), "j": int(j),
-        "B[i, j]": float(values[h, i, j]), "B[i + 1, j + 1]": float(values[h, i + 1, j + 1]),
-    })
+    return _result(
+        name,
+        errors,
+        tolerance,
+        {
+            "head": int(h),
+            "i": int(i),
+            "j": int(j),
+            "B[i, j]": float(values[h, i, j]),
+            "B[i + 1, j + 1]": float(values[h, i + 1, j + 1]),
+        },
+    )
 
 
 def check_softmax_weight_ratio(
@@ -196,17 +218,24 @@ def check_softmax_weight_ratio(
     sound_rows = ~np.any(np.isnan(logits) | np.isposinf(logits), axis=-1)[:, rows]
     visible = sound_rows & np.isfinite(logits[:, rows, rows]) & np.isfinite(logits[:, rows, keys])
     tiny = np.finfo(np.float64).tiny
-    measurable = visible & (np.minimum(biased[:, rows, rows], biased[:, rows, keys]) >= tiny) & (
-        np.minimum(plain[:, rows, rows], plain[:, rows, keys]) >= tiny)
+    measurable = (
+        visible
+        & (np.minimum(biased[:, rows, rows], biased[:, rows, keys]) >= tiny)
+        & (np.minimum(plain[:, rows, rows], plain[:, rows, keys]) >= tiny)
+    )
     errors = np.where(visible, np.where(measurable, errors, 0.0), np.inf)
     errors[np.isnan(errors)] = np.inf
     finite = np.abs(logits[np.isfinite(logits)])
     tolerance = softmax_ratio_tolerance(float(finite.max()) if finite.size else 0.0)
     h, pair = np.unravel_index(int(np.argmax(errors)), errors.shape)
     witness = {
-        "head": int(h), "query": int(rows[pair]), "key": int(keys[pair]),
-        "ratio": float(ratio[h, pair]), "expected": float(expected[h, pair]),
-        "compared_pairs": int(measurable.sum()), "underflowed_pairs": int((visible & ~measurable).sum()),
+        "head": int(h),
+        "query": int(rows[pair]),
+        "key": int(keys[pair]),
+        "ratio": float(ratio[h, pair]),
+        "expected": float(expected[h, pair]),
+        "compared_pairs": int(measurable.sum()),
+        "underflowed_pairs": int((visible & ~measurable).sum()),
     }
     if not measurable.any():
         return CheckResult(name, False, float(errors.max()), tolerance, witness)

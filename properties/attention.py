@@ -30,7 +30,11 @@ def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def self_attention(
-    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, causal: bool = False,
+    x: np.ndarray,
+    w_q: np.ndarray,
+    w_k: np.ndarray,
+    w_v: np.ndarray,
+    causal: bool = False,
 ) -> np.ndarray:
     """softmax(Q Kᵀ/√d_k) V with Q = x W_Q, K = x W_K, V = x W_V; row i is the output of token i (row i of x).
 
@@ -42,8 +46,10 @@ def self_attention(
     w_k = _require_weights(w_k, "w_k", d_model)
     w_v = _require_weights(w_v, "w_v", d_model)
     if w_q.shape != w_k.shape:
-        raise ValueError(f"w_q and w_k must have the same shape (queries and keys share d_k), "
-                         f"got {w_q.shape} and {w_k.shape}")
+        raise ValueError(
+            f"w_q and w_k must have the same shape (queries and keys share d_k), "
+            f"got {w_q.shape} and {w_k.shape}"
+        )
     scores = (x @ w_q) @ (x @ w_k).T / np.sqrt(w_q.shape[1])
     if causal:
         scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
@@ -51,7 +57,10 @@ def self_attention(
 
 
 def check_permutation_equivariance(
-    attn: Attention, x: np.ndarray, perm: Sequence[int], rtol: float = PERMUTATION_RTOL,
+    attn: Attention,
+    x: np.ndarray,
+    perm: Sequence[int],
+    rtol: float = PERMUTATION_RTOL,
 ) -> CheckResult:
     """attn(P x) = P attn(x), where (P x)_i = x_perm[i]: permuting the tokens permutes the outputs alike.
 
@@ -63,13 +72,18 @@ def check_permutation_equivariance(
     x, perm = _require_matrix(x, "x"), _require_permutation(perm, len(x))
     output = np.asarray(attn(x), dtype=np.float64)
     if output.ndim == 0 or len(output) != len(x):
-        raise ValueError(f"attn must return one row per token ({len(x)}) for equivariance to make sense, "
-                         f"got shape {output.shape}")
+        raise ValueError(
+            f"attn must return one row per token ({len(x)}) for equivariance to make sense, "
+            f"got shape {output.shape}"
+        )
     return _compare("attn(P x) = P attn(x)", attn(x[perm]), output[perm], rtol, perm)
 
 
 def check_permutation_invariance(
-    attn: Attention, x: np.ndarray, perm: Sequence[int], rtol: float = PERMUTATION_RTOL,
+    attn: Attention,
+    x: np.ndarray,
+    perm: Sequence[int],
+    rtol: float = PERMUTATION_RTOL,
 ) -> CheckResult:
     """attn(P x) = attn(x): the output does not change at all when the tokens are permuted.
 
@@ -83,14 +97,20 @@ def check_permutation_invariance(
 def _compare(name: str, lhs: np.ndarray, rhs: np.ndarray, rtol: float, perm: np.ndarray) -> CheckResult:
     lhs, rhs = np.asarray(lhs, dtype=np.float64), np.asarray(rhs, dtype=np.float64)
     if lhs.shape != rhs.shape or not lhs.size:
-        raise ValueError(f"attn must return non-empty arrays of one shape, got {lhs.shape} for the permuted "
-                         f"input and {rhs.shape} for x")
+        raise ValueError(
+            f"attn must return non-empty arrays of one shape, got {lhs.shape} for the permuted "
+            f"input and {rhs.shape} for x"
+        )
     errors = np.abs(lhs - rhs)
     index = np.unravel_index(int(np.argmax(errors)), errors.shape)
     max_error = float(errors[index])
     tolerance = rtol * max(1.0, float(np.max(np.abs(lhs))), float(np.max(np.abs(rhs))))
-    witness = {"perm": perm.tolist(), "entry": tuple(int(i) for i in index),
-               "lhs": float(lhs[index]), "rhs": float(rhs[index])}
+    witness = {
+        "perm": perm.tolist(),
+        "entry": tuple(int(i) for i in index),
+        "lhs": float(lhs[index]),
+        "rhs": float(rhs[index]),
+    }
     return CheckResult(name, bool(max_error <= tolerance), max_error, tolerance, witness)
 
 

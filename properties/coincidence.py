@@ -41,8 +41,10 @@ def frequency_encoding(omegas: Sequence[object]) -> MpEncoding:
             raise ValueError(f"d = {d} needs {(d + 1) // 2} frequencies, got {len(exact)}")
         with mpmath.workdps(dps):
             values = [mpmath.mpf(sp.N(omega, dps + 10)) for omega in exact]
-            return [[(mpmath.sin if j % 2 == 0 else mpmath.cos)(p * values[j // 2]) for j in range(d)]
-                    for p in positions]
+            return [
+                [(mpmath.sin if j % 2 == 0 else mpmath.cos)(p * values[j // 2]) for j in range(d)]
+                for p in positions
+            ]
 
     return encode
 
@@ -55,8 +57,9 @@ def agreement_tolerance(dps: int) -> float:
 def _require_dps(dps: object) -> int:
     dps = require_positive_int(dps, "dps")
     if dps < MIN_DPS:
-        raise ValueError(f"dps must be at least {MIN_DPS} (coincidences are confirmed at ≥ {MIN_DPS} "
-                         f"digits), got {dps}")
+        raise ValueError(
+            f"dps must be at least {MIN_DPS} (coincidences are confirmed at ≥ {MIN_DPS} digits), got {dps}"
+        )
     return dps
 
 
@@ -82,8 +85,9 @@ def value_differences(encode: MpEncoding, d: int, pairs: Sequence[Pair], dps: in
     working = dps + len(str(max(abs(p) for p in positions)))
     rows = dict(zip(positions, encode(positions, d, working), strict=True))
     with mpmath.workdps(working):
-        return [abs(mpmath.mpf(rows[p1][dim1]) - mpmath.mpf(rows[p2][dim2]))
-                for p1, dim1, p2, dim2 in checked]
+        return [
+            abs(mpmath.mpf(rows[p1][dim1]) - mpmath.mpf(rows[p2][dim2])) for p1, dim1, p2, dim2 in checked
+        ]
 
 
 def check_witnesses(encode: MpEncoding, d: int, witnesses: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:

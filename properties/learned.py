@@ -53,4 +53,3 @@ class LearnedPositionTable:
             offender = array.reshape(-1)[np.argmax((array < 0) | (array >= self.max_len))].item()
             raise ValueError(f"positions must be {allowed}; got {offender}")
         return array.astype(np.intp)
-

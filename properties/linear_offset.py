@@ -187,63 +187,112 @@ def distance_formula(p: object, q: object, d: int, base: float, arithmetic: Arit
 
 
 def check_offset_relation(
-    encode: Encoding, offset: OffsetMatrix, positions: Iterable[float], k: float, d: int,
-    base: float = 10000.0, arithmetic: Arithmetic = FLOAT64,
+    encode: Encoding,
+    offset: OffsetMatrix,
+    positions: Iterable[float],
+    k: float,
+    d: int,
+    base: float = 10000.0,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) PE(p + k) = M_k PE(p) for every p in `positions`: one matrix, the same for all p, moves p by k."""
     with _setting(d, base, arithmetic) as case:
         ps, k = arithmetic.positions(positions), arithmetic.number(k, "k")
         moved = (case.offset(offset, k) @ case.encode(encode, ps).T).T
-        return case.verdict("PE(p + k) = M_k PE(p)", case.encode(encode, ps + k), moved,
-                            case.tolerance(case.d + 1, ps, ps + k, [k]),
-                            lambda i: {"p": ps[i[0]], "k": k, "dim": i[1]})
+        return case.verdict(
+            "PE(p + k) = M_k PE(p)",
+            case.encode(encode, ps + k),
+            moved,
+            case.tolerance(case.d + 1, ps, ps + k, [k]),
+            lambda i: {"p": ps[i[0]], "k": k, "dim": i[1]},
+        )
 
 
 def check_offset_orthogonal(
-    offset: OffsetMatrix, k: float, d: int, base: float = 10000.0, arithmetic: Arithmetic = FLOAT64,
+    offset: OffsetMatrix,
+    k: float,
+    d: int,
+    base: float = 10000.0,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) M_k M_kᵀ = I: the offset matrix is orthogonal, so moving positions keeps lengths and angles."""
     with _setting(d, base, arithmetic) as case:
         k = arithmetic.number(k, "k")
         m = case.offset(offset, k)
-        return case.verdict("M_k M_kᵀ = I", m @ m.T, np.eye(case.d), case.tolerance(case.d, [k]),
-                            lambda i: {"k": k, "row": i[0], "column": i[1]})
+        return case.verdict(
+            "M_k M_kᵀ = I",
+            m @ m.T,
+            np.eye(case.d),
+            case.tolerance(case.d, [k]),
+            lambda i: {"k": k, "row": i[0], "column": i[1]},
+        )
 
 
 def check_offset_determinant(
-    offset: OffsetMatrix, k: float, d: int, base: float = 10000.0, arithmetic: Arithmetic = FLOAT64,
+    offset: OffsetMatrix,
+    k: float,
+    d: int,
+    base: float = 10000.0,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) det M_k = 1: the offset matrix is a rotation (orthogonal, and no reflection)."""
     with _setting(d, base, arithmetic) as case:
         k = arithmetic.number(k, "k")
-        return case.verdict("det M_k = 1", arithmetic.determinant(case.offset(offset, k)), 1,
-                            case.tolerance(case.d, [k]), lambda i: {"k": k})
+        return case.verdict(
+            "det M_k = 1",
+            arithmetic.determinant(case.offset(offset, k)),
+            1,
+            case.tolerance(case.d, [k]),
+            lambda i: {"k": k},
+        )
 
 
 def check_offset_composition(
-    offset: OffsetMatrix, a: float, b: float, d: int, base: float = 10000.0, arithmetic: Arithmetic = FLOAT64,
+    offset: OffsetMatrix,
+    a: float,
+    b: float,
+    d: int,
+    base: float = 10000.0,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) M_a M_b = M_(a+b): moving by b and then by a is moving by a + b."""
     with _setting(d, base, arithmetic) as case:
         a, b = arithmetic.number(a, "a"), arithmetic.number(b, "b")
         product = case.offset(offset, a) @ case.offset(offset, b)
-        return case.verdict("M_a M_b = M_(a+b)", product, case.offset(offset, a + b),
-                            case.tolerance(case.d + 1, [a, b, a + b]),
-                            lambda i: {"a": a, "b": b, "row": i[0], "column": i[1]})
+        return case.verdict(
+            "M_a M_b = M_(a+b)",
+            product,
+            case.offset(offset, a + b),
+            case.tolerance(case.d + 1, [a, b, a + b]),
+            lambda i: {"a": a, "b": b, "row": i[0], "column": i[1]},
+        )
 
 
 def check_offset_inverse(
-    offset: OffsetMatrix, k: float, d: int, base: float = 10000.0, arithmetic: Arithmetic = FLOAT64,
+    offset: OffsetMatrix,
+    k: float,
+    d: int,
+    base: float = 10000.0,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) M_(−k) = M_kᵀ: moving back by k undoes moving forward by k, and that inverse is the transpose."""
     with _setting(d, base, arithmetic) as case:
         k = arithmetic.number(k, "k")
-        return case.verdict("M_(−k) = M_kᵀ", case.offset(offset, -k), case.offset(offset, k).T,
-                            case.tolerance(2, [k]), lambda i: {"k": k, "row": i[0], "column": i[1]})
+        return case.verdict(
+            "M_(−k) = M_kᵀ",
+            case.offset(offset, -k),
+            case.offset(offset, k).T,
+            case.tolerance(2, [k]),
+            lambda i: {"k": k, "row": i[0], "column": i[1]},
+        )
 
 
 def check_offset_from_origin(
-    encode: Encoding, offset: OffsetMatrix, positions: Iterable[float], d: int, base: float = 10000.0,
+    encode: Encoding,
+    offset: OffsetMatrix,
+    positions: Iterable[float],
+    d: int,
+    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) PE(p) = M_p PE(0): every position's encoding is the origin's, moved by p."""
@@ -251,50 +300,83 @@ def check_offset_from_origin(
         ps = arithmetic.positions(positions)
         origin = case.encode(encode, arithmetic.positions([0]))[0]
         moved = np.array([case.offset(offset, p) @ origin for p in ps]).reshape(len(ps), case.d)
-        return case.verdict("PE(p) = M_p PE(0)", case.encode(encode, ps), moved,
-                            case.tolerance(case.d + 1, ps), lambda i: {"p": ps[i[0]], "dim": i[1]})
+        return case.verdict(
+            "PE(p) = M_p PE(0)",
+            case.encode(encode, ps),
+            moved,
+            case.tolerance(case.d + 1, ps),
+            lambda i: {"p": ps[i[0]], "dim": i[1]},
+        )
 
 
 def check_norm(
-    encode: Encoding, positions: Iterable[float], d: int, base: float = 10000.0,
+    encode: Encoding,
+    positions: Iterable[float],
+    d: int,
+    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(c) ‖PE(p)‖² = d/2 for every p: each (sin, cos) pair contributes sin² + cos² = 1."""
     with _setting(d, base, arithmetic) as case:
         ps = arithmetic.positions(positions)
         rows = case.encode(encode, ps)
-        return case.verdict("‖PE(p)‖² = d/2", (rows * rows).sum(axis=1), np.full(len(ps), case.d // 2),
-                            case.tolerance(case.d, ps), lambda i: {"p": ps[i[0]]})
+        return case.verdict(
+            "‖PE(p)‖² = d/2",
+            (rows * rows).sum(axis=1),
+            np.full(len(ps), case.d // 2),
+            case.tolerance(case.d, ps),
+            lambda i: {"p": ps[i[0]]},
+        )
 
 
 def check_dot_product(
-    encode: Encoding, positions: Iterable[float], d: int, base: float = 10000.0,
-    formula: Formula = dot_product_formula, arithmetic: Arithmetic = FLOAT64,
+    encode: Encoding,
+    positions: Iterable[float],
+    d: int,
+    base: float = 10000.0,
+    formula: Formula = dot_product_formula,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(d) PE(p)·PE(q) = Σ_i cos((p − q)ω_i) for every pair of `positions`, with the declared ω_i."""
     with _setting(d, base, arithmetic) as case:
         ps = arithmetic.positions(positions)
         rows = case.encode(encode, ps)
-        return case.verdict("PE(p)·PE(q) = Σ_i cos((p − q)ω_i)", rows @ rows.T, case.pairwise(formula, ps),
-                            case.tolerance(case.d, ps, _differences(ps)),
-                            lambda i: {"p": ps[i[0]], "q": ps[i[1]]})
+        return case.verdict(
+            "PE(p)·PE(q) = Σ_i cos((p − q)ω_i)",
+            rows @ rows.T,
+            case.pairwise(formula, ps),
+            case.tolerance(case.d, ps, _differences(ps)),
+            lambda i: {"p": ps[i[0]], "q": ps[i[1]]},
+        )
 
 
 def check_dot_product_relative(
-    encode: Encoding, positions: Iterable[float], shift: float, d: int, base: float = 10000.0,
+    encode: Encoding,
+    positions: Iterable[float],
+    shift: float,
+    d: int,
+    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(d) PE(p + s)·PE(q + s) = PE(p)·PE(q): the dot product depends on p − q only."""
     with _setting(d, base, arithmetic) as case:
         ps, s = arithmetic.positions(positions), arithmetic.number(shift, "shift")
         rows, shifted = case.encode(encode, ps), case.encode(encode, ps + s)
-        return case.verdict("PE(p + s)·PE(q + s) = PE(p)·PE(q)", shifted @ shifted.T, rows @ rows.T,
-                            case.tolerance(2 * case.d, ps, ps + s),
-                            lambda i: {"p": ps[i[0]], "q": ps[i[1]], "shift": s})
+        return case.verdict(
+            "PE(p + s)·PE(q + s) = PE(p)·PE(q)",
+            shifted @ shifted.T,
+            rows @ rows.T,
+            case.tolerance(2 * case.d, ps, ps + s),
+            lambda i: {"p": ps[i[0]], "q": ps[i[1]], "shift": s},
+        )
 
 
 def check_dot_product_even(
-    encode: Encoding, positions: Iterable[float], offsets: Iterable[float], d: int, base: float = 10000.0,
+    encode: Encoding,
+    positions: Iterable[float],
+    offsets: Iterable[float],
+    d: int,
+    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(d) PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ): the dot product cannot tell the token after from the one before.
@@ -307,14 +389,22 @@ def check_dot_product_even(
         after = np.array([row @ case.encode(encode, p + deltas).T for row, p in zip(rows, ps, strict=True)])
         before = np.array([row @ case.encode(encode, p - deltas).T for row, p in zip(rows, ps, strict=True)])
         reach = [abs(p) + abs(delta) for p in ps for delta in deltas]
-        return case.verdict("PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)", after, before,
-                            case.tolerance(2 * case.d, reach),
-                            lambda i: {"p": ps[i[0]], "delta": deltas[i[1]]})
+        return case.verdict(
+            "PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)",
+            after,
+            before,
+            case.tolerance(2 * case.d, reach),
+            lambda i: {"p": ps[i[0]], "delta": deltas[i[1]]},
+        )
 
 
 def check_distance(
-    encode: Encoding, positions: Iterable[float], d: int, base: float = 10000.0,
-    formula: Formula = distance_formula, arithmetic: Arithmetic = FLOAT64,
+    encode: Encoding,
+    positions: Iterable[float],
+    d: int,
+    base: float = 10000.0,
+    formula: Formula = distance_formula,
+    arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(e) ‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)ω_i)) for every pair of `positions`, with the declared ω_i.
 
@@ -324,10 +414,13 @@ def check_distance(
         ps = arithmetic.positions(positions)
         rows = case.encode(encode, ps)
         differences = rows[:, None, :] - rows[None, :, :]
-        return case.verdict("‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)ω_i))",
-                            (differences * differences).sum(axis=2), case.pairwise(formula, ps),
-                            case.tolerance(2 * case.d, ps, _differences(ps)),
-                            lambda i: {"p": ps[i[0]], "q": ps[i[1]]})
+        return case.verdict(
+            "‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)ω_i))",
+            (differences * differences).sum(axis=2),
+            case.pairwise(formula, ps),
+            case.tolerance(2 * case.d, ps, _differences(ps)),
+            lambda i: {"p": ps[i[0]], "q": ps[i[1]]},
+        )
 
 
 @dataclass(frozen=True)
@@ -358,7 +451,11 @@ class _Setting:
         return self.arithmetic.tolerance(largest, terms)
 
     def verdict(
-        self, name: str, lhs: Any, rhs: Any, tolerance: float,
+        self,
+        name: str,
+        lhs: Any,
+        rhs: Any,
+        tolerance: float,
         locate: Callable[[tuple[int, ...]], dict[str, object]],
     ) -> CheckResult:
         """Compare lhs and rhs entrywise; the witness is the entry where they differ most, with its values."""
@@ -367,8 +464,12 @@ class _Setting:
         index = np.unravel_index(int(np.argmax(errors)), errors.shape)
         max_error = float(errors[index])
         found = {**locate(tuple(int(i) for i in index)), "lhs": lhs[index], "rhs": rhs[index]}
-        witness = {**{key: _plain(value) for key, value in found.items()}, "d": self.d, "base": self.base,
-                   "arithmetic": self.arithmetic.describe()}
+        witness = {
+            **{key: _plain(value) for key, value in found.items()},
+            "d": self.d,
+            "base": self.base,
+            "arithmetic": self.arithmetic.describe(),
+        }
         return CheckResult(name, bool(max_error <= tolerance), max_error, tolerance, witness)
 
 

@@ -81,9 +81,16 @@ def check_abel_bound(bound: Bound, h: np.ndarray, distances: np.ndarray, theta: 
         ratio = np.where(rhs > 0, lhs / rhs, np.inf)
     return CheckResult(
         "Abel bound |Σ h_i e^{iΔθ_i}| ≤ (max |h_{j+1} − h_j|)·Σ_j |S_j|",
-        bool(np.max(excess) <= 0.0), float(max(np.max(lhs - rhs), 0.0)), float(np.max(per_term * scale)),
-        {"row": int(row), "distance": float(distances[column]), "sum": float(lhs[row, column]),
-         "bound": float(rhs[row, column]), "largest_ratio": float(np.max(ratio))},
+        bool(np.max(excess) <= 0.0),
+        float(max(np.max(lhs - rhs), 0.0)),
+        float(np.max(per_term * scale)),
+        {
+            "row": int(row),
+            "distance": float(distances[column]),
+            "sum": float(lhs[row, column]),
+            "bound": float(rhs[row, column]),
+            "largest_ratio": float(np.max(ratio)),
+        },
     )
 
 
@@ -122,8 +129,16 @@ def decay_profile(curve: np.ndarray, window: int) -> DecayProfile:
     edges = [*range(0, window * max(values.size // window, 1), window), values.size]
     maxima = [float(values[a:b].max()) for a, b in itertools.pairwise(edges)]
     rise_at = int(np.argmax(steps))
-    return DecayProfile(float(values[0]), float(values[-1]), int(np.sum(steps > 0)), int(steps.size),
-                        float(max(steps[rise_at], 0.0)), rise_at, window, tuple(maxima))
+    return DecayProfile(
+        float(values[0]),
+        float(values[-1]),
+        int(np.sum(steps > 0)),
+        int(steps.size),
+        float(max(steps[rise_at], 0.0)),
+        rise_at,
+        window,
+        tuple(maxima),
+    )
 
 
 def _require_rows(x: object, name: str) -> np.ndarray:

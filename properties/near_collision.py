@@ -904,6 +904,10 @@ def check_distance_depends_only_on_offset(
         bool(spread[worst - 1] <= tolerance),
         float(spread[worst - 1]),
         float(tolerance),
-        {"offset": worst, "least": float(least[worst]), "largest": float(largest[worst]),
-         "position_of_least": int(where[worst])},
+        {
+            "offset": worst,
+            "least": float(least[worst]),
+            "largest": float(largest[worst]),
+            "position_of_least": int(where[worst]),
+        },
     )

@@ -181,9 +181,16 @@ def check_relative_property_qk(
     tolerance = angle_tolerance(max_angle, terms=2 * q.shape[1]) * _max_abs(q) * _max_abs(k)
     worst = _worst(errors)
     return _result(
-        "relative property ⟨rot(q, m), rot(k, n)⟩ = ⟨q, rot(k, n − m)⟩", errors, tolerance,
-        {"row": worst, "m": float(m[worst]), "n": float(n[worst]),
-         "lhs": float(lhs[worst]), "rhs": float(rhs[worst])},
+        "relative property ⟨rot(q, m), rot(k, n)⟩ = ⟨q, rot(k, n − m)⟩",
+        errors,
+        tolerance,
+        {
+            "row": worst,
+            "m": float(m[worst]),
+            "n": float(n[worst]),
+            "lhs": float(lhs[worst]),
+            "rhs": float(rhs[worst]),
+        },
     )
 
 
@@ -201,9 +208,15 @@ def check_norm_preservation(rotate: Rotation, x: np.ndarray, positions: np.ndarr
     tolerance = angle_tolerance(0.0, terms=x.shape[1]) * _max_abs(norms)
     worst = _worst(errors)
     return _result(
-        "norm preservation ‖rot(x, p)‖ = ‖x‖", errors, tolerance,
-        {"row": worst, "position": float(p[worst]), "norm": float(norms[worst]),
-         "rotated_norm": float(rotated_norms[worst])},
+        "norm preservation ‖rot(x, p)‖ = ‖x‖",
+        errors,
+        tolerance,
+        {
+            "row": worst,
+            "position": float(p[worst]),
+            "norm": float(norms[worst]),
+            "rotated_norm": float(rotated_norms[worst]),
+        },
     )
 
 
@@ -224,7 +237,9 @@ def check_composition(
     tolerance = angle_tolerance(_max_abs(m, n, m + n), terms=4) * _max_abs(x)
     worst = _worst(errors)
     return _result(
-        "composition rot(rot(x, m), n) = rot(x, m + n)", errors, tolerance,
+        "composition rot(rot(x, m), n) = rot(x, m + n)",
+        errors,
+        tolerance,
         {"row": worst, "m": float(m[worst]), "n": float(n[worst])},
     )
 
@@ -249,9 +264,14 @@ def check_layout_equivalence(
     tolerance = angle_tolerance(_max_abs(p), terms=4) * _max_abs(x)
     worst = _worst(errors)
     return _result(
-        "layout equivalence half_split(x) = Pᵀ interleaved(P x)", errors, tolerance,
-        {"row": worst, "position": float(p[worst]),
-         "dimension": int(np.argmax(np.abs(direct[worst] - via_interleaved[worst])))},
+        "layout equivalence half_split(x) = Pᵀ interleaved(P x)",
+        errors,
+        tolerance,
+        {
+            "row": worst,
+            "position": float(p[worst]),
+            "dimension": int(np.argmax(np.abs(direct[worst] - via_interleaved[worst]))),
+        },
     )
 
 
@@ -275,9 +295,20 @@ def check_agreement_with_reference(
     p = _require_sequence_positions(positions, x.shape[0])
     got = _rotated(rotate, x, p)
     expected = np.array(
-        [[float(e) for e in apply_rope_mp(row.tolist(), float(pos), base=base, layout=layout,
-                                          rotary_fraction=rotary_fraction, dps=dps)]
-         for row, pos in zip(x, p, strict=True)],
+        [
+            [
+                float(e)
+                for e in apply_rope_mp(
+                    row.tolist(),
+                    float(pos),
+                    base=base,
+                    layout=layout,
+                    rotary_fraction=rotary_fraction,
+                    dps=dps,
+                )
+            ]
+            for row, pos in zip(x, p, strict=True)
+        ],
         dtype=np.float64,
     ).reshape(x.shape)
     difference = np.abs(got - expected)
@@ -288,9 +319,15 @@ def check_agreement_with_reference(
     return _result(
         f"agreement with the {dps}-digit reference "
         f"(base={base}, layout={layout}, rotary_fraction={rotary_fraction})",
-        errors, tolerance,
-        {"row": worst, "position": float(p[worst]), "dimension": dimension,
-         "got": float(got[worst, dimension]), "expected": float(expected[worst, dimension])},
+        errors,
+        tolerance,
+        {
+            "row": worst,
+            "position": float(p[worst]),
+            "dimension": dimension,
+            "got": float(got[worst, dimension]),
+            "expected": float(expected[worst, dimension]),
+        },
     )
 
 
@@ -323,8 +360,9 @@ def _require_batch(x: object, name: str) -> np.ndarray:
 def _require_sequence_positions(positions: object, n: int, name: str = "positions") -> np.ndarray:
     array = require_positions(positions, name)
     if array.shape != (n,):
-        raise ValueError(f"{name} must have shape ({n},), one per vector along the sequence axis; "
-                         f"got shape {array.shape}")
+        raise ValueError(
+            f"{name} must have shape ({n},), one per vector along the sequence axis; got shape {array.shape}"
+        )
     return array
 
 

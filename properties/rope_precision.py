@@ -129,19 +129,24 @@ def check_shift_invariance(
     largest_drift = float(drift[shift, pair])
     return CheckResult(
         "shift invariance ⟨rot(q, m + s), rot(k, n + s)⟩ = ⟨R_m q, R_n k⟩",
-        bool(largest_drift <= tolerance), largest_drift, float(tolerance),
+        bool(largest_drift <= tolerance),
+        largest_drift,
+        float(tolerance),
         {"shift": float(shifts[shift]), "pair": int(pair), "drift": largest_drift},
     )
 
 
 def _require_representable(values: np.ndarray, spec: DtypeSpec, name: str) -> None:
     if np.any(np.abs(values) > spec.max_finite):
-        raise ValueError(f"{name} must stay within the largest finite {spec.name} value {spec.max_finite:g}; "
-                         f"got {float(np.max(np.abs(values))):g}")
+        raise ValueError(
+            f"{name} must stay within the largest finite {spec.name} value {spec.max_finite:g}; "
+            f"got {float(np.max(np.abs(values))):g}"
+        )
 
 
-def _rotated(rotate: Callable[[np.ndarray, np.ndarray], np.ndarray], x: np.ndarray,
-             positions: np.ndarray) -> np.ndarray:
+def _rotated(
+    rotate: Callable[[np.ndarray, np.ndarray], np.ndarray], x: np.ndarray, positions: np.ndarray
+) -> np.ndarray:
     out = np.asarray(rotate(x.copy(), positions.copy()), dtype=np.float64)
     if out.shape != x.shape:
         raise ValueError(f"the rotation must return its input's shape {x.shape}, returned {out.shape}")

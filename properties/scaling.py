@@ -144,7 +144,6 @@ def frequency_tolerance(base: float, factor: float, slack: float = 8.0) -> float
     return slack * EPS64 * (4.0 + math.log(base) + 2.0 * math.log(factor))
 
 
-
 def check_linear_scaling(scaled: ScalingFunction, d: int, base: float, factor: float) -> CheckResult:
     """scaled(d, base, s) = θ_i/s for every i: position interpolation divides every frequency by s."""
     theta, s = rope_frequencies(d, base), require_factor(factor)
@@ -201,9 +200,17 @@ def check_yarn_regimes(
     errors = np.maximum(errors, np.maximum(scale - 1.0, 1.0 / s - scale))
     errors[1:] = np.maximum(errors[1:], scale[1:] - scale[:-1])
     worst = int(np.argmax(errors))
-    return _result(name, errors, frequency_tolerance(base, s), {
-        "i": worst, "turns": float(turns[worst]), "theta'/theta": float(scale[worst]), "1/s": 1.0 / s,
-    })
+    return _result(
+        name,
+        errors,
+        frequency_tolerance(base, s),
+        {
+            "i": worst,
+            "turns": float(turns[worst]),
+            "theta'/theta": float(scale[worst]),
+            "1/s": 1.0 / s,
+        },
+    )
 
 
 def check_yarn_attention_factor(attention: Callable[[float], float], factor: float) -> CheckResult:
@@ -247,9 +254,17 @@ def check_llama3_regimes(
     worst = int(np.argmax(errors))
     regime = "kept" if ratio[worst] > high else "divided" if ratio[worst] < low else "blended"
     tolerance = frequency_tolerance(base, s) * (1.0 + s * high / (high - low))
-    return _result(name, errors, tolerance, {
-        "i": worst, "regime": regime, "theta'": float(got[worst]), "expected": float(expected[worst]),
-    })
+    return _result(
+        name,
+        errors,
+        tolerance,
+        {
+            "i": worst,
+            "regime": regime,
+            "theta'": float(got[worst]),
+            "expected": float(expected[worst]),
+        },
+    )
 
 
 def _require_ntk_dimension(d: object) -> int:
@@ -321,4 +336,3 @@ def _compare(name: str, got: object, expected: np.ndarray, tolerance: float) -> 
 def _result(name: str, errors: np.ndarray, tolerance: float, witness: dict[str, object]) -> CheckResult:
     max_error = float(np.max(errors))
     return CheckResult(name, bool(max_error <= tolerance), max_error, tolerance, witness)
-
