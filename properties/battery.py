@@ -50,7 +50,8 @@ LABELS = {
     "interleaved-layout": "sines and cosines (or rotated pairs) interleaved: dims 2i and 2i+1",
     "half-split-layout": "rotated pairs are dims i and i + d/2 (rotate_half)",
     "partial-rotary": "only the first dimensions are rotated, the rest pass through",
-    "odd-d": "an odd d is accepted: the last dimension has no partner",
+    "odd-d": "how an odd d is handled (accepted with the last dimension unpaired, or rejected)",
+    "fast-pair-above-one": "the fastest pair turns by more than one radian per position (θ_0 > 1)",
     "wrong-slopes": "the ALiBi slopes are not the reference rule for this head count",
     "bias-sign": "the bias rewards distance instead of penalising it",
     "not-monotone": "the bias does not fall with distance",
@@ -101,7 +102,9 @@ class Finding:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One property checked: whether it held, the tolerance and budget, and a counterexample if it failed."""
+    """One property checked: whether it held, the tolerance and budget, and a counterexample if it failed.
+    A property that does not apply to the implementation's form or dimensions returns `not_applicable`,
+    which the report leaves out."""
 
     name: str
     passed: bool
@@ -109,6 +112,7 @@ class Outcome:
     budget: str
     counterexample: dict[str, Any] | None = None
     label: str | None = None
+    applies: bool = True
 
     @property
     def message(self) -> str:
@@ -117,6 +121,11 @@ class Outcome:
             return f"{self.name}: holds ({self.budget}; tolerance {self.tolerance})"
         shown = ", ".join(f"{key}={value}" for key, value in (self.counterexample or {}).items())
         return f"{self.name}: fails at {shown}"
+
+
+def not_applicable(name: str) -> Outcome:
+    """The outcome of a property that does not apply here; `run_battery` drops it from the report."""
+    return Outcome(name, True, "not applicable", "not run", applies=False)
 
 
 @dataclass(frozen=True)
@@ -272,7 +281,8 @@ def run_battery(
     if not settings.ds and spec.ds:
         settings = dataclasses.replace(settings, ds=spec.ds)
     adapter = spec.adapt(function, form_of(spec, function), backend or Backend(), settings)
-    outcomes = tuple(p.check(adapter, settings) for p in properties_of(family))
+    checked = (p.check(adapter, settings) for p in properties_of(family))
+    outcomes = tuple(o for o in checked if o.applies)
     collected = Collected()
     for o in outcomes:
         if not o.passed:

@@ -1,0 +1,468 @@
+"""The `rope-frequencies` battery on a regression corpus of ``inv_freq(d)`` implementations.
+
+The corpus re-expresses the Hugging Face ``modeling_rope_utils.py`` rules in numpy, independently of
+`properties.scaling` (so a wrong reference there would show here): default RoPE, Llama 2 and Llama 3 bases,
+linear, NTK-aware, dynamic NTK, YaRN and Llama 3 scaling, in float64 and float32. Each must pass and be
+identified with its parameters. Each bug class must fail its property (or be flagged) under its label, with
+a concrete counterexample: the Llama 3 rule that returns the unscaled frequencies (transformers PR #32330),
+the exponent −i/d, increasing order, a negative entry, NaN, raising, a wrong shape, noise between calls,
+a fastest frequency above 1, and a wrong arity (a usage error).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pe_verify.properties import scaling
+from pe_verify.properties.battery import Report, Settings, properties_of, run_battery
+from pe_verify.properties.battery_frequencies import FAMILY_NAME, UNKNOWN, VARIANTS
+
+SETTINGS = Settings(examples=20)
+LLAMA3_BASE = 500000.0
+
+
+def check(function, settings: Settings = SETTINGS) -> Report:
+    return run_battery(FAMILY_NAME, function, settings)
+
+
+def labels(report: Report) -> set[str]:
+    return {f.label for f in report.findings}
+
+
+def failed(report: Report, name: str):
+    (result,) = [o for o in report.properties if o.name == name]
+    assert not result.passed, result.message
+    return result
+
+
+# --------------------------------------------------------------------- the corpus (numpy, Hugging Face)
+
+
+def default_rope(d: int, base: float = 10000.0) -> np.ndarray:
+    """``_compute_default_rope_parameters``: 1 / base^(arange(0, d, 2)/d)."""
+    return 1.0 / (base ** (np.arange(0, d, 2, dtype=np.int64).astype(np.float64) / d))
+
+
+def default_rope_float32(d: int, base: float = 10000.0) -> np.ndarray:
+    """The same in float32, as torch computes it (``.float()`` exponents)."""
+    exponent = np.arange(0, d, 2, dtype=np.int64).astype(np.float32) / np.float32(d)
+    return (np.float32(1.0) / (np.float32(base) ** exponent)).astype(np.float32)
+
+
+def llama2(d: int) -> np.ndarray:
+    return default_rope(d, 10000.0)
+
+
+def llama3_unscaled(d: int) -> np.ndarray:
+    return default_rope(d, LLAMA3_BASE)
+
+
+LINEAR = 4.0
+
+
+def linear(d: int) -> np.ndarray:
+    """``_compute_linear_scaling_rope_parameters``: inv_freq / factor."""
+    return default_rope(d) / LINEAR
+
+
+NTK = 2.0
+
+
+def ntk(d: int) -> np.ndarray:
+    """NTK-aware: base · factor^(d/(d − 2))."""
+    return default_rope(d, 10000.0 * NTK ** (d / (d - 2)))
+
+
+DYNAMIC = 2.0
+DYNAMIC_L0 = 4096
+DYNAMIC_LENGTH = 8192
+
+
+def dynamic_ntk(d: int) -> np.ndarray:
+    """``_compute_dynamic_ntk_parameters`` at seq_len = 8192 > L₀ = 4096."""
+    grown = (DYNAMIC * DYNAMIC_LENGTH / DYNAMIC_L0) - (DYNAMIC - 1)
+    return default_rope(d, 10000.0 * grown ** (d / (d - 2)))
+
+
+YARN = {"factor": 16.0, "original_max_position_embeddings": 4096, "beta_fast": 32.0, "beta_slow": 1.0}
+
+
+def yarn(d: int, base: float = 10000.0, truncate: bool = True, **given: float) -> np.ndarray:
+    """``_compute_yarn_parameters``: find_correction_range, linear_ramp_factor, the blend."""
+    p = {**YARN, **given}
+    factor, context = p["factor"], p["original_max_position_embeddings"]
+
+    def correction_dim(rotations: float) -> float:
+        return (d * math.log(context / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = correction_dim(p["beta_fast"]), correction_dim(p["beta_slow"])
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (np.arange(0, d, 2) / d)
+    extrapolation, interpolation = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
+    extrapolation_factor = 1 - ramp
+    return interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor
+
+
+LLAMA3 = {
+    "factor": 8.0,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+    "original_max_position_embeddings": 8192,
+}
+
+
+def llama3(d: int, dtype: type = np.float64, **given: float) -> np.ndarray:
+    """``_compute_llama3_parameters`` (its np.where form), computed in `dtype`."""
+    p = {**LLAMA3, **given}
+    f = dtype
+    inv_freq = (default_rope_float32 if dtype is np.float32 else default_rope)(d, LLAMA3_BASE).astype(f)
+    factor, low, high = f(p["factor"]), f(p["low_freq_factor"]), f(p["high_freq_factor"])
+    context = f(p["original_max_position_embeddings"])
+    low_wavelen, high_wavelen = context / low, context / high
+    wavelen = f(2 * math.pi) / inv_freq
+    scaled = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (context / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled).astype(f)
+
+
+def llama3_float32(d: int) -> np.ndarray:
+    return llama3(d, np.float32)
+
+
+# ---------------------------------------------------------------------------- the corpus passes
+
+
+def test_every_property_is_registered() -> None:
+    names = [p.name for p in properties_of(FAMILY_NAME)]
+    assert names == [
+        "one-per-pair",
+        "finite",
+        "positive",
+        "decreasing",
+        "deterministic",
+        "fastest-at-most-one",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("function", "settings"),
+    [(default_rope, SETTINGS), (default_rope_float32, SETTINGS), (llama2, Settings(examples=20, ds=(128,)))],
+    ids=["default", "default-float32", "llama2-d128"],
+)
+def test_unscaled_rope_is_identified_as_none(function, settings: Settings) -> None:
+    report = check(function, settings)
+    assert report.passed, [o.message for o in report.properties]
+    assert report.identified is not None
+    assert (report.identified.variant, report.identified.matches) == ("none", True)
+    assert report.identified.parameters["base"] == 10000.0
+    assert report.identified.max_abs_deviation <= report.identified.parameters["tolerance"]
+    assert labels(report) == {"scaling-none"}
+
+
+def test_llama3_base_is_a_wrong_base_against_the_declared_10000() -> None:
+    report = check(llama3_unscaled)
+    assert report.passed
+    assert report.identified.variant == "none"
+    assert report.identified.parameters["base"] == LLAMA3_BASE
+    assert labels(report) == {"scaling-none", "wrong-base"}
+
+
+def test_llama3_base_matches_when_declared() -> None:
+    report = check(llama3_unscaled, Settings(examples=20, base=LLAMA3_BASE))
+    assert report.passed
+    assert report.identified.variant == "none"
+    assert report.identified.parameters["base"] == LLAMA3_BASE
+    assert labels(report) == {"scaling-none"}
+
+
+def test_linear_scaling_is_identified_with_its_factor() -> None:
+    report = check(linear)
+    assert report.passed
+    assert report.identified.variant == "linear"
+    assert report.identified.parameters["factor"] == LINEAR
+    assert labels(report) == {"scaling-linear"}
+
+
+def test_ntk_scaling_is_identified_and_says_it_may_be_dynamic() -> None:
+    report = check(ntk)
+    assert report.passed
+    assert report.identified.variant == "ntk"
+    assert report.identified.parameters["factor"] == NTK
+    (message,) = [f.message for f in report.findings if f.label == "scaling-ntk"]
+    assert "dynamic NTK" in message
+
+
+def test_dynamic_ntk_at_one_length_is_ntk_with_the_grown_factor() -> None:
+    report = check(dynamic_ntk)
+    assert report.identified.variant == "ntk"
+    grown = DYNAMIC * DYNAMIC_LENGTH / DYNAMIC_L0 - (DYNAMIC - 1)
+    assert report.identified.parameters["factor"] == grown
+    assert "scaling-dynamic-ntk" not in labels(report)
+
+
+def test_yarn_is_identified_with_its_parameters() -> None:
+    report = check(yarn)
+    assert report.passed
+    assert report.identified.variant == "yarn"
+    parameters = report.identified.parameters
+    assert {k: parameters[k] for k in YARN} == YARN
+    assert parameters["truncate"] is True
+    assert labels(report) == {"scaling-yarn"}
+
+
+def test_yarn_without_truncation_and_another_context_is_identified() -> None:
+    report = check(lambda d: yarn(d, truncate=False, factor=4.0, original_max_position_embeddings=32768))
+    assert report.identified.variant == "yarn"
+    parameters = report.identified.parameters
+    assert parameters["truncate"] is False
+    assert (parameters["factor"], parameters["original_max_position_embeddings"]) == (4.0, 32768)
+
+
+@pytest.mark.parametrize("function", [llama3, llama3_float32], ids=["float64", "float32"])
+def test_llama3_is_identified_with_its_parameters(function) -> None:
+    report = check(function, Settings(examples=20, base=LLAMA3_BASE))
+    assert report.passed
+    assert report.identified.variant == "llama3"
+    assert report.identified.matches
+    assert {k: report.identified.parameters[k] for k in LLAMA3} == LLAMA3
+    assert labels(report) == {"scaling-llama3"}
+
+
+def test_llama3_under_the_declared_10000_is_still_llama3_with_a_wrong_base() -> None:
+    report = check(llama3)
+    assert report.identified.variant == "llama3"
+    assert report.identified.parameters["base"] == LLAMA3_BASE
+    assert labels(report) == {"scaling-llama3", "wrong-base"}
+
+
+def test_the_deviation_is_relative_and_the_variant_a_known_string() -> None:
+    report = check(yarn)
+    assert report.identified.variant in VARIANTS
+    assert "relative" in report.identified.parameters["deviation"]
+    assert report.as_json()["identified"]["variant"] == "yarn"
+
+
+def test_one_d_cannot_tell_a_wrong_base_from_ntk_and_says_so() -> None:
+    report = check(llama3_unscaled, Settings(examples=20, ds=(128,)))
+    assert report.identified.variant == "none"
+    assert report.identified.parameters["base"] == LLAMA3_BASE
+    (message,) = [f.message for f in report.findings if f.label == "scaling-none"]
+    assert "also ntk" in message and "several d" in message
+
+
+def test_identification_is_cheap_at_large_d() -> None:
+    settings = Settings(examples=5, ds=(4096,))
+    start = time.perf_counter()
+    report = check(yarn, settings)
+    assert time.perf_counter() - start < 1.0
+    assert report.identified.variant == "yarn"
+
+
+# ---------------------------------------------------------------------------- the bug classes
+
+
+def llama3_pr_32330(d: int) -> np.ndarray:
+    """transformers PR #32330: the Llama 3 rule computes the scaled frequencies but returns the unscaled."""
+    inv_freq = default_rope(d, LLAMA3_BASE)
+    _scaled = llama3(d)
+    return inv_freq
+
+
+def test_llama3_returning_unscaled_frequencies_is_identified_as_none() -> None:
+    report = check(llama3_pr_32330, Settings(examples=20, base=LLAMA3_BASE))
+    assert report.passed  # every property holds: only the identification shows the bug
+    assert report.identified.variant == "none"
+    assert "scaling-llama3" not in labels(report)
+    assert "scaling-none" in labels(report)
+
+
+def test_exponent_minus_i_over_d_is_a_wrong_exponent() -> None:
+    report = check(lambda d: 10000.0 ** (-np.arange(d // 2) / d))
+    assert report.identified.parameters["exponent"] == "-i/d"
+    assert labels(report) == {"wrong-exponent"}
+
+
+def test_exponent_over_d_minus_2_is_flagged() -> None:
+    report = check(lambda d: 10000.0 ** (-2.0 * np.arange(d // 2) / (d - 2)))
+    assert labels(report) == {"exponent-d-2"}
+
+
+def increasing(d: int) -> np.ndarray:
+    return default_rope(d)[::-1].copy()
+
+
+def test_increasing_order_is_not_decreasing_with_the_pair_shown() -> None:
+    report = check(increasing)
+    result = failed(report, "decreasing")
+    assert result.label == "not-decreasing"
+    example = result.counterexample
+    theta = increasing(example["d"])
+    i = example["i"]
+    assert theta[i + 1] >= theta[i]
+    assert (example["theta[i]"], example["theta[i+1]"]) == (
+        float(f"{theta[i]:.6g}"),
+        float(f"{theta[i + 1]:.6g}"),
+    )
+    assert "not-decreasing" in labels(report)
+    assert report.identified.variant == UNKNOWN
+
+
+def negative_entry(d: int) -> np.ndarray:
+    theta = default_rope(d)
+    theta[d // 4] = -theta[d // 4]
+    return theta
+
+
+def test_a_negative_entry_is_not_positive() -> None:
+    report = check(negative_entry)
+    result = failed(report, "positive")
+    assert result.label == "not-positive"
+    example = result.counterexample
+    assert example["i"] == example["d"] // 4
+    assert example["theta[i]"] < 0
+    assert report.identified is None
+    assert "not-positive" in labels(report)
+
+
+def nan_entry(d: int) -> np.ndarray:
+    theta = default_rope(d)
+    theta[-1] = np.nan
+    return theta
+
+
+def test_nan_is_not_finite() -> None:
+    report = check(nan_entry)
+    result = failed(report, "finite")
+    assert result.label == "not-finite"
+    assert result.counterexample["index"] == [result.counterexample["d"] // 2 - 1]
+    assert result.counterexample["value"] == "nan"
+    assert failed(report, "decreasing").label == "not-finite"
+    assert report.identified is None
+
+
+def raising(d: int) -> np.ndarray:
+    raise RuntimeError("rope_type not supported")
+
+
+def test_raising_is_reported_as_raises() -> None:
+    report = check(raising)
+    assert all(o.label == "raises" for o in report.properties)
+    assert "rope_type not supported" in report.properties[0].counterexample["message"]
+    assert labels(report) == {"raises"}
+
+
+def full_width(d: int) -> np.ndarray:
+    """One frequency per dimension instead of per pair."""
+    return 1.0 / (10000.0 ** (np.arange(d) / d))
+
+
+def test_a_wrong_shape_is_caught() -> None:
+    report = check(full_width)
+    result = failed(report, "one-per-pair")
+    assert result.label == "wrong-shape"
+    d = result.counterexample["d"]
+    assert (result.counterexample["shape"], result.counterexample["expected"]) == ([d], [d // 2])
+    assert "wrong-shape" in labels(report)
+
+
+def test_a_wrong_arity_is_a_usage_error() -> None:
+    with pytest.raises(ValueError, match="1 \\(inv_freq\\)"):
+        check(lambda d, base: default_rope(d, base))
+
+
+def test_a_default_argument_is_fine() -> None:
+    assert check(lambda d, base=10000.0: default_rope(d, base)).passed
+
+
+@pytest.mark.parametrize("ds", [(63,), (2,)])
+def test_odd_or_tiny_dimensions_are_a_usage_error(ds: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match="even integers ≥ 4"):
+        check(default_rope, Settings(examples=5, ds=ds))
+
+
+def noisy() -> object:
+    generator = np.random.default_rng(7)
+
+    def inv_freq(d: int) -> np.ndarray:
+        return default_rope(d) * (1.0 + 1e-9 * generator.standard_normal(d // 2))
+
+    return inv_freq
+
+
+def test_noise_between_calls_is_nondeterministic() -> None:
+    report = check(noisy())
+    result = failed(report, "deterministic")
+    assert result.label == "nondeterministic"
+    example = result.counterexample
+    assert example["first"] != example["second"]
+    assert "nondeterministic" in labels(report)
+
+
+def doubled(d: int) -> np.ndarray:
+    """A 'factor 1/2' compression: every pair turns twice as fast, the fastest by 2 rad per position."""
+    return 2.0 * default_rope(d)
+
+
+def test_a_fastest_frequency_above_one_fails() -> None:
+    report = check(doubled)
+    result = failed(report, "fastest-at-most-one")
+    assert result.label == "fast-pair-above-one"
+    assert result.counterexample["theta[0]"] > 1
+    assert report.identified.variant == UNKNOWN
+
+
+def wiggled(d: int) -> np.ndarray:
+    """Decreasing, deterministic, positive, but no known rule: a 1 % wiggle on the default frequencies."""
+    return default_rope(d) * (1.0 + 0.01 * np.sin(np.arange(d // 2)))
+
+
+def test_no_known_rule_is_unknown_scaling_with_the_closest() -> None:
+    report = check(wiggled)
+    assert report.passed
+    identified = report.identified
+    assert (identified.variant, identified.matches) == (UNKNOWN, False)
+    assert identified.parameters["closest"] in VARIANTS
+    assert identified.max_abs_deviation > identified.parameters["tolerance"]
+    (message,) = [f.message for f in report.findings if f.label == "unknown-scaling"]
+    assert "closest" in message
+    assert "d = 64, 128, 256" in message  # several d by default
+
+
+# ------------------------------------------------------- θ_0 ≤ 1 holds for every reference rule
+
+
+@given(
+    d=st.integers(2, 512).map(lambda n: 2 * n),
+    base=st.sampled_from([10000.0, 500000.0, 1e6, 1.5]),
+    factor=st.floats(1.0, 64.0),
+    context=st.sampled_from([2048, 4096, 8192, 131072]),
+    truncate=st.booleans(),
+    length=st.integers(1, 10**6),
+)
+def test_every_reference_rule_keeps_the_fastest_frequency_at_most_one(
+    d: int, base: float, factor: float, context: int, truncate: bool, length: int
+) -> None:
+    rules = [
+        scaling.rope_frequencies(d, base),
+        scaling.linear_scaling_frequencies(d, base, factor),
+        scaling.ntk_scaling_frequencies(d, base, factor),
+        scaling.dynamic_ntk_frequencies(d, base, factor, length, context),
+        scaling.yarn_frequencies(d, base, factor, context, truncate=truncate),
+        scaling.llama3_frequencies(d, base, factor, 1.0, 4.0, context),
+    ]
+    for theta in rules:
+        assert theta[0] <= 1.0
+        assert np.all(np.diff(theta) < 0)  # and they are strictly decreasing, as `decreasing` asks

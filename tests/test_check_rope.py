@@ -1,0 +1,210 @@
+"""The RoPE battery on a corpus: the common public implementations pass and are identified; each bug class
+fails or is flagged with its label and a concrete counterexample.
+
+The implementations are numpy re-expressions written here, independently of `properties/rope.py`: Hugging
+Face's ``rotate_half`` with a cos/sin cache, Meta's complex interleaved multiply, GPT-NeoX's partial rotary,
+and the shipped bugs (positions cast to bfloat16 or float16, q and k in different layouts).
+"""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pe_verify.properties import battery_rope
+from pe_verify.properties.battery import Report, Settings, properties_of, run_battery
+
+SETTINGS = Settings(examples=25, max_pos=65536)
+
+
+def _inv_freq(r: int, base: float = 10000.0, dtype: type = np.float64) -> np.ndarray:
+    return (1.0 / base ** (np.arange(0, r, 2, dtype=np.float64) / r)).astype(dtype)
+
+
+def hf_rotate_half(x: np.ndarray, positions: np.ndarray, base: float = 10000.0, dtype: type = np.float64):
+    """transformers ``apply_rotary_pos_emb``: x·cos + rotate_half(x)·sin with emb = cat(freqs, freqs)."""
+    x = x.astype(dtype)
+    freqs = positions.astype(dtype)[:, None] * _inv_freq(x.shape[-1], base, dtype)[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    half = x.shape[-1] // 2
+    rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=-1)
+    return x * np.cos(emb) + rotated * np.sin(emb)
+
+
+def meta_complex(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """llama ``apply_rotary_emb``: view pairs as complex numbers and multiply by e^{i·p·θ}."""
+    angles = positions[:, None] * _inv_freq(x.shape[-1])[None, :]
+    pairs = x[:, 0::2] + 1j * x[:, 1::2]
+    turned = pairs * np.exp(1j * angles)
+    out = np.empty_like(x)
+    out[:, 0::2], out[:, 1::2] = turned.real, turned.imag
+    return out
+
+
+def neox_partial(x: np.ndarray, positions: np.ndarray, rotary_pct: float = 0.25) -> np.ndarray:
+    """GPT-NeoX: rotate the first int(d·rotary_pct) dims half-split, pass the rest through."""
+    r = int(x.shape[-1] * rotary_pct)
+    return np.concatenate([hf_rotate_half(x[:, :r], positions), x[:, r:]], axis=-1)
+
+
+def run(function, settings: Settings = SETTINGS) -> Report:
+    return run_battery("rope", function, settings, target=getattr(function, "__name__", "f"))
+
+
+def labels(report: Report) -> set[str]:
+    return {f.label for f in report.findings}
+
+
+def failed(report: Report) -> dict[str, dict]:
+    return {o.name: o.counterexample for o in report.properties if not o.passed}
+
+
+# ------------------------------------------------------------------------------- correct implementations
+
+
+def test_hugging_face_rotate_half_passes_and_is_half_split() -> None:
+    report = run(hf_rotate_half)
+    assert report.passed, failed(report)
+    assert report.identified.variant == "rope half_split" and report.identified.matches
+    assert report.identified.parameters["base"] == 10000.0
+    assert "half-split-layout" in labels(report) and "wrong-base" not in labels(report)
+
+
+def test_meta_complex_interleaved_passes_and_is_interleaved() -> None:
+    report = run(meta_complex)
+    assert report.passed, failed(report)
+    assert report.identified.parameters["layout"] == "interleaved" and "interleaved-layout" in labels(report)
+
+
+def test_gpt_neox_partial_rotary_is_named() -> None:
+    report = run(neox_partial, Settings(examples=25, max_pos=65536, ds=(64, 128)))
+    assert report.passed, failed(report)
+    assert report.identified.parameters["rotary_fraction"] == 0.25 and "partial-rotary" in labels(report)
+
+
+def test_float32_rope_at_position_65535_is_not_a_bug() -> None:
+    report = run(lambda x, positions: hf_rotate_half(x, positions, dtype=np.float32))
+    assert report.passed, failed(report)
+    assert report.identified.matches and "low-precision" not in labels(report)
+    assert "float32" in report.properties[0].tolerance
+
+
+def test_conventions_are_findings_not_failures() -> None:
+    for function, label in [
+        (lambda x, positions: hf_rotate_half(x, positions, base=500000.0), "wrong-base"),
+        (lambda x, positions: hf_rotate_half(x, positions + 1), "position-offset"),
+        (lambda x, positions: hf_rotate_half(x, -positions), "reversed-rotation"),
+        (lambda x, positions: hf_rotate_half(x, positions / 4), "scaling-linear"),
+    ]:
+        report = run(function)
+        assert report.passed, (label, failed(report))
+        assert label in labels(report) and report.identified.matches, label
+
+
+def test_the_apply_form_with_one_layout_passes() -> None:
+    report = run(lambda q, k, positions: (hf_rotate_half(q, positions), hf_rotate_half(k, positions)))
+    assert report.passed and "mixed-layout" not in labels(report)
+
+
+# ---------------------------------------------------------------------------------------------- bugs
+
+
+def test_positions_in_bfloat16_collide_at_256_gpt_neox_1016() -> None:
+    def bf16_positions(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return hf_rotate_half(x, positions.astype(ml_dtypes.bfloat16).astype(np.float64))
+
+    report = run(bf16_positions)
+    assert not report.passed
+    counterexample = failed(report)["relative"]
+    assert {counterexample["m2"], counterexample["n2"]} == {256, 257}
+    assert "positions 256 and 257 rotate alike" in {f.message.split(": ")[-1] for f in report.findings}
+
+
+def test_positions_in_float16_megatron_535() -> None:
+    report = run(lambda x, positions: hf_rotate_half(x, positions.astype(np.float16).astype(np.float64)))
+    assert not report.passed and "low-precision" in labels(report)
+
+
+def test_q_and_k_in_different_layouts_transformers_25199() -> None:
+    def mixed(q: np.ndarray, k: np.ndarray, positions: np.ndarray):
+        return meta_complex(q, positions), hf_rotate_half(k, positions)
+
+    report = run(mixed)
+    assert "relative" in failed(report) and "mixed-layout" in labels(report)
+
+
+def test_query_positions_shifted_against_keys() -> None:
+    report = run(lambda q, k, positions: (hf_rotate_half(q, positions + 1), hf_rotate_half(k, positions)))
+    assert "equal-positions" in failed(report) and "position-offset" in labels(report)
+
+
+def test_exponent_of_the_dimension_index_is_named() -> None:
+    def by_dimension(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return hf_rotate_half(x, positions, base=100.0)  # 10000^(−2i/d) with i counted over dims: √10000
+
+    assert "wrong-exponent" in labels(run(by_dimension))
+
+
+def test_a_norm_changing_rotation_fails() -> None:
+    report = run(lambda x, positions: 1.001 * meta_complex(x, positions))
+    assert {"norm", "equal-positions"} <= set(failed(report)) and "not-norm-preserving" in labels(report)
+
+
+def test_a_nonlinear_rotation_fails() -> None:
+    def normalised(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        norms = np.linalg.norm(x, axis=-1, keepdims=True)
+        return meta_complex(x / np.where(norms == 0, 1, norms), positions)
+
+    report = run(normalised)
+    assert "linear" in failed(report) and "not-linear" in labels(report)
+
+
+def test_ignoring_the_positions_for_the_row_index_fails() -> None:
+    report = run(lambda x, positions: meta_complex(x, np.arange(len(x))))
+    assert "batch" in failed(report) and "not-batch-consistent" in labels(report)
+
+
+def test_noise_between_calls_fails() -> None:
+    generator = np.random.default_rng(0)
+    report = run(lambda x, positions: meta_complex(x, positions) + 1e-9 * generator.standard_normal(x.shape))
+    assert failed(report)["deterministic"] is not None and "nondeterministic" in labels(report)
+
+
+def test_float32_work_in_a_float64_result_is_low_precision() -> None:
+    report = run(lambda x, positions: hf_rotate_half(x, positions, dtype=np.float32).astype(np.float64))
+    assert "relative" in failed(report) and "low-precision" in labels(report)
+
+
+@pytest.mark.parametrize(
+    ("function", "label"),
+    [
+        (lambda x, positions: meta_complex(x, positions)[:, :-1], "wrong-shape"),
+        (
+            lambda x, positions: np.where(positions[:, None] > 1000, np.nan, meta_complex(x, positions)),
+            "not-finite",
+        ),
+        (lambda x, positions: 1 / 0, "raises"),
+        (lambda q, k, positions: q, "wrong-shape"),
+    ],
+)
+def test_contract_failures_are_labelled(function, label: str) -> None:
+    report = run(function)
+    assert not report.passed and label in labels(report)
+
+
+def test_a_function_of_the_wrong_arity_is_a_usage_error() -> None:
+    with pytest.raises(
+        ValueError, match=re.escape("takes 2 (rotate) or 3 (apply) required parameters; this one takes 1")
+    ):
+        run(lambda x: x)
+    with pytest.raises(ValueError, match="d must be even"):
+        run(meta_complex, Settings(ds=(7,)))
+
+
+def test_every_property_of_the_family_is_registered_once() -> None:
+    assert battery_rope.FAMILY_SPEC.forms == {2: "rotate", 3: "apply"}
+    names = [p.name for p in properties_of("rope")]
+    assert names == ["relative", "equal-positions", "norm", "linear", "batch", "deterministic"]
