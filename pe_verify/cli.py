@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import os
 import re
 import sys
@@ -21,7 +23,8 @@ GIB = 2**30
 #: What an exit status means; scripts may rely on these.
 EXIT_STATUSES = {
     0: "every computed verdict is the recorded one, every derivation verified, the command did its work",
-    1: "a computed verdict differs from the recorded one, or a derivation failed",
+    1: "a computed verdict differs from the recorded one, a derivation failed, or `check` found a property "
+    "that fails",
     2: "a usage or input error (a one-line message says which)",
     3: "any other failure: I/O, permissions, a full disk, an internal error (one line; --debug shows the "
     "traceback)",
@@ -120,6 +123,44 @@ def _parser() -> argparse.ArgumentParser:
         "--redraw-figures",
         action="store_true",
         help="draw the figures anew even where --out holds the same ones from another matplotlib version",
+    )
+    checking = command("check", help="run the property battery of a family on your own implementation")
+    checking.add_argument("target", help="package.module:name or path/to/file.py:name")
+    checking.add_argument(
+        "--family", required=True, choices=("sinusoidal", "rope", "alibi", "rope-frequencies")
+    )
+    checking.add_argument(
+        "--d",
+        type=_whole("d"),
+        action="append",
+        help="a model dimension to check (repeatable; default: several)",
+    )
+    checking.add_argument(
+        "--base", default="10000", help="the base the implementation declares (default 10000)"
+    )
+    checking.add_argument(
+        "--max-pos", type=_whole("max-pos"), default=65536, help="positions 0 … N−1 (default 65536)"
+    )
+    checking.add_argument(
+        "--heads",
+        type=_whole("heads"),
+        action="append",
+        help="an ALiBi head count (repeatable; default 1–64)",
+    )
+    checking.add_argument("--backend", choices=("numpy", "torch"), default="numpy")
+    checking.add_argument("--seed", type=_whole("seed"), default=0, help="Hypothesis seed (default 0)")
+    checking.add_argument(
+        "--examples",
+        type=_whole("examples"),
+        default=60,
+        help="Hypothesis examples per property (default 60)",
+    )
+    checking.add_argument(
+        "--expect", help="fail unless the identified variant is this (e.g. llama3, half_split)"
+    )
+    checking.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    checking.add_argument(
+        "--markdown", action="store_true", help="print a markdown report for a pull request"
     )
     collisions = command(
         "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
@@ -468,6 +509,51 @@ def run_collisions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_check(args: argparse.Namespace) -> int:
+    """Run a family's battery on the user's callable: exit 0 when every property holds, 1 when one fails."""
+    from pe_verify import check
+    from pe_verify.properties.battery import Settings, properties_of
+
+    if args.json and args.markdown:
+        raise UsageError("--json and --markdown cannot be combined")
+    try:
+        base = parse_number(args.base, "base")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not base > 1 or not math.isfinite(float(base)):
+        raise UsageError(f"--base must be a finite number greater than 1, got {args.base.strip()}")
+    ds = tuple(args.d or ())
+    if any(d > check.MAX_D for d in ds):
+        raise UsageError(f"--d must be at most {check.MAX_D}, got {max(ds)}")
+    if not 2 <= args.max_pos <= check.MAX_POSITIONS:
+        raise UsageError(f"--max-pos must be between 2 and {check.MAX_POSITIONS}, got {args.max_pos}")
+    settings = Settings(ds=ds, base=float(base), max_pos=args.max_pos, seed=args.seed, examples=args.examples)
+    if args.heads:
+        settings = dataclasses.replace(settings, heads=tuple(args.heads))
+    steps = len(properties_of(args.family)) + 1
+    try:
+        with progress_bar(steps, f"checking {args.family}", args.quiet) as bar:
+
+            def done(step: str) -> None:
+                bar.set_postfix_str(step)
+                bar.update()
+
+            report = check.check(args.family, args.target, settings, args.backend, done)
+    except check.TargetError as exc:
+        raise UsageError(str(exc)) from None
+    if args.expect:
+        report = dataclasses.replace(
+            report, properties=(*report.properties, check.expected(report, args.expect))
+        )
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2, ensure_ascii=json_ascii(), default=str))
+    elif args.markdown:
+        print(check.markdown(report), end="")
+    else:
+        print(check.text(report))
+    return EXIT_OK if report.passed else EXIT_CHANGED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status is one of those `EXIT_STATUSES` describes."""
     prepare_streams()
@@ -510,7 +596,7 @@ def _fail(status: int, message: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         raise UsageError(
-            "a command is required: list, show, report, proofs or collisions (see pe-verify --help)"
+            "a command is required: list, show, report, proofs, collisions or check (see pe-verify --help)"
         )
     if args.command == "list":
         return run_list(args.json, args.fresh, args.quiet)
@@ -520,6 +606,8 @@ def _run(args: argparse.Namespace) -> int:
         return run_report(args.out, args.readme, args.quiet, args.redraw_figures)
     if args.command == "collisions":
         return run_collisions(args)
+    if args.command == "check":
+        return run_check(args)
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
     return run_proofs(args.json, args.markdown, args.quiet)

@@ -119,8 +119,11 @@ class Outcome:
         """One line: the property and, when it failed, the counterexample."""
         if self.passed:
             return f"{self.name}: holds ({self.budget}; tolerance {self.tolerance})"
-        shown = ", ".join(f"{key}={value}" for key, value in (self.counterexample or {}).items())
-        return f"{self.name}: fails at {shown}"
+        found = dict(self.counterexample or {})
+        found.pop("label", None)
+        said = found.pop("message", None)
+        shown = ", ".join(f"{key}={value}" for key, value in found.items())
+        return f"{self.name}: " + "; ".join(part for part in (said, shown and f"fails at {shown}") if part)
 
 
 def not_applicable(name: str) -> Outcome:
@@ -271,9 +274,15 @@ def form_of(family: Family, function: Callable) -> str:
 
 
 def run_battery(
-    family: str, function: Callable, settings: Settings, backend: Backend | None = None, target: str = ""
+    family: str,
+    function: Callable,
+    settings: Settings,
+    backend: Backend | None = None,
+    target: str = "",
+    progress: Callable[[str], None] | None = None,
 ) -> Report:
-    """Every registered property of `family` checked on `function`, then its identification.
+    """Every registered property of `family` checked on `function`, then its identification;
+    `progress(step)` is called after each property and after the identification.
 
     A ValueError says the function does not fit the family's contract (a usage error, nothing was run).
     """
@@ -281,7 +290,11 @@ def run_battery(
     if not settings.ds and spec.ds:
         settings = dataclasses.replace(settings, ds=spec.ds)
     adapter = spec.adapt(function, form_of(spec, function), backend or Backend(), settings)
-    checked = (p.check(adapter, settings) for p in properties_of(family))
+    checked = []
+    for p in properties_of(family):
+        checked.append(p.check(adapter, settings))
+        if progress is not None:
+            progress(p.name)
     outcomes = tuple(o for o in checked if o.applies)
     collected = Collected()
     for o in outcomes:
@@ -294,6 +307,8 @@ def run_battery(
     for f in found:
         if all(f.label != seen.label for seen in collected.findings):
             collected.findings.append(f)
+    if progress is not None:
+        progress("identification")
     return Report(target, family, outcomes, identified, tuple(collected.findings))
 
 

@@ -1,0 +1,177 @@
+"""`pe-verify check TARGET --family FAMILY`: the battery of `properties.battery` run on a user's callable.
+
+TARGET is ``package.module:name`` (imported with the current folder on the path) or ``path/to/file.py:name``;
+``name`` may be dotted (``Class.method``). Loading failures, a callable that fits none of the family's
+contracts and an unknown backend are usage errors (`TargetError`); the battery itself never raises for what
+the callable does, it reports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pe_verify.properties import battery, battery_alibi, battery_frequencies, battery_rope, battery_sinusoidal
+from pe_verify.properties.battery import Backend, Report, Settings
+
+#: The family modules: importing them files their properties in `battery.REGISTRY`.
+MODULES = (battery_sinusoidal, battery_rope, battery_alibi, battery_frequencies)
+
+#: Largest d and max-pos `check` accepts: RoPE identification rotates d basis vectors at once (d² values),
+#: and the sinusoidal distinct-rows scan covers every position.
+MAX_D = 4096
+MAX_POSITIONS = 2**24
+
+#: The callable each family's contract names, by number of required parameters.
+CONTRACTS = {
+    "sinusoidal": "encode(positions, d) -> [len(positions), d]",
+    "rope": "rotate(x, positions) -> like x, x [n, d]; or apply(q, k, positions) -> (q_rot, k_rot)",
+    "alibi": "slopes(n_heads) -> [n_heads]; or bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len]",
+    "rope-frequencies": "inv_freq(d) -> [d // 2]",
+}
+
+TORCH_MISSING = '--backend torch needs PyTorch, which is an optional extra: pip install -e ".[torch]"'
+
+
+class TargetError(ValueError):
+    """The target cannot be loaded or used: a one-line usage error."""
+
+
+def load_target(spec: str) -> Callable:
+    """The callable named by ``module:name`` or ``file.py:name``."""
+    where, colon, name = spec.rpartition(":")
+    if not colon or not where or not name:
+        raise TargetError(f"TARGET must be package.module:name or path/to/file.py:name, got {spec!r}")
+    try:
+        module = _load_file(Path(where)) if where.endswith(".py") else _load_module(where)
+    except TargetError:
+        raise
+    except Exception as exc:
+        raise TargetError(f"importing {where} raised {type(exc).__name__}: {exc}") from None
+    found: Any = module
+    for part in name.split("."):
+        if not hasattr(found, part):
+            raise TargetError(f"{where} has no attribute {name!r}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise TargetError(f"{spec} is a {type(found).__name__}, not a callable")
+    return found
+
+
+def _load_file(path: Path) -> Any:
+    if not path.is_file():
+        raise TargetError(f"{path} is not a file")
+    name = f"pe_verify_target_{abs(hash(path.resolve()))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load_module(name: str) -> Any:
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and name.startswith(exc.name):
+            raise TargetError(f"no module named {exc.name!r} (from TARGET {name})") from None
+        raise
+
+
+def backend(name: str) -> Backend:
+    """The backend by name; torch must be importable."""
+    if name == "torch":
+        if importlib.util.find_spec("torch") is None:
+            raise TargetError(TORCH_MISSING)
+        return Backend("torch")
+    return Backend("numpy")
+
+
+def check(
+    family: str,
+    spec: str,
+    settings: Settings,
+    backend_name: str = "numpy",
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """Load `spec` and run the battery of `family` on it; `TargetError` for a usage error."""
+    function = load_target(spec)
+    try:
+        return battery.run_battery(family, function, settings, backend(backend_name), spec, progress)
+    except ValueError as exc:
+        if isinstance(exc, TargetError):
+            raise
+        raise TargetError(f"{spec}: {exc}") from None
+
+
+def expected(report: Report, expect: str) -> battery.Outcome:
+    """A property that holds when the identified variant is `expect` (a rule, a layout or a variant name)."""
+    found = report.identified
+    names = (
+        set()
+        if found is None
+        else {found.variant, found.variant.split()[-1], str(found.parameters.get("layout"))}
+    )
+    shown = "nothing" if found is None else found.variant
+    if found is not None and not found.matches:
+        names = set()
+    passed = expect in names
+    counterexample = None if passed else {"expected": expect, "identified": shown}
+    return battery.Outcome(
+        f"expect {expect}",
+        passed,
+        "the identified variant",
+        "identification",
+        counterexample,
+        None if passed else "unknown-scaling",
+    )
+
+
+def text(report: Report) -> str:
+    """The report as plain text: each property, the identification, the findings, the verdict."""
+    lines = [f"{report.target} ({report.family}): {CONTRACTS[report.family]}"]
+    statements = {p.name: p.statement for p in battery.properties_of(report.family)}
+    for o in report.properties:
+        if o.passed:
+            lines.append(f"  pass  {o.name}: {statements.get(o.name, o.tolerance)}")
+            continue
+        lines.append(f"  FAIL  {o.message}")
+        lines.append(f"        tolerance {o.tolerance}; searched {o.budget}")
+    if report.identified is not None:
+        i = report.identified
+        how = "matches" if i.matches else "closest, does not match"
+        lines.append(f"identified: {i.variant} ({how}; largest deviation {i.max_abs_deviation:.3g})")
+        lines += [f"  {key} = {value}" for key, value in i.parameters.items()]
+    lines += [f"finding [{f.label}] {f.message}" for f in report.findings]
+    failed = sum(not o.passed for o in report.properties)
+    verdict = (
+        "every property holds" if report.passed else f"{failed} of {len(report.properties)} properties fail"
+    )
+    lines.append(f"result: {verdict}")
+    return "\n".join(lines)
+
+
+def markdown(report: Report) -> str:
+    """A short markdown report to paste into a pull request."""
+    verdict = "passes every property" if report.passed else "**fails**"
+    lines = [f"### `pe-verify check`: `{report.target}` ({report.family}) {verdict}", ""]
+    lines += ["| property | result | counterexample | tolerance |", "|---|---|---|---|"]
+    for o in report.properties:
+        shown = "" if o.counterexample is None else ", ".join(f"{k}={v}" for k, v in o.counterexample.items())
+        lines.append(f"| {o.name} | {'pass' if o.passed else '**fail**'} | {shown} | {o.tolerance} |")
+    if report.identified is not None:
+        i = report.identified
+        parameters = ", ".join(f"{k}={v}" for k, v in i.parameters.items())
+        lines += [
+            "",
+            f"Identified: **{i.variant}** ({parameters}; largest deviation {i.max_abs_deviation:.3g}).",
+        ]
+    if report.findings:
+        lines += ["", *[f"- `{f.label}`: {f.message}" for f in report.findings]]
+    return "\n".join(lines) + "\n"
