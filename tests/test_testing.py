@@ -1,0 +1,52 @@
+"""`pe_verify.testing`: the assertions pass on correct implementations and raise AssertionError with the
+failed property, its counterexample and the findings on broken ones."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from pe_verify.properties.rope import apply_rope
+from pe_verify.properties.scaling import llama3_frequencies, rope_frequencies
+from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.testing import assert_alibi, assert_rope, assert_rope_frequencies, assert_sinusoidal
+
+FAST = {"examples": 15}
+
+
+def test_correct_implementations_pass() -> None:
+    assert assert_rope(lambda x, p: apply_rope(x, p, layout="half_split"), expect="half_split", **FAST).passed
+    assert assert_sinusoidal(lambda p, d: sinusoidal_encoding(p, d), d=[8, 64], **FAST).passed
+    assert assert_alibi(lambda n: 2.0 ** (-8.0 * np.arange(1, n + 1) / n), heads=[8, 16], **FAST).passed
+    llama3 = lambda d: llama3_frequencies(d, 500000.0, 8.0, 1.0, 4.0, 8192)  # noqa: E731
+    assert assert_rope_frequencies(llama3, expect="llama3", base=500000.0, **FAST).passed
+
+
+def test_a_broken_rope_raises_with_the_counterexample() -> None:
+    def bf16(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return apply_rope(x, positions.astype(ml_dtypes.bfloat16).astype(np.float64))
+
+    with pytest.raises(AssertionError, match=r"relative: fails at d=2, .*m2=256, n2=257") as raised:
+        assert_rope(bf16, **FAST)
+    assert "finding [low-precision]" in str(raised.value)
+
+
+def test_the_llama3_rule_returning_unscaled_frequencies_fails_expect_llama3() -> None:
+    with pytest.raises(AssertionError, match="expect llama3: fails at expected=llama3, identified=none"):
+        assert_rope_frequencies(
+            lambda d: rope_frequencies(d, 500000.0), expect="llama3", base=500000.0, **FAST
+        )
+
+
+def test_broken_sinusoidal_and_alibi_raise() -> None:
+    with pytest.raises(AssertionError, match="nondeterministic"):
+        rng = np.random.default_rng(0)
+        assert_sinusoidal(lambda p, d: sinusoidal_encoding(p, d) + 1e-6 * rng.random(), d=8, **FAST)
+
+    def rewarding(n: int, length: int) -> np.ndarray:  # −m·j: after the row constant, +m·(i − j)
+        slopes = 2.0 ** (-8.0 * np.arange(1, n + 1) / n)
+        return np.broadcast_to(-slopes[:, None, None] * np.arange(length)[None, None, :], (n, length, length))
+
+    with pytest.raises(AssertionError, match="bias-sign"):
+        assert_alibi(rewarding, **FAST)
