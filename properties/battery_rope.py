@@ -13,7 +13,7 @@ counterexample and each error stays of the size of one entry. The implementation
 returning (q_rot, k_rot); with the second, queries and keys are probed separately, which is what exposes
 layouts or positions that differ between q and k. Identification reads R_p off basis vectors at a few
 positions: which dims pair up (interleaved, half-split, partial rotary), the angles (base, direction,
-position offset and scale), compared with `rope.apply_rope` at the fitted parameters.
+position offset and scale), compared with `rope.rope_angles` at the fitted parameters.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from .battery import (
     short,
     unit_roundoff,
 )
-from .rope import apply_rope
+from .rope import rope_angles
 
 FAMILY = "rope"
 
@@ -322,34 +322,90 @@ class Fitted:
         }
 
 
-def _matrices(target: RopeTarget, d: int, positions: list[int], side: str) -> np.ndarray:
-    """R_p with rows R_p e_j, for each p: shape (len(positions), d, d)."""
+#: Basis vectors rotated per call while identifying: memory stays CHUNK·d values whatever d is.
+CHUNK = 256
+
+
+def _basis_rotated(target: RopeTarget, d: int, rows: np.ndarray, p: int, side: str) -> np.ndarray:
+    """R_p e_j as rows, for each j of `rows`, computed in blocks of CHUNK rows."""
     eye = np.eye(d)
-    return np.stack([target.rotate(eye, np.full(d, p), side) for p in positions])
+    blocks = [
+        target.rotate(eye[rows[start : start + CHUNK]], np.full(len(rows[start : start + CHUNK]), p), side)
+        for start in range(0, len(rows), CHUNK)
+    ]
+    return np.concatenate(blocks)
 
 
-def _pairing(matrices: np.ndarray, tolerance: float) -> tuple[str, int] | None:
-    """The layout and the rotary dimension r the rotations' supports show, or None for another pairing."""
-    d = matrices.shape[-1]
-    spread = np.abs(matrices).sum(axis=0) * (1 - np.eye(d))
-    moved = spread.max(axis=1) > tolerance * len(matrices)
+@dataclass(frozen=True)
+class Probed:
+    """R_p read at each probed position: for the first dim j of each pair, R_p e_j's diagonal entry, its
+    entry at the partner and its largest other entry (shape (positions, r/2) each); and R_p applied to
+    one vector `mixed` = Σ c_k e_k over every other dim (shape (positions, d))."""
+
+    positions: list[int]
+    layout: str
+    r: int
+    diagonal: np.ndarray
+    along: np.ndarray
+    other: np.ndarray
+    coefficients: np.ndarray
+    mixed: np.ndarray
+
+
+def _pairing(partner: np.ndarray, moved: np.ndarray) -> tuple[str, int] | None:
+    """The layout and rotary dimension r that the rows' partners show, or None for another pairing."""
     r = int(moved.sum())
     if r == 0 or r % 2 or not moved[:r].all():
         return None
-    partner = np.argmax(spread[:r, :r], axis=1)
     index = np.arange(r)
-    if np.array_equal(partner, index ^ 1):
+    if np.array_equal(partner[:r], index ^ 1):
         return "interleaved", r
-    if np.array_equal(partner, (index + r // 2) % r):
+    if np.array_equal(partner[:r], (index + r // 2) % r):
         return "half_split", r
     return None
 
 
-def _angles(matrices: np.ndarray, layout: str, r: int) -> np.ndarray:
-    """The angle of pair i at each probed position: atan2 of R_p e_j's component along its partner."""
+def _first_of_pairs(layout: str, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """The dims (j, k) of each pair i: R_p e_j = cos·e_j + sin·e_k in the reference direction."""
     i = np.arange(r // 2)
-    j, k = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + r // 2)
-    return np.arctan2(matrices[:, j, k], matrices[:, j, j])
+    return (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + r // 2)
+
+
+def probe(target: RopeTarget, d: int, positions: list[int], side: str) -> Probed | None:
+    """Read R_p off basis vectors: first every row's partner (its largest off-diagonal entry, in units of
+    the entry tolerance, at two positions), then at every position the rows of each pair's first dim and
+    one random combination of all the other dims; None when the rows do not pair up."""
+    everything = np.arange(d)
+    strength = sum(
+        np.abs(_basis_rotated(target, d, everything, p, side)) / entry_tolerance(target.dtype, p)
+        for p in (1, min(1000, positions[-1]))
+    )
+    np.fill_diagonal(strength, 0.0)
+    pairing = _pairing(np.argmax(strength, axis=1), strength.max(axis=1) > 2)
+    if pairing is None:
+        return None
+    layout, r = pairing
+    j, k = _first_of_pairs(layout, r)
+    coefficients = np.zeros(d)
+    rest = np.setdiff1d(everything, j)
+    coefficients[rest] = np.random.default_rng(0).standard_normal(len(rest))
+    pairs = np.arange(len(j))
+    diagonal, along, other, mixed = [], [], [], []
+    for p in positions:
+        matrix = _basis_rotated(target, d, j, p, side)
+        diagonal.append(matrix[pairs, j])
+        along.append(matrix[pairs, k])
+        matrix[pairs, j] = matrix[pairs, k] = 0.0
+        other.append(np.abs(matrix).max(axis=1))
+        mixed.append(target.rotate(coefficients[None], np.array([p]), side)[0])
+    return Probed(
+        positions,
+        layout,
+        r,
+        *(np.array(values) for values in (diagonal, along, other)),
+        coefficients,
+        np.array(mixed),
+    )
 
 
 def _frequencies(angles: np.ndarray, positions: list[int]) -> np.ndarray:
@@ -365,72 +421,55 @@ def _frequencies(angles: np.ndarray, positions: list[int]) -> np.ndarray:
     return theta
 
 
-def _reference(
-    d: int,
-    layout: str,
-    r: int,
-    base: float,
-    offset: float,
-    scale: float,
-    direction: int,
-    positions: list[int],
-) -> np.ndarray:
-    eye = np.eye(d)
-    return np.stack(
-        [
-            apply_rope(
-                eye,
-                np.full(d, direction * (p + offset) / scale),
-                base=base,
-                layout=layout,
-                rotary_fraction=r / d,
-            )
-            for p in positions
-        ]
-    )
+def _deviation(probed: Probed, d: int, base: float, offset: float, scale: float, direction: int) -> float:
+    """Largest difference between the probed entries and those of `rope_angles` at these parameters (for
+    the combination of the other dims, relative to its largest coefficient)."""
+    j, k = _first_of_pairs(probed.layout, probed.r)
+    shifted = direction * (np.array(probed.positions, dtype=np.float64) + offset) / scale
+    angles = rope_angles(shifted, probed.r, base)
+    cos, sin = np.cos(angles), np.sin(angles)
+    c = probed.coefficients
+    expected = np.broadcast_to(c, probed.mixed.shape).copy()
+    expected[:, j], expected[:, k] = -sin * c[k], cos * c[k]
+    mixed = np.abs(probed.mixed - expected).max() / np.abs(c).max()
+    rows = max(np.abs(probed.diagonal - cos).max(), np.abs(probed.along - sin).max(), probed.other.max())
+    return float(max(rows, mixed))
 
 
 def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitted | None:
     """The RoPE variant one side of the implementation computes at dimension d, or None if its dims do
     not pair up as interleaved or half-split rotations."""
     top = settings.max_pos - 1
-    positions = sorted({0, 1, 2, 3, 10, 100, 1000, 10000, top} & set(range(top + 1)))
-    matrices = _matrices(target, d, positions, side)
+    positions = sorted({0, 1, 10, 100, 1000, 10000, top} & set(range(top + 1)))
     tolerance = 2 * entry_tolerance(target.dtype, top)
-    pairing = _pairing(matrices, entry_tolerance(target.dtype, top))
-    if pairing is None:
+    probed = probe(target, d, positions, side)
+    if probed is None:
         return None
-    layout, r = pairing
-    angles = _angles(matrices, layout, r)
+    angles = np.arctan2(probed.along, probed.diagonal)
     theta = _frequencies(angles, positions)
     direction = 1 if theta[0] >= 0 else -1
     theta = np.abs(theta)
     if np.any(theta <= 0):
         return None
-    exponents = 2.0 * np.arange(r // 2) / r
+    r = probed.r
     if r > 2:
-        slope, intercept = np.polyfit(exponents, np.log(theta), 1)
+        slope, intercept = np.polyfit(2.0 * np.arange(r // 2) / r, np.log(theta), 1)
         base, scale = math.exp(-slope), math.exp(-intercept)
     else:
         base, scale = settings.base, 1.0 / float(theta[0])
     offset = float(direction * angles[0][0] / theta[0]) * scale
     # The simplest parameters that reproduce the rotations: the declared base, a whole offset, no scale.
-    simplest = [
-        (b, o, sc)
-        for b in dict.fromkeys((settings.base, base))
-        for sc in dict.fromkeys((1.0, scale))
-        for o in dict.fromkeys((float(round(offset)), offset))
-    ]
     best = None
-    for b, o, sc in simplest:
-        deviation = float(np.abs(matrices - _reference(d, layout, r, b, o, sc, direction, positions)).max())
-        if best is None or deviation < best[0]:
-            best = (deviation, b, o, sc)
-        if deviation <= tolerance:
-            best = (deviation, b, o, sc)
-            break
+    for b in dict.fromkeys((settings.base, base)):
+        for sc in dict.fromkeys((1.0, scale)):
+            for o in dict.fromkeys((float(round(offset)), offset)):
+                deviation = _deviation(probed, d, b, o, sc, direction)
+                if best is None or deviation < best[0] or deviation <= tolerance:
+                    best = (deviation, b, o, sc)
+                if deviation <= tolerance:
+                    return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, tolerance)
     deviation, b, o, sc = best
-    return Fitted(d, layout, r, b, o, sc, direction, deviation, tolerance)
+    return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, tolerance)
 
 
 def _findings(fitted: Fitted, settings: Settings) -> list[Finding]:
@@ -473,7 +512,7 @@ def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None
 def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
     """The closest reference variant (`fit`) at one dimension of the battery, for q and, with the
     ``apply`` form, for k; findings for its conventions, a q/k mismatch and colliding positions."""
-    d = max([d for d in settings.ds if d <= 256] or [min(settings.ds)])
+    d = max(settings.ds)
     collision = _collision(target, d, settings)
     found = [collision] if collision else []
     try:
