@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from pe_verify import cli
 from pe_verify.claims.headlines import HEADLINES, with_headlines
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,3 +30,16 @@ def test_headline_table_is_current() -> None:
 def test_headline_table_names_every_headline_claim() -> None:
     for claim_id in HEADLINES:
         assert f"[{claim_id}](reports/" in README
+
+
+def test_the_check_example_is_what_the_command_prints(capsys) -> None:
+    """The README's `pe-verify check` example output is the command's output now."""
+    block = README.split("<!-- check-example:start -->\n```text\n", 1)[1].split(
+        "```\n<!-- check-example:end -->"
+    )[0]
+    command, printed = block.split("\n", 1)
+    argv = command.removeprefix("$ pe-verify ").split()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        status = cli.main(["--quiet", *argv])
+    assert status == 1 and capsys.readouterr().out == printed, "update the README's check example"
