@@ -1,0 +1,148 @@
+"""One battery, driven by the property registry: every reference variant of every family passes every
+property registered for it, and every registered property has a broken twin that fails it.
+
+A property added to a family without a twin here fails `test_every_property_has_a_broken_twin`, so no
+property of `pe-verify check` goes untested against an input it must reject. The implementations are those
+of the family corpora (`test_check_*.py`); the per-family files test counterexamples and labels in detail.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import ml_dtypes
+import numpy as np
+import pytest
+import test_check_alibi as alibi
+import test_check_frequencies as frequencies
+import test_check_rope as rope
+import test_check_sinusoidal as sinusoidal
+
+from pe_verify import check  # noqa: F401  (files every family's properties)
+from pe_verify.properties.alibi import alibi_bias, alibi_slopes
+from pe_verify.properties.battery import REGISTRY, Settings, run_battery
+
+SETTINGS = {
+    "rope": Settings(examples=15, max_pos=65536, ds=(2, 8, 64)),
+    "sinusoidal": Settings(examples=15, max_pos=4096, ds=(8, 64)),
+    "alibi": Settings(examples=15, max_pos=24, heads=(1, 2, 3, 4, 8, 12)),
+    "rope-frequencies": Settings(examples=15),
+}
+
+#: Correct implementations of each family, under the names of the code they re-express.
+VARIANTS: dict[str, dict[str, Callable]] = {
+    "rope": {
+        "Hugging Face rotate_half": rope.hf_rotate_half,
+        "Meta complex interleaved": rope.meta_complex,
+        "float32 rotate_half": lambda x, p: rope.hf_rotate_half(x, p, dtype=np.float32),
+        "q/k apply form": lambda q, k, p: (rope.hf_rotate_half(q, p), rope.hf_rotate_half(k, p)),
+    },
+    "sinusoidal": {
+        "Vaswani et al.": sinusoidal.vaswani,
+        "tensor2tensor": sinusoidal.tensor2tensor,
+        "fairseq": sinusoidal.fairseq,
+        "PyTorch tutorial, float32": sinusoidal.tutorial_float32,
+    },
+    "alibi": {
+        "fairseq get_slopes": alibi.fairseq_get_slopes,
+        "BLOOM build_alibi_tensor": alibi.bloom_bias,
+        "MPT gen_slopes": alibi.mpt_gen_slopes,
+        "paper's causal bias": alibi.paper_bias,
+    },
+    "rope-frequencies": {
+        "default": frequencies.default_rope,
+        "linear": frequencies.linear,
+        "NTK": frequencies.ntk,
+        "YaRN": frequencies.yarn,
+        "Llama 3": frequencies.llama3,
+        "float32": frequencies.default_rope_float32,
+    },
+}
+
+
+def _noise(function: Callable, scale: float = 1e-9) -> Callable:
+    generator = np.random.default_rng(0)
+
+    @functools.wraps(function)  # keeps the signature: the form is read off the required parameters
+    def noisy(*args: object) -> np.ndarray:
+        value = np.asarray(function(*args), dtype=np.float64)
+        return value + scale * generator.standard_normal(value.shape)
+
+    return noisy
+
+
+def _bf16_positions(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    return rope.hf_rotate_half(x, positions.astype(ml_dtypes.bfloat16).astype(np.float64))
+
+
+def _normalised(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    return rope.meta_complex(x / np.where(norms == 0, 1, norms), positions)
+
+
+def _grows_with_row(n_heads: int, seq_len: int) -> np.ndarray:
+    i = np.arange(seq_len)[None, :, None]
+    return alibi_bias(seq_len, seq_len, alibi_slopes(n_heads)) * (i + 1)
+
+
+def _two_bit_distance(n_heads: int, seq_len: int) -> np.ndarray:
+    distance = (np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :]) % 4
+    return -alibi_slopes(n_heads)[:, None, None] * distance[None]
+
+
+#: For each registered (family, property), an implementation that must fail that property.
+TWINS: dict[tuple[str, str], Callable] = {
+    ("rope", "relative"): _bf16_positions,
+    ("rope", "equal-positions"): lambda q, k, p: (rope.hf_rotate_half(q, p + 1), rope.hf_rotate_half(k, p)),
+    ("rope", "norm"): lambda x, p: 1.001 * rope.meta_complex(x, p),
+    ("rope", "linear"): _normalised,
+    ("rope", "batch"): lambda x, p: rope.meta_complex(x, np.arange(len(x))),
+    ("rope", "deterministic"): _noise(rope.meta_complex),
+    ("sinusoidal", "deterministic"): sinusoidal.noisy,
+    ("sinusoidal", "dot-relative"): sinusoidal.by_dimension,
+    ("sinusoidal", "distance-relative"): sinusoidal.float16_positions,
+    ("sinusoidal", "constant-norm"): sinusoidal.fairseq_table,
+    ("sinusoidal", "fixed-rotation"): sinusoidal.by_dimension,
+    ("sinusoidal", "distinct-rows"): sinusoidal.clamped,
+    ("sinusoidal", "odd-d"): sinusoidal.unpadded,
+    ("alibi", "shape"): alibi.bloom_raw,
+    ("alibi", "positive"): lambda n: 1.0 - np.arange(n) / max(n - 1, 1),
+    ("alibi", "decreasing"): lambda n: alibi_slopes(n)[::-1].copy(),
+    ("alibi", "relative"): _grows_with_row,
+    ("alibi", "penalises-distance"): lambda n, length: (
+        -alibi_bias(length, length, alibi_slopes(n), causal=False)
+    ),
+    ("alibi", "monotone"): _two_bit_distance,
+    ("alibi", "deterministic"): _noise(alibi_slopes),
+    ("rope-frequencies", "one-per-pair"): frequencies.full_width,
+    ("rope-frequencies", "finite"): frequencies.nan_entry,
+    ("rope-frequencies", "positive"): frequencies.negative_entry,
+    ("rope-frequencies", "decreasing"): frequencies.increasing,
+    ("rope-frequencies", "deterministic"): _noise(frequencies.default_rope),
+    ("rope-frequencies", "fastest-at-most-one"): frequencies.doubled,
+}
+
+
+def test_every_property_has_a_broken_twin() -> None:
+    registered = {(p.family, p.name) for p in REGISTRY}
+    assert registered == set(TWINS), (
+        f"without a twin: {registered - set(TWINS)}; stale: {set(TWINS) - registered}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("family", "variant"), [(family, name) for family, variants in VARIANTS.items() for name in variants]
+)
+def test_every_reference_variant_passes_every_property(family: str, variant: str) -> None:
+    report = run_battery(family, VARIANTS[family][variant], SETTINGS[family], target=variant)
+    failed = [o.message for o in report.properties if not o.passed]
+    assert not failed, failed
+    assert {o.name for o in report.properties} <= {p.name for p in REGISTRY if p.family == family}
+
+
+@pytest.mark.parametrize(("family", "name"), sorted(TWINS), ids=[f"{f}-{n}" for f, n in sorted(TWINS)])
+def test_each_broken_twin_fails_its_property(family: str, name: str) -> None:
+    report = run_battery(family, TWINS[family, name], SETTINGS[family], target=f"twin of {name}")
+    outcome = next(o for o in report.properties if o.name == name)
+    assert not outcome.passed and outcome.counterexample, outcome
