@@ -44,7 +44,8 @@ LABELS = {
     "position-offset": "positions are shifted by a constant (e.g. counted from 1)",
     "wrong-base": "the frequencies follow another base than the one declared",
     "wrong-exponent": "the frequency exponent is not −2i/d of the pair index i",
-    "low-precision": "neighbouring positions give identical results: positions pass through a narrow dtype",
+    "low-precision": "the results carry the error of a narrower dtype than the one they come in (positions, "
+    "angles or tables held in bfloat16, float16 or float32)",
     "sin-cos-swapped": "cos takes the place of sin in each pair",
     "concatenated-layout": "all sines first, then all cosines ([sin | cos])",
     "interleaved-layout": "sines and cosines (or rotated pairs) interleaved: dims 2i and 2i+1",
