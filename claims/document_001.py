@@ -8,6 +8,7 @@ agrees with the claim; REFUTES: the source contradicts it). Every other piece of
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -18,6 +19,7 @@ import sympy as sp
 from pe_verify.proofs.attention import attention, matrix, permutation_matrix, row_softmax
 from pe_verify.proofs.derivation import is_zero
 from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
+from pe_verify.properties.battery import Report, Settings, run_battery
 from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.rope import check_agreement_with_reference, check_relative_property
@@ -29,7 +31,7 @@ from pe_verify.properties.torch_code import (
     broadcast_shape,
 )
 
-from .evidence import from_check, from_derivation
+from .evidence import from_battery, from_check, from_derivation
 from .model import (
     CAVEAT,
     CITATION,
@@ -409,6 +411,23 @@ def _sinusoidal_runs() -> tuple[float, float, float]:
     return errors[0], errors[1], float(MAX_LEN - 1)
 
 
+@functools.cache
+def _module_table(d: int) -> np.ndarray:
+    return SinusoidalTable(d, MAX_LEN).pe[0]
+
+
+def module_encode(positions: np.ndarray, d: int) -> np.ndarray:
+    """The sinusoidal module as written (float32), in the battery's contract ``encode(positions, d)``."""
+    return _module_table(d)[positions]
+
+
+@functools.cache
+def _sinusoidal_battery() -> Report:
+    """`pe-verify check` on the module as written: d = 512, positions below its max_len."""
+    settings = Settings(ds=(D_MODEL,), max_pos=MAX_LEN)
+    return run_battery("sinusoidal", module_encode, settings, target="SinusoidalPositionalEncoding")
+
+
 @claim(
     id="D1.4",
     source=Source(DOC, CODE),
@@ -453,6 +472,13 @@ def d1_4() -> Assessment:
                 ("tolerance", math_scalar(narrow_bound, ".3e")),
             ),
             measured=(("largest error", narrow_error), ("tolerance", narrow_bound)),
+        ),
+        from_battery(
+            _sinusoidal_battery(),
+            f"`pe-verify check` on the module as written (d = {D_MODEL}, positions < {MAX_LEN}): every "
+            "property of a sinusoidal encoding holds, and it is identified as the interleaved layout with "
+            "base 10000",
+            "interleaved",
         ),
         Evidence(
             EXACT,
@@ -506,6 +532,19 @@ def d1_4a() -> Assessment:
 
 
 # ------------------------------------------------------------------------------------------- D1.5 (code)
+
+
+@functools.cache
+def _rope_battery() -> Report:
+    """`pe-verify check` on the RoPE module as written: float32 vectors of dim 64 rotated by its forward
+    pass, positions below its 2048-row cache."""
+    cache = RotaryCache(64)
+    settings = Settings(ds=(64,), max_pos=cache.max_len)
+
+    def rotate(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return cache.rotate(x.astype(np.float32), positions)
+
+    return run_battery("rope", rotate, settings, target="RotaryPositionalEncoding")
 
 
 def _rope_checks() -> tuple[CheckResult, CheckResult, CheckResult, CheckResult, float]:
@@ -565,6 +604,13 @@ def d1_5() -> Assessment:
             FLOAT,
             "the module run in float64 has the relative property "
             "⟨rope(q, m), rope(k, n)⟩ = ⟨q, rope(k, n − m)⟩ (12 seeded pairs, 0 ≤ m ≤ n < 2048)",
+        ),
+        from_battery(
+            _rope_battery(),
+            "`pe-verify check` on the module as written (float32 vectors of dim 64 through its forward "
+            "pass, positions < 2048): every property of a rotary embedding holds, and it is identified as "
+            "the half-split layout with base 10000",
+            "half_split",
         ),
     )
     return Assessment(

@@ -1,4 +1,5 @@
-"""Evidence from the suite's own checks: derivations run by SymPy and numeric property checks."""
+"""Evidence from the suite's own checks: derivations run by SymPy, numeric property checks, and the
+`pe-verify check` battery run on the documents' own code."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import functools
 
 import numpy as np
 
+from pe_verify import check
 from pe_verify.proofs import all_derivations
 from pe_verify.proofs.derivation import Derivation, VerificationResult
+from pe_verify.properties.battery import Report
 from pe_verify.properties.checking import CheckResult
 
 from .model import FLOAT, HYPOTHESIS, SUPPORTS, SYMBOLIC, Evidence
@@ -88,3 +91,25 @@ def from_check(result: CheckResult, kind: str, summary: str, bearing: str = SUPP
     error = ("largest error", certified(result.max_error, result.tolerance, ".3g"))
     exact = [(key, text) for key, value in witness if (text := _exact_text(value)) is not None]
     return Evidence(kind, summary, result.holds, bearing, (error, tolerance, *exact), measured)
+
+
+def from_battery(report: Report, summary: str, expect: str, bearing: str = SUPPORTS) -> Evidence:
+    """Evidence from a family's battery (`pe-verify check`): it holds when every property held and the code
+    was identified as `expect`. Detail: the properties (or each failure with its counterexample), the
+    variant identified, the findings' labels and the search budget; the largest deviation from the
+    identified variant is a float measurement, kept for `--json` only."""
+    expected = check.expected(report, expect)
+    failed = [o for o in (*report.properties, expected) if not o.passed]
+    names = ", ".join(o.name for o in report.properties)
+    shown = f"{names}: all hold" if not failed else "; ".join(o.message for o in failed)
+    detail = [("properties", shown)]
+    identified = report.identified
+    if identified is not None:
+        parameters = ", ".join(f"{key} = {value}" for key, value in identified.parameters.items())
+        detail.append(("identified", f"{identified.variant} ({parameters})"))
+    detail.append(("findings", ", ".join(f.label for f in report.findings) or "none"))
+    if report.properties:
+        first = report.properties[0]
+        detail += [(f"tolerance of {first.name}", first.tolerance), ("budget per property", first.budget)]
+    measured = () if identified is None else (("largest deviation", identified.max_abs_deviation),)
+    return Evidence(HYPOTHESIS, summary, not failed, bearing, tuple(detail), measured)

@@ -336,7 +336,8 @@ def search(
         except Broken as broken:
             return {"label": broken.label, "message": broken.message}
 
-    budget = f"{len(probes)} fixed probes and {settings.examples} Hypothesis examples (seed {settings.seed})"
+    probe_text = f"{len(probes)} fixed probe{'' if len(probes) == 1 else 's'}"
+    budget = f"{probe_text} and {settings.examples} Hypothesis examples (seed {settings.seed})"
     for probe in probes:
         found = described(probe)
         if found is not None:

@@ -1,0 +1,43 @@
+"""`claims.evidence.from_battery`: evidence from `pe-verify check` holds only when every property holds
+and the code is identified as expected; otherwise it names what failed."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from pe_verify.claims.evidence import from_battery
+from pe_verify.claims.model import HYPOTHESIS
+from pe_verify.properties.battery import Settings, run_battery
+from pe_verify.properties.rope import apply_rope
+
+SETTINGS = Settings(examples=10, ds=(8,), max_pos=4096)
+
+
+def half_split(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    return apply_rope(x, positions, layout="half_split")
+
+
+def test_a_passing_battery_of_the_expected_variant_holds() -> None:
+    evidence = from_battery(run_battery("rope", half_split, SETTINGS), "the module", "half_split")
+    assert evidence.holds and evidence.kind == HYPOTHESIS
+    detail = dict(evidence.detail)
+    assert detail["properties"].endswith(": all hold") and detail["findings"] == "half-split-layout"
+    assert dict(evidence.measured)["largest deviation"] == 0.0
+
+
+def test_another_variant_than_expected_does_not_hold() -> None:
+    evidence = from_battery(run_battery("rope", half_split, SETTINGS), "the module", "interleaved")
+    assert not evidence.holds
+    assert (
+        "expect interleaved: fails at expected=interleaved, identified=rope half_split"
+        in dict(evidence.detail)["properties"]
+    )
+
+
+def test_a_failing_property_does_not_hold_and_is_named() -> None:
+    def bf16(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return half_split(x, positions.astype(ml_dtypes.bfloat16).astype(np.float64))
+
+    evidence = from_battery(run_battery("rope", bf16, SETTINGS), "the module", "half_split")
+    assert not evidence.holds and "relative: fails at" in dict(evidence.detail)["properties"]
