@@ -23,6 +23,14 @@ from pe_verify.proofs.lipschitz import coordinate_step, distance_bound, sine_bou
 from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
 from pe_verify.properties.correct_rounding import correctly_rounded
 from pe_verify.properties.finite_precision import common_code_encoding
+from pe_verify.properties.frequencies import (
+    fraction_arb,
+    frequencies_arb,
+    frequency_arb,
+    frequency_exponent,
+    frequency_expr,
+    frequency_mp,
+)
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.near_collision import sinusoidal_row_balls
 from pe_verify.properties.sinusoidal import pair_index, sinusoidal_encoding
@@ -318,7 +326,7 @@ def div_term_drift(d: int) -> Drift:
     errors, relative, excess, library = [], 0.0, -math.inf, 0.0
     with mpmath.workdps(50):
         for i, (x, value) in enumerate(zip(exponents, computed, strict=True)):
-            exact = mpmath.mpf(10000) ** (mpmath.mpf(-2 * i) / d)
+            exact = frequency_mp(i, d, 10000)
             ulps = _ulps(float(value), exact)
             errors.append(ulps)
             excess = max(excess, ulps - 2 * (2 * i * math.log(10000.0) / d) * (1 + 2.0**-20))
@@ -422,7 +430,7 @@ def frequencies_decrease_for_every_d() -> bool:
     i = sp.Symbol("i", nonnegative=True)
 
     def exponent(index: sp.Expr) -> sp.Expr:
-        return -2 * index / d
+        return frequency_exponent(index, d)
 
     step = sp.simplify(exponent(i + 1) - exponent(i))
     return (
@@ -450,7 +458,7 @@ def wavelengths(d: int) -> Wavelengths:
     arithmetic)."""
     index = pair_index(d)
     shared = bool(np.array_equal(index[0::2], np.arange(d // 2)) and np.array_equal(index[1::2], index[0::2]))
-    exponents = [sp.Rational(-8 * i, d) for i in range(d // 2)]
+    exponents = [sp.Rational(4 * frequency_exponent(i, d)) for i in range(d // 2)]  # 10000 = 10^4
     decreasing = all(a > b for a, b in itertools.pairwise(exponents))
     with flint.ctx.workprec(BALL_BITS):
         two_pi = 2 * flint.arb.pi()
@@ -640,7 +648,7 @@ def step_changes(d: int, n_positions: int) -> StepChanges:
     its bound 2 sin(ω_0/2), and the largest change of the last sine dim with its frequency."""
     with flint.ctx.workprec(BALL_BITS):
         rows = [sinusoidal_row_balls(p, d) for p in range(n_positions)]
-        omegas = [flint.arb(10000) ** (flint.arb(-2 * (j // 2)) / d) for j in range(d)]
+        omegas = [frequency_arb(j // 2, d, 10000) for j in range(d)]
         changes = [
             [abs(b - a) for a, b in zip(here, after, strict=True)] for here, after in itertools.pairwise(rows)
         ]
@@ -703,7 +711,7 @@ class DistanceDip:
 
 def offset_distances(d: int, max_offset: int) -> list[flint.arb]:
     """‖PE(p+k) − PE(p)‖ for k = 0..max_offset (any p): √(Σ_i 2(1 − cos kω_i)), as balls."""
-    omegas = [flint.arb(10000) ** (flint.arb(-2 * i) / d) for i in range(d // 2)]
+    omegas = frequencies_arb(d, 10000, count=d // 2)
     return [
         sum((2 * (1 - (k * omega).cos()) for omega in omegas), flint.arb(0)).sqrt()
         for k in range(max_offset + 1)
@@ -731,7 +739,7 @@ def first_distance_dip(d: int, max_offset: int) -> DistanceDip | None:
 def unit_step_against_bound(d: int) -> tuple[flint.arb, flint.arb]:
     """‖PE(p+1) − PE(p)‖ and the Lipschitz bound ‖ω‖ = √(Σ ω_i²), as balls."""
     with flint.ctx.workprec(BALL_BITS):
-        omegas = [flint.arb(10000) ** (flint.arb(-2 * i) / d) for i in range(d // 2)]
+        omegas = frequencies_arb(d, 10000, count=d // 2)
         bound = sum((omega * omega for omega in omegas), flint.arb(0)).sqrt()
         return offset_distances(d, 1)[1], bound
 
@@ -1347,7 +1355,7 @@ def previous_token_scores() -> PreviousTokenScores:
     query i ≥ 1 the score of key j is largest exactly at j = i − 1."""
     with flint.ctx.workprec(BALL_BITS):
         rows = [sinusoidal_row_balls(p, TABLE_D) for p in range(TABLE_POSITIONS)]
-        omegas = [flint.arb(10000) ** (flint.arb(-2 * i) / TABLE_D) for i in range(TABLE_D // 2)]
+        omegas = frequencies_arb(TABLE_D, 10000, count=TABLE_D // 2)
         peaks, closest = True, None
         for i in range(1, TABLE_POSITIONS):
             query = _shift_back(rows[i], omegas)
@@ -1505,10 +1513,10 @@ def base_change_effect() -> bool:
     b, d, i = sp.symbols("b d i", positive=True)
     growth = sp.Symbol("g", positive=True)
     larger = b * (1 + growth)
-    ratio = sp.powsimp(larger ** (-2 * i / d) / b ** (-2 * i / d), force=True)
+    ratio = sp.powsimp(frequency_expr(i, d, larger) / frequency_expr(i, d, b), force=True)
     return (
-        sp.simplify(ratio - (1 + growth) ** (-2 * i / d)) == 0
-        and sp.expand_log(sp.log((1 + growth) ** (-2 * i / d)), force=True).is_negative is True
+        sp.simplify(ratio - frequency_expr(i, d, 1 + growth)) == 0
+        and sp.expand_log(sp.log(frequency_expr(i, d, 1 + growth)), force=True).is_negative is True
     )
 
 
@@ -1529,7 +1537,7 @@ def llama3_regimes(
     complete one turn within L₀ (λ_i > L₀)."""
     with flint.ctx.workprec(BALL_BITS):
         two_pi = 2 * flint.arb.pi()
-        lam = [two_pi * flint.arb(base) ** (flint.arb(2 * i) / d) for i in range(d // 2)]
+        lam = [two_pi * flint.arb(base) ** fraction_arb(-frequency_exponent(i, d)) for i in range(d // 2)]
         limits = (context // high, context // low, context)
         if any(not (x < limit or x > limit) for x in lam for limit in limits):
             raise ValueError("a wavelength cannot be compared with a threshold at this precision")

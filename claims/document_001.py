@@ -21,6 +21,7 @@ from pe_verify.proofs.derivation import is_zero
 from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
 from pe_verify.properties.battery import Report, Settings, run_battery
 from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
+from pe_verify.properties.frequencies import frequency_mp
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.rope import check_agreement_with_reference, check_relative_property
 from pe_verify.properties.sinusoidal import sinusoidal_encoding
@@ -202,11 +203,7 @@ def unrotated_pairs(d: int, trained_length: int, base: int = 10000, dps: int = 3
     Decided with mpmath at `dps` digits."""
     with mpmath.workdps(dps):
         turn = 2 * mpmath.pi
-        return [
-            i
-            for i in range(d // 2)
-            if (trained_length - 1) * mpmath.power(base, mpmath.mpf(-2 * i) / d) < turn
-        ]
+        return [i for i in range(d // 2) if (trained_length - 1) * frequency_mp(i, d, base) < turn]
 
 
 def alibi_penalty_is_linear() -> bool:

@@ -24,6 +24,7 @@ from pe_verify.properties.alibi import alibi_slopes_exact
 from pe_verify.properties.checking import CheckResult, angle_tolerance
 from pe_verify.properties.dtypes import dtype_spec
 from pe_verify.properties.finite_precision import first_collision_by_bisection
+from pe_verify.properties.frequencies import frequencies_arb
 from pe_verify.properties.long_term_decay import (
     abel_bound,
     check_abel_bound,
@@ -229,7 +230,7 @@ def _ball_precision(bits: int) -> Iterator[None]:
 def turns_per_context(d: int, base: int, context: int) -> list[flint.arb]:
     """r_i = L·base^(−2i/d)/(2π): how many times pair i turns over the original context L (arb balls)."""
     pi = flint.arb.pi()
-    return [flint.arb(context) * flint.arb(base) ** (flint.arb(-2 * i) / d) / (2 * pi) for i in range(d // 2)]
+    return [flint.arb(context) * omega / (2 * pi) for omega in frequencies_arb(d, base, count=d // 2)]
 
 
 def _above(ball: flint.arb, threshold: int | Fraction) -> bool:

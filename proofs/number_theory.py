@@ -16,6 +16,7 @@ from functools import reduce
 
 import sympy as sp
 
+from ..properties.frequencies import frequency_count, frequency_expr, ratio_exponent
 from ..properties.validation import require_positive_int
 
 X = sp.Symbol("x")
@@ -99,11 +100,6 @@ def minimal_polynomial_degree(b: object, exponent: object) -> int:
     return int(sp.degree(sp.minimal_polynomial(value, X), X))
 
 
-def frequency_count(d: object) -> int:
-    """⌈d/2⌉: the number of frequencies (sin and cos share one; an odd d ends with a sin-only frequency)."""
-    return (require_positive_int(d, "d") + 1) // 2
-
-
 def _require_index(i: object, count: int, name: str) -> int:
     if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < count:
         raise ValueError(f"{name} must be an integer in [0, {count}), got {i!r}")
@@ -113,14 +109,14 @@ def _require_index(i: object, count: int, name: str) -> int:
 def frequency(d: object, base: object, i: object) -> sp.Expr:
     """ω_i = b^(−2i/d) as an exact SymPy number (algebraic, since b and −2i/d are rational)."""
     i = _require_index(i, frequency_count(d), "frequency index i")
-    return require_rational_base(base) ** sp.Rational(-2 * i, d)
+    return frequency_expr(i, d, require_rational_base(base))
 
 
 def frequency_ratio(d: object, base: object, i: object, j: object) -> sp.Rational | None:
     """ω_i/ω_j = b^(2(j−i)/d) exactly when it is rational (⇔ d | 2(j − i)E), else None."""
     count = frequency_count(d)
     i, j = _require_index(i, count, "frequency index i"), _require_index(j, count, "frequency index j")
-    return rational_power(require_rational_base(base), sp.Rational(2 * (j - i), d))
+    return rational_power(require_rational_base(base), sp.Rational(ratio_exponent(i, j, d)))
 
 
 def ratio_step(d: object, base: object) -> int:
@@ -133,7 +129,7 @@ def rational_ratio_pairs(d: object, base: object) -> tuple[tuple[int, int, sp.Ra
     """Every (i, j, ω_i/ω_j) with i < j whose ratio is rational: j − i is a multiple of `ratio_step`."""
     count, step = frequency_count(d), ratio_step(d, base)
     b = require_rational_base(base)
-    return tuple((i, j, rational_power(b, sp.Rational(2 * (j - i), d)))
+    return tuple((i, j, rational_power(b, sp.Rational(ratio_exponent(i, j, d))))
                  for i in range(count) for j in range(i + step, count, step))
 
 

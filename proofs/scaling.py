@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 
 import sympy as sp
 
+from ..properties.frequencies import frequency_expr
 from .derivation import Step, derivation, fact, identity, inequality, is_zero
 
 BASE, FACTOR, THETA = sp.symbols("b s theta", positive=True)
@@ -50,8 +51,8 @@ def regime(piecewise: sp.Piecewise, point: Mapping[sp.Symbol, sp.Expr], expected
 
 
 def rope_frequency(i: sp.Expr, d: sp.Expr, base: sp.Expr) -> sp.Expr:
-    """θ_i = base^(−2i/d)."""
-    return base ** (-2 * i / d)
+    """θ_i = base^(−2i/d), symbolic."""
+    return frequency_expr(i, d, base)
 
 
 def paper_ramp(r: sp.Expr, alpha: sp.Expr, beta: sp.Expr) -> sp.Piecewise:

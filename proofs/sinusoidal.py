@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import sympy as sp
 
+from ..properties.frequencies import frequency_expr
 from .derivation import Step, derivation, identity, inequality
 from .trigonometry import euler_identity
 
@@ -25,7 +26,7 @@ Score = Callable[[sp.Expr, sp.Expr, Sequence[sp.Expr]], sp.Expr]
 
 def exact_frequencies(d: int, base: int = 10000) -> list[sp.Expr]:
     """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) as exact SymPy numbers."""
-    return [sp.Integer(base) ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)]
+    return [frequency_expr(i, d, sp.Integer(base)) for i in range((d + 1) // 2)]
 
 
 def rotation_block(angle: sp.Expr) -> sp.Matrix:

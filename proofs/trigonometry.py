@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import sympy as sp
 
+from ..properties.frequencies import frequency_exponent
 from .derivation import Expr, Step, derivation, identity
 
 A, B = sp.symbols("a b", real=True)
@@ -83,7 +84,7 @@ def angle_addition() -> Iterator[Step]:
     ),
 )
 def exp_log_frequency() -> Iterator[Step]:
-    exponent = -2 * INDEX / DIM
+    exponent = frequency_exponent(INDEX, DIM)
     yield identity(2 * INDEX * (-sp.log(BASE) / DIM), exponent * sp.log(BASE), "rearrange the product",
                    claim=r"2i\left(-\frac{\ln b}{d}\right) = -\frac{2i}{d}\,\ln b")
     yield identity(code_frequency(INDEX, DIM, BASE), BASE**exponent,

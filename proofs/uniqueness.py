@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import sympy as sp
 
+from ..properties.frequencies import frequency_exponent, frequency_expr, ratio_exponent
 from ..properties.sinusoidal import pair_index
 from ..properties.validation import require_positive_int
 from .derivation import Step, derivation, fact, identity
@@ -49,7 +50,7 @@ N_NONZERO = sp.Symbol("n", integer=True, nonzero=True)
 BASE = sp.Symbol("b", rational=True, positive=True)
 DIM = sp.Symbol("d", integer=True, positive=True)
 I_INDEX, J_INDEX = sp.symbols("i j", integer=True, nonnegative=True)
-OMEGA_I, OMEGA_J = BASE ** (-2 * I_INDEX / DIM), BASE ** (-2 * J_INDEX / DIM)
+OMEGA_I, OMEGA_J = frequency_expr(I_INDEX, DIM, BASE), frequency_expr(J_INDEX, DIM, BASE)
 
 KINDS = ("sin", "cos")
 _NUMBER_CLASSES: dict[str, Callable[[sp.Expr], bool | None]] = {
@@ -246,7 +247,7 @@ def document_argument_holds(d: int, base: object, sin_only_case_split: bool = Fa
         what = noun if sin_only_case_split else f"{noun} with both a sin and a cos dimension"
         return ArgumentVerdict(d, b, False, f"d = {d} has {usable} {what}: no pair to compare")
     for i, j in combinations(range(usable), 2):
-        exponent = sp.Rational(2 * (j - i), d)
+        exponent = sp.Rational(ratio_exponent(i, j, d))
         if rational_power(b, exponent) is None:
             root, power = perfect_power(b)
             reduced = f" = {root}^({exponent * power})" if power > 1 else ""
@@ -515,7 +516,7 @@ def same_type_coincidence() -> Iterator[Step]:
     yield fact(r"d = 6,\ b = 10000:\ \omega_1/\omega_0,\ \omega_2/\omega_0,\ \omega_2/\omega_1 "
                r"\notin \mathbb{Q}",
                "each is 10^(−4/3) or 10^(−8/3): minimal polynomials of degree 3, so no coincidence at d = 6",
-               lambda: all(minimal_polynomial_degree(10000, sp.Rational(-2 * m, 6)) == 3 for m in (1, 2)))
+               lambda: all(minimal_polynomial_degree(10000, frequency_exponent(m, 6)) == 3 for m in (1, 2)))
     yield fact(r"d = 4096,\ b = 500000 = 2^5 5^6:\ E = 1,\ \text{no rational ratio}",
                "b^(2m/4096) ∈ ℚ needs 4096 | 2m, i.e. m ≥ 2048, but |a − b| ≤ 2047",
                lambda: prime_exponents(500000) == {2: 5, 5: 6} and ratio_step(4096, 500000) == 2048

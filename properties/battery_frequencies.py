@@ -46,6 +46,7 @@ from .battery import (
     short,
     unit_roundoff,
 )
+from .frequencies import exponents
 from .scaling import (
     frequency_tolerance,
     linear_scaling_frequencies,
@@ -328,7 +329,7 @@ def _unscaled(fit: Fit) -> list[Candidate]:
             Candidate("none", {"base": base, "exponent": exponent}, dev, fit.tolerance(base**2), 2, (label,))
         )
     # ln θ_i = −(2i/d)·ln B: least squares for ln B over every d and i.
-    x, y = fit.stacked(lambda d, theta: (2.0 * np.arange(d // 2) / d, np.log(theta)))
+    x, y = fit.stacked(lambda d, theta: (-exponents(d, d // 2), np.log(theta)))
     if np.dot(x, x) > 0:
         log_base = -float(np.dot(x, y) / np.dot(x, x))
         if 0 < log_base < 700:

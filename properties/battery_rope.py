@@ -45,6 +45,7 @@ from .battery import (
     short,
     unit_roundoff,
 )
+from .frequencies import exponents
 from .rope import rope_angles
 
 FAMILY = "rope"
@@ -459,7 +460,7 @@ def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitt
         return None
     r = probed.r
     if r > 2:
-        slope, intercept = np.polyfit(2.0 * np.arange(r // 2) / r, np.log(theta), 1)
+        slope, intercept = np.polyfit(-exponents(r, r // 2), np.log(theta), 1)
         base, scale = math.exp(-slope), math.exp(-intercept)
     else:
         base, scale = settings.base, 1.0 / float(theta[0])

@@ -65,6 +65,7 @@ from .battery import (
 )
 from .dtypes import DTYPES
 from .finite_precision import StoredEncoding, find_duplicate_rows
+from .frequencies import exponents
 
 FAMILY_NAME = "sinusoidal"
 #: The odd dimension probed separately (the reference allows odd d, with ⌈d/2⌉ frequencies).
@@ -579,9 +580,11 @@ def rule_exponents(rule: str, layout: str, sin_first: bool, d: int) -> np.ndarra
     if rule == "2j/d":
         return 2.0 * np.arange(d) / d
     sin_dims, cos_dims = layout_dims(layout, sin_first, d)
-    pair = np.zeros(d)
+    pair = np.zeros(d, dtype=np.int64)
     pair[sin_dims] = pair[cos_dims] = np.arange(len(sin_dims))
-    return 2.0 * pair / (d if rule == "2i/d" else d - 2)
+    if rule == "2i/d":
+        return -exponents(d, len(sin_dims))[pair]
+    return 2.0 * pair / (d - 2)
 
 
 def _probe_positions(settings: Settings) -> np.ndarray:

@@ -15,6 +15,7 @@ import mpmath
 import sympy as sp
 
 from .checking import CheckResult
+from .frequencies import fraction_mp, ratio_exponent
 from .sinusoidal import sinusoidal_encoding_mp
 from .validation import require_base, require_positive_int
 
@@ -126,6 +127,6 @@ def near_misses(d: int, base: float | str, dim1: int, dim2: int, count: int = 3)
             raise ValueError(f"{name} must be an integer in [0, {d}), got {dim!r}")
     with mpmath.workdps(MIN_DPS):
         b = mpmath.mpf(base)
-        ratio = b ** (mpmath.mpf(2 * (dim2 // 2 - dim1 // 2)) / d)
+        ratio = b ** fraction_mp(ratio_exponent(dim1 // 2, dim2 // 2, d))
         nearest = [(p1, int(mpmath.nint(p1 * ratio))) for p1 in range(1, count + 1)]
     return [(p1, dim1, p2, dim2) for p1, p2 in nearest if p2 != p1]

@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from .checking import CheckResult, angle_tolerance
-from .sinusoidal import frequencies
+from .frequencies import frequencies, frequency_count, frequency_mp
 from .validation import require_base, require_positions, require_positive_int
 
 Encoding = Callable[[np.ndarray, int, float], Any]
@@ -124,7 +124,7 @@ class MpmathArithmetic:
 
     def frequencies(self, d: int, base: float) -> np.ndarray:
         b = mpmath.mpf(base)
-        return np.array([b ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)], dtype=object)
+        return np.array([frequency_mp(i, d, b) for i in range(frequency_count(d))], dtype=object)
 
     def cos(self, angles: np.ndarray) -> np.ndarray:
         return np.vectorize(mpmath.cos, otypes=[object])(angles)

@@ -29,8 +29,9 @@ import flint
 import mpmath
 import numpy as np
 
-from . import sinusoidal
 from .checking import CheckResult, angle_tolerance
+from .frequencies import frequencies_arb, frequency_mp
+from .frequencies import frequencies_mp as _frequencies_mp
 from .validation import (
     require_base,
     require_even_dimension,
@@ -66,7 +67,7 @@ _CHUNK = 2**22  # elements per vectorised pass over the sorted values
 
 def frequencies_mp(d: int, base: float = 10000.0) -> list[mpmath.mpf]:
     """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) at the fixed-point reduction's 60 digits (base as given)."""
-    return sinusoidal.frequencies_mp(d, require_base(base), _FIXED_POINT_DPS)
+    return _frequencies_mp(d, require_base(base), _FIXED_POINT_DPS)
 
 
 def _turn_limbs(omegas: Sequence[mpmath.mpf]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -141,7 +142,7 @@ def sinusoidal_rows(positions: Sequence[int] | np.ndarray, d: int, base: float =
 
 def sinusoidal_value_mp(position: int, dim: int, d: int, base: float = 10000.0) -> mpmath.mpf:
     """PE(position, dim) at the current mpmath precision (sin for even dim, cos for odd)."""
-    omega = mpmath.mpf(base) ** (mpmath.mpf(-2 * (dim // 2)) / d)
+    omega = frequency_mp(dim // 2, d, base)
     angle = mpmath.mpf(position) * omega
     return mpmath.sin(angle) if dim % 2 == 0 else mpmath.cos(angle)
 
@@ -149,7 +150,7 @@ def sinusoidal_value_mp(position: int, dim: int, d: int, base: float = 10000.0) 
 @functools.lru_cache(maxsize=64)
 def _frequency_balls(d: int, base: float, prec: int) -> tuple[flint.arb, ...]:
     """ω_i = base^(−2i/d) as arb balls at `prec` bits."""
-    return tuple(flint.arb(base) ** (flint.arb(-2 * i) / d) for i in range((d + 1) // 2))
+    return tuple(frequencies_arb(d, base, prec))
 
 
 def sinusoidal_row_balls(position: int, d: int, base: float = 10000.0) -> list[flint.arb]:

@@ -23,7 +23,7 @@ import mpmath
 import numpy as np
 
 from .checking import CheckResult, angle_tolerance
-from .sinusoidal import frequencies
+from .frequencies import frequencies, frequency_mp
 from .validation import require_even_dimension, require_positions, require_positive_int
 
 LAYOUTS = ("interleaved", "half_split")
@@ -142,7 +142,7 @@ def apply_rope_mp(
         out = list(v)
         for i in range(r // 2):
             j, k = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + r // 2)
-            angle = p * b ** (mpmath.mpf(-2 * i) / r)
+            angle = p * frequency_mp(i, r, b)
             cos, sin = mpmath.cos(angle), mpmath.sin(angle)
             out[j], out[k] = v[j] * cos - v[k] * sin, v[j] * sin + v[k] * cos
     return out

@@ -23,6 +23,7 @@ import numpy as np
 from .checking import CheckResult, angle_tolerance
 from .correct_rounding import correctly_rounded
 from .dtypes import DtypeSpec, dtype_spec
+from .frequencies import exponents
 from .rope import Rotation, apply_rope
 from .scaling import rope_frequencies
 from .validation import require_base, require_even_dimension, require_positions, require_positive_real
@@ -68,7 +69,7 @@ def _frequencies(d: int, base: float, spec: DtypeSpec) -> np.ndarray:
     """θ_i = base^(−2i/d) held in the dtype: correctly rounded below float64."""
     if spec.scalar is np.float64:
         return rope_frequencies(d, base)
-    return correctly_rounded("pow", spec, np.float64(base), -2.0 * np.arange(d // 2) / d)
+    return correctly_rounded("pow", spec, np.float64(base), exponents(d, d // 2))
 
 
 def _cos_sin(angles: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarray]:

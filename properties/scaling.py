@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .checking import EPS64, CheckResult
+from .frequencies import frequencies
 from .validation import require_base, require_even_dimension, require_positive_int, require_positive_real
 
 ScalingFunction = Callable[..., np.ndarray]
@@ -33,9 +34,7 @@ ScalingFunction = Callable[..., np.ndarray]
 
 def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     """The d/2 RoPE frequencies θ_i = base^(−2i/d), i = 0, …, d/2 − 1 (d even), in float64."""
-    d = require_even_dimension(d)
-    base = require_base(base)
-    return base ** (-2.0 * np.arange(d // 2) / d)
+    return frequencies(require_even_dimension(d), base)
 
 
 def linear_scaling_frequencies(d: int, base: float, factor: float) -> np.ndarray:

@@ -2,39 +2,21 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
-from fractions import Fraction
 
 import mpmath
 import numpy as np
-import sympy as sp
 
-from .validation import require_base, require_positions, require_positive_int
+# The frequencies live in `frequencies.py`; re-exported here, where callers have always imported them.
+from .frequencies import frequencies as frequencies
+from .frequencies import frequencies_mp as frequencies_mp
+from .frequencies import frequency_exprs as frequency_exprs
+from .validation import require_positions, require_positive_int
 
 
 def pair_index(d: int) -> np.ndarray:
     """The frequency index i = ⌊j/2⌋ of each dimension j = 0, …, d−1."""
     return np.arange(require_positive_int(d, "d")) // 2
-
-
-def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
-    """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) in float64 (one per sin/cos pair)."""
-    d = require_positive_int(d, "d")
-    base = require_base(base)
-    return base ** (-2.0 * np.arange((d + 1) // 2) / d)
-
-
-def frequency_exprs(d: int, base: int | float | Fraction | sp.Expr = 10000) -> list[sp.Expr]:
-    """The frequencies as exact SymPy numbers base^(−2i/d) (for base 10000 this is 10^(−8i/d)).
-
-    A float base is taken at its exact binary value, never replaced by a nearby simpler number.
-    """
-    d = require_positive_int(d, "d")
-    exact = sp.Rational(base) if isinstance(base, numbers.Rational | float) else sp.sympify(base)
-    if not (exact.is_real and exact.is_finite and exact > 1):
-        raise ValueError(f"base must be a finite real number greater than 1, got {base}")
-    return [exact ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)]
 
 
 def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:
@@ -44,17 +26,6 @@ def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: f
     angles = positions[:, None] * omega[None, :]
     is_sin = np.arange(d) % 2 == 0
     return np.where(is_sin, np.sin(angles), np.cos(angles))
-
-
-def frequencies_mp(d: int, base: float | str = 10000, dps: int = 50) -> list[mpmath.mpf]:
-    """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) as mpmath numbers with `dps` digits (a str base is exact)."""
-    d = require_positive_int(d, "d")
-    dps = require_positive_int(dps, "dps")
-    with mpmath.workdps(dps):
-        b = mpmath.mpf(base)
-        if not (mpmath.isfinite(b) and b > 1):
-            raise ValueError(f"base must be a finite real number greater than 1, got {base}")
-        return [b ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)]
 
 
 def sinusoidal_encoding_mp(
