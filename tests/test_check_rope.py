@@ -17,7 +17,7 @@ import pytest
 from pe_verify.properties import battery_rope
 from pe_verify.properties.battery import Report, Settings, properties_of, run_battery
 
-SETTINGS = Settings(examples=25, max_pos=65536)
+SETTINGS = Settings(examples=10, max_pos=65536)
 
 
 def _inv_freq(r: int, base: float = 10000.0, dtype: type = np.float64) -> np.ndarray:

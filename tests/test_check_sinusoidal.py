@@ -21,7 +21,7 @@ import pytest
 from pe_verify.properties.battery import Outcome, Report, Settings, properties_of, run_battery
 from pe_verify.properties.battery_sinusoidal import FAMILY_NAME, ODD_D
 
-SMALL = Settings(examples=20, max_pos=4096, ds=(8, 64))
+SMALL = Settings(examples=10, max_pos=4096, ds=(8, 64))
 TABLE = 1024  # rows of the clamped table
 
 

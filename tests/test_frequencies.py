@@ -153,7 +153,7 @@ def test_rope_frequencies_in_a_dtype_are_bit_identical_to_the_previous_expressio
         assert np.array_equal(after.view(np.uint8), before.view(np.uint8))
 
 
-@pytest.mark.parametrize("dps", [15, 20, 30, 50, 60])
+@pytest.mark.parametrize("dps", [15, 60])
 def test_mpmath_frequencies_are_bit_identical_to_the_previous_expressions(dps: int) -> None:
     for d in (1, 2, 3, 5, 6, 8, 64, 127, 512, 1000):
         for base in (10000, 10000.0, "10000", 500000, 1.5, "1.0001"):
@@ -215,7 +215,7 @@ def test_symbolic_frequencies_are_the_expressions_the_proofs_built() -> None:
         assert sp.srepr(fq.frequency_expr(index, size, base)) == sp.srepr(base ** (-2 * index / size))
 
 
-@pytest.mark.parametrize("prec", [53, 64, 128, 200, 256])
+@pytest.mark.parametrize("prec", [53, 256])
 def test_arb_frequencies_are_bit_identical_to_the_previous_expressions(prec: int) -> None:
     with flint.ctx.workprec(prec):
         for d in (1, 2, 3, 6, 8, 64, 127, 128, 512, 1000):
