@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -341,7 +342,7 @@ def test_a_clamped_table_repeats_its_last_row() -> None:
 
 def test_hypothesis_finds_and_shrinks_what_the_probes_miss() -> None:
     """Rows indexed modulo 3000: the probes' pairs of neighbours never straddle the wrap."""
-    report = check(wrapped)
+    report = check(wrapped, dataclasses.replace(SMALL, examples=40))
     found = outcome(report, "dot-relative").counterexample or {}
     positions = [found["p"], found["q"], found["p"] + found["t"], found["q"] + found["t"]]
     assert found["t"] != 0 and any(p >= 3000 for p in positions)

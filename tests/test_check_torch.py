@@ -7,7 +7,12 @@ import math
 
 import pytest
 
-from pe_verify.properties import battery_alibi, battery_frequencies, battery_rope, battery_sinusoidal  # noqa: F401
+from pe_verify.properties import (  # noqa: F401
+    battery_alibi,
+    battery_frequencies,
+    battery_rope,
+    battery_sinusoidal,
+)
 from pe_verify.properties.battery import Backend, Settings, run_battery
 
 torch = pytest.importorskip("torch")
