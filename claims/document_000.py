@@ -20,7 +20,7 @@ import sympy as sp
 from pe_verify.proofs.attention import attention, causal_row_softmax, sinusoidal_row
 from pe_verify.proofs.derivation import Derivation, VerificationResult, is_nonzero
 from pe_verify.proofs.lipschitz import coordinate_step, distance_bound, sine_bound
-from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
+from pe_verify.proofs.sinusoidal import exact_frequencies
 from pe_verify.properties.correct_rounding import correctly_rounded
 from pe_verify.properties.finite_precision import common_code_encoding
 from pe_verify.properties.frequencies import (
@@ -32,8 +32,7 @@ from pe_verify.properties.frequencies import (
     frequency_mp,
 )
 from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.near_collision import sinusoidal_row_balls
-from pe_verify.properties.sinusoidal import pair_index, sinusoidal_encoding
+from pe_verify.properties.sinusoidal import Sinusoidal, pair_index, sinusoidal_encoding
 
 from .evidence import from_derivation
 from .model import (
@@ -512,7 +511,7 @@ def d0_4() -> Assessment:
 
 def origin_encoding(d: int) -> list[sp.Expr]:
     """PE(0) from the exact formula: sin(0·ω_i) in the even dims, cos(0·ω_i) in the odd dims."""
-    return list(encoding(sp.Integer(0), exact_frequencies(d), d))
+    return list(Sinusoidal(d).column(sp.Integer(0)))
 
 
 def _is_sin_zeros_cos_ones(d: int) -> bool:
@@ -594,7 +593,7 @@ def d0_5() -> Assessment:
 def odd_dimension_norm_gap() -> flint.arb:
     """‖PE(1)‖² − ‖PE(0)‖² at d = 3: the unpaired last sine gives sin²(10000^(−2/3)) (a ball)."""
     with flint.ctx.workprec(BALL_BITS):
-        at_zero, at_one = sinusoidal_row_balls(0, 3), sinusoidal_row_balls(1, 3)
+        at_zero, at_one = Sinusoidal(3).row_balls(0), Sinusoidal(3).row_balls(1)
         return sum((v * v for v in at_one), flint.arb(0)) - sum((v * v for v in at_zero), flint.arb(0))
 
 
@@ -647,7 +646,7 @@ def step_changes(d: int, n_positions: int) -> StepChanges:
     """Ball arithmetic: every |PE(p+1, j) − PE(p, j)| < ω_j for p + 1 < n; the largest change of dim 0 with
     its bound 2 sin(ω_0/2), and the largest change of the last sine dim with its frequency."""
     with flint.ctx.workprec(BALL_BITS):
-        rows = [sinusoidal_row_balls(p, d) for p in range(n_positions)]
+        rows = [Sinusoidal(d).row_balls(p) for p in range(n_positions)]
         omegas = [frequency_arb(j // 2, d, 10000) for j in range(d)]
         changes = [
             [abs(b - a) for a, b in zip(here, after, strict=True)] for here, after in itertools.pairwise(rows)
@@ -948,7 +947,7 @@ def formula_is_parameter_free(d: int) -> bool:
     """SymPy: every coordinate of the exact formula at a symbolic real pos has no free symbol but pos and is
     real and finite — defined at every position, with nothing to train and nothing that depends on max_len."""
     pos = sp.Symbol("pos", real=True)
-    row = encoding(pos, exact_frequencies(d), d)
+    row = Sinusoidal(d).column(pos)
     return all(
         value.free_symbols == {pos} and value.is_real is True and value.is_finite is True for value in row
     )
@@ -1014,7 +1013,7 @@ def table_prefix_bits(d: int, short: int, long: int) -> bool:
     """The document's code in float32: the table for max_len = short is the first rows of max_len = long, bit
     for bit."""
     code = common_code_encoding(d, "float32")
-    head, full = code.rows(np.arange(short)), code.rows(np.arange(long))
+    head, full = code.stored_rows(np.arange(short)), code.stored_rows(np.arange(long))
     return bool(np.array_equal(head.view(np.uint32), full[:short].view(np.uint32)))
 
 
@@ -1054,7 +1053,7 @@ def d0_11b() -> Assessment:
 def formula_table_balls() -> list[list[flint.arb]]:
     """The document's table, max_len = 8 and d = 6, from the formula in ball arithmetic."""
     with flint.ctx.workprec(BALL_BITS):
-        return [sinusoidal_row_balls(p, TABLE_D) for p in range(TABLE_POSITIONS)]
+        return [Sinusoidal(TABLE_D).row_balls(p) for p in range(TABLE_POSITIONS)]
 
 
 def _four_decimals(value: float) -> str:
@@ -1082,7 +1081,7 @@ def certified_rounding(ball: flint.arb) -> Rounding:
 def code_table() -> np.ndarray:
     """The document's table as its code computes it in float32 (numpy translation, correctly rounded exp,
     sin and cos)."""
-    return common_code_encoding(TABLE_D, "float32").rows(np.arange(TABLE_POSITIONS))
+    return common_code_encoding(TABLE_D, "float32").stored_rows(np.arange(TABLE_POSITIONS))
 
 
 def code_error(code: np.ndarray, balls: Sequence[Sequence[flint.arb]]) -> flint.arb:
@@ -1186,7 +1185,7 @@ def d0_12() -> Assessment:
 def table_total_variation() -> list[flint.arb]:
     """Σ_{p=0}^{6} |PE(p+1, j) − PE(p, j)| for each dim j of the document's table (ball arithmetic)."""
     with flint.ctx.workprec(BALL_BITS):
-        rows = [sinusoidal_row_balls(p, TABLE_D) for p in range(TABLE_POSITIONS)]
+        rows = [Sinusoidal(TABLE_D).row_balls(p) for p in range(TABLE_POSITIONS)]
         return [
             sum((abs(after[j] - here[j]) for here, after in itertools.pairwise(rows)), flint.arb(0))
             for j in range(TABLE_D)
@@ -1231,7 +1230,7 @@ def broadcast_example() -> tuple[tuple[int, ...], bool]:
     """The document's example in numpy: randn(2, 8, 6) + pe.unsqueeze(0); shape, and whether each sequence got
     the same pe added (bit for bit)."""
     token_embeddings = np.random.default_rng(0).standard_normal((2, 8, TABLE_D)).astype(np.float32)
-    pe = common_code_encoding(TABLE_D, "float32").rows(np.arange(8))
+    pe = common_code_encoding(TABLE_D, "float32").stored_rows(np.arange(8))
     x = token_embeddings + pe[None]
     return x.shape, all(np.array_equal(x[b], token_embeddings[b] + pe) for b in range(2))
 
@@ -1354,7 +1353,7 @@ def previous_token_scores() -> PreviousTokenScores:
     """d = 6, positions 0..7, W_Q the offset by −1 (PE(i) ↦ PE(i − 1)), W_K = I, in ball arithmetic: for every
     query i ≥ 1 the score of key j is largest exactly at j = i − 1."""
     with flint.ctx.workprec(BALL_BITS):
-        rows = [sinusoidal_row_balls(p, TABLE_D) for p in range(TABLE_POSITIONS)]
+        rows = [Sinusoidal(TABLE_D).row_balls(p) for p in range(TABLE_POSITIONS)]
         omegas = frequencies_arb(TABLE_D, 10000, count=TABLE_D // 2)
         peaks, closest = True, None
         for i in range(1, TABLE_POSITIONS):

@@ -18,13 +18,12 @@ import sympy as sp
 
 from pe_verify.proofs.attention import attention, matrix, permutation_matrix, row_softmax
 from pe_verify.proofs.derivation import is_zero
-from pe_verify.proofs.sinusoidal import encoding, exact_frequencies
 from pe_verify.properties.battery import Report, Settings, run_battery
 from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
 from pe_verify.properties.frequencies import frequency_mp
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.rope import check_agreement_with_reference, check_relative_property
-from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.sinusoidal import Sinusoidal, sinusoidal_encoding
 from pe_verify.properties.torch_code import (
     BroadcastMismatch,
     RotaryCache,
@@ -184,7 +183,7 @@ def parameter_free_and_defined(dims: tuple[int, ...] = (2, 7, D_MODEL)) -> bool:
     return all(
         entry.free_symbols == {pos} and entry.is_real is True and entry.is_finite is True
         for d in dims
-        for entry in encoding(pos, exact_frequencies(d), d)
+        for entry in Sinusoidal(d).column(pos)
     )
 
 

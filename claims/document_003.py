@@ -33,7 +33,7 @@ from pe_verify.proofs.uniqueness import (
 )
 from pe_verify.properties.alibi import alibi_slopes_exact
 from pe_verify.properties.checking import EPS64, angle_tolerance
-from pe_verify.properties.coincidence import check_distinct, check_witnesses, near_misses, reference_encoding
+from pe_verify.properties.coincidence import check_distinct, check_witnesses, near_misses
 from pe_verify.properties.finite_precision import (
     DTYPES,
     RoundedEquality,
@@ -47,7 +47,12 @@ from pe_verify.properties.finite_precision import (
 from pe_verify.properties.linear_offset import check_dot_product_even
 from pe_verify.properties.near_collision import CONFIRMED, TIE, certify_cross_dimension_gap, gap_against_n
 from pe_verify.properties.relative import check_clipping, check_toeplitz, clipped_relative_positions
-from pe_verify.properties.sinusoidal import frequency_exprs, sinusoidal_encoding, sinusoidal_encoding_mp
+from pe_verify.properties.sinusoidal import (
+    Sinusoidal,
+    frequency_exprs,
+    sinusoidal_encoding,
+    sinusoidal_encoding_mp,
+)
 
 from .evidence import from_check, from_derivation
 from .model import (
@@ -321,7 +326,7 @@ def _rows_at_collision(dtype: str) -> tuple[int, float, bool, bool]:
     (positions held in the dtype) are identical, and whether p is the formula's 2^(m+1)."""
     found = position_collision(dtype)
     encoding = common_code_encoding(D_MODEL, dtype, positions_in_dtype=True)
-    rows = encoding.rows(np.array([found.first_collision, found.first_collision + 1], dtype=np.int64))
+    rows = encoding.stored_rows(np.array([found.first_collision, found.first_collision + 1], dtype=np.int64))
     return found.first_collision, found.stored_value, bool(np.array_equal(rows[0], rows[1])), found.agrees
 
 
@@ -501,19 +506,19 @@ def _intermediate_value_root(d: int, dim: int, dps: int = 50) -> tuple[mpmath.mp
 def d3_5() -> Assessment:
     coinciding = coinciding_dim_pairs(D_MODEL, BASE)
     witnesses = [tuple(verdict.witness) for verdict in coinciding]
-    confirmed = check_witnesses(reference_encoding(BASE), D_MODEL, witnesses)
+    confirmed = check_witnesses(Sinusoidal(D_MODEL, BASE), witnesses)
     ratios = sorted({verdict.ratio for verdict in coinciding})
     with_exact = [d for d in range(1, DIM_SCAN + 1) if cross_dim_exact_exists(d, BASE)]
     brute = [d for d in range(1, BRUTE_SCAN + 1) if coinciding_dim_pairs(d, BASE)]
     agrees = brute == [d for d in with_exact if d <= BRUTE_SCAN]
     other_base = [d for d in range(1, OTHER_BASE_SCAN + 1) if cross_dim_exact_exists(d, OTHER_BASE)]
-    rows = gap_against_n(NEAR_NS, NEAR_D, BASE)
+    rows = gap_against_n(Sinusoidal(NEAR_D, BASE), NEAR_NS)
     gaps = [row.nearest.nearest.gap for row in rows]
     shrinking = all(0 < later < earlier for earlier, later in itertools.pairwise(gaps))
-    certificate = certify_cross_dimension_gap(CERTIFIED_N, NEAR_D, BASE, delta=CERTIFIED_GAP)
+    certificate = certify_cross_dimension_gap(Sinusoidal(NEAR_D, BASE), CERTIFIED_N, delta=CERTIFIED_GAP)
     root, residual = _intermediate_value_root(NEAR_D, ARGUMENT_DIMS[1])
     misses = near_misses(NEAR_D, BASE, *ARGUMENT_DIMS)
-    apart = check_distinct(reference_encoding(BASE), NEAR_D, misses)
+    apart = check_distinct(Sinusoidal(NEAR_D, BASE), misses)
     first = coinciding[0].witness
     evidence = (
         from_derivation("uniqueness.same_type_coincidence"),
@@ -702,7 +707,7 @@ DOT_POSITIONS, DOT_OFFSETS = (0, 3, 17, 250), (1, 2, 5, 40, 333)
 )
 @functools.cache
 def d3_7() -> Assessment:
-    even = check_dot_product_even(sinusoidal_encoding, DOT_POSITIONS, DOT_OFFSETS, D_MODEL, BASE)
+    even = check_dot_product_even(Sinusoidal(D_MODEL, BASE), DOT_POSITIONS, DOT_OFFSETS)
     evidence = (
         from_derivation("sinusoidal.dot_product"),
         from_derivation("attention.absolute_pe_score", LIMITS),

@@ -36,7 +36,7 @@ from pe_verify.properties import finite_precision as fp
 from pe_verify.properties import near_collision as nc
 from pe_verify.properties.checking import EPS64, angle_tolerance
 from pe_verify.properties.dtypes import DTYPES
-from pe_verify.properties.sinusoidal import frequencies, pair_index, sinusoidal_encoding
+from pe_verify.properties.sinusoidal import Sinusoidal, frequencies, pair_index, sinusoidal_encoding
 
 from .numbers import UNCERTIFIED, certified
 
@@ -224,7 +224,7 @@ def wavelengths(scales: Scales) -> Plot:
 def _offsets(d: int, n: int) -> tuple[np.ndarray, nc.NearRepeats]:
     """S(k) = ‖PE(p+k) − PE(p)‖² for 0 ≤ k < n (float64), and the closest offset re-ranked at 50 digits."""
     squared = nc.offset_squared_distances(n, nc.frequencies_mp(d, BASE))
-    return squared, nc.nearest_vector_offsets(n, d, BASE, count=1)
+    return squared, nc.nearest_vector_offsets(Sinusoidal(d, BASE), n, count=1)
 
 
 def first_decrease(squared: np.ndarray, bound: float, exact: Callable[[int], object]) -> int | None:
@@ -303,7 +303,7 @@ def _exact_coincidences(d: int) -> np.ndarray | None:
 
 @functools.cache
 def _gap_rows(d: int, ns: tuple[int, ...]) -> tuple[nc.GapRow, ...]:
-    return tuple(nc.gap_against_n(ns, d, BASE, exclude=_exact_coincidences(d)))
+    return tuple(nc.gap_against_n(Sinusoidal(d, BASE), ns, exclude=_exact_coincidences(d)))
 
 
 @functools.cache
@@ -314,9 +314,10 @@ def close_pairs(d: int, n: int, close: float) -> str:
     the few closer are decided at `DPS` digits (marked `UNCERTIFIED` if one equals `close` to those digits).
     """
     invalid = nc.invalid_dimension_pairs(d, _exact_coincidences(d))
-    values = nc.sinusoidal_rows(np.arange(n), d, BASE).reshape(-1)
+    encoding = Sinusoidal(d, BASE)
+    values = encoding.rows(np.arange(n)).reshape(-1)
     labels = np.argsort(values)
-    error = 2 * nc.VALUE_ERROR
+    error = 2 * encoding.error
     low, high = (close - error) * (1 - EPS64), (close + error) * (1 + EPS64)
     first, second, gaps = nc.close_valid_pairs(values[labels], labels, d, invalid, high)
     count, tied = int(np.count_nonzero(gaps <= low)), 0
@@ -325,7 +326,7 @@ def close_pairs(d: int, n: int, close: float) -> str:
     with mpmath.workdps(DPS):
         limit, resolution = mpmath.mpf(close), mpmath.mpf(10) ** (nc.GUARD_DIGITS - DPS)
         for a, b in ends:
-            value = (nc.sinusoidal_value_mp(label // d, label % d, d, BASE) for label in (a, b))
+            value = (encoding.value_mp(label // d, label % d) for label in (a, b))
             gap = abs(next(value) - next(value))
             tied += bool(abs(gap - limit) <= resolution)
             count += bool(gap <= limit)
@@ -403,13 +404,13 @@ class StoredSummary:
     """Duplicate rows and equal neighbouring values of one stored table, with the per-position counts."""
 
     label: str
-    encoding: fp.StoredEncoding
+    encoding: Sinusoidal
     duplicates: fp.DuplicateRows
     neighbours: fp.NeighbourEquality
     counts: np.ndarray
 
 
-def _stored_tables(d: int) -> list[tuple[str, fp.StoredEncoding]]:
+def _stored_tables(d: int) -> list[tuple[str, Sinusoidal]]:
     """The common code's float32 table stored in each dtype, and with positions first rounded to it."""
     tables = [("float32", fp.common_code_encoding(d, "float32", BASE))]
     tables += [(dtype, fp.common_code_encoding(d, dtype, BASE)) for dtype in ("float16", "bfloat16")]

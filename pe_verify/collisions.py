@@ -30,7 +30,7 @@ from pe_verify.proofs.uniqueness import (
     dimension_collision,
     document_argument_holds,
 )
-from pe_verify.properties.coincidence import check_witnesses, reference_encoding
+from pe_verify.properties.coincidence import check_witnesses
 from pe_verify.properties.finite_precision import (
     common_code_encoding,
     dtype_spec,
@@ -44,6 +44,7 @@ from pe_verify.properties.near_collision import (
     nearest_cross_dimension_pair,
     nearest_vector_offsets,
 )
+from pe_verify.properties.sinusoidal import Sinusoidal
 from pe_verify.properties.validation import require_positive_int
 
 EXACT = "exact"
@@ -345,7 +346,7 @@ def _cross_dim_witness(d: int, base: Fraction) -> Answer:
     witness = first_witness(d, base)
     if witness is None:
         return Answer(None, "no witness: no exact coincidence exists", EXACT)
-    confirmed = check_witnesses(reference_encoding(str(base)), d, [tuple(witness)], DPS)
+    confirmed = check_witnesses(Sinusoidal(d, str(base)), [tuple(witness)], DPS)
     value = {"p1": witness.p1, "dim1": witness.dim1, "p2": witness.p2, "dim2": witness.dim2}
     agreement = "agree" if confirmed.holds else "DO NOT agree"
     summary = (
@@ -360,7 +361,9 @@ def _cross_dim_nearest(d: int, base: Fraction, max_pos: int, scan_values: int) -
     if d < 2:
         return Answer(None, "d = 1 has a single dimension: no pair of different dims", EXACT)
     n = scan_positions(d, max_pos, scan_values)
-    found = nearest_cross_dimension_pair(n, d, float(base), exclude=exact_coincidence_mask(d, base), dps=DPS)
+    found = nearest_cross_dimension_pair(
+        Sinusoidal(d, float(base)), n, exclude=exact_coincidence_mask(d, base), dps=DPS
+    )
     (p1, dim1), (p2, dim2) = found.nearest.first, found.nearest.second
     gap = found.nearest.gap
     value = {
@@ -415,7 +418,7 @@ def _vector_nearest(d: int, base: Fraction, max_pos: int) -> Answer:
             "depends on p as well as on k, and the scan over offsets k does not apply",
             NOT_COMPUTED,
         )
-    found = nearest_vector_offsets(max_pos, d, float(base), count=3, dps=DPS)
+    found = nearest_vector_offsets(Sinusoidal(d, float(base)), max_pos, count=3, dps=DPS)
     best = found.repeats[0]
     value = [{"offset": r.offset, "distance": float(_distance(r))} for r in found.repeats]
     summary = (

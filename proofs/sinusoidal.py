@@ -2,6 +2,10 @@
 
 A shift by k multiplies PE(pos) by a block-diagonal rotation M_k that does not depend on pos; hence the norm
 is constant (even d), and dot products and distances depend only on the offset p − q.
+
+The encoding is `properties.sinusoidal.Sinusoidal` in its exact form (`column`); a step is checked for the
+frequencies it is given (symbols, or exact numbers), and a broken twin is a `Sinusoidal` subclass overriding
+`column`, passed as the step's `family`.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_expr
+from ..properties.sinusoidal import Sinusoidal
 from .derivation import Step, derivation, identity, inequality
 from .trigonometry import euler_identity
 
@@ -20,13 +24,13 @@ SYMBOLIC_OMEGAS = sp.symbols("omega_0:3", positive=True)
 DIMENSIONS = (2, 4, 6, 8)
 
 Block = Callable[[sp.Expr], sp.Matrix]
-Encoding = Callable[..., sp.Matrix]
+Family = type[Sinusoidal]
 Score = Callable[[sp.Expr, sp.Expr, Sequence[sp.Expr]], sp.Expr]
 
 
 def exact_frequencies(d: int, base: int = 10000) -> list[sp.Expr]:
     """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) as exact SymPy numbers."""
-    return [frequency_expr(i, d, sp.Integer(base)) for i in range((d + 1) // 2)]
+    return Sinusoidal(d, base).exact_frequencies()
 
 
 def rotation_block(angle: sp.Expr) -> sp.Matrix:
@@ -34,11 +38,11 @@ def rotation_block(angle: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[sp.cos(angle), sp.sin(angle)], [-sp.sin(angle), sp.cos(angle)]])
 
 
-def encoding(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
-    """PE(pos) as a column: coordinate 2i is sin(pos·ω_i), 2i+1 is cos(pos·ω_i); d defaults to 2·len(ω)."""
-    d = 2 * len(omegas) if d is None else d
-    return sp.Matrix([sp.sin(pos * omegas[j // 2]) if j % 2 == 0 else sp.cos(pos * omegas[j // 2])
-                      for j in range(d)])
+def with_frequencies(
+    omegas: Sequence[sp.Expr], d: int | None = None, family: Family = Sinusoidal
+) -> Sinusoidal:
+    """The encoding with these frequencies (symbols or exact numbers); d defaults to 2·len(ω)."""
+    return family(2 * len(omegas) if d is None else d, omegas=tuple(omegas))
 
 
 def shift_matrix(k: sp.Expr, omegas: Sequence[sp.Expr], block: Block = rotation_block) -> sp.Matrix:
@@ -53,7 +57,8 @@ def dot(u: sp.Matrix, v: sp.Matrix) -> sp.Expr:
 
 def dot_score(p: sp.Expr, q: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
     """PE(p)·PE(q), the score two encodings give each other."""
-    return dot(encoding(p, omegas), encoding(q, omegas))
+    pe = with_frequencies(omegas)
+    return dot(pe.column(p), pe.column(q))
 
 
 def cosine_sum(offset: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
@@ -68,10 +73,11 @@ def setting(omegas: Sequence[sp.Expr], d: int | None = None) -> str:
 
 
 def shift_step(omegas: Sequence[sp.Expr], offset: sp.Expr = K, block: Block = rotation_block,
-               encode: Encoding = encoding, justification: str = "angle addition in every pair") -> Step:
+               family: Family = Sinusoidal, justification: str = "angle addition in every pair") -> Step:
     """PE(pos + offset) = M_k·PE(pos), with M_k built from `block` (it holds for offset = k)."""
-    lhs = encode(POS + offset, omegas)
-    rhs = shift_matrix(K, omegas, block) * encode(POS, omegas)
+    pe = with_frequencies(omegas, family=family)
+    lhs = pe.column(POS + offset)
+    rhs = shift_matrix(K, omegas, block) * pe.column(POS)
     claim = rf"PE(pos + {sp.latex(offset)}) = M_k\,PE(pos){setting(omegas)}"
     return identity(lhs, rhs, justification, claim)
 
@@ -113,29 +119,31 @@ def inverse_step(omegas: Sequence[sp.Expr], block: Block = rotation_block,
                     rf"M_{{-k}} = M_k^\top{setting(omegas)}")
 
 
-def generation_step(omegas: Sequence[sp.Expr], block: Block = rotation_block, encode: Encoding = encoding,
+def generation_step(omegas: Sequence[sp.Expr], block: Block = rotation_block, family: Family = Sinusoidal,
                     justification: str = r"$PE(0)$ has pairs $(\sin 0, \cos 0) = (0, 1)$") -> Step:
     """PE(pos) = M_pos·PE(0)."""
-    rhs = shift_matrix(POS, omegas, block) * encode(sp.Integer(0), omegas)
-    return identity(encode(POS, omegas), rhs, justification, rf"PE(pos) = M_{{pos}}\,PE(0){setting(omegas)}")
+    pe = with_frequencies(omegas, family=family)
+    rhs = shift_matrix(POS, omegas, block) * pe.column(sp.Integer(0))
+    return identity(pe.column(POS), rhs, justification, rf"PE(pos) = M_{{pos}}\,PE(0){setting(omegas)}")
 
 
 def norm_step(omegas: Sequence[sp.Expr], d: int | None = None, expected: sp.Expr | None = None,
-              encode: Encoding = encoding,
+              family: Family = Sinusoidal,
               justification: str = r"$\sin^2 + \cos^2 = 1$ in every pair") -> Step:
     """‖PE(pos)‖² = expected (by default d/2)."""
     d = 2 * len(omegas) if d is None else d
     expected = sp.Rational(d, 2) if expected is None else expected
-    vector = encode(POS, omegas, d)
+    vector = with_frequencies(omegas, d, family).column(POS)
     return euler_identity(dot(vector, vector), expected, justification,
                           rf"\lVert PE(pos)\rVert^2 = {sp.latex(expected)}{setting(omegas, d)}")
 
 
-def dot_product_step(omegas: Sequence[sp.Expr], encode: Encoding = encoding,
+def dot_product_step(omegas: Sequence[sp.Expr], family: Family = Sinusoidal,
                      justification: str = r"$\sin x\sin y + \cos x\cos y = \cos(x - y)$ in every pair",
                      ) -> Step:
     """PE(p)·PE(q) = Σ_i cos((p − q)·ω_i)."""
-    lhs = dot(encode(P, omegas), encode(Q, omegas))
+    pe = with_frequencies(omegas, family=family)
+    lhs = dot(pe.column(P), pe.column(Q))
     return identity(lhs, cosine_sum(P - Q, omegas), justification,
                     rf"PE(p)\cdot PE(q) = \sum_i \cos\big((p - q)\,\omega_i\big){setting(omegas)}")
 
@@ -162,10 +170,11 @@ def symmetry_step(omegas: Sequence[sp.Expr], score: Score = dot_score,
                           rf"PE(q - \delta)\cdot PE(q) = PE(q + \delta)\cdot PE(q){setting(omegas)}")
 
 
-def distance_step(omegas: Sequence[sp.Expr], encode: Encoding = encoding,
+def distance_step(omegas: Sequence[sp.Expr], family: Family = Sinusoidal,
                   justification: str = r"per pair $1 + 1 - 2\cos\big((p - q)\,\omega\big)$") -> Step:
     """‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)·ω_i))."""
-    difference = encode(P, omegas) - encode(Q, omegas)
+    pe = with_frequencies(omegas, family=family)
+    difference = pe.column(P) - pe.column(Q)
     expected = sp.Add(*[2 * (1 - sp.cos((P - Q) * omega)) for omega in omegas])
     return euler_identity(dot(difference, difference), expected, justification,
                           rf"\lVert PE(p) - PE(q)\rVert^2 = \sum_i 2\big(1 - \cos((p - q)\,\omega_i)\big)"
@@ -295,7 +304,7 @@ def norm() -> Iterator[Step]:
         yield norm_step(omegas, d, expected,
                         justification="the complete pairs give 1 each; the last sine has no partner")
     odd = exact_frequencies(3)
-    at_zero, at_one = encoding(0, odd, 3), encoding(1, odd, 3)
+    at_zero, at_one = with_frequencies(odd, 3).column(0), with_frequencies(odd, 3).column(1)
     yield inequality(dot(at_zero, at_zero), dot(at_one, at_one),
                      r"$\sin^2(10000^{-2/3}) \ne 0$ because $0 < 10000^{-2/3} < \pi$",
                      r"d = 3:\ \lVert PE(0)\rVert^2 \neq \lVert PE(1)\rVert^2")

@@ -1,53 +1,27 @@
 """High-precision confirmation of (non-)coincidences: PE(p1, dim1) = PE(p2, dim2) to all digits, or not.
 
 The exact answers (which pairs coincide, and where) come from `pe_verify.proofs.uniqueness`. Here an
-encoding — any callable (positions, d, dps) → rows of mpmath numbers — is evaluated at ≥ 50 digits: a witness
-must agree to within 10^(5−dps), a non-witness must differ by more than that.
+encoding — a `sinusoidal.Sinusoidal`, read through its `rows_mp(positions, dps)` form (a broken twin
+overrides it, or gives other `omegas`) — is evaluated at ≥ 50 digits: a witness must agree to within
+10^(5−dps), a non-witness must differ by more than that.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import mpmath
-import sympy as sp
 
 from .checking import CheckResult
 from .frequencies import fraction_mp, ratio_exponent
-from .sinusoidal import sinusoidal_encoding_mp
-from .validation import require_base, require_positive_int
+from .sinusoidal import Sinusoidal
+from .validation import require_positive_int
 
-MpEncoding = Callable[[Sequence[int], int, int], Sequence[Sequence[Any]]]
 Pair = tuple[int, int, int, int]
 
 MIN_DPS = 50
-
-
-def reference_encoding(base: float | str = 10000) -> MpEncoding:
-    """The reference sinusoidal encoding with this base, as an `MpEncoding`."""
-    require_base(float(base))
-    return lambda positions, d, dps: sinusoidal_encoding_mp(positions, d, base, dps)
-
-
-def frequency_encoding(omegas: Sequence[object]) -> MpEncoding:
-    """PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i) for exact SymPy frequencies (d ≤ 2·len(omegas))."""
-    exact = [sp.sympify(omega) for omega in omegas]
-    if not exact or any(omega.free_symbols or omega.is_real is not True for omega in exact):
-        raise ValueError(f"omegas must be a non-empty list of exact real numbers, got {omegas!r}")
-
-    def encode(positions: Sequence[int], d: int, dps: int) -> list[list[Any]]:
-        if d > 2 * len(exact):
-            raise ValueError(f"d = {d} needs {(d + 1) // 2} frequencies, got {len(exact)}")
-        with mpmath.workdps(dps):
-            values = [mpmath.mpf(sp.N(omega, dps + 10)) for omega in exact]
-            return [
-                [(mpmath.sin if j % 2 == 0 else mpmath.cos)(p * values[j // 2]) for j in range(d)]
-                for p in positions
-            ]
-
-    return encode
 
 
 def agreement_tolerance(dps: int) -> float:
@@ -76,25 +50,25 @@ def _require_pairs(pairs: Sequence[Pair], d: int) -> list[Pair]:
     return [(int(p1), int(dim1), int(p2), int(dim2)) for p1, dim1, p2, dim2 in checked]
 
 
-def value_differences(encode: MpEncoding, d: int, pairs: Sequence[Pair], dps: int = MIN_DPS) -> list[Any]:
+def value_differences(encoding: Sinusoidal, pairs: Sequence[Pair], dps: int = MIN_DPS) -> list[Any]:
     """|PE(p1)[dim1] − PE(p2)[dim2]| for each pair, from rows computed with dps digits plus one more per
     digit of the largest |position| (the angle p·ω loses that many significant digits to its integer part)."""
-    d = require_positive_int(d, "d")
+    d = encoding.d
     dps = _require_dps(dps)
     checked = _require_pairs(pairs, d)
     positions = sorted({p for p1, _, p2, _ in checked for p in (p1, p2)})
     working = dps + len(str(max(abs(p) for p in positions)))
-    rows = dict(zip(positions, encode(positions, d, working), strict=True))
+    rows = dict(zip(positions, encoding.rows_mp(positions, working), strict=True))
     with mpmath.workdps(working):
         return [
             abs(mpmath.mpf(rows[p1][dim1]) - mpmath.mpf(rows[p2][dim2])) for p1, dim1, p2, dim2 in checked
         ]
 
 
-def check_witnesses(encode: MpEncoding, d: int, witnesses: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:
+def check_witnesses(encoding: Sinusoidal, witnesses: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:
     """Each witness (p1, dim1, p2, dim2) has PE(p1)[dim1] = PE(p2)[dim2] to all digits:
     |difference| < 10^(5−dps)."""
-    differences = value_differences(encode, d, witnesses, dps)
+    differences = value_differences(encoding, witnesses, dps)
     worst = max(range(len(differences)), key=lambda k: differences[k])
     tolerance = agreement_tolerance(dps)
     max_error = float(differences[worst])
@@ -102,13 +76,13 @@ def check_witnesses(encode: MpEncoding, d: int, witnesses: Sequence[Pair], dps: 
     return CheckResult("exact coincidence", max_error < tolerance, max_error, tolerance, witness)
 
 
-def check_distinct(encode: MpEncoding, d: int, pairs: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:
+def check_distinct(encoding: Sinusoidal, pairs: Sequence[Pair], dps: int = MIN_DPS) -> CheckResult:
     """Each pair's values differ: |PE(p1)[dim1] − PE(p2)[dim2]| ≥ 10^(5−dps).
 
     Here `max_error` reports the smallest difference found (the closest approach), which must not fall below
     `tolerance`; `witness` names that closest pair.
     """
-    differences = value_differences(encode, d, pairs, dps)
+    differences = value_differences(encoding, pairs, dps)
     closest = min(range(len(differences)), key=lambda k: differences[k])
     tolerance = agreement_tolerance(dps)
     smallest = float(differences[closest])

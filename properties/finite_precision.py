@@ -10,6 +10,10 @@ width m predicts:
 * single values: how many dims keep their value from position p to p+1; a cos dim stays at exactly 1.0 while
   1 − cos(pω) ≤ 2^−(m+2), half the spacing just below 1.
 
+The encoding is a `sinusoidal.Sinusoidal` carrying a dtype (`common_code_encoding`): the scans read its
+`stored_rows`; a table under test that is known only by its rows is a `StoredEncoding`, the same interface
+with that one form given.
+
 "Equal" means equal as values (+0 = −0; rows must be finite). Casts are numpy's, and ml_dtypes' for
 bfloat16: ml_dtypes rounds int64 and float64 to bfloat16 through float32, so for integers beyond 2^24 its
 bfloat16 can differ from correct rounding by one spacing.
@@ -28,10 +32,9 @@ import mpmath
 import numpy as np
 
 from .checking import CheckResult
-from .correct_rounding import correctly_rounded
 from .dtypes import DTYPES, DtypeSpec, dtype_spec
-from .sinusoidal import frequencies, sinusoidal_encoding, sinusoidal_encoding_mp
-from .validation import require_base, require_positive_int
+from .sinusoidal import Sinusoidal
+from .validation import require_positive_int
 
 #: Memory the chunked scans may use unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 512 * 2**20
@@ -232,82 +235,53 @@ def check_distinct_formula(dtype: str | DtypeSpec, n_positions: int) -> CheckRes
 # --------------------------------------------------------------------------- (b) rows of the encoding
 
 
-RowFunction = Callable[[np.ndarray], np.ndarray]
-
-
-@dataclass(frozen=True)
-class StoredEncoding:
-    """An encoding held as a table in a dtype: `rows(positions)` maps int64 positions to rows of d values."""
-
-    label: str
-    d: int
-    dtype: DtypeSpec
-    rows: RowFunction
-
-
-def _common_code_rows(
-    positions: np.ndarray, d: int, base: float, spec: DtypeSpec, positions_in_dtype: bool
-) -> np.ndarray:
-    compute = np.float64 if spec.scalar is np.float64 else np.float32
-    if positions_in_dtype:
-        held = spec.cast(positions)
-        if not np.all(np.isfinite(held)):
-            raise ValueError(
-                f"positions up to {int(np.max(positions))} exceed the largest finite {spec.name} "
-                f"({spec.max_finite:g}); positions held in {spec.name} must stay below it"
-            )
-        position = held.astype(compute)
-    else:
-        position = positions.astype(compute)
-    exponents = np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)
-    table = np.empty((len(position), d), dtype=compute)
-    if compute is np.float64:
-        angles = position[:, None] * np.exp(exponents)[None, :]
-        table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles[:, : d // 2])
-    else:
-        angles = position[:, None] * correctly_rounded("exp", "float32", exponents)[None, :]
-        table[:, 0::2] = correctly_rounded("sin", "float32", angles)
-        table[:, 1::2] = correctly_rounded("cos", "float32", angles[:, : d // 2])
-    return spec.cast(table)
-
-
 def common_code_encoding(
     d: int, dtype: str | DtypeSpec, base: float = 10000.0, positions_in_dtype: bool = False
-) -> StoredEncoding:
-    """The table as the common PyTorch code builds it, stored in `dtype`.
+) -> Sinusoidal:
+    """The table as the common PyTorch code builds it, stored in `dtype` (`Sinusoidal.stored_rows`).
 
-    position = arange as float32; div_term = exp(arange(0, d, 2) · (−ln base / d)) in float32;
-    PE[:, 0::2] = sin(position · div_term), PE[:, 1::2] = cos(position · div_term) in float32; then cast
-    to the dtype (for float64 everything is float64: the reference). With `positions_in_dtype` the positions
-    are first rounded to the dtype (as when the position vector is held in half precision), then computed
-    the same way. Odd d drops the last cos column. In float32, exp, sin and cos are correctly rounded, so
-    the table is a property of float32 (a platform's libm may differ from it by a few ulp); float64 uses
-    numpy's.
+    With `positions_in_dtype` the positions are first rounded to the dtype (as when the position vector is
+    held in half precision).
     """
-    d = require_positive_int(d, "d")
-    base = require_base(base)
-    spec = dtype_spec(dtype)
-    computed = f"float32 computation, stored in {spec.name}"
-    if spec.scalar is np.float64:
-        computed = "float64 throughout"
-    held = f"positions rounded to {spec.name}, " if positions_in_dtype else ""
-    rows = functools.partial(
-        _common_code_rows, d=d, base=base, spec=spec, positions_in_dtype=bool(positions_in_dtype)
-    )
-    return StoredEncoding(f"{held}{computed} (base {base:g})", d, spec, rows)
+    return Sinusoidal(d, base, dtype=dtype, positions_in_dtype=bool(positions_in_dtype))
 
 
-def _stored_rows(encoding: StoredEncoding, positions: np.ndarray) -> np.ndarray:
+class StoredEncoding(Sinusoidal):
+    """An implementation under test known only by its table in a dtype: a `Sinusoidal` whose stored form
+    is `rows(positions)` and whose label is given (how the `sinusoidal` battery hands an implementation's
+    table to `find_duplicate_rows`)."""
+
+    __eq__ = object.__eq__  # two tables are the same only when they are the same object
+    __hash__ = object.__hash__
+
+    def __init__(
+        self, label: str, d: int, dtype: str | DtypeSpec, rows: Callable[[np.ndarray], np.ndarray]
+    ) -> None:
+        super().__init__(d, dtype=dtype)
+        object.__setattr__(self, "_label", label)
+        object.__setattr__(self, "_rows", rows)
+
+    @property
+    def label(self) -> str:
+        """The label given."""
+        return self._label
+
+    def stored_rows(self, positions: np.ndarray) -> np.ndarray:
+        """The given rows of `positions`."""
+        return self._rows(positions)
+
+
+def _stored_rows(encoding: Sinusoidal, positions: np.ndarray) -> np.ndarray:
     """The rows of `positions`, checked (shape, dtype, finite) and with −0 made +0 so bits decide equality."""
-    rows = np.ascontiguousarray(encoding.rows(positions))
-    if rows.shape != (len(positions), encoding.d) or rows.dtype != np.dtype(encoding.dtype.scalar):
+    spec = encoding.stored_dtype
+    rows = np.ascontiguousarray(encoding.stored_rows(positions))
+    if rows.shape != (len(positions), encoding.d) or rows.dtype != np.dtype(spec.scalar):
         raise ValueError(
-            f"rows must have shape ({len(positions)}, {encoding.d}) and dtype {encoding.dtype.name}; "
+            f"rows must have shape ({len(positions)}, {encoding.d}) and dtype {spec.name}; "
             f"got shape {rows.shape} and dtype {rows.dtype}"
         )
     if not np.all(np.isfinite(rows)):
         raise ValueError(f"rows must be finite; {encoding.label} gave NaN or inf")
-    spec = encoding.dtype
     negative_zero = rows.view(spec.bits) == spec.bits(1 << (8 * rows.itemsize - 1))
     if np.any(negative_zero):
         rows = rows.copy()
@@ -385,7 +359,7 @@ def _hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def find_duplicate_rows(
-    encoding: StoredEncoding,
+    encoding: Sinusoidal,
     n_positions: int,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     row_hash: Callable[[np.ndarray], np.ndarray] = hash_rows,
@@ -418,21 +392,23 @@ def find_duplicate_rows(
             duplicates += 1
             if first is None or position < first[1]:
                 first = (earlier, position)
-    return DuplicateRows(encoding.label, encoding.dtype.name, encoding.d, n, first, duplicates, hash_matches)
+    dtype = encoding.stored_dtype.name
+    return DuplicateRows(encoding.label, dtype, encoding.d, n, first, duplicates, hash_matches)
 
 
 # ------------------------------------------------------------------------------ (c) single dimensions
 
 
 def neighbour_equal_counts(
-    encoding: StoredEncoding, n_positions: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
+    encoding: Sinusoidal, n_positions: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
 ) -> np.ndarray:
     """For p = 0, …, N−2: how many dims j have PE(p, j) = PE(p+1, j) as stored."""
     n = _require_at_least_two(n_positions)
     chunk = _rows_per_chunk(n, encoding.d, memory_budget)
     counts = np.empty(n - 1, dtype=np.int64)
+    bits_type = encoding.stored_dtype.bits
     for start, stop in _chunks(n - 1, chunk):
-        bits = _stored_rows(encoding, np.arange(start, stop + 1, dtype=np.int64)).view(encoding.dtype.bits)
+        bits = _stored_rows(encoding, np.arange(start, stop + 1, dtype=np.int64)).view(bits_type)
         counts[start:stop] = np.count_nonzero(bits[1:] == bits[:-1], axis=1)
     return counts
 
@@ -463,14 +439,14 @@ class NeighbourEquality:
 
 
 def neighbour_equality(
-    encoding: StoredEncoding, n_positions: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
+    encoding: Sinusoidal, n_positions: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
 ) -> NeighbourEquality:
     """Summarise `neighbour_equal_counts` for the encoding over positions 0, …, N−1."""
     counts = neighbour_equal_counts(encoding, n_positions, memory_budget)
     over_half = np.flatnonzero(2 * counts > encoding.d)
     return NeighbourEquality(
         encoding.label,
-        encoding.dtype.name,
+        encoding.stored_dtype.name,
         encoding.d,
         int(n_positions),
         float(np.mean(counts)),
@@ -494,13 +470,13 @@ def _stays_at_one(angle: float, omega: np.ndarray, relative_error: float) -> np.
     return np.floor(angle / (omega * (1.0 + relative_error))).astype(np.int64) + 1
 
 
-def _runs_at_one(encoding: StoredEncoding, n: int, memory_budget: int) -> np.ndarray:
+def _runs_at_one(encoding: Sinusoidal, n: int, memory_budget: int) -> np.ndarray:
     """For each cos dim 2i+1: the first position whose stored value is not exactly 1.0 (n if none below n)."""
     runs = np.full(encoding.d // 2, n, dtype=np.int64)
     chunk = _rows_per_chunk(n, encoding.d, memory_budget)
     for start, stop in _chunks(n, chunk):
         cos_dims = _stored_rows(encoding, np.arange(start, stop, dtype=np.int64))[:, 1::2]
-        left = cos_dims != encoding.dtype.scalar(1.0)
+        left = cos_dims != encoding.stored_dtype.scalar(1.0)
         ended = np.any(left, axis=0) & (runs == n)
         runs[ended] = start + np.argmax(left[:, ended], axis=0)
         if np.all(runs < n):
@@ -509,8 +485,7 @@ def _runs_at_one(encoding: StoredEncoding, n: int, memory_budget: int) -> np.nda
 
 
 def check_cos_stays_at_one(
-    encoding: StoredEncoding,
-    base: float,
+    encoding: Sinusoidal,
     n_positions: int,
     angle_error: float | None = None,
     value_error: float = 2.0**-23,
@@ -521,16 +496,17 @@ def check_cos_stays_at_one(
     The run from p = 0 is measured per dim and must lie in the interval the formula gives once the computed
     angle may be off by a relative `angle_error` (default (ln base + 2)·2^−23, the float32 code's frequencies
     and product) and the computed cosine by `value_error` (default 2^−23, two float32 ulps at 1). Holds for
-    encodings computed from exact integer positions.
+    encodings computed from exact integer positions. The frequencies ω_i are the encoding's declared ones
+    (its base), the runs are measured on its stored table.
     """
-    d = require_positive_int(encoding.d, "d")
-    base = require_base(base)
+    d = encoding.d
+    base = float(encoding.base)
     n = require_positive_int(n_positions, "n_positions")
     if d < 2:
         raise ValueError(f"the encoding has no cos dim for d = {d}; d must be at least 2")
     delta = (math.log(base) + 2.0) * 2.0**-23 if angle_error is None else angle_error
-    nmant = encoding.dtype.nmant
-    omega = frequencies(d, base)[: d // 2]
+    nmant = encoding.stored_dtype.nmant
+    omega = encoding.frequencies64()[: d // 2]
     shortest = np.minimum(_stays_at_one(cos_one_angle(nmant, value_error), omega, delta), n)
     longest = np.minimum(_stays_at_one(cos_one_angle(nmant, -value_error), omega, -delta), n)
     measured = _runs_at_one(encoding, n, memory_budget)
@@ -545,7 +521,7 @@ def check_cos_stays_at_one(
             "dim": 2 * worst + 1,
             "measured_run": int(measured[worst]),
             "predicted_run": (int(shortest[worst]), int(longest[worst])),
-            "dtype": encoding.dtype.name,
+            "dtype": encoding.stored_dtype.name,
         },
     )
 
@@ -582,20 +558,20 @@ def _spacing(values: np.ndarray, spec: DtypeSpec, min_exponent: int) -> np.ndarr
 
 
 def small_step_change(
-    dtype: str | DtypeSpec, d: int, n_positions: int, base: float = 10000.0
+    encoding: Sinusoidal, dtype: str | DtypeSpec, n_positions: int
 ) -> SmallStepChange | None:
     """Refute "a value whose step is below half a spacing cannot change": find the clearest such change.
 
-    The float64 table at positions 0, …, N−1 is cast to the dtype; among the (p, j) whose step
-    |PE(p+1, j) − PE(p, j)| is below half the dtype's spacing (same sign and binade on both sides) yet whose
-    stored values differ, the one farthest from the rounding midpoint is confirmed at 50 digits.
+    The encoding's float64 table (`float64_rows`) at positions 0, …, N−1 is cast to the dtype; among the
+    (p, j) whose step |PE(p+1, j) − PE(p, j)| is below half the dtype's spacing (same sign and binade on both
+    sides) yet whose stored values differ, the one farthest from the rounding midpoint is confirmed at 50
+    digits (`rows_mp`).
     """
     spec = dtype_spec(dtype)
     if spec.nmant >= DTYPES["float64"].nmant:
         raise ValueError(f"{spec.name} is not coarser than the float64 table; use float32, float16, bfloat16")
     n = _require_at_least_two(n_positions)
-    base = require_base(base)
-    table = sinusoidal_encoding(np.arange(n), d, base)
+    table = encoding.float64_rows(np.arange(n))
     before, after = table[:-1], table[1:]
     min_exponent = int(ml_dtypes.finfo(spec.scalar).minexp)
     spacing = _spacing(before, spec, min_exponent)
@@ -611,26 +587,25 @@ def small_step_change(
     clearance = np.minimum(np.abs(before - midpoint), np.abs(after - midpoint))
     p, j = np.unravel_index(int(np.argmax(np.where(changed & straddles, clearance, -1.0))), clearance.shape)
     found = (int(p), int(j), float(midpoint[p, j]), float(spacing[p, j]))
-    return _confirmed_small_step(spec, d, base, found, changed, small)
+    return _confirmed_small_step(spec, encoding, found, changed, small)
 
 
 def _confirmed_small_step(
     spec: DtypeSpec,
-    d: int,
-    base: float,
+    encoding: Sinusoidal,
     found: tuple[int, int, float, float],
     changed: np.ndarray,
     small: np.ndarray,
 ) -> SmallStepChange:
     p, j, midpoint, spacing = found
-    row_before, row_after = (row[j] for row in sinusoidal_encoding_mp([p, p + 1], d, base, dps=50))
+    row_before, row_after = (row[j] for row in encoding.rows_mp([p, p + 1], dps=50))
     low, high = sorted((row_before, row_after))
     if not low < mpmath.mpf(midpoint) < high or high - low >= mpmath.mpf(spacing) / 2:
         raise ArithmeticError(f"the 50-digit values at p = {p}, dim {j} do not straddle midpoint {midpoint}")
     stored = spec.cast(np.array([float(row_before), float(row_after)]))
     return SmallStepChange(
         spec.name,
-        d,
+        encoding.d,
         p,
         j,
         (mpmath.nstr(row_before, 25), mpmath.nstr(row_after, 25)),
@@ -674,12 +649,16 @@ def printed_equal_neighbours(table: np.ndarray, decimals: int = 4) -> tuple[tupl
     )
 
 
+#: Document 000's table: d = 6 (positions 0–7), the default of `rounded_equal_neighbours`.
+DOCUMENT_TABLE = Sinusoidal(6)
+
+
 def rounded_equal_neighbours(
-    d: int = 6, n_positions: int = 8, base: float = 10000.0, decimals: int = 4
+    encoding: Sinusoidal = DOCUMENT_TABLE, n_positions: int = 8, decimals: int = 4
 ) -> RoundedEquality:
-    """Neighbouring values of the float64 encoding table that print the same with `decimals` decimals: a
+    """Neighbouring values of the encoding's float64 table that print the same with `decimals` decimals: a
     statement about printing, not about a dtype. The defaults are document 000's table (d = 6, positions 0–7).
     """
     n = require_positive_int(n_positions, "n_positions")
-    pairs = printed_equal_neighbours(sinusoidal_encoding(np.arange(n), d, base), decimals)
-    return RoundedEquality(int(d), n, int(decimals), len(pairs), pairs)
+    pairs = printed_equal_neighbours(encoding.float64_rows(np.arange(n)), decimals)
+    return RoundedEquality(encoding.d, n, int(decimals), len(pairs), pairs)

@@ -4,10 +4,12 @@ Every pair (sin pω_i, cos pω_i) moves to (sin (p + k)ω_i, cos (p + k)ω_i) by
 [[cos kω_i, sin kω_i], [−sin kω_i, cos kω_i]] (the addition formulas), so ‖PE(p)‖² = d/2,
 PE(p)·PE(q) = Σ_i cos((p − q)ω_i) and ‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)ω_i)).
 
-Each check takes the encoding (and the offset matrix, or the formula) as a callable, so it can be run on
-any implementation; the right-hand sides use the declared frequencies ω_i = base^(−2i/d). A check runs in
-float64 (`FLOAT64`) or in mpmath at a stated number of digits (`MpmathArithmetic(dps)`), and its tolerance
-grows with the largest angle involved and the number of summed terms.
+Each check takes the encoding as a `sinusoidal.Sinusoidal` (its d and base declare the setting; a broken
+twin overrides a form) and the offset matrix, or the formula, as a callable, so it can be run on any
+implementation; the right-hand sides use the declared frequencies ω_i = base^(−2i/d). A check runs in
+float64 (`FLOAT64`, reading the encoding's `float64_rows`) or in mpmath at a stated number of digits
+(`MpmathArithmetic(dps)`, reading `rows_mp(positions, dps)`), and its tolerance grows with the largest angle
+involved and the number of summed terms.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ import numpy as np
 
 from .checking import CheckResult, angle_tolerance
 from .frequencies import frequencies, frequency_count, frequency_mp
+from .sinusoidal import Sinusoidal
 from .validation import require_base, require_positions, require_positive_int
 
-Encoding = Callable[[np.ndarray, int, float], Any]
 OffsetMatrix = Callable[[Any, int, float], Any]
 
 
@@ -59,6 +61,10 @@ class Float64Arithmetic:
     def frequencies(self, d: int, base: float) -> np.ndarray:
         """The declared frequencies ω_i = base^(−2i/d)."""
         return frequencies(d, base)
+
+    def rows(self, encoding: Sinusoidal, positions: np.ndarray) -> Any:
+        """The encoding's rows at `positions`, in this arithmetic (its `float64_rows`)."""
+        return encoding.float64_rows(positions)
 
     def cos(self, angles: np.ndarray) -> np.ndarray:
         """cos of every entry."""
@@ -126,6 +132,10 @@ class MpmathArithmetic:
         b = mpmath.mpf(base)
         return np.array([frequency_mp(i, d, b) for i in range(frequency_count(d))], dtype=object)
 
+    def rows(self, encoding: Sinusoidal, positions: np.ndarray) -> Any:
+        """The encoding's rows at `positions`, in this arithmetic (its `rows_mp` at `dps` digits)."""
+        return encoding.rows_mp(positions, self.dps)
+
     def cos(self, angles: np.ndarray) -> np.ndarray:
         return np.vectorize(mpmath.cos, otypes=[object])(angles)
 
@@ -187,21 +197,19 @@ def distance_formula(p: object, q: object, d: int, base: float, arithmetic: Arit
 
 
 def check_offset_relation(
-    encode: Encoding,
+    encoding: Sinusoidal,
     offset: OffsetMatrix,
     positions: Iterable[float],
     k: float,
-    d: int,
-    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) PE(p + k) = M_k PE(p) for every p in `positions`: one matrix, the same for all p, moves p by k."""
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps, k = arithmetic.positions(positions), arithmetic.number(k, "k")
-        moved = (case.offset(offset, k) @ case.encode(encode, ps).T).T
+        moved = (case.offset(offset, k) @ case.encode(encoding, ps).T).T
         return case.verdict(
             "PE(p + k) = M_k PE(p)",
-            case.encode(encode, ps + k),
+            case.encode(encoding, ps + k),
             moved,
             case.tolerance(case.d + 1, ps, ps + k, [k]),
             lambda i: {"p": ps[i[0]], "k": k, "dim": i[1]},
@@ -288,21 +296,19 @@ def check_offset_inverse(
 
 
 def check_offset_from_origin(
-    encode: Encoding,
+    encoding: Sinusoidal,
     offset: OffsetMatrix,
     positions: Iterable[float],
-    d: int,
-    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(b) PE(p) = M_p PE(0): every position's encoding is the origin's, moved by p."""
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps = arithmetic.positions(positions)
-        origin = case.encode(encode, arithmetic.positions([0]))[0]
+        origin = case.encode(encoding, arithmetic.positions([0]))[0]
         moved = np.array([case.offset(offset, p) @ origin for p in ps]).reshape(len(ps), case.d)
         return case.verdict(
             "PE(p) = M_p PE(0)",
-            case.encode(encode, ps),
+            case.encode(encoding, ps),
             moved,
             case.tolerance(case.d + 1, ps),
             lambda i: {"p": ps[i[0]], "dim": i[1]},
@@ -310,16 +316,14 @@ def check_offset_from_origin(
 
 
 def check_norm(
-    encode: Encoding,
+    encoding: Sinusoidal,
     positions: Iterable[float],
-    d: int,
-    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(c) ‖PE(p)‖² = d/2 for every p: each (sin, cos) pair contributes sin² + cos² = 1."""
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps = arithmetic.positions(positions)
-        rows = case.encode(encode, ps)
+        rows = case.encode(encoding, ps)
         return case.verdict(
             "‖PE(p)‖² = d/2",
             (rows * rows).sum(axis=1),
@@ -330,17 +334,15 @@ def check_norm(
 
 
 def check_dot_product(
-    encode: Encoding,
+    encoding: Sinusoidal,
     positions: Iterable[float],
-    d: int,
-    base: float = 10000.0,
     formula: Formula = dot_product_formula,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(d) PE(p)·PE(q) = Σ_i cos((p − q)ω_i) for every pair of `positions`, with the declared ω_i."""
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps = arithmetic.positions(positions)
-        rows = case.encode(encode, ps)
+        rows = case.encode(encoding, ps)
         return case.verdict(
             "PE(p)·PE(q) = Σ_i cos((p − q)ω_i)",
             rows @ rows.T,
@@ -351,17 +353,15 @@ def check_dot_product(
 
 
 def check_dot_product_relative(
-    encode: Encoding,
+    encoding: Sinusoidal,
     positions: Iterable[float],
     shift: float,
-    d: int,
-    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(d) PE(p + s)·PE(q + s) = PE(p)·PE(q): the dot product depends on p − q only."""
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps, s = arithmetic.positions(positions), arithmetic.number(shift, "shift")
-        rows, shifted = case.encode(encode, ps), case.encode(encode, ps + s)
+        rows, shifted = case.encode(encoding, ps), case.encode(encoding, ps + s)
         return case.verdict(
             "PE(p + s)·PE(q + s) = PE(p)·PE(q)",
             shifted @ shifted.T,
@@ -372,22 +372,21 @@ def check_dot_product_relative(
 
 
 def check_dot_product_even(
-    encode: Encoding,
+    encoding: Sinusoidal,
     positions: Iterable[float],
     offsets: Iterable[float],
-    d: int,
-    base: float = 10000.0,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
     """(d) PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ): the dot product cannot tell the token after from the one before.
 
     Evenness of a function of p − q alone, checked at a fixed anchor p (PE(p)·PE(q) = PE(q)·PE(p) is trivial).
     """
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps, deltas = arithmetic.positions(positions), arithmetic.positions(offsets, "offsets")
-        rows = case.encode(encode, ps)
-        after = np.array([row @ case.encode(encode, p + deltas).T for row, p in zip(rows, ps, strict=True)])
-        before = np.array([row @ case.encode(encode, p - deltas).T for row, p in zip(rows, ps, strict=True)])
+        rows = case.encode(encoding, ps)
+        pairs = list(zip(rows, ps, strict=True))
+        after = np.array([row @ case.encode(encoding, p + deltas).T for row, p in pairs])
+        before = np.array([row @ case.encode(encoding, p - deltas).T for row, p in pairs])
         reach = [abs(p) + abs(delta) for p in ps for delta in deltas]
         return case.verdict(
             "PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)",
@@ -399,10 +398,8 @@ def check_dot_product_even(
 
 
 def check_distance(
-    encode: Encoding,
+    encoding: Sinusoidal,
     positions: Iterable[float],
-    d: int,
-    base: float = 10000.0,
     formula: Formula = distance_formula,
     arithmetic: Arithmetic = FLOAT64,
 ) -> CheckResult:
@@ -410,9 +407,9 @@ def check_distance(
 
     The tolerance counts 2d terms: squaring a difference a − b (|a − b| ≤ 2) multiplies its error by up to 4.
     """
-    with _setting(d, base, arithmetic) as case:
+    with _encoding_setting(encoding, arithmetic) as case:
         ps = arithmetic.positions(positions)
-        rows = case.encode(encode, ps)
+        rows = case.encode(encoding, ps)
         differences = rows[:, None, :] - rows[None, :, :]
         return case.verdict(
             "‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)ω_i))",
@@ -431,8 +428,8 @@ class _Setting:
     base: float
     arithmetic: Arithmetic
 
-    def encode(self, encode: Encoding, positions: np.ndarray) -> np.ndarray:
-        rows = encode(positions, self.d, self.base)
+    def encode(self, encoding: Sinusoidal, positions: np.ndarray) -> np.ndarray:
+        rows = self.arithmetic.rows(encoding, positions)
         return self.arithmetic.array(rows, (len(positions), self.d), "the encoding")
 
     def offset(self, offset: OffsetMatrix, k: object) -> np.ndarray:
@@ -479,6 +476,14 @@ def _setting(d: object, base: object, arithmetic: Arithmetic) -> Iterator[_Setti
     setting = _Setting(_require_sin_cos_pairs(d), require_base(base), arithmetic)
     with arithmetic.workspace():
         yield setting
+
+
+def _encoding_setting(
+    encoding: Sinusoidal, arithmetic: Arithmetic
+) -> contextlib.AbstractContextManager[_Setting]:
+    """The setting the encoding declares: its d (even) and base."""
+    base = float(encoding.base) if isinstance(encoding.base, str) else encoding.base
+    return _setting(encoding.d, base, arithmetic)
 
 
 def _require_sin_cos_pairs(d: object) -> int:

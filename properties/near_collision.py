@@ -13,6 +13,9 @@ frequency index j // 2. Two questions are answered by computation over finite ra
 Float64 values are computed by an exact reduction of p·ω_i/2π modulo 1 in 64-bit fixed point
 (`sin_cos_at_integers`), so each value is within `VALUE_ERROR` of the true one at every position < 2**32;
 plain float64 (`sin(p·ω)`) is off by up to about p·ε, far too much to rank gaps near 1e−16.
+
+Every scan and check takes the encoding as a `sinusoidal.Sinusoidal` and reads its forms: `rows` with the
+bound `error`, `value_mp` (re-ranking; None in a twin: float64 only) and `row_balls` (the certificate).
 """
 
 from __future__ import annotations
@@ -30,21 +33,14 @@ import mpmath
 import numpy as np
 
 from .checking import CheckResult, angle_tolerance
-from .frequencies import frequencies_arb, frequency_mp
 from .frequencies import frequencies_mp as _frequencies_mp
+from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, VALUE_ERROR, Sinusoidal, sin_cos_at_integers
 from .validation import (
     require_base,
     require_even_dimension,
-    require_positions,
     require_positive_int,
     require_positive_real,
 )
-
-#: Positions must satisfy 0 ≤ p < MAX_POSITION: a position times a 32-bit limb must fit in 64 bits.
-MAX_POSITION = 2**32
-
-#: Bound on |computed − true| for every value returned by `sin_cos_at_integers` (see its docstring).
-VALUE_ERROR = 2.0**-51
 
 #: Digits below which the re-ranking cannot tell a gap from zero or two gaps apart: 10^(GUARD_DIGITS − dps).
 GUARD_DIGITS = 5
@@ -55,129 +51,18 @@ TIE = "tie"  # another candidate has the same gap to `dps` digits (both are repo
 ZERO = "zero"  # the gap is below 10^(GUARD_DIGITS − dps): an exact coincidence is possible, not shown
 FLOAT64 = "float64"  # no high-precision values available: ranked by float64 alone
 
-_FIXED_POINT_DPS = 60
 _U = 2.0**-53  # unit roundoff of float64
 _CHUNK = 2**22  # elements per vectorised pass over the sorted values
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Accurate float64 values at integer positions
+# Frequencies at the exact reduction's precision (`sinusoidal.sin_cos_at_integers`)
 # ---------------------------------------------------------------------------------------------------------
 
 
 def frequencies_mp(d: int, base: float = 10000.0) -> list[mpmath.mpf]:
     """The ⌈d/2⌉ frequencies ω_i = base^(−2i/d) at the fixed-point reduction's 60 digits (base as given)."""
-    return _frequencies_mp(d, require_base(base), _FIXED_POINT_DPS)
-
-
-def _turn_limbs(omegas: Sequence[mpmath.mpf]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The top three 32-bit limbs of F = round(2^128 · frac(ω/2π)) for each ω."""
-    limbs = []
-    with mpmath.workdps(_FIXED_POINT_DPS):
-        for omega in omegas:
-            turns = mpmath.mpf(omega) / (2 * mpmath.pi)
-            fixed = int(mpmath.nint((turns - mpmath.floor(turns)) * mpmath.mpf(2) ** 128)) % 2**128
-            limbs.append([(fixed >> shift) & 0xFFFFFFFF for shift in (96, 64, 32)])
-    f3, f2, f1 = np.array(limbs, dtype=np.uint64).reshape(-1, 3).T
-    return f3, f2, f1
-
-
-def _two_pi_split() -> tuple[float, float, float]:
-    """2π = C1 + C2 with C1 of 21 significant bits (so |hi|·C1 is exact for |hi| ≤ 2^31), and 2π in float."""
-    with mpmath.workdps(_FIXED_POINT_DPS):
-        two_pi = 2 * mpmath.pi
-        c1 = mpmath.nint(two_pi * 2**18) / 2**18
-        return float(c1), float(two_pi - c1), float(two_pi)
-
-
-_C1, _C2, _TWO_PI = _two_pi_split()
-
-
-def _require_integer_positions(positions: object) -> np.ndarray:
-    """Positions as uint64 when they are integers with 0 ≤ p < MAX_POSITION."""
-    array = require_positions(positions).reshape(-1)
-    if array.size and (np.any(array != np.floor(array)) or array.min() < 0 or array.max() >= MAX_POSITION):
-        raise ValueError(f"positions must be integers with 0 ≤ p < 2**32 = {MAX_POSITION}")
-    return array.astype(np.uint64)
-
-
-def sin_cos_at_integers(
-    positions: Sequence[int] | np.ndarray, omegas: Sequence[mpmath.mpf]
-) -> tuple[np.ndarray, np.ndarray]:
-    """sin(p·ω) and cos(p·ω), shape (len(positions), len(omegas)), each within VALUE_ERROR = 2^−51.
-
-    For integers 0 ≤ p < 2^32. With F = round(2^128·frac(ω/2π)) split into 32-bit limbs F3..F0, the turn
-    fraction frac(p·ω/2π)·2^64 = (p·F3·2^32 + p·F2 + ⌊p·F1/2^32⌋) mod 2^64 up to less than 3 units, computed
-    exactly in uint64; read as a signed integer it is t·2^64 with t ∈ [−1/2, 1/2). Writing t = hi·2^−32 +
-    lo·2^−64 and 2π = C1 + C2 (C1 of 21 bits), the angle is A + B with A = hi·C1·2^−32 exact and
-    B = hi·C2·2^−32 + lo·2π·2^−64 (|B| < 2^−18, error < 2^−69); a two-sum gives a + r = A + B exactly,
-    and sin(a + r) = sin a + r·cos a, cos(a + r) = cos a − r·sin a up to r²/2 < 2^−104. The error is the
-    library's sin/cos error on [−π, π] (measured ≤ 0.52 ulp ≤ 0.52·2^−53 for numpy's float64 sin/cos) plus
-    one final rounding (≤ 2^−54) plus < 2^−58 from the reduction: < 1.1·2^−53. VALUE_ERROR = 2^−51 leaves room
-    for a library up to three ulp off; the tests compare against mpmath at random positions up to 2^32.
-    """
-    p = _require_integer_positions(positions)[:, None]
-    f3, f2, f1 = _turn_limbs(omegas)
-    turns = ((p * f3) << 32) + p * f2 + ((p * f1) >> 32)
-    signed = turns.view(np.int64)
-    hi = (signed >> 32).astype(np.float64)
-    lo = (signed & 0xFFFFFFFF).astype(np.float64)
-    big = hi * (_C1 * 2.0**-32)
-    small = hi * (_C2 * 2.0**-32) + lo * (_TWO_PI * 2.0**-64)
-    angle = big + small
-    virtual = angle - big
-    residual = (big - (angle - virtual)) + (small - virtual)
-    sin, cos = np.sin(angle), np.cos(angle)
-    return sin + cos * residual, cos - sin * residual
-
-
-def sinusoidal_rows(positions: Sequence[int] | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:
-    """The sinusoidal encoding of integers 0 ≤ p < 2^32 as float64 rows, each entry within VALUE_ERROR."""
-    sin, cos = sin_cos_at_integers(positions, frequencies_mp(d, base))
-    rows = np.empty((sin.shape[0], d))
-    rows[:, 0::2] = sin
-    rows[:, 1::2] = cos[:, : d // 2]
-    return rows
-
-
-def sinusoidal_value_mp(position: int, dim: int, d: int, base: float = 10000.0) -> mpmath.mpf:
-    """PE(position, dim) at the current mpmath precision (sin for even dim, cos for odd)."""
-    omega = frequency_mp(dim // 2, d, base)
-    angle = mpmath.mpf(position) * omega
-    return mpmath.sin(angle) if dim % 2 == 0 else mpmath.cos(angle)
-
-
-@functools.lru_cache(maxsize=64)
-def _frequency_balls(d: int, base: float, prec: int) -> tuple[flint.arb, ...]:
-    """ω_i = base^(−2i/d) as arb balls at `prec` bits."""
-    return tuple(frequencies_arb(d, base, prec))
-
-
-def sinusoidal_row_balls(position: int, d: int, base: float = 10000.0) -> list[flint.arb]:
-    """The d entries of PE(position) as arb balls (current flint precision) containing the true values."""
-    row = []
-    for omega in _frequency_balls(d, base, flint.ctx.prec):
-        row.extend((flint.arb(position) * omega).sin_cos())
-    return row[:d]
-
-
-@dataclass(frozen=True)
-class ValueEncoding:
-    """An encoding as the scans read it: float64 rows with an error bound, and high-precision values.
-
-    `rows(positions, d, base)` returns float64 of shape (len(positions), d), each entry within `error` of the
-    true value; `value_mp(p, j, d, base)` returns PE(p, j) at the current mpmath precision (None: rank by
-    float64 only); `row_balls(p, d, base)` returns the d entries of PE(p) as arb balls containing the true
-    values at the current flint precision (None: no certificate).
-    """
-
-    rows: Callable[[np.ndarray, int, float], np.ndarray]
-    error: float
-    value_mp: Callable[[int, int, int, float], mpmath.mpf] | None = None
-    row_balls: Callable[[int, int, float], Sequence[flint.arb]] | None = None
-
-
-SINUSOIDAL = ValueEncoding(sinusoidal_rows, VALUE_ERROR, sinusoidal_value_mp, sinusoidal_row_balls)
+    return _frequencies_mp(d, require_base(base), FIXED_POINT_DPS)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -273,14 +158,15 @@ def _threshold(best: float, slack: float) -> float:
     return (best + slack) * (1.0 + 4 * _U)
 
 
-def _row_values(n: int, d: int, base: float, encoding: ValueEncoding) -> np.ndarray:
+def _row_values(n: int, encoding: Sinusoidal) -> np.ndarray:
     """All n·d float64 values, flat index p·d + j, computed in chunks of about 2^21 values."""
+    d = encoding.d
     values = np.empty(n * d)
     grid = values.reshape(n, d)
     step = max(1, 2**21 // d)
     for start in range(0, n, step):
         stop = min(n, start + step)
-        rows = np.asarray(encoding.rows(np.arange(start, stop), d, base), dtype=np.float64)
+        rows = np.asarray(encoding.rows(np.arange(start, stop)), dtype=np.float64)
         if rows.shape != (stop - start, d) or not np.all(np.isfinite(rows)):
             raise ValueError(f"encoding.rows must return finite values of shape ({stop - start}, {d})")
         grid[start:stop] = rows
@@ -291,9 +177,9 @@ def _label_dtype(size: int) -> type:
     return np.int32 if size < 2**31 else np.int64
 
 
-def _sorted_values(n: int, d: int, base: float, encoding: ValueEncoding) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_values(n: int, encoding: Sinusoidal) -> tuple[np.ndarray, np.ndarray]:
     """The values sorted ascending, and the flat label p·d + j of each (int32 when it fits)."""
-    values = _row_values(n, d, base, encoding)
+    values = _row_values(n, encoding)
     order = np.argsort(values)
     labels = order.astype(_label_dtype(values.size))
     del order
@@ -379,16 +265,14 @@ def _rerank(
     first: np.ndarray,
     second: np.ndarray,
     float_gaps: np.ndarray,
-    d: int,
-    base: float,
-    encoding: ValueEncoding,
+    encoding: Sinusoidal,
     dps: int,
 ) -> tuple[tuple[NearPair, ...], str]:
     """The candidate pairs (flat labels) sorted by their gaps at `dps` digits, and the evidence kind."""
-    pairs = []
+    pairs, d = [], encoding.d
     with mpmath.workdps(dps):
         value = functools.lru_cache(maxsize=None)(
-            lambda label: encoding.value_mp(label // d, label % d, d, base)
+            lambda label: encoding.value_mp(label // d, label % d)
         )
         for a, b, float_gap in zip(first.tolist(), second.tolist(), float_gaps.tolist(), strict=True):
             ends = sorted([divmod(a, d), divmod(b, d)])
@@ -407,12 +291,10 @@ def _rerank(
     return tuple(pairs), evidence
 
 
-def _require_scan_inputs(
-    n: object, d: object, base: object, dps: object, encoding: ValueEncoding
-) -> tuple[int, int, float, int]:
+def _require_scan_inputs(n: object, encoding: Sinusoidal, dps: object) -> tuple[int, int, float, int]:
     n = require_positive_int(n, "n")
-    d = require_positive_int(d, "d")
-    base = require_base(base)
+    d = encoding.d
+    base = float(encoding.base)
     dps = require_positive_int(dps, "dps")
     if n > MAX_POSITION:
         raise ValueError(f"n must be at most 2**32 = {MAX_POSITION} (positions 0 ≤ p < n), got {n}")
@@ -425,12 +307,10 @@ def _require_scan_inputs(
 
 
 def nearest_cross_dimension_pair(
+    encoding: Sinusoidal,
     n: int,
-    d: int,
-    base: float = 10000.0,
     *,
     exclude: Exclusion = None,
-    encoding: ValueEncoding = SINUSOIDAL,
     dps: int = 50,
 ) -> NearestPair:
     """The valid pair (p1, j1), (p2, j2) — p1 ≠ p2 < n, j1 ≠ j2, not excluded — nearest in value.
@@ -440,47 +320,44 @@ def nearest_cross_dimension_pair(
     gap G* + 2e, and G* is at most the float-best pair's true gap ≤ B + 2e (B the least float gap): every pair
     that can be the true nearest has float gap ≤ B + 4e. All of them are re-ranked at `dps` digits.
     """
-    n, d, base, dps = _require_scan_inputs(n, d, base, dps, encoding)
+    n, d, _, dps = _require_scan_inputs(n, encoding, dps)
     invalid = invalid_dimension_pairs(d, exclude)
     _require_pairs_exist(n, d, invalid)
-    m, labels = _sorted_values(n, d, base, encoding)
-    return _nearest_in_sorted(m, labels, n, d, base, invalid, encoding, dps)
+    m, labels = _sorted_values(n, encoding)
+    return _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
 
 
 def _nearest_in_sorted(
     m: np.ndarray,
     labels: np.ndarray,
     n: int,
-    d: int,
-    base: float,
     invalid: np.ndarray,
-    encoding: ValueEncoding,
+    encoding: Sinusoidal,
     dps: int,
 ) -> NearestPair:
     slack = 4 * encoding.error
+    d, base = encoding.d, float(encoding.base)
     a, b, gaps = close_valid_pairs(m, labels, d, invalid, slack)
-    candidates, evidence = _rerank(labels[a], labels[b], gaps, d, base, encoding, dps)
+    candidates, evidence = _rerank(labels[a], labels[b], gaps, encoding, dps)
     threshold = _threshold(float(gaps.min()), slack)
     return NearestPair(n, d, base, candidates[0], candidates, evidence, dps, encoding.error, threshold)
 
 
 def nearest_cross_dimension_pair_naive(
+    encoding: Sinusoidal,
     n: int,
-    d: int,
-    base: float = 10000.0,
     *,
     exclude: Exclusion = None,
-    encoding: ValueEncoding = SINUSOIDAL,
     dps: int = 50,
 ) -> NearestPair:
     """The same nearest pair by comparing all (nd)² pairs: O((nd)²) time, for small inputs and cross-checks.
 
     The candidates (every valid pair within the same float64 threshold) are re-ranked as in the scan.
     """
-    n, d, base, dps = _require_scan_inputs(n, d, base, dps, encoding)
+    n, d, base, dps = _require_scan_inputs(n, encoding, dps)
     invalid = invalid_dimension_pairs(d, exclude)
     _require_pairs_exist(n, d, invalid)
-    values = _row_values(n, d, base, encoding)
+    values = _row_values(n, encoding)
     labels = np.arange(values.size)
     slack = 4 * encoding.error
     best = math.inf
@@ -498,7 +375,7 @@ def nearest_cross_dimension_pair_naive(
         found_gap.append(gaps[rows_hit, cols_hit])
     a, b, gaps = (np.concatenate(found) for found in (found_a, found_b, found_gap))
     keep = gaps <= _threshold(best, slack)
-    candidates, evidence = _rerank(a[keep], b[keep], gaps[keep], d, base, encoding, dps)
+    candidates, evidence = _rerank(a[keep], b[keep], gaps[keep], encoding, dps)
     threshold = _threshold(best, slack)
     return NearestPair(n, d, base, candidates[0], candidates, evidence, dps, encoding.error, threshold)
 
@@ -575,9 +452,8 @@ class GapRow:
 
 
 def gap_against_n(
+    encoding: Sinusoidal,
     ns: Sequence[int],
-    d: int,
-    base: float = 10000.0,
     *,
     exclude: Exclusion = None,
     dps: int = 50,
@@ -585,16 +461,16 @@ def gap_against_n(
 ) -> list[GapRow]:
     """Per n: the nearest valid cross-dimension gap, the arcsine model's `predicted_minimum_gap`, and the
     number of valid pairs closer than close_factor × predicted against the model's expectation."""
-    d = require_positive_int(d, "d")
+    d = encoding.d
     close_factor = require_positive_real(close_factor, "close_factor")
     invalid = invalid_dimension_pairs(d, exclude)
     rows = []
     for n in ns:
         started = time.perf_counter()
-        n, d, base, dps = _require_scan_inputs(n, d, base, dps, SINUSOIDAL)
+        n, d, _, dps = _require_scan_inputs(n, encoding, dps)
         _require_pairs_exist(n, d, invalid)
-        m, labels = _sorted_values(n, d, base, SINUSOIDAL)
-        nearest = _nearest_in_sorted(m, labels, n, d, base, invalid, SINUSOIDAL, dps)
+        m, labels = _sorted_values(n, encoding)
+        nearest = _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
         pairs = valid_pair_count(n, d, exclude)
         predicted = predicted_minimum_gap(pairs)
         close = close_factor * predicted
@@ -634,13 +510,11 @@ def _exact(ball: flint.arb) -> Fraction:
 
 
 def certify_cross_dimension_gap(
+    encoding: Sinusoidal,
     n: int,
-    d: int,
-    base: float = 10000.0,
     delta: float = 1e-12,
     *,
     exclude: Exclusion = None,
-    encoding: ValueEncoding = SINUSOIDAL,
     prec: int = 128,
 ) -> GapCertificate:
     """Prove with interval arithmetic: every valid pair over positions < n is at least `delta` apart.
@@ -652,14 +526,14 @@ def certify_cross_dimension_gap(
     valid partners, L = D·(1 − 2^−53) − 2R (computed exactly) bounds every valid gap from below. The
     certificate holds when L ≥ delta > 0. It is sound for any exact base (taken as the float given).
     """
-    n, d, base, _ = _require_scan_inputs(n, d, base, 50, encoding)
+    n, d, base, _ = _require_scan_inputs(n, encoding, 50)
     delta = require_positive_real(delta, "delta")
     prec = require_positive_int(prec, "prec")
     if encoding.row_balls is None:
         raise ValueError("the encoding has no row_balls: a certificate needs ball values")
     invalid = invalid_dimension_pairs(d, exclude)
     _require_pairs_exist(n, d, invalid)
-    midpoints, max_radius = _ball_midpoints(n, d, base, encoding, prec)
+    midpoints, max_radius = _ball_midpoints(n, encoding, prec)
     labels = np.argsort(midpoints).astype(_label_dtype(midpoints.size))
     m = midpoints[labels]
     a, b, gaps = close_valid_pairs(m, labels, d, invalid, 0.0)
@@ -677,17 +551,16 @@ def certify_cross_dimension_gap(
     return GapCertificate(holds, delta, lower, max_radius, (ends[0], ends[1]), statement)
 
 
-def _ball_midpoints(
-    n: int, d: int, base: float, encoding: ValueEncoding, prec: int
-) -> tuple[np.ndarray, Fraction]:
+def _ball_midpoints(n: int, encoding: Sinusoidal, prec: int) -> tuple[np.ndarray, Fraction]:
     """The float64 midpoints m (flat index p·d + j) and an exact R ≥ max |x − m| over all values."""
+    d = encoding.d
     midpoints = np.empty(n * d)
     radius = flint.arb(0)
     saved = flint.ctx.prec
     flint.ctx.prec = prec
     try:
         for p in range(n):
-            row = list(encoding.row_balls(p, d, base))
+            row = list(encoding.row_balls(p))
             if len(row) != d:
                 raise ValueError(f"encoding.row_balls must return {d} balls, got {len(row)}")
             for j, ball in enumerate(row):
@@ -731,15 +604,10 @@ class NearRepeats:
     dps: int | None
 
 
-def _require_frequencies(d: int, base: float, frequencies: Sequence[object] | None) -> list[mpmath.mpf]:
-    if frequencies is None:
-        return frequencies_mp(d, base)
-    with mpmath.workdps(_FIXED_POINT_DPS):
-        omegas = [mpmath.mpf(omega) for omega in frequencies]
-    if len(omegas) != d // 2 or not all(mpmath.isfinite(w) and w > 0 for w in omegas):
-        raise ValueError(
-            f"frequencies must be d/2 = {d // 2} finite positive numbers, got {len(omegas)} values"
-        )
+def _require_frequencies(encoding: Sinusoidal) -> list[mpmath.mpf]:
+    omegas = encoding.frequencies_mp(FIXED_POINT_DPS)
+    if not all(mpmath.isfinite(w) and w > 0 for w in omegas):
+        raise ValueError(f"frequencies must be d/2 = {encoding.d // 2} finite positive numbers")
     return omegas
 
 
@@ -783,11 +651,9 @@ def offset_squared_distance_mp(k: int, omegas: Sequence[mpmath.mpf]) -> mpmath.m
 
 
 def nearest_vector_offsets(
+    encoding: Sinusoidal,
     n: int,
-    d: int,
-    base: float = 10000.0,
     *,
-    frequencies: Sequence[object] | None = None,
     count: int = 5,
     dps: int = 50,
     block: int = 1024,
@@ -798,19 +664,19 @@ def nearest_vector_offsets(
     For even d, (sin a − sin b)² + (cos a − cos b)² = 2 − 2cos(a − b), so
     ‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos kω_i) with k = q − p: the closest pair of distinct positions below n
     is (0, k) for the best offset k.
-    `frequencies` (d/2 positive numbers) replaces base^(−2i/d). The true top `count` all have float64 values
-    within 2·offset_error_bound(d) of the count-th smallest float value; all those are re-ranked.
+    The encoding's `omegas` (d/2 positive numbers), if given, replace base^(−2i/d). The true top `count` all
+    have float64 values within 2·offset_error_bound(d) of the count-th smallest float value; all those are
+    re-ranked.
     A `min_offset` beyond the slowest period 2π/ω_min asks how close the encoding comes to repeating itself.
     """
     n = require_positive_int(n, "n")
-    d = require_even_dimension(d)
-    base = require_base(base)
+    d = require_even_dimension(encoding.d)
     count = require_positive_int(count, "count")
     dps = require_positive_int(dps, "dps")
     min_offset = require_positive_int(min_offset, "min_offset")
     if not min_offset < n <= MAX_POSITION:
         raise ValueError(f"n must satisfy min_offset < n ≤ 2**32 (offsets min_offset ≤ k < n), got n = {n}")
-    omegas = _require_frequencies(d, base, frequencies)
+    omegas = _require_frequencies(encoding)
     squared = offset_squared_distances(n, omegas, block)
     squared[:min_offset] = np.inf
     count = min(count, n - min_offset)
@@ -843,22 +709,18 @@ def _pairwise_squared_distances(rows: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return least, largest, where
 
 
-Encoder = Callable[[np.ndarray, int, float], np.ndarray]
-
-
-def _encoded_rows(encode: Encoder, n: int, d: int, base: float) -> np.ndarray:
-    rows = np.asarray(encode(np.arange(n), d, base), dtype=np.float64)
+def _encoded_rows(encoding: Sinusoidal, n: int) -> np.ndarray:
+    d = encoding.d
+    rows = np.asarray(encoding.rows(np.arange(n)), dtype=np.float64)
     if rows.shape != (n, d) or not np.all(np.isfinite(rows)):
         raise ValueError(f"encode must return finite values of shape ({n}, {d})")
     return rows
 
 
 def nearest_vector_pairs_naive(
+    encoding: Sinusoidal,
     n: int,
-    d: int,
-    base: float = 10000.0,
     *,
-    encode: Encoder = sinusoidal_rows,
     count: int = 5,
 ) -> NearRepeats:
     """The closest pairs of distinct positions < n by comparing all n(n − 1)/2 encoded vectors in float64.
@@ -867,22 +729,19 @@ def nearest_vector_pairs_naive(
     by offset (the least distance over pairs with that offset), and the `count` best offsets are returned.
     """
     n = require_positive_int(n, "n")
-    d = require_positive_int(d, "d")
-    base = require_base(base)
+    d = encoding.d
     count = require_positive_int(count, "count")
     if n < 2:
         raise ValueError(f"n must be at least 2 (two distinct positions), got {n}")
-    least, _, _ = _pairwise_squared_distances(_encoded_rows(encode, n, d, base))
+    least, _, _ = _pairwise_squared_distances(_encoded_rows(encoding, n))
     order = 1 + np.argsort(least[1:], kind="stable")[:count]
     repeats = tuple(NearRepeat(int(k), math.sqrt(max(float(least[k]), 0.0))) for k in order)
     return NearRepeats(n, d, repeats, n - 1, FLOAT64, None)
 
 
 def check_distance_depends_only_on_offset(
-    encode: Encoder,
+    encoding: Sinusoidal,
     n: int,
-    d: int,
-    base: float = 10000.0,
     tolerance: float | None = None,
 ) -> CheckResult:
     """‖PE(p + k) − PE(p)‖² is the same for every p (positions p, p + k < n): it depends on the offset k only.
@@ -892,12 +751,11 @@ def check_distance_depends_only_on_offset(
     angle_tolerance(n, 8d), the float64 error of d squared differences of entries at angles up to n.
     """
     n = require_positive_int(n, "n")
-    d = require_positive_int(d, "d")
-    base = require_base(base)
+    d = encoding.d
     if n < 3:
         raise ValueError(f"n must be at least 3 (two pairs with the same offset), got {n}")
     tolerance = angle_tolerance(float(n), terms=8 * d) if tolerance is None else tolerance
-    least, largest, where = _pairwise_squared_distances(_encoded_rows(encode, n, d, base))
+    least, largest, where = _pairwise_squared_distances(_encoded_rows(encoding, n))
     spread = largest[1 : n - 1] - least[1 : n - 1]
     worst = int(np.argmax(spread)) + 1
     return CheckResult(

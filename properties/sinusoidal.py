@@ -1,17 +1,54 @@
-"""Sinusoidal encoding: PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i), with ω_i = base^(−2i/d)."""
+"""Sinusoidal encoding: PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i), with ω_i = base^(−2i/d).
+
+One object per family variant, `Sinusoidal(d, base, omegas, dtype, positions_in_dtype)`, declares the
+parameters and offers every form the checks read (the frequencies come from `frequencies.py`):
+
+* `float64_rows(positions)`: plain float64, sin/cos of p·ω for any finite real |p| ≤ 2**53 (error ≈ |p|·ε);
+* `rows(positions)` with its a-priori bound `error`: float64 at integers 0 ≤ p < 2**32 by exact reduction of
+  p·ω/2π, each entry within `VALUE_ERROR` = 2^−51 of the true value (`sin_cos_at_integers`);
+* `frequencies_mp(dps)`, `value_mp(p, j)`, `rows_mp(positions, dps)`: mpmath at any precision;
+* `row_balls(p)`: arb balls (python-flint) containing the true values;
+* `column(pos)`: the exact SymPy column, for a symbolic or exact pos (and symbolic `omegas` in the proofs);
+* `stored_rows(positions)`, `label`: the common PyTorch code's table stored in `dtype` (float32 computation,
+  or float64 throughout), optionally with the positions first rounded to the dtype.
+
+`omegas` replaces base^(−2i/d) by ⌈d/2⌉ given frequencies (exact SymPy numbers, or symbols in the proofs).
+
+Design: a frozen dataclass whose forms are methods; a broken twin (an implementation a check must reject) is
+a subclass overriding the one form it breaks, and a form it lacks is set to None in the subclass (e.g.
+``value_mp = None``: the scans then rank by float64 alone). Subclassing was chosen over override callables
+carried in fields because every form keeps one signature in one place, a twin states exactly which form it
+changes, and the checks need no "is there an override?" plumbing. The one exception is
+`finite_precision.StoredEncoding(label, d, dtype, rows)`: the same interface with its stored form given as a
+callable, for a table known only by its rows (an implementation under test in the `sinusoidal` battery).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+import flint
 import mpmath
 import numpy as np
+import sympy as sp
 
-# The frequencies live in `frequencies.py`; re-exported here, where callers have always imported them.
-from .frequencies import frequencies as frequencies
-from .frequencies import frequencies_mp as frequencies_mp
-from .frequencies import frequency_exprs as frequency_exprs
-from .validation import require_positions, require_positive_int
+from .correct_rounding import correctly_rounded
+from .dtypes import DtypeSpec, dtype_spec
+from .frequencies import frequencies, frequencies_arb, frequencies_mp, frequency_exprs, frequency_mp
+from .validation import require_base, require_positions, require_positive_int
+
+#: Positions must satisfy 0 ≤ p < MAX_POSITION for `Sinusoidal.rows`: a position times a 32-bit limb must
+#: fit in 64 bits.
+MAX_POSITION = 2**32
+
+#: Bound on |computed − true| for every value returned by `sin_cos_at_integers` (see its docstring).
+VALUE_ERROR = 2.0**-51
+
+#: Digits of the frequencies the exact reduction of `sin_cos_at_integers` starts from.
+FIXED_POINT_DPS = 60
 
 
 def pair_index(d: int) -> np.ndarray:
@@ -22,17 +59,23 @@ def pair_index(d: int) -> np.ndarray:
 def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:
     """The encoding of each position as a row, in float64: shape (len(positions), d)."""
     positions = require_positions(positions).reshape(-1)
-    omega = frequencies(d, base)[pair_index(d)]
-    angles = positions[:, None] * omega[None, :]
-    is_sin = np.arange(d) % 2 == 0
-    return np.where(is_sin, np.sin(angles), np.cos(angles))
+    return _float64_rows(positions, frequencies(d, base), d)
 
 
 def sinusoidal_encoding_mp(
     positions: Iterable[int], d: int, base: float | str = 10000, dps: int = 50
 ) -> list[list]:
     """The encoding as rows of mpmath numbers with `dps` significant digits (any integer position)."""
-    omegas = frequencies_mp(d, base, dps)
+    return _rows_mp(positions, frequencies_mp(d, base, dps), d, dps)
+
+
+def _float64_rows(positions: np.ndarray, omegas: np.ndarray, d: int) -> np.ndarray:
+    angles = positions[:, None] * omegas[pair_index(d)][None, :]
+    is_sin = np.arange(d) % 2 == 0
+    return np.where(is_sin, np.sin(angles), np.cos(angles))
+
+
+def _rows_mp(positions: Iterable[object], omegas: Sequence[mpmath.mpf], d: int, dps: int) -> list[list]:
     with mpmath.workdps(dps):
         rows = []
         for p in positions:
@@ -54,3 +97,242 @@ def _require_finite_mp(p: object) -> object:
     if not mpmath.isfinite(value):
         raise ValueError("positions must be finite; got NaN or infinity")
     return p
+
+
+@dataclass(frozen=True)
+class Sinusoidal:
+    """The sinusoidal encoding with d dims and ω_i = base^(−2i/d) (or the given `omegas`), in every form.
+
+    `base` may be a str (read exactly by mpmath and SymPy; float64 forms use float(base)). `dtype` (a name
+    or `DtypeSpec`) is where `stored_rows` keeps the common code's table; `positions_in_dtype` rounds the
+    positions to that dtype first.
+    """
+
+    d: int
+    base: float | int | str = 10000.0
+    omegas: tuple[object, ...] | None = None
+    dtype: DtypeSpec | str | None = None
+    positions_in_dtype: bool = False
+
+    def __post_init__(self) -> None:
+        require_positive_int(self.d, "d")
+        require_base(float(self.base) if isinstance(self.base, str) else self.base)
+        if self.omegas is not None:
+            exact = tuple(sp.sympify(omega) for omega in self.omegas)
+            if not exact or any(omega.is_real is not True for omega in exact):
+                raise ValueError(
+                    f"omegas must be a non-empty list of exact real numbers, got {self.omegas!r}"
+                )
+            if len(exact) != (self.d + 1) // 2:
+                raise ValueError(f"d = {self.d} needs {(self.d + 1) // 2} frequencies, got {len(exact)}")
+            object.__setattr__(self, "omegas", exact)
+        if self.dtype is not None:
+            object.__setattr__(self, "dtype", dtype_spec(self.dtype))
+
+    # ----------------------------------------------------------------------------------------- float64
+
+    @property
+    def error(self) -> float:
+        """The a-priori bound on |`rows` − true value| for every entry."""
+        return VALUE_ERROR
+
+    def frequencies64(self) -> np.ndarray:
+        """The ⌈d/2⌉ frequencies in float64."""
+        if self.omegas is None:
+            return frequencies(self.d, float(self.base))
+        return np.array([float(self._numeric(omega, 17)) for omega in self.omegas])
+
+    def float64_rows(self, positions: Iterable[float] | np.ndarray) -> np.ndarray:
+        """Plain float64 rows sin/cos(p·ω), shape (len(positions), d), for finite real |p| ≤ 2**53."""
+        return _float64_rows(require_positions(positions).reshape(-1), self.frequencies64(), self.d)
+
+    def rows(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Float64 rows of integers 0 ≤ p < 2^32, each entry within `error` (exact reduction)."""
+        sin, cos = sin_cos_at_integers(positions, self.frequencies_mp(FIXED_POINT_DPS))
+        rows = np.empty((sin.shape[0], self.d))
+        rows[:, 0::2] = sin
+        rows[:, 1::2] = cos[:, : self.d // 2]
+        return rows
+
+    # ------------------------------------------------------------------------------------------ mpmath
+
+    def frequencies_mp(self, dps: int) -> list[mpmath.mpf]:
+        """The ⌈d/2⌉ frequencies as mpmath numbers with `dps` digits (a str base is exact)."""
+        if self.omegas is None:
+            return frequencies_mp(self.d, self.base, dps)
+        with mpmath.workdps(require_positive_int(dps, "dps")):
+            return [mpmath.mpf(self._numeric(omega, dps + 10)) for omega in self.omegas]
+
+    def value_mp(self, position: int, dim: int) -> mpmath.mpf:
+        """PE(position, dim) at the current mpmath precision (sin for even dim, cos for odd)."""
+        if self.omegas is None:
+            omega = frequency_mp(dim // 2, self.d, self.base)
+        else:
+            omega = mpmath.mpf(self._numeric(self.omegas[dim // 2], mpmath.mp.dps + 10))
+        angle = mpmath.mpf(position) * omega
+        return mpmath.sin(angle) if dim % 2 == 0 else mpmath.cos(angle)
+
+    def rows_mp(self, positions: Iterable[object], dps: int = 50) -> list[list]:
+        """Rows of mpmath numbers with `dps` significant digits (any finite real position)."""
+        return _rows_mp(positions, self.frequencies_mp(dps), self.d, dps)
+
+    # ------------------------------------------------------------------------------------------- balls
+
+    def row_balls(self, position: int) -> list[flint.arb]:
+        """The d entries of PE(position) as arb balls (current flint precision) containing the true values."""
+        if self.omegas is not None:
+            raise ValueError("an encoding with given omegas has no ball form")
+        row = []
+        for omega in _frequency_balls(self.d, float(self.base), flint.ctx.prec):
+            row.extend((flint.arb(position) * omega).sin_cos())
+        return row[: self.d]
+
+    # ------------------------------------------------------------------------------------------- SymPy
+
+    def exact_frequencies(self) -> list[sp.Expr]:
+        """The ⌈d/2⌉ frequencies as exact SymPy numbers (a float base at its exact binary value)."""
+        if self.omegas is not None:
+            return list(self.omegas)
+        base = sp.Rational(self.base) if isinstance(self.base, str) else self.base
+        return frequency_exprs(self.d, base)
+
+    def column(self, pos: object) -> sp.Matrix:
+        """PE(pos) as an exact SymPy column: entry 2i is sin(pos·ω_i), 2i+1 is cos(pos·ω_i)."""
+        omegas = self.exact_frequencies()
+        return sp.Matrix(
+            [
+                sp.sin(pos * omegas[j // 2]) if j % 2 == 0 else sp.cos(pos * omegas[j // 2])
+                for j in range(self.d)
+            ]
+        )
+
+    # ------------------------------------------------------------------------------------------ stored
+
+    @property
+    def stored_dtype(self) -> DtypeSpec:
+        """The dtype `stored_rows` keeps the table in."""
+        if not isinstance(self.dtype, DtypeSpec):
+            raise ValueError("the encoding has no dtype: give Sinusoidal(..., dtype=...) for a stored table")
+        return self.dtype
+
+    @property
+    def label(self) -> str:
+        """How the stored table was computed, as reports name it."""
+        spec = self.stored_dtype
+        computed = f"float32 computation, stored in {spec.name}"
+        if spec.scalar is np.float64:
+            computed = "float64 throughout"
+        held = f"positions rounded to {spec.name}, " if self.positions_in_dtype else ""
+        return f"{held}{computed} (base {float(self.base):g})"
+
+    def stored_rows(self, positions: np.ndarray) -> np.ndarray:
+        """The table as the common PyTorch code builds it, stored in `dtype`, at int64 `positions`.
+
+        position = arange as float32; div_term = exp(arange(0, d, 2) · (−ln base / d)) in float32;
+        PE[:, 0::2] = sin(position · div_term), PE[:, 1::2] = cos(position · div_term) in float32; then cast
+        to the dtype (for float64 everything is float64: the reference). With `positions_in_dtype` the
+        positions are first rounded to the dtype (as when the position vector is held in half precision),
+        then computed the same way. Odd d drops the last cos column. In float32, exp, sin and cos are
+        correctly rounded, so the table is a property of float32 (a platform's libm may differ from it by a
+        few ulp); float64 uses numpy's.
+        """
+        spec, d, base = self.stored_dtype, self.d, float(self.base)
+        compute = np.float64 if spec.scalar is np.float64 else np.float32
+        if self.positions_in_dtype:
+            held = spec.cast(positions)
+            if not np.all(np.isfinite(held)):
+                raise ValueError(
+                    f"positions up to {int(np.max(positions))} exceed the largest finite {spec.name} "
+                    f"({spec.max_finite:g}); positions held in {spec.name} must stay below it"
+                )
+            position = held.astype(compute)
+        else:
+            position = positions.astype(compute)
+        exponents = np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)
+        table = np.empty((len(position), d), dtype=compute)
+        if compute is np.float64:
+            angles = position[:, None] * np.exp(exponents)[None, :]
+            table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles[:, : d // 2])
+        else:
+            angles = position[:, None] * correctly_rounded("exp", "float32", exponents)[None, :]
+            table[:, 0::2] = correctly_rounded("sin", "float32", angles)
+            table[:, 1::2] = correctly_rounded("cos", "float32", angles[:, : d // 2])
+        return spec.cast(table)
+
+    @staticmethod
+    def _numeric(omega: sp.Expr, digits: int) -> sp.Expr:
+        if omega.free_symbols:
+            raise ValueError(f"the frequency {omega} is symbolic: only the exact column form exists")
+        return sp.N(omega, digits)
+
+
+@functools.lru_cache(maxsize=64)
+def _frequency_balls(d: int, base: float, prec: int) -> tuple[flint.arb, ...]:
+    """ω_i = base^(−2i/d) as arb balls at `prec` bits."""
+    return tuple(frequencies_arb(d, base, prec))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Accurate float64 values at integer positions
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _turn_limbs(omegas: Sequence[mpmath.mpf]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top three 32-bit limbs of F = round(2^128 · frac(ω/2π)) for each ω."""
+    limbs = []
+    with mpmath.workdps(FIXED_POINT_DPS):
+        for omega in omegas:
+            turns = mpmath.mpf(omega) / (2 * mpmath.pi)
+            fixed = int(mpmath.nint((turns - mpmath.floor(turns)) * mpmath.mpf(2) ** 128)) % 2**128
+            limbs.append([(fixed >> shift) & 0xFFFFFFFF for shift in (96, 64, 32)])
+    f3, f2, f1 = np.array(limbs, dtype=np.uint64).reshape(-1, 3).T
+    return f3, f2, f1
+
+
+def _two_pi_split() -> tuple[float, float, float]:
+    """2π = C1 + C2 with C1 of 21 significant bits (so |hi|·C1 is exact for |hi| ≤ 2^31), and 2π in float."""
+    with mpmath.workdps(FIXED_POINT_DPS):
+        two_pi = 2 * mpmath.pi
+        c1 = mpmath.nint(two_pi * 2**18) / 2**18
+        return float(c1), float(two_pi - c1), float(two_pi)
+
+
+_C1, _C2, _TWO_PI = _two_pi_split()
+
+
+def _require_integer_positions(positions: object) -> np.ndarray:
+    """Positions as uint64 when they are integers with 0 ≤ p < MAX_POSITION."""
+    array = require_positions(positions).reshape(-1)
+    if array.size and (np.any(array != np.floor(array)) or array.min() < 0 or array.max() >= MAX_POSITION):
+        raise ValueError(f"positions must be integers with 0 ≤ p < 2**32 = {MAX_POSITION}")
+    return array.astype(np.uint64)
+
+
+def sin_cos_at_integers(
+    positions: Sequence[int] | np.ndarray, omegas: Sequence[mpmath.mpf]
+) -> tuple[np.ndarray, np.ndarray]:
+    """sin(p·ω) and cos(p·ω), shape (len(positions), len(omegas)), each within VALUE_ERROR = 2^−51.
+
+    For integers 0 ≤ p < 2^32. With F = round(2^128·frac(ω/2π)) split into 32-bit limbs F3..F0, the turn
+    fraction frac(p·ω/2π)·2^64 = (p·F3·2^32 + p·F2 + ⌊p·F1/2^32⌋) mod 2^64 up to less than 3 units, computed
+    exactly in uint64; read as a signed integer it is t·2^64 with t ∈ [−1/2, 1/2). Writing t = hi·2^−32 +
+    lo·2^−64 and 2π = C1 + C2 (C1 of 21 bits), the angle is A + B with A = hi·C1·2^−32 exact and
+    B = hi·C2·2^−32 + lo·2π·2^−64 (|B| < 2^−18, error < 2^−69); a two-sum gives a + r = A + B exactly,
+    and sin(a + r) = sin a + r·cos a, cos(a + r) = cos a − r·sin a up to r²/2 < 2^−104. The error is the
+    library's sin/cos error on [−π, π] (measured ≤ 0.52 ulp ≤ 0.52·2^−53 for numpy's float64 sin/cos) plus
+    one final rounding (≤ 2^−54) plus < 2^−58 from the reduction: < 1.1·2^−53. VALUE_ERROR = 2^−51 leaves room
+    for a library up to three ulp off; the tests compare against mpmath at random positions up to 2^32.
+    """
+    p = _require_integer_positions(positions)[:, None]
+    f3, f2, f1 = _turn_limbs(omegas)
+    turns = ((p * f3) << 32) + p * f2 + ((p * f1) >> 32)
+    signed = turns.view(np.int64)
+    hi = (signed >> 32).astype(np.float64)
+    lo = (signed & 0xFFFFFFFF).astype(np.float64)
+    big = hi * (_C1 * 2.0**-32)
+    small = hi * (_C2 * 2.0**-32) + lo * (_TWO_PI * 2.0**-64)
+    angle = big + small
+    virtual = angle - big
+    residual = (big - (angle - virtual)) + (small - virtual)
+    sin, cos = np.sin(angle), np.cos(angle)
+    return sin + cos * residual, cos - sin * residual

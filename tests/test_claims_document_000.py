@@ -23,6 +23,7 @@ from pe_verify.claims.model import (
 from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.properties.finite_precision import common_code_encoding
 from pe_verify.properties.learned import LearnedPositionTable
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 CLAIMS = [value for value in vars(document_000).values() if isinstance(value, Claim)]
 BY_ID = {item.id: item for item in CLAIMS}
@@ -160,14 +161,13 @@ def test_a_half_precision_div_term_breaks_the_bound(monkeypatch: pytest.MonkeyPa
 
 
 def test_frequencies_in_reverse_order_swap_fast_and_slow(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = document_000.sinusoidal_row_balls
+    class ReversedPairs(Sinusoidal):
+        def row_balls(self, position: int) -> list[flint.arb]:
+            row = super().row_balls(position)
+            pairs = [row[j : j + 2] for j in range(0, self.d, 2)]
+            return [value for pair in reversed(pairs) for value in pair]
 
-    def reversed_pairs(position: int, d: int) -> list[flint.arb]:
-        row = original(position, d)
-        pairs = [row[j : j + 2] for j in range(0, d, 2)]
-        return [value for pair in reversed(pairs) for value in pair]
-
-    monkeypatch.setattr(document_000, "sinusoidal_row_balls", reversed_pairs)
+    monkeypatch.setattr(document_000, "Sinusoidal", ReversedPairs)
     assert document_000.d0_13.assess().verdict == UNSETTLED
 
 
@@ -182,12 +182,9 @@ def test_pairs_that_do_not_share_a_frequency_are_not_supported(monkeypatch: pyte
 
 
 def test_positions_scaled_by_max_len_break_the_prefix_property(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Normalised:
-        def __init__(self, d: int) -> None:
-            self.code = common_code_encoding(d, "float32")
+    class Normalised(Sinusoidal):
+        def stored_rows(self, positions: np.ndarray) -> np.ndarray:
+            return super().stored_rows(positions * 8 // max(len(positions), 1))
 
-        def rows(self, positions: np.ndarray) -> np.ndarray:
-            return self.code.rows(positions * 8 // max(len(positions), 1))
-
-    monkeypatch.setattr(document_000, "common_code_encoding", lambda d, dtype: Normalised(d))
+    monkeypatch.setattr(document_000, "common_code_encoding", lambda d, dtype: Normalised(d, dtype=dtype))
     assert document_000.d0_11b.assess().verdict == UNSETTLED

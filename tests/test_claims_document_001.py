@@ -23,6 +23,7 @@ from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.proofs.attention import EXAMPLE, attention, causal_row_softmax, permutation_matrix
 from pe_verify.proofs.derivation import is_zero
 from pe_verify.properties.learned import LearnedPositionTable
+from pe_verify.properties.sinusoidal import Sinusoidal
 from pe_verify.properties.torch_code import RotaryCache, SinusoidalTable, rotate_half
 
 CLAIMS = [value for value in vars(doc).values() if isinstance(value, Claim)]
@@ -68,20 +69,31 @@ def test_d1_1_fails_when_the_pooled_check_is_run_on_causal_attention(monkeypatch
     assert doc.d1_1.assess().verdict == UNSETTLED
 
 
+class Unbounded(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        return sp.Matrix([sp.tan(pos * w) for w in self.exact_frequencies()])
+
+
+class LearnedFunction(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        return sp.Matrix([sp.Function("E")(pos) for _ in self.exact_frequencies()])
+
+
+class FreeParameter(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        return sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in self.exact_frequencies()])
+
+
 @pytest.mark.parametrize(
     "broken",
-    [
-        lambda pos, omegas, d=None: sp.Matrix([sp.tan(pos * w) for w in omegas]),
-        lambda pos, omegas, d=None: sp.Matrix([sp.Function("E")(pos) for _ in omegas]),
-        lambda pos, omegas, d=None: sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in omegas]),
-    ],
+    [Unbounded, LearnedFunction, FreeParameter],
     ids=["unbounded", "learned function", "free parameter"],
 )
 def test_d1_2_is_not_proved_for_encodings_that_are_not_parameter_free_and_defined(
     monkeypatch: pytest.MonkeyPatch,
-    broken: object,
+    broken: type[Sinusoidal],
 ) -> None:
-    monkeypatch.setattr(doc, "encoding", broken)
+    monkeypatch.setattr(doc, "Sinusoidal", broken)
     assert doc.d1_2.assess().verdict != PROVED
 
 

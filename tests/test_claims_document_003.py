@@ -6,7 +6,6 @@ decision function, a RoPE map, the slopes — by a deliberately broken one and a
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from fractions import Fraction
@@ -32,13 +31,11 @@ from pe_verify.claims.model import (
     Evidence,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties.coincidence import reference_encoding
 from pe_verify.properties.finite_precision import (
-    StoredEncoding,
-    common_code_encoding,
     rounded_equal_neighbours,
 )
 from pe_verify.properties.relative import clipped_relative_positions
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 ENTRIES = [value for value in vars(doc).values() if isinstance(value, Claim)]
 BY_ID = {entry.id: entry for entry in ENTRIES}
@@ -124,18 +121,23 @@ def test_a_ratio_argument_that_never_fails_would_be_sound(
 
 
 def test_a_wrong_base_breaks_the_witnesses(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(doc, "reference_encoding", lambda base: reference_encoding(10001))
+    monkeypatch.setattr(doc, "Sinusoidal", lambda d, base: Sinusoidal(d, 10001))
     found = doc.d3_5.assess()
     assert found.verdict == UNSETTLED != doc.d3_5.expected
     assert not next(e for e in found.evidence if "witnesses agree" in e.summary).holds
 
 
+class HalvedPositions(Sinusoidal):
+    """A broken table: positions 2k and 2k + 1 share the row of 2k (an off-by-one integer division)."""
+
+    def stored_rows(self, positions: np.ndarray) -> np.ndarray:
+        return super().stored_rows(positions // 2 * 2)
+
+
 def halved_positions(
     d: int, dtype: str, base: float = 10000.0, positions_in_dtype: bool = False
-) -> StoredEncoding:
-    """A broken table: positions 2k and 2k + 1 share the row of 2k (an off-by-one integer division)."""
-    encoding = common_code_encoding(d, dtype, base, positions_in_dtype)
-    return dataclasses.replace(encoding, rows=lambda positions: encoding.rows(positions // 2 * 2))
+) -> Sinusoidal:
+    return HalvedPositions(d, base, dtype=dtype, positions_in_dtype=positions_in_dtype)
 
 
 def test_a_table_that_repeats_rows_is_caught(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,5 +185,5 @@ def test_a_confirmed_seqpe_description_would_clear_the_table(
 
 
 def test_broken_table_rows_really_repeat() -> None:
-    rows = halved_positions(8, "float32").rows(np.arange(4, dtype=np.int64))
+    rows = halved_positions(8, "float32").stored_rows(np.arange(4, dtype=np.int64))
     assert np.array_equal(rows[0], rows[1]) and not np.array_equal(rows[1], rows[2])

@@ -338,7 +338,7 @@ ALLOWED = (
         "the RoPE module's inv_freq = 1/base^(arange(0, dim, 2)/dim), in its dtype",
     ),
     (
-        "properties/finite_precision.py",
+        "properties/sinusoidal.py",
         "np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)",
         "the common sinusoidal code's exponents in float32, as the documents' code computes them",
     ),

@@ -37,7 +37,7 @@ from pe_verify.properties.linear_offset import (
     offset_matrix,
     offset_matrix_mp,
 )
-from pe_verify.properties.sinusoidal import sinusoidal_encoding, sinusoidal_encoding_mp
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 MP50 = MpmathArithmetic(dps=50)
 #: mpmath runs cost far more than float64 ones; they get a fifth of the profile's examples.
@@ -46,9 +46,10 @@ MP_SETTINGS = settings(max_examples=max(10, settings.default.max_examples // 5))
 
 @dataclass(frozen=True)
 class Implementation:
-    """What the checks are run on: an encoding, an offset matrix, the two formulas, and the arithmetic."""
+    """What the checks are run on: an encoding family (built at the case's d and base), an offset matrix, the
+    two formulas, and the arithmetic."""
 
-    encode: Callable
+    family: type[Sinusoidal]
     offset: Callable
     dot: Formula = dot_product_formula
     distance: Formula = distance_formula
@@ -66,28 +67,27 @@ class Case:
     b: object
 
 
-REFERENCE = Implementation(sinusoidal_encoding, offset_matrix)
-REFERENCE_MP = Implementation(partial(sinusoidal_encoding_mp, dps=50), partial(offset_matrix_mp, dps=50),
-                              arithmetic=MP50)
+REFERENCE = Implementation(Sinusoidal, offset_matrix)
+REFERENCE_MP = Implementation(Sinusoidal, partial(offset_matrix_mp, dps=50), arithmetic=MP50)
 
 CHECKS: dict[str, Callable[[Case, Implementation], CheckResult]] = {
     "PE(p + k) = M_k PE(p)": lambda c, i: check_offset_relation(
-        i.encode, i.offset, c.positions, c.a, c.d, c.base, i.arithmetic),
+        i.family(c.d, c.base), i.offset, c.positions, c.a, i.arithmetic),
     "M_k M_kᵀ = I": lambda c, i: check_offset_orthogonal(i.offset, c.a, c.d, c.base, i.arithmetic),
     "det M_k = 1": lambda c, i: check_offset_determinant(i.offset, c.a, c.d, c.base, i.arithmetic),
     "M_a M_b = M_(a+b)": lambda c, i: check_offset_composition(i.offset, c.a, c.b, c.d, c.base, i.arithmetic),
     "M_(−k) = M_kᵀ": lambda c, i: check_offset_inverse(i.offset, c.a, c.d, c.base, i.arithmetic),
     "PE(p) = M_p PE(0)": lambda c, i: check_offset_from_origin(
-        i.encode, i.offset, c.positions, c.d, c.base, i.arithmetic),
-    "‖PE(p)‖² = d/2": lambda c, i: check_norm(i.encode, c.positions, c.d, c.base, i.arithmetic),
+        i.family(c.d, c.base), i.offset, c.positions, i.arithmetic),
+    "‖PE(p)‖² = d/2": lambda c, i: check_norm(i.family(c.d, c.base), c.positions, i.arithmetic),
     "PE(p)·PE(q) = Σ cos((p − q)ω)": lambda c, i: check_dot_product(
-        i.encode, c.positions, c.d, c.base, i.dot, i.arithmetic),
+        i.family(c.d, c.base), c.positions, i.dot, i.arithmetic),
     "PE(p)·PE(q) depends on p − q only": lambda c, i: check_dot_product_relative(
-        i.encode, c.positions, c.b, c.d, c.base, i.arithmetic),
+        i.family(c.d, c.base), c.positions, c.b, i.arithmetic),
     "PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)": lambda c, i: check_dot_product_even(
-        i.encode, c.positions, [c.a, c.b], c.d, c.base, i.arithmetic),
+        i.family(c.d, c.base), c.positions, [c.a, c.b], i.arithmetic),
     "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))": lambda c, i: check_distance(
-        i.encode, c.positions, c.d, c.base, i.distance, i.arithmetic),
+        i.family(c.d, c.base), c.positions, i.distance, i.arithmetic),
 }
 #: Checks that multiply or factor d×d matrices (O(d³)): Hypothesis draws d ≤ 128 for them, plus d = 1024 once.
 DENSE = ("M_k M_kᵀ = I", "det M_k = 1", "M_a M_b = M_(a+b)")
@@ -161,19 +161,47 @@ def off_by_one(offset: Callable) -> Callable:
     return lambda k, d, base: offset(k + 1, d, base)
 
 
-def sin_cos_swapped(encode: Callable) -> Callable:
+class Rearranged(Sinusoidal):
+    """A twin whose rows, in float64 and in mpmath alike, are columns `source()` of a reference encoding."""
+
+    def source(self) -> tuple[Sinusoidal, np.ndarray]:
+        raise NotImplementedError
+
+    def float64_rows(self, positions: object) -> np.ndarray:
+        reference, columns = self.source()
+        return reference.float64_rows(positions)[:, columns]
+
+    def rows_mp(self, positions: object, dps: int = 50) -> np.ndarray:
+        reference, columns = self.source()
+        return np.asarray(reference.rows_mp(positions, dps), dtype=object)[:, columns]
+
+
+class SinCosSwapped(Rearranged):
     """Dimension 2i holds cos and 2i + 1 holds sin."""
-    return lambda positions, d, base: np.asarray(encode(positions, d, base))[:, np.arange(d) ^ 1]
+
+    def source(self) -> tuple[Sinusoidal, np.ndarray]:
+        return Sinusoidal(self.d, self.base), np.arange(self.d) ^ 1
 
 
-def exponent_halved(encode: Callable) -> Callable:
+class ExponentHalved(Rearranged):
     """ω_i = base^(−i/d) instead of base^(−2i/d): the first d dimensions of the encoding for 2d."""
-    return lambda positions, d, base: np.asarray(encode(positions, 2 * d, base))[:, :d]
+
+    def source(self) -> tuple[Sinusoidal, np.ndarray]:
+        return Sinusoidal(2 * self.d, self.base), np.arange(self.d)
 
 
-def sin_only(encode: Callable) -> Callable:
+class SinOnly(Rearranged):
     """Dimension 2i + 1 repeats sin(pω_i) instead of cos(pω_i)."""
-    return lambda positions, d, base: np.asarray(encode(positions, d, base))[:, np.arange(d) & ~1]
+
+    def source(self) -> tuple[Sinusoidal, np.ndarray]:
+        return Sinusoidal(self.d, self.base), np.arange(self.d) & ~1
+
+
+class ShortRows(Sinusoidal):
+    """Rows of d − 1 dims."""
+
+    def float64_rows(self, positions: object) -> np.ndarray:
+        return Sinusoidal(self.d - 1, self.base).float64_rows(positions)
 
 
 def wrong_sign(formula: Formula) -> Formula:
@@ -187,9 +215,9 @@ def twin(implementation: Implementation, name: str) -> Implementation:
     return {
         "M_k with a sign flipped": replace(i, offset=sign_flipped(i.offset)),
         "M_(k+1) for M_k": replace(i, offset=off_by_one(i.offset)),
-        "sin and cos swapped": replace(i, encode=sin_cos_swapped(i.encode)),
-        "exponent i/d for 2i/d": replace(i, encode=exponent_halved(i.encode)),
-        "sin in place of cos": replace(i, encode=sin_only(i.encode)),
+        "sin and cos swapped": replace(i, family=SinCosSwapped),
+        "exponent i/d for 2i/d": replace(i, family=ExponentHalved),
+        "sin in place of cos": replace(i, family=SinOnly),
         "dot formula at p + q": replace(i, dot=wrong_sign(i.dot)),
         "distance formula at p + q": replace(i, distance=wrong_sign(i.distance)),
     }[name]
@@ -275,13 +303,12 @@ def test_witness_names_where_a_check_fails() -> None:
     (lambda: offset_matrix([1, 2], 8), "k must be a single number"),
     (lambda: offset_matrix(1, 8, base=1.0), "base must be a finite real number greater than 1"),
     (lambda: offset_matrix_mp("one", 8), "k must be real numbers"),
-    (lambda: check_norm(sinusoidal_encoding, [1], 9), "d must be even"),
-    (lambda: check_norm(sinusoidal_encoding, [], 8), "positions must hold at least one number"),
-    (lambda: check_norm(sinusoidal_encoding, [np.inf], 8), "positions must be finite"),
-    (lambda: check_norm(lambda p, d, b: sinusoidal_encoding(p, d - 1, b), [1], 8),
-     r"the encoding has shape \(1, 7\), expected \(1, 8\)"),
+    (lambda: check_norm(Sinusoidal(9), [1]), "d must be even"),
+    (lambda: check_norm(Sinusoidal(8), []), "positions must hold at least one number"),
+    (lambda: check_norm(Sinusoidal(8), [np.inf]), "positions must be finite"),
+    (lambda: check_norm(ShortRows(8), [1]), r"the encoding has shape \(1, 7\), expected \(1, 8\)"),
     (lambda: check_offset_orthogonal(lambda k, d, b: np.eye(d + 1), 1, 8), "the offset matrix has shape"),
-    (lambda: check_norm(REFERENCE_MP.encode, [float("nan")], 8, arithmetic=MP50), "positions must be finite"),
+    (lambda: check_norm(Sinusoidal(8), [float("nan")], arithmetic=MP50), "positions must be finite"),
     (lambda: MpmathArithmetic(dps=0), "dps must be a positive integer"),
     (lambda: MpmathArithmetic(dps=10, guard_digits=10), "guard_digits must be below dps"),
 ])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import flint
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_verify.properties import near_collision as nc
-from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.sinusoidal import Sinusoidal, sinusoidal_encoding
 
 bases = st.one_of(st.sampled_from([10000.0, 500000.0, 4.0, 100.0]), st.floats(1.5, 1e6))
 
@@ -39,21 +40,22 @@ def _has_valid_pair(d: int, mask: np.ndarray) -> bool:
     base=bases,
 )
 def test_rows_are_within_value_error(positions: list[int], d: int, base: float) -> None:
-    rows = nc.sinusoidal_rows(positions, d, base)
+    encoding = Sinusoidal(d, base)
+    rows = encoding.rows(positions)
     with mpmath.workdps(40):
         errors = [
-            abs(mpmath.mpf(float(rows[r, j])) - nc.sinusoidal_value_mp(p, j, d, base))
+            abs(mpmath.mpf(float(rows[r, j])) - encoding.value_mp(p, j))
             for r, p in enumerate(positions)
             for j in range(d)
         ]
-    assert max(errors) <= nc.VALUE_ERROR
+    assert max(errors) <= encoding.error == nc.VALUE_ERROR
 
 
 def test_plain_float64_values_are_not_within_value_error() -> None:
     position = 2**31 + 12345
     plain = sinusoidal_encoding([position], 6)[0]
     with mpmath.workdps(40):
-        exact = np.array([float(nc.sinusoidal_value_mp(position, j, 6, 10000.0)) for j in range(6)])
+        exact = np.array([float(Sinusoidal(6).value_mp(position, j)) for j in range(6)])
     assert np.max(np.abs(plain - exact)) > 1000 * nc.VALUE_ERROR
 
 
@@ -71,10 +73,10 @@ def test_scan_equals_naive(inputs: tuple[int, int, float, np.ndarray]) -> None:
     n, d, base, mask = inputs
     if not _has_valid_pair(d, mask):
         with pytest.raises(ValueError, match="no valid pair"):
-            nc.nearest_cross_dimension_pair(n, d, base, exclude=mask)
+            nc.nearest_cross_dimension_pair(Sinusoidal(d, base), n, exclude=mask)
         return
-    fast = nc.nearest_cross_dimension_pair(n, d, base, exclude=mask, dps=30)
-    naive = nc.nearest_cross_dimension_pair_naive(n, d, base, exclude=mask, dps=30)
+    fast = nc.nearest_cross_dimension_pair(Sinusoidal(d, base), n, exclude=mask, dps=30)
+    naive = nc.nearest_cross_dimension_pair_naive(Sinusoidal(d, base), n, exclude=mask, dps=30)
     assert fast.candidates == naive.candidates
     assert fast.evidence == naive.evidence
 
@@ -82,7 +84,7 @@ def test_scan_equals_naive(inputs: tuple[int, int, float, np.ndarray]) -> None:
 def _brute_force_gap(n: int, d: int, base: float, mask: np.ndarray) -> mpmath.mpf:
     """The least valid gap by evaluating every pair at 30 digits, independently of the scan."""
     invalid = nc.invalid_dimension_pairs(d, mask)
-    entries = [((p, j), nc.sinusoidal_value_mp(p, j, d, base)) for p in range(n) for j in range(d)]
+    entries = [((p, j), Sinusoidal(d, base).value_mp(p, j)) for p in range(n) for j in range(d)]
     return min(
         abs(x - y)
         for (a, x) in entries
@@ -97,28 +99,52 @@ def test_scan_finds_the_brute_force_minimum(inputs: tuple[int, int, float, np.nd
     n, d, base, mask = inputs
     if not _has_valid_pair(d, mask):
         return
-    found = nc.nearest_cross_dimension_pair(n, d, base, exclude=mask, dps=30)
+    found = nc.nearest_cross_dimension_pair(Sinusoidal(d, base), n, exclude=mask, dps=30)
     with mpmath.workdps(30):
         assert abs(found.nearest.gap - _brute_force_gap(n, d, base, mask)) <= mpmath.mpf(10) ** -25
 
 
-def _planted(plants: dict[tuple[int, int], float]) -> nc.ValueEncoding:
-    """The sinusoidal encoding with some entries (position, dim) replaced by given values."""
+@dataclass(frozen=True)
+class Planted(Sinusoidal):
+    """The sinusoidal encoding with some entries (position, dim) replaced by given values, in every form."""
 
-    def rows(positions: np.ndarray, d: int, base: float) -> np.ndarray:
-        out = nc.sinusoidal_rows(positions, d, base)
-        for (p, j), value in plants.items():
-            out[positions == p, j] = value
+    plants: tuple[tuple[tuple[int, int], float], ...] = ()
+
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        out = super().rows(positions)
+        for (p, j), value in self.plants:
+            out[np.asarray(positions) == p, j] = value
         return out
 
-    def value_mp(p: int, j: int, d: int, base: float) -> mpmath.mpf:
-        return mpmath.mpf(plants[p, j]) if (p, j) in plants else nc.sinusoidal_value_mp(p, j, d, base)
+    def value_mp(self, position: int, dim: int) -> mpmath.mpf:
+        plants = dict(self.plants)
+        if (position, dim) in plants:
+            return mpmath.mpf(plants[position, dim])
+        return super().value_mp(position, dim)
 
-    def row_balls(p: int, d: int, base: float) -> list[flint.arb]:
-        row = nc.sinusoidal_row_balls(p, d, base)
-        return [flint.arb(plants[p, j]) if (p, j) in plants else row[j] for j in range(d)]
+    def row_balls(self, position: int) -> list[flint.arb]:
+        plants, row = dict(self.plants), super().row_balls(position)
+        return [flint.arb(plants[position, j]) if (position, j) in plants else row[j] for j in range(self.d)]
 
-    return nc.ValueEncoding(rows, nc.VALUE_ERROR, value_mp, row_balls)
+
+def _planted(plants: dict[tuple[int, int], float]) -> Planted:
+    return Planted(6, plants=tuple(plants.items()))
+
+
+class FloatOnly(Sinusoidal):
+    """Float64 rows only: no high-precision values and no balls."""
+
+    value_mp = None
+    row_balls = None
+
+
+class NegativeError(Sinusoidal):
+    error = -1.0
+
+
+class WrongShape(Sinusoidal):
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        return np.zeros((1, 1))
 
 
 C = 0.123456789
@@ -127,7 +153,7 @@ C = 0.123456789
 @pytest.mark.parametrize("first, second", [((3, 0), (17, 2)), ((5, 1), (30, 4)), ((0, 5), (39, 0))])
 def test_planted_near_pair_is_found(first: tuple[int, int], second: tuple[int, int]) -> None:
     encoding = _planted({first: C, second: C + 1e-12})
-    found = nc.nearest_cross_dimension_pair(40, 6, encoding=encoding)
+    found = nc.nearest_cross_dimension_pair(encoding, 40)
     assert (found.nearest.first, found.nearest.second) == tuple(sorted([first, second]))
     assert found.evidence == nc.CONFIRMED
     assert abs(found.nearest.gap - 1e-12) < 1e-15
@@ -137,17 +163,15 @@ def test_excluded_dimension_pair_is_left_out() -> None:
     encoding = _planted({(3, 0): C, (17, 2): C + 1e-12})
     mask = np.zeros((6, 6), dtype=bool)
     mask[2, 0] = True
-    found = nc.nearest_cross_dimension_pair(40, 6, encoding=encoding, exclude=mask)
+    found = nc.nearest_cross_dimension_pair(encoding, 40, exclude=mask)
     assert found.nearest.gap > 1e-9
-    predicate = nc.nearest_cross_dimension_pair(
-        40, 6, encoding=encoding, exclude=lambda a, b: {a, b} == {0, 2}
-    )
+    predicate = nc.nearest_cross_dimension_pair(encoding, 40, exclude=lambda a, b: {a, b} == {0, 2})
     assert predicate.candidates == found.candidates
 
 
-def _adjacent_only(n: int, d: int, encoding: nc.ValueEncoding) -> tuple[tuple[int, int], tuple[int, int]]:
+def _adjacent_only(n: int, d: int, encoding: Sinusoidal) -> tuple[tuple[int, int], tuple[int, int]]:
     """A broken scan: the nearest valid pair among neighbours in sorted order only."""
-    values = encoding.rows(np.arange(n), d, 10000.0).reshape(-1)
+    values = encoding.rows(np.arange(n)).reshape(-1)
     order = np.argsort(values)
     best = min(
         (values[b] - values[a], a, b)
@@ -160,28 +184,27 @@ def _adjacent_only(n: int, d: int, encoding: nc.ValueEncoding) -> tuple[tuple[in
 def test_scan_looks_past_an_invalid_neighbour() -> None:
     # sorted: (5,0) then (5,1) (same position) then (7,1) (same dim as its neighbour); (5,0)–(7,1) is valid
     encoding = _planted({(5, 0): C, (5, 1): C + 1e-13, (7, 1): C + 3e-13})
-    found = nc.nearest_cross_dimension_pair(40, 6, encoding=encoding)
+    found = nc.nearest_cross_dimension_pair(encoding, 40)
     assert (found.nearest.first, found.nearest.second) == ((5, 0), (7, 1))
-    assert nc.nearest_cross_dimension_pair_naive(40, 6, encoding=encoding).candidates == found.candidates
+    assert nc.nearest_cross_dimension_pair_naive(encoding, 40).candidates == found.candidates
     assert _adjacent_only(40, 6, encoding) != ((5, 0), (7, 1))
 
 
 def test_exact_coincidences_of_d8_are_zero_and_sin_cos_pairs_are_not() -> None:
-    found = nc.nearest_cross_dimension_pair(12, 8)
+    found = nc.nearest_cross_dimension_pair(Sinusoidal(8), 12)
     assert found.evidence == nc.ZERO
     (p1, j1), (p2, j2) = found.nearest.first, found.nearest.second
     assert p2 == 10 * p1 and j2 - j1 == 2 and j1 % 2 == j2 % 2  # sin(p·10^−i) = sin(10p·10^−(i+1))
     same_parity = np.equal.outer(np.arange(8) % 2, np.arange(8) % 2)
-    sin_cos = nc.nearest_cross_dimension_pair(12, 8, exclude=same_parity)
+    sin_cos = nc.nearest_cross_dimension_pair(Sinusoidal(8), 12, exclude=same_parity)
     assert sin_cos.evidence in (nc.CONFIRMED, nc.TIE)
     assert sin_cos.nearest.gap > 1e-6
 
 
 def test_float_only_encoding_is_ranked_by_float64() -> None:
-    encoding = nc.ValueEncoding(nc.sinusoidal_rows, nc.VALUE_ERROR)
-    found = nc.nearest_cross_dimension_pair(30, 6, encoding=encoding)
+    found = nc.nearest_cross_dimension_pair(FloatOnly(6), 30)
     assert found.evidence == nc.FLOAT64
-    reference = nc.nearest_cross_dimension_pair(30, 6)
+    reference = nc.nearest_cross_dimension_pair(Sinusoidal(6), 30)
     assert abs(found.nearest.float_gap - float(reference.nearest.gap)) <= 4 * nc.VALUE_ERROR
 
 
@@ -196,13 +219,15 @@ def test_float_only_encoding_is_ranked_by_float64() -> None:
         ({"n": 10, "d": 6, "base": 1.0}, "base must be"),
         ({"n": 10, "d": 6, "dps": 15}, "dps must be at least 20"),
         ({"n": 0, "d": 6}, "n must be a positive integer"),
-        ({"n": 10, "d": 6, "encoding": nc.ValueEncoding(nc.sinusoidal_rows, -1.0)}, "encoding.error"),
-        ({"n": 10, "d": 6, "encoding": nc.ValueEncoding(lambda p, d, b: np.zeros((1, 1)), 0.0)}, "shape"),
+        ({"n": 10, "encoding": NegativeError(6)}, "encoding.error"),
+        ({"n": 10, "encoding": WrongShape(6)}, "shape"),
     ],
 )
 def test_scan_rejects_bad_input(kwargs: dict[str, object], message: str) -> None:
+    kwargs = dict(kwargs)
+    d, base, encoding = kwargs.pop("d", 6), kwargs.pop("base", 10000.0), kwargs.pop("encoding", None)
     with pytest.raises(ValueError, match=message):
-        nc.nearest_cross_dimension_pair(**kwargs)
+        nc.nearest_cross_dimension_pair(encoding or Sinusoidal(d, base), **kwargs)
 
 
 # --- the equidistribution prediction ----------------------------------------------------------------------
@@ -226,7 +251,7 @@ def test_predicted_minimum_gap_matches_random_arcsine_samples() -> None:
 
 
 def _brute_force_close_count(n: int, d: int, base: float, invalid: np.ndarray, g: float) -> int:
-    values = nc.sinusoidal_rows(np.arange(n), d, base).reshape(-1)
+    values = Sinusoidal(d, base).rows(np.arange(n)).reshape(-1)
     position, dim = np.divmod(np.arange(values.size), d)
     valid = (position[:, None] != position[None, :]) & ~invalid[dim[:, None], dim[None, :]]
     return int(np.triu(valid & (np.abs(values[:, None] - values[None, :]) <= g), 1).sum())
@@ -236,17 +261,17 @@ def _brute_force_close_count(n: int, d: int, base: float, invalid: np.ndarray, g
 def test_close_pair_count_equals_brute_force(inputs: tuple[int, int, float, np.ndarray], g: float) -> None:
     n, d, base, mask = inputs
     invalid = nc.invalid_dimension_pairs(d, mask)
-    values = nc.sinusoidal_rows(np.arange(n), d, base).reshape(-1)
+    values = Sinusoidal(d, base).rows(np.arange(n)).reshape(-1)
     labels = np.argsort(values)
     count = nc.count_valid_pairs_within(values[labels], labels, d, invalid, g)
     assert count == _brute_force_close_count(n, d, base, invalid, g)
 
 
 def test_gap_against_n_rows() -> None:
-    rows = nc.gap_against_n([10, 40], 6)
+    rows = nc.gap_against_n(Sinusoidal(6), [10, 40])
     assert [row.values for row in rows] == [60, 240]
     assert rows[1].valid_pairs == nc.valid_pair_count(40, 6) == 15 * 40 * 39
-    assert rows[1].nearest.candidates == nc.nearest_cross_dimension_pair(40, 6).candidates
+    assert rows[1].nearest.candidates == nc.nearest_cross_dimension_pair(Sinusoidal(6), 40).candidates
     assert all(row.predicted > 0 and row.close == 100 * row.predicted for row in rows)
     invalid = nc.invalid_dimension_pairs(6)
     assert [row.observed_close for row in rows] == [
@@ -266,36 +291,36 @@ def test_certificate_never_claims_more_than_the_true_gap(inputs: tuple[int, int,
     n, d, base, mask = inputs
     if not _has_valid_pair(d, mask):
         return
-    true_gap = nc.nearest_cross_dimension_pair(n, d, base, exclude=mask).nearest.gap
+    encoding = Sinusoidal(d, base)
+    true_gap = nc.nearest_cross_dimension_pair(encoding, n, exclude=mask).nearest.gap
     above = float(true_gap) * (1 + 1e-9) + 1e-300
-    certificate = nc.certify_cross_dimension_gap(n, d, base, above, exclude=mask)
+    certificate = nc.certify_cross_dimension_gap(encoding, n, above, exclude=mask)
     assert not certificate.holds
     assert certificate.lower_bound <= Fraction(above)
     assert float(certificate.lower_bound) >= float(true_gap) - 1e-15
     if true_gap > 1e-12:
-        assert nc.certify_cross_dimension_gap(n, d, base, float(true_gap) / 2, exclude=mask).holds
+        assert nc.certify_cross_dimension_gap(encoding, n, float(true_gap) / 2, exclude=mask).holds
 
 
 def test_certificate_over_d6_positions_below_500() -> None:
-    true_gap = float(nc.nearest_cross_dimension_pair(500, 6).nearest.gap)
-    certificate = nc.certify_cross_dimension_gap(500, 6, 10000.0, true_gap * 0.999)
+    true_gap = float(nc.nearest_cross_dimension_pair(Sinusoidal(6), 500).nearest.gap)
+    certificate = nc.certify_cross_dimension_gap(Sinusoidal(6), 500, true_gap * 0.999)
     assert certificate.holds, certificate.statement
     assert certificate.max_radius < Fraction(1, 2**53)
-    assert not nc.certify_cross_dimension_gap(500, 6, 10000.0, true_gap * 1.001).holds
+    assert not nc.certify_cross_dimension_gap(Sinusoidal(6), 500, true_gap * 1.001).holds
 
 
 def test_certificate_fails_for_a_planted_near_pair() -> None:
     encoding = _planted({(3, 0): C, (17, 2): C + 1e-12})
-    assert nc.certify_cross_dimension_gap(40, 6, 10000.0, 1e-9).holds
-    assert not nc.certify_cross_dimension_gap(40, 6, 10000.0, 1e-9, encoding=encoding).holds
+    assert nc.certify_cross_dimension_gap(Sinusoidal(6), 40, 1e-9).holds
+    assert not nc.certify_cross_dimension_gap(encoding, 40, 1e-9).holds
 
 
 def test_certificate_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="delta must be a finite positive real"):
-        nc.certify_cross_dimension_gap(10, 6, 10000.0, 0.0)
+        nc.certify_cross_dimension_gap(Sinusoidal(6), 10, 0.0)
     with pytest.raises(ValueError, match="no row_balls"):
-        float_only = nc.ValueEncoding(nc.sinusoidal_rows, 0.0)
-        nc.certify_cross_dimension_gap(10, 6, 10000.0, 1e-9, encoding=float_only)
+        nc.certify_cross_dimension_gap(FloatOnly(6), 10, 1e-9)
 
 
 # --- whole-vector near repeats ------------------------------------------------------------------------------
@@ -303,8 +328,8 @@ def test_certificate_rejects_bad_input() -> None:
 
 @given(d=st.integers(1, 6).map(lambda h: 2 * h), n=st.integers(3, 60), base=bases)
 def test_offset_scan_agrees_with_all_pairs(d: int, n: int, base: float) -> None:
-    fast = nc.nearest_vector_offsets(n, d, base, count=3, dps=30)
-    naive = nc.nearest_vector_pairs_naive(n, d, base, count=3)
+    fast = nc.nearest_vector_offsets(Sinusoidal(d, base), n, count=3, dps=30)
+    naive = nc.nearest_vector_pairs_naive(Sinusoidal(d, base), n, count=3)
     omegas = nc.frequencies_mp(d, base)
     with mpmath.workdps(30):
         naive_best = mpmath.sqrt(nc.offset_squared_distance_mp(naive.repeats[0].offset, omegas))
@@ -312,28 +337,19 @@ def test_offset_scan_agrees_with_all_pairs(d: int, n: int, base: float) -> None:
     assert abs(naive.repeats[0].float_distance - fast.repeats[0].float_distance) <= 1e-7
 
 
-def _rows_from_frequencies(omegas: list[float]) -> nc.Encoder:
-    def rows(positions: np.ndarray, d: int, base: float) -> np.ndarray:
-        angles = np.asarray(positions, dtype=np.float64)[:, None] * np.array(omegas)
-        out = np.empty((angles.shape[0], 2 * len(omegas)))
-        out[:, 0::2], out[:, 1::2] = np.sin(angles), np.cos(angles)
-        return out
-
-    return rows
-
-
 def test_planted_near_repeat_is_found() -> None:
     omegas = [2 * math.pi * 3 / 97, 2 * math.pi * 5 / 97 + 1e-9, 2 * math.pi * 11 / 97]
-    fast = nc.nearest_vector_offsets(300, 6, frequencies=omegas, count=3)
-    naive = nc.nearest_vector_pairs_naive(300, 6, encode=_rows_from_frequencies(omegas), count=3)
+    planted = Sinusoidal(6, omegas=tuple(omegas))
+    fast = nc.nearest_vector_offsets(planted, 300, count=3)
+    naive = nc.nearest_vector_pairs_naive(planted, 300, count=3)
     assert fast.repeats[0].offset == naive.repeats[0].offset == 97
     assert fast.repeats[0].distance < 1e-6
-    assert nc.nearest_vector_offsets(300, 6, count=1).repeats[0].distance > 0.1
+    assert nc.nearest_vector_offsets(Sinusoidal(6), 300, count=1).repeats[0].distance > 0.1
 
 
 def test_min_offset_leaves_out_the_small_offsets() -> None:
-    everything = nc.nearest_vector_offsets(3000, 6, count=50)
-    beyond = nc.nearest_vector_offsets(3000, 6, count=3, min_offset=1000)
+    everything = nc.nearest_vector_offsets(Sinusoidal(6), 3000, count=50)
+    beyond = nc.nearest_vector_offsets(Sinusoidal(6), 3000, count=3, min_offset=1000)
     far = [r.offset for r in everything.repeats if r.offset >= 1000]
     assert [r.offset for r in beyond.repeats] == far[:3]
 
@@ -369,28 +385,30 @@ def _drifting_offset_squared_distances(n: int, omegas: list[mpmath.mpf], block: 
 
 @given(d=st.integers(1, 8).map(lambda h: 2 * h), n=st.integers(3, 50), base=bases)
 def test_distance_depends_only_on_offset(d: int, n: int, base: float) -> None:
-    assert nc.check_distance_depends_only_on_offset(nc.sinusoidal_rows, n, d, base).holds
+    assert nc.check_distance_depends_only_on_offset(Sinusoidal(d, base), n).holds
 
 
-def _cos_uses_next_frequency(positions: np.ndarray, d: int, base: float) -> np.ndarray:
-    rows = nc.sinusoidal_rows(positions, d + 2, base)
-    rows[:, 1:d:2] = rows[:, 3 : d + 2 : 2]
-    return rows[:, :d]
+class CosUsesNextFrequency(Sinusoidal):
+    """Cos dim 2i+1 uses ω_(i+1) instead of its sin partner's ω_i."""
+
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        d = self.d
+        rows = Sinusoidal(d + 2, self.base).rows(positions)
+        rows[:, 1:d:2] = rows[:, 3 : d + 2 : 2]
+        return rows[:, :d]
 
 
 @pytest.mark.parametrize(
-    "encode, d, base, least_error",
+    "encoding, least_error",
     [
-        (_cos_uses_next_frequency, 6, 10000.0, 1e-3),
-        (nc.sinusoidal_rows, 7, 2.0, 1e-3),
-        (nc.sinusoidal_rows, 7, 10000.0, 1e-9),  # the unpaired frequency 10000^(−6/7) is slow: a small effect
+        (CosUsesNextFrequency(6, 10000.0), 1e-3),
+        (Sinusoidal(7, 2.0), 1e-3),
+        (Sinusoidal(7, 10000.0), 1e-9),  # the unpaired frequency 10000^(−6/7) is slow: a small effect
     ],
     ids=["cos-off-by-one-frequency", "odd-d-fast-unpaired-sin", "odd-d-slow-unpaired-sin"],
 )
-def test_distance_check_fails_for_broken_encodings(
-    encode: nc.Encoder, d: int, base: float, least_error: float
-) -> None:
-    result = nc.check_distance_depends_only_on_offset(encode, 40, d, base)
+def test_distance_check_fails_for_broken_encodings(encoding: Sinusoidal, least_error: float) -> None:
+    result = nc.check_distance_depends_only_on_offset(encoding, 40)
     assert not result.holds
     assert result.max_error > least_error
 
@@ -401,10 +419,12 @@ def test_distance_check_fails_for_broken_encodings(
         ({"n": 10, "d": 7}, "must be even"),
         ({"n": 1, "d": 6}, "min_offset < n"),
         ({"n": 10, "d": 6, "min_offset": 10}, "min_offset < n"),
-        ({"n": 10, "d": 6, "frequencies": [1.0, 0.5]}, "d/2 = 3"),
-        ({"n": 10, "d": 6, "frequencies": [1.0, 0.5, -0.1]}, "positive"),
+        ({"n": 10, "d": 6, "omegas": (1.0, 0.5)}, "needs 3 frequencies, got 2"),
+        ({"n": 10, "d": 6, "omegas": (1.0, 0.5, -0.1)}, "positive"),
     ],
 )
 def test_vector_scan_rejects_bad_input(kwargs: dict[str, object], message: str) -> None:
+    kwargs = dict(kwargs)
+    d, omegas = kwargs.pop("d"), kwargs.pop("omegas", None)
     with pytest.raises(ValueError, match=message):
-        nc.nearest_vector_offsets(**kwargs)
+        nc.nearest_vector_offsets(Sinusoidal(d, omegas=omegas), **kwargs)

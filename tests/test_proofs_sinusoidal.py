@@ -13,11 +13,12 @@ from pe_verify.proofs.sinusoidal import (
     OMEGA,
     POS,
     dot,
-    encoding,
     exact_frequencies,
     rotation_block,
+    with_frequencies,
 )
 from pe_verify.proofs.trigonometry import BASE, DIM, INDEX, A, B
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 DERIVATIONS = [value for module in (trigonometry, sinusoidal) for value in vars(module).values()
                if isinstance(value, Derivation)]
@@ -74,32 +75,39 @@ def linearized_block(angle: sp.Expr) -> sp.Matrix:
 
 
 # Broken encodings: cos before sin in each pair, sine in both slots, frequencies 10000^(−i/d), doubled length.
-def cos_first(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
-    pairs = encoding(pos, omegas, d)
-    return sp.Matrix([pairs[j + 1] if j % 2 == 0 else pairs[j - 1] for j in range(pairs.rows)])
+class CosFirst(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        pairs = super().column(pos)
+        return sp.Matrix([pairs[j + 1] if j % 2 == 0 else pairs[j - 1] for j in range(pairs.rows)])
 
 
-def sine_only(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
-    return encoding(pos, omegas, d).applyfunc(lambda entry: entry.replace(sp.cos, sp.sin))
+class SineOnly(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        return super().column(pos).applyfunc(lambda entry: entry.replace(sp.cos, sp.sin))
 
 
-def half_exponent(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
-    width = 2 * len(omegas)
-    return encoding(pos, [sp.Integer(10000) ** sp.Rational(-i, width) for i in range(len(omegas))], d)
+class HalfExponent(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        count = len(self.exact_frequencies())
+        halved = [sp.Integer(10000) ** sp.Rational(-i, 2 * count) for i in range(count)]
+        return Sinusoidal(self.d, omegas=tuple(halved)).column(pos)
 
 
-def doubled(pos: sp.Expr, omegas: Sequence[sp.Expr], d: int | None = None) -> sp.Matrix:
-    return 2 * encoding(pos, omegas, d)
+class Doubled(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        return 2 * super().column(pos)
 
 
 def rotated_score(p: sp.Expr, q: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
     """PE(p)ᵀ J PE(q) with J a quarter turn in every pair: Σ sin((p − q)ω_i), an odd function of p − q."""
     quarter_turn = sp.diag(*[sp.Matrix([[0, 1], [-1, 0]])] * len(omegas))
-    return dot(encoding(p, omegas), quarter_turn * encoding(q, omegas))
+    pe = with_frequencies(omegas)
+    return dot(pe.column(p), quarter_turn * pe.column(q))
 
 
 def sine_only_score(p: sp.Expr, q: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
-    return dot(sine_only(p, omegas), sine_only(q, omegas))
+    pe = with_frequencies(omegas, family=SineOnly)
+    return dot(pe.column(p), pe.column(q))
 
 
 MUTANTS = {
@@ -116,10 +124,10 @@ MUTANTS = {
     "10000 taken as 10^2": identity(
         trigonometry.code_frequency(INDEX, DIM, 10000), sp.Integer(10) ** (-4 * INDEX / DIM), "mutant"),
     "shift block with the sign flipped": sinusoidal.shift_step([OMEGA], block=flipped_block),
-    "shift with sin and cos swapped": sinusoidal.shift_step([OMEGA], encode=cos_first),
+    "shift with sin and cos swapped": sinusoidal.shift_step([OMEGA], family=CosFirst),
     "shift by k + 1 against M_k": sinusoidal.shift_step([OMEGA], offset=sinusoidal.K + 1),
     "shift d = 4 with the sign flipped": sinusoidal.shift_step(exact_frequencies(4), block=flipped_block),
-    "shift d = 8 with exponent i/d": sinusoidal.shift_step(exact_frequencies(8), encode=half_exponent),
+    "shift d = 8 with exponent i/d": sinusoidal.shift_step(exact_frequencies(8), family=HalfExponent),
     "shift block depending on pos": sinusoidal.position_free_step(lambda angle: rotation_block(angle + POS)),
     "linearized block is not orthogonal": sinusoidal.orthogonality_step([OMEGA], block=linearized_block),
     "linearized blocks d = 4 are not orthogonal": sinusoidal.orthogonality_step(
@@ -129,15 +137,15 @@ MUTANTS = {
     "symmetric block: M_{−k} is not M_kᵀ": sinusoidal.inverse_step([OMEGA], block=symmetric_block),
     "generation with the sign flipped": sinusoidal.generation_step([OMEGA], block=flipped_block),
     "norm d/2 claimed for odd d = 3": sinusoidal.norm_step(exact_frequencies(3), 3),
-    "norm of a doubled encoding": sinusoidal.norm_step([OMEGA], encode=doubled),
-    "dot product with sine in both slots": sinusoidal.dot_product_step([OMEGA], encode=sine_only),
-    "dot product with exponent i/d": sinusoidal.dot_product_step(exact_frequencies(4), encode=half_exponent),
+    "norm of a doubled encoding": sinusoidal.norm_step([OMEGA], family=Doubled),
+    "dot product with sine in both slots": sinusoidal.dot_product_step([OMEGA], family=SineOnly),
+    "dot product with exponent i/d": sinusoidal.dot_product_step(exact_frequencies(4), family=HalfExponent),
     "sine-only score is not translation invariant": sinusoidal.translation_step(
         [OMEGA], score=sine_only_score),
     "rotated score changes under swapping": sinusoidal.swap_step([OMEGA], score=rotated_score),
     "rotated score tells before from after": sinusoidal.symmetry_step([OMEGA], score=rotated_score),
-    "distance of a doubled encoding": sinusoidal.distance_step([OMEGA], encode=doubled),
-    "distance with sine in both slots": sinusoidal.distance_step([OMEGA], encode=sine_only),
+    "distance of a doubled encoding": sinusoidal.distance_step([OMEGA], family=Doubled),
+    "distance with sine in both slots": sinusoidal.distance_step([OMEGA], family=SineOnly),
 }
 
 
@@ -148,7 +156,7 @@ def test_step_rejects_a_broken_claim(step: Step) -> None:
 
 def test_even_d_has_no_norm_counterexample() -> None:
     frequencies = exact_frequencies(4)
-    at_zero, at_one = encoding(0, frequencies), encoding(1, frequencies)
+    at_zero, at_one = with_frequencies(frequencies).column(0), with_frequencies(frequencies).column(1)
     assert fails(inequality(dot(at_zero, at_zero), dot(at_one, at_one), "mutant"))
 
 

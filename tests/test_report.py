@@ -55,7 +55,7 @@ from pe_verify.claims.model import (
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties import near_collision
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -663,7 +663,7 @@ def test_close_pairs_are_counted_from_the_exact_values() -> None:
     d, n = 6, 30
     with mpmath.workdps(50):
         value = {
-            (p, j): near_collision.sinusoidal_value_mp(p, j, d, figures.BASE)
+            (p, j): Sinusoidal(d, figures.BASE).value_mp(p, j)
             for p in range(n)
             for j in range(d)
         }

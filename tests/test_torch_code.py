@@ -74,7 +74,7 @@ def test_float32_table_is_within_float32_rounding_of_the_reference(d: int, max_l
 
 @given(EVEN_D, st.integers(1, 300))
 def test_float32_table_equals_the_common_code_encoding_bit_for_bit(d: int, max_len: int) -> None:
-    rows = common_code_encoding(d, "float32").rows(np.arange(max_len, dtype=np.int64))
+    rows = common_code_encoding(d, "float32").stored_rows(np.arange(max_len, dtype=np.int64))
     assert np.array_equal(SinusoidalTable(d, max_len).pe[0], rows)
 
 

@@ -6,7 +6,8 @@ frequencies; verdicts agree with brute force; witnesses agree to all digits, non
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -20,11 +21,16 @@ from pe_verify.proofs import number_theory as nt
 from pe_verify.proofs import uniqueness as un
 from pe_verify.proofs.derivation import Derivation, Step, render_markdown
 from pe_verify.properties import coincidence as co
-from pe_verify.properties.sinusoidal import sinusoidal_encoding_mp
+from pe_verify.properties.sinusoidal import Sinusoidal, sinusoidal_encoding_mp
 
 DERIVATIONS = [value for value in vars(un).values() if isinstance(value, Derivation)]
 BASES = [10000, 4096, 64, 729, 1000, 500000, 10, Fraction(9, 4)]
-REFERENCE = {base: co.reference_encoding(str(base) if isinstance(base, int) else "2.25") for base in BASES}
+
+
+def reference(base: int | Fraction, d: int) -> Sinusoidal:
+    """The reference encoding with an exact (decimal string) base."""
+    return Sinusoidal(d, str(base) if isinstance(base, int) else "2.25")
+
 
 
 def brute_rational(b: Fraction, s: Fraction) -> bool:
@@ -115,7 +121,7 @@ def test_different_positions_have_different_encodings_at_50_digits(d: int, base:
     if p == q:
         return
     pairs = [(p, dim, q, dim) for dim in range(d)]
-    differences = co.value_differences(REFERENCE[base], d, pairs)
+    differences = co.value_differences(reference(base, d), pairs)
     assert max(differences) >= co.agreement_tolerance(50)
 
 
@@ -131,12 +137,11 @@ def test_one_dimension_verdicts_hold_at_50_digits(d: int, base: int | Fraction, 
     p1, p2 = data.draw(st.lists(st.integers(low, 10**6), min_size=2, max_size=2, unique=True))
     verdict = un.dimension_collision(d, base, dim, negative)
     assert verdict.collides == (dim % 2 == 1 and negative)
-    encode = REFERENCE[base]
     if verdict.collides:
         assert verdict.witness == (-1, 1)
-        assert co.check_witnesses(encode, d, [(p1, dim, -p1, dim), (-1, dim, 1, dim)])
+        assert co.check_witnesses(reference(base, d), [(p1, dim, -p1, dim), (-1, dim, 1, dim)])
     if p1 != -p2 or not verdict.collides:
-        assert co.check_distinct(encode, d, [(p1, dim, p2, dim)])
+        assert co.check_distinct(reference(base, d), [(p1, dim, p2, dim)])
 
 
 def mp_collisions(omega: sp.Expr, kind: str, level: int, negative: bool) -> list[tuple[int, int]]:
@@ -168,7 +173,7 @@ def test_rational_multiples_of_pi_collide_at_the_smallest_witness(u: int, v: int
     assert turns[0] == verdict.period
     dim = un.KINDS.index(kind)
     p1, p2 = verdict.witness
-    assert co.check_witnesses(co.frequency_encoding([omega]), 2, [(p1, dim, p2, dim)])
+    assert co.check_witnesses(Sinusoidal(2, omegas=tuple([omega])), [(p1, dim, p2, dim)])
 
 
 @pytest.mark.parametrize("omega", [sp.sqrt(2), sp.Integer(1), sp.Integer(10) ** sp.Rational(-8, 3),
@@ -176,7 +181,7 @@ def test_rational_multiples_of_pi_collide_at_the_smallest_witness(u: int, v: int
 def test_frequencies_irrational_over_pi_never_collide_in_sin(omega: sp.Expr) -> None:
     verdict = un.frequency_collision(omega, "sin", allow_negative=True)
     assert not verdict.collides and verdict.witness is None
-    assert co.check_distinct(co.frequency_encoding([omega]), 1, [(p, 0, p + k, 0) for p in (-7, 0, 3)
+    assert co.check_distinct(Sinusoidal(1, omegas=tuple([omega])), [(p, 0, p + k, 0) for p in (-7, 0, 3)
                                                                for k in (1, 2, 6, 44)])
 
 
@@ -185,7 +190,7 @@ def test_pi_over_three_collides_as_in_the_side_condition() -> None:
     verdict = un.frequency_collision(sp.pi / 3, "sin")
     assert verdict.collides and verdict.witness == (1, 2) and verdict.period == 6
     witnesses = [(1, 0, 2, 0), (0, 0, 3, 0), (2, 1, 4, 1)]
-    assert co.check_witnesses(co.frequency_encoding([sp.pi / 3]), 2, witnesses)
+    assert co.check_witnesses(Sinusoidal(2, omegas=tuple([sp.pi / 3])), witnesses)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -232,9 +237,9 @@ def test_two_dimension_verdicts_hold_at_50_digits(d: int, base: int | Fraction, 
     rational = brute_rational(Fraction(base), Fraction(2 * (dim1 // 2 - dim2 // 2), d))
     assert verdict.coincide == (dim1 % 2 == dim2 % 2 and rational)
     if verdict.coincide and on_family(verdict, p1, p2):
-        assert co.check_witnesses(REFERENCE[base], d, [(p1, dim1, p2, dim2)])
+        assert co.check_witnesses(reference(base, d), [(p1, dim1, p2, dim2)])
     else:
-        assert co.check_distinct(REFERENCE[base], d, [(p1, dim1, p2, dim2)])
+        assert co.check_distinct(reference(base, d), [(p1, dim1, p2, dim2)])
 
 
 def on_family(verdict: un.CoincidenceVerdict, p1: int, p2: int) -> bool:
@@ -260,10 +265,10 @@ def test_witness_families_agree_at_50_digits(setting: tuple[int, int | Fraction]
     sign = data.draw(st.sampled_from([1, -1])) if negative and dim1 % 2 else 1
     member = verdict.member(t, sign)
     assert on_family(verdict, member.p1, member.p2)
-    assert co.check_witnesses(REFERENCE[base], d, [verdict.witness, member])
+    assert co.check_witnesses(reference(base, d), [verdict.witness, member])
     off = (member.p1, dim1, member.p2 + data.draw(st.sampled_from([1, -1])), dim2)
     assert not on_family(verdict, off[0], off[2])
-    assert co.check_distinct(REFERENCE[base], d, [off])
+    assert co.check_distinct(reference(base, d), [off])
 
 
 @given(d=st.integers(2, 32), base=st.sampled_from(BASES), data=st.data())
@@ -273,7 +278,7 @@ def test_sine_and_cosine_never_coincide(d: int, base: int | Fraction, data: st.D
     verdict = un.cross_dimension_coincidence(d, base, dim1, dim2, allow_negative=True)
     assert not verdict.coincide and "never" in verdict.reason
     ps = data.draw(st.lists(st.integers(-(10**6), 10**6), min_size=2, max_size=2))
-    assert co.check_distinct(REFERENCE[base], d, [(ps[0], dim1, ps[1], dim2), (ps[0], dim1, ps[0], dim2)])
+    assert co.check_distinct(reference(base, d), [(ps[0], dim1, ps[1], dim2), (ps[0], dim1, ps[0], dim2)])
 
 
 def test_planted_rational_ratio_yields_a_confirmed_witness() -> None:
@@ -285,9 +290,9 @@ def test_planted_rational_ratio_yields_a_confirmed_witness() -> None:
     assert [(v.dim1, v.dim2) for v in verdicts] == [(0, 4), (1, 5)]
     witnesses = [v.witness for v in verdicts] + [verdicts[1].member(2, -1)]
     assert witnesses[0] == (1, 0, 100, 4)
-    assert co.check_witnesses(co.frequency_encoding(planted), 6, witnesses)
-    assert co.check_distinct(REFERENCE[10000], 6, witnesses)
-    assert not co.check_distinct(co.frequency_encoding(planted), 6, witnesses)
+    assert co.check_witnesses(Sinusoidal(6, omegas=tuple(planted)), witnesses)
+    assert co.check_distinct(reference(10000, 6), witnesses)
+    assert not co.check_distinct(Sinusoidal(6, omegas=tuple(planted)), witnesses)
 
 
 def test_family_members_are_validated() -> None:
@@ -333,9 +338,9 @@ def all_witnesses(d: int, base: int) -> list[un.ValuePair]:
 @pytest.mark.parametrize("d", [8, 512])
 def test_every_exact_witness_agrees_and_neighbours_differ(d: int) -> None:
     witnesses = all_witnesses(d, 10000)
-    assert co.check_witnesses(REFERENCE[10000], d, witnesses)
+    assert co.check_witnesses(reference(10000, d), witnesses)
     neighbours = [(p1, dim1, p2 + 1, dim2) for p1, dim1, p2, dim2 in witnesses]
-    assert co.check_distinct(REFERENCE[10000], d, neighbours)
+    assert co.check_distinct(reference(10000, d), neighbours)
 
 
 def test_d4096_base_500000_has_only_near_misses() -> None:
@@ -344,20 +349,27 @@ def test_d4096_base_500000_has_only_near_misses() -> None:
     pairs = [pair for dims in ((0, 4094), (2, 2048), (100, 3000))
              for pair in co.near_misses(4096, 500000, *dims, count=1)]
     assert len(pairs) == 3
-    assert co.check_distinct(co.reference_encoding(500000), 4096, pairs)
+    assert co.check_distinct(reference(500000, 4096), pairs)
 
 
-def _mutant(omega_of: object, layout_swapped: bool = False) -> co.MpEncoding:
-    """An encoding with a broken frequency rule ω(i, d) or with sin and cos swapped."""
+@dataclass(frozen=True)
+class Mutant(Sinusoidal):
+    """An encoding whose mpmath rows use a broken frequency rule ω(i, d), or have sin and cos swapped."""
 
-    def encode(positions: Sequence[int], d: int, dps: int) -> list[list[object]]:
+    omega_of: Callable[[int, int], mpmath.mpf] | None = None
+    layout_swapped: bool = False
+
+    def rows_mp(self, positions: Iterable[object], dps: int = 50) -> list[list[object]]:
+        d = self.d
         with mpmath.workdps(dps):
-            omegas = [omega_of(i, d) for i in range((d + 1) // 2)]  # type: ignore[operator]
-            first, second = (mpmath.cos, mpmath.sin) if layout_swapped else (mpmath.sin, mpmath.cos)
+            omegas = [self.omega_of(i, d) for i in range((d + 1) // 2)]  # type: ignore[misc]
+            first, second = (mpmath.cos, mpmath.sin) if self.layout_swapped else (mpmath.sin, mpmath.cos)
             return [[(first if j % 2 == 0 else second)(p * omegas[j // 2]) for j in range(d)]
                     for p in positions]
 
-    return encode
+
+def _mutant(omega_of: Callable[[int, int], mpmath.mpf], layout_swapped: bool = False) -> Mutant:
+    return Mutant(8, omega_of=omega_of, layout_swapped=layout_swapped)
 
 
 MUTANTS = {
@@ -372,24 +384,24 @@ MUTANTS = {
 def test_broken_encodings_fail_the_witness_check(name: str) -> None:
     reference = _mutant(lambda i, d: mpmath.mpf(10000) ** (mpmath.mpf(-2 * i) / d))
     witnesses = all_witnesses(8, 10000)
-    assert co.check_witnesses(reference, 8, witnesses)
-    result = co.check_witnesses(MUTANTS[name], 8, witnesses)
+    assert co.check_witnesses(reference, witnesses)
+    result = co.check_witnesses(MUTANTS[name], witnesses)
     assert not result and result.max_error > result.tolerance
 
 
 def test_reference_rows_match_the_shared_encoder() -> None:
-    rows = REFERENCE[10000]([3, -7], 6, 50)
+    rows = reference(10000, 6).rows_mp([3, -7], 50)
     assert rows == sinusoidal_encoding_mp([3, -7], 6, "10000", 50)
 
 
 @pytest.mark.parametrize(("call", "message"), [
-    (lambda: co.check_witnesses(REFERENCE[10000], 8, [(1, 0, 10, 2)], dps=30), "at least 50"),
-    (lambda: co.check_witnesses(REFERENCE[10000], 8, []), "must not be empty"),
-    (lambda: co.check_distinct(REFERENCE[10000], 8, [(1, 0, 10, 8)]), r"\[0, 8\)"),
-    (lambda: co.check_distinct(REFERENCE[10000], 8, [(1.5, 0, 10, 2)]), "four integers"),
+    (lambda: co.check_witnesses(reference(10000, 8), [(1, 0, 10, 2)], dps=30), "at least 50"),
+    (lambda: co.check_witnesses(reference(10000, 8), []), "must not be empty"),
+    (lambda: co.check_distinct(reference(10000, 8), [(1, 0, 10, 8)]), r"\[0, 8\)"),
+    (lambda: co.check_distinct(reference(10000, 8), [(1.5, 0, 10, 2)]), "four integers"),
     (lambda: co.near_misses(8, 10000, 0, 9), r"\[0, 8\)"),
-    (lambda: co.frequency_encoding([]), "non-empty"),
-    (lambda: co.reference_encoding(1), "greater than 1"),
+    (lambda: Sinusoidal(2, omegas=()), "non-empty"),
+    (lambda: Sinusoidal(8, "1"), "greater than 1"),
 ])
 def test_coincidence_checks_reject_bad_input(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
