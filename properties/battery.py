@@ -185,13 +185,15 @@ class Report:
 
 @dataclass(frozen=True)
 class Property:
-    """A property of a family: its name, a one-line statement, and the check that searches for a
-    counterexample (target adapter, settings → Outcome)."""
+    """A property of a family: its name, a one-line statement, the check that searches for a
+    counterexample (target adapter, settings → Outcome), and the contract forms it applies to (all when
+    empty)."""
 
     family: str
     name: str
     statement: str
     check: Callable[[Any, Settings], Outcome]
+    forms: tuple[str, ...] = ()
 
 
 REGISTRY: list[Property] = []
@@ -225,15 +227,18 @@ def define(family: Family) -> Family:
     return family
 
 
-def register(family: str, name: str, statement: str) -> Callable[[Callable], Callable]:
-    """File the decorated check under `family` as property `name`."""
+def register(
+    family: str, name: str, statement: str, forms: tuple[str, ...] = ()
+) -> Callable[[Callable], Callable]:
+    """File the decorated check under `family` as property `name`, for the contract `forms` given (every
+    form of the family when none is)."""
     if family not in FAMILIES:
         raise ValueError(f"unknown family {family!r}")
 
     def decorate(check: Callable[[Any, Settings], Outcome]) -> Callable[[Any, Settings], Outcome]:
         if any(p.family == family and p.name == name for p in REGISTRY):
             raise ValueError(f"property {name!r} of {family} is registered twice")
-        REGISTRY.append(Property(family, name, statement, check))
+        REGISTRY.append(Property(family, name, statement, check, forms))
         return check
 
     return decorate
@@ -290,10 +295,12 @@ def run_battery(
     spec = SPECS[family]
     if not settings.ds and spec.ds:
         settings = dataclasses.replace(settings, ds=spec.ds)
-    adapter = spec.adapt(function, form_of(spec, function), backend or Backend(), settings)
+    form = form_of(spec, function)
+    adapter = spec.adapt(function, form, backend or Backend(), settings)
     checked = []
     for p in properties_of(family):
-        checked.append(p.check(adapter, settings))
+        if not p.forms or form in p.forms:
+            checked.append(p.check(adapter, settings))
         if progress is not None:
             progress(p.name)
     outcomes = tuple(o for o in checked if o.applies)

@@ -193,13 +193,9 @@ def check_shape(adapter: AlibiTarget, settings: Settings) -> Outcome:
     return outcome(name, tolerance, search(strategy, fails, settings), "wrong-shape")
 
 
-@register(FAMILY_NAME, "positive", "every slope is finite and positive (slopes form)")
+@register(FAMILY_NAME, "positive", "every slope is finite and positive", forms=("slopes",))
 def check_positive(adapter: AlibiTarget, settings: Settings) -> Outcome:
     name = "positive"
-    if adapter.form != "slopes":
-        return _not_applicable(
-            name, "bias form; the sign of the slopes it implies is the distance-1 case of penalises-distance"
-        )
 
     def fails(n: int) -> dict[str, Any] | None:
         slopes = adapter.slopes(n)
@@ -247,13 +243,10 @@ def check_decreasing(adapter: AlibiTarget, settings: Settings) -> Outcome:
     FAMILY_NAME,
     "relative",
     "after subtracting each row's diagonal value, the bias on j ≤ i depends on i − j only",
+    forms=("bias",),
 )
 def check_relative(adapter: AlibiTarget, settings: Settings) -> Outcome:
     name = "relative"
-    if adapter.form != "bias":
-        return _not_applicable(
-            name, "slopes form; the bias −m_h(i − j) of slopes is relative by construction"
-        )
 
     def fails(example: tuple[int, int]) -> dict[str, Any] | None:
         n, length = example
@@ -286,13 +279,10 @@ def check_relative(adapter: AlibiTarget, settings: Settings) -> Outcome:
     FAMILY_NAME,
     "penalises-distance",
     "after subtracting each row's diagonal value, the bias on j ≤ i is ≤ 0 (it never rewards distance)",
+    forms=("bias",),
 )
 def check_sign(adapter: AlibiTarget, settings: Settings) -> Outcome:
     name = "penalises-distance"
-    if adapter.form != "bias":
-        return _not_applicable(
-            name, "slopes form; the bias −m_h(i − j) penalises distance when m_h > 0 (positive)"
-        )
 
     def fails(example: tuple[int, int]) -> dict[str, Any] | None:
         n, length = example
@@ -323,13 +313,10 @@ def check_sign(adapter: AlibiTarget, settings: Settings) -> Outcome:
     FAMILY_NAME,
     "monotone",
     "after subtracting each row's diagonal value, the bias on j ≤ i does not rise as i − j grows",
+    forms=("bias",),
 )
 def check_monotone(adapter: AlibiTarget, settings: Settings) -> Outcome:
     name = "monotone"
-    if adapter.form != "bias":
-        return _not_applicable(
-            name, "slopes form; the bias −m_h(i − j) falls with distance when m_h > 0 (positive)"
-        )
 
     def fails(example: tuple[int, int]) -> dict[str, Any] | None:
         n, length = example
