@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("properties", "proofs", "claims", "pe_verify")
 HOME = "properties/frequencies.py"
 
-DIMS = (*range(1, 70), 127, 128, 255, 256, 511, 512, 768, 1000, 1024, 4095, 4096)
+DIMS = (*range(1, 20), 64, 127, 128, 511, 512, 1000, 4095, 4096)
 FLOAT_BASES = (10000.0, 500000.0, 1e6, 1.5, 2.0, 7.3, 1.0000001, 1e300)
 
 
@@ -246,8 +246,8 @@ def test_arb_frequencies_at_a_given_precision_restore_flint_precision() -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("base", [10000.0, 500000.0, 1.5, 1e6])
-@pytest.mark.parametrize("d", [1, 2, 3, 7, 64, 128, 511, 1024])
+@pytest.mark.parametrize("base", [10000.0, 1.5])
+@pytest.mark.parametrize("d", [1, 7, 128, 1024])
 def test_float64_is_within_its_bound_of_mpmath_sympy_and_arb(d: int, base: float) -> None:
     """float64 ω_i = fl(base^fl(x)), x = −2i/d: |x| ≤ 1 is rounded by ≤ 2^−53·|x|, which moves ω_i by
     ≤ 2^−53·|x|·ln base relative, and numpy's pow adds ≤ 1 ulp (2^−52 relative). So
