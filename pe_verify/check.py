@@ -110,13 +110,36 @@ def check(
         raise TargetError(f"{spec}: {exc}") from None
 
 
+#: What `--expect` may name, per family: layouts, slope rules, scaling rules.
+EXPECTABLE = {
+    "sinusoidal": ("interleaved", "concatenated"),
+    "rope": ("interleaved", "half_split"),
+    "alibi": ("reference", "naive", "reversed"),
+    "rope-frequencies": ("none", "linear", "ntk", "yarn", "llama3"),
+}
+
+
+def require_expectable(family: str, expect: str) -> str:
+    """`expect` when the family's identification can name it; `TargetError` listing the choices."""
+    if expect not in EXPECTABLE[family]:
+        choices = ", ".join(EXPECTABLE[family])
+        raise TargetError(f"--expect for {family} must be one of {choices}; got {expect!r}")
+    return expect
+
+
+def _words(variant: str) -> set[str]:
+    """The first and last words of a variant's name ("rope half_split", "naive 2^(−8h/n)")."""
+    words = variant.replace(",", " ").split()
+    return {words[0], words[-1]} if words else set()
+
+
 def expected(report: Report, expect: str) -> battery.Outcome:
     """A property that holds when the identified variant is `expect` (a rule, a layout or a variant name)."""
     found = report.identified
     names = (
         set()
         if found is None
-        else {found.variant, found.variant.split()[-1], str(found.parameters.get("layout"))}
+        else {found.variant, *_words(found.variant), str(found.parameters.get("layout"))}
     )
     shown = "nothing" if found is None else found.variant
     if found is not None and not found.matches:

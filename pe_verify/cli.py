@@ -516,6 +516,11 @@ def run_check(args: argparse.Namespace) -> int:
 
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
+    if args.expect is not None:
+        try:
+            check.require_expectable(args.family, args.expect)
+        except check.TargetError as exc:
+            raise UsageError(str(exc)) from None
     try:
         base = parse_number(args.base, "base")
     except ValueError as exc:

@@ -28,6 +28,8 @@ def _assert(
     expect: str | None,
     backend: str,
 ) -> Report:
+    if expect is not None:
+        check.require_expectable(family, expect)
     ds = () if d is None else (d,) if isinstance(d, int) else tuple(d)
     settings = Settings(ds=ds, base=base, max_pos=max_pos, seed=seed, examples=examples)
     if heads is not None:

@@ -125,6 +125,10 @@ def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
         (["{target}:rotate", "--d", "7"], "d must be even"),
         (["{target}:rotate", "--max-pos", "1"], "--max-pos must be between 2 and"),
         (["{target}:rotate", "--json", "--markdown"], "--json and --markdown cannot be combined"),
+        (
+            ["{target}:rotate", "--expect", "llama3"],
+            "--expect for rope must be one of interleaved, half_split",
+        ),
     ],
 )
 def test_usage_errors_are_one_line_with_exit_2(capsys, target: Path, argv: list[str], message: str) -> None:

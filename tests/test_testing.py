@@ -50,3 +50,11 @@ def test_broken_sinusoidal_and_alibi_raise() -> None:
 
     with pytest.raises(AssertionError, match="bias-sign"):
         assert_alibi(rewarding, **FAST)
+
+
+def test_an_expectation_no_identification_can_meet_is_refused_before_any_work() -> None:
+    def never_called(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        raise AssertionError("the battery ran")
+
+    with pytest.raises(ValueError, match="--expect for rope must be one of interleaved, half_split"):
+        assert_rope(never_called, expect="llama3")
