@@ -555,11 +555,11 @@ def _rope_checks() -> tuple[CheckResult, CheckResult, CheckResult, CheckResult, 
     m = rng.integers(0, 1024, 12)
     n = m + rng.integers(0, 1024, 12)
     wide, narrow = RotaryCache(64, dtype=np.float64), RotaryCache(64)
-    as_written = check_agreement_with_reference(narrow.rotate, q, positions, layout="half_split")
+    as_written = check_agreement_with_reference(narrow.as_rope("half_split"), q, positions)
     return (
-        check_agreement_with_reference(wide.rotate, q, positions, layout="half_split"),
-        check_agreement_with_reference(wide.rotate, q, positions, layout="interleaved"),
-        check_relative_property(wide.rotate, q, k, m, n),
+        check_agreement_with_reference(wide.as_rope("half_split"), q, positions),
+        check_agreement_with_reference(wide.as_rope("interleaved"), q, positions),
+        check_relative_property(wide.as_rope(), q, k, m, n),
         as_written,
         EPS64 * (float(np.max(np.abs(q))) + as_written.max_error),
     )

@@ -21,7 +21,7 @@ import numpy as np
 import sympy as sp
 
 from pe_verify.proofs.number_theory import frequency, frequency_count, ratio_step, rational_ratio_pairs
-from pe_verify.proofs.rope import half_split_rotate, thetas, vector
+from pe_verify.proofs.rope import thetas, vector
 from pe_verify.proofs.uniqueness import (
     argument_failure_rule,
     argument_failures,
@@ -47,6 +47,7 @@ from pe_verify.properties.finite_precision import (
 from pe_verify.properties.linear_offset import check_dot_product_even
 from pe_verify.properties.near_collision import CONFIRMED, TIE, certify_cross_dimension_gap, gap_against_n
 from pe_verify.properties.relative import check_clipping, check_toeplitz, clipped_relative_positions
+from pe_verify.properties.rope import Rope
 from pe_verify.properties.sinusoidal import (
     Sinusoidal,
     frequency_exprs,
@@ -121,9 +122,9 @@ ARGUMENT_DIMS = (0, 2)
 RELATIVE_POSITIONS = clipped_relative_positions
 RELATIVE_SHAPE = (7, 9, 3)
 
-#: The RoPE map whose arithmetic is counted, and the model shape the counts are set against (LLaMA-7B:
-#: d_model 4096, 32 layers, arXiv 2302.13971 Table 2; context 2048).
-ROTATE = half_split_rotate
+#: The RoPE whose arithmetic is counted (a Rope for each d), and the model shape the counts are set against
+#: (LLaMA-7B: d_model 4096, 32 layers, arXiv 2302.13971 Table 2; context 2048).
+ROPE: Callable[[int], Rope] = functools.partial(Rope, layout="half_split")
 MODEL_WIDTH, MODEL_LAYERS, MODEL_CONTEXT = 4096, 32, 2048
 
 #: ALiBi heads and the distance at which the weight ratios are compared.
@@ -817,15 +818,17 @@ def d3_8() -> Assessment:
 # ---------------------------------------------------------------------------------------------------------
 
 
-def rotation_operations(rotate: Callable[[sp.Matrix, sp.Expr, Sequence[sp.Expr]], sp.Matrix], d: int) -> int:
-    """Arithmetic operations (SymPy's count) to rotate one d-vector, with cos(mθ_i), sin(mθ_i) precomputed."""
+def rotation_operations(rope: Rope) -> int:
+    """Arithmetic operations (SymPy's count) to rotate one d-vector by `rope.rotate_exact`, with cos(mθ_i),
+    sin(mθ_i) precomputed."""
+    d = rope.d
     position = sp.Symbol("m", real=True)
-    frequencies = thetas(d)
+    frequencies = thetas(rope.rotary_dim)
     tables = {}
     for i, theta in enumerate(frequencies):
         tables[sp.cos(position * theta)] = sp.Symbol(f"c_{i}")
         tables[sp.sin(position * theta)] = sp.Symbol(f"s_{i}")
-    rotated = rotate(vector("x", d), position, frequencies).subs(tables)
+    rotated = rope.rotate_exact(vector("x", d), position, frequencies).subs(tables)
     return sum(sp.count_ops(entry) for entry in rotated)
 
 
@@ -846,8 +849,8 @@ def addition_operations(d: int) -> int:
 )
 @functools.cache
 def d3_9() -> Assessment:
-    per_coordinate = sp.Rational(rotation_operations(ROTATE, 8), 8)
-    linear = rotation_operations(ROTATE, 16) == 2 * rotation_operations(ROTATE, 8)
+    per_coordinate = sp.Rational(rotation_operations(ROPE(8)), 8)
+    linear = rotation_operations(ROPE(16)) == 2 * rotation_operations(ROPE(8))
     added = sp.Rational(addition_operations(8), 8)
     rope = 2 * per_coordinate * MODEL_WIDTH * MODEL_LAYERS
     additive = added * MODEL_WIDTH

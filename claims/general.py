@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from functools import partial
 
 import flint
 import numpy as np
 import sympy as sp
 
 from pe_verify.proofs import alibi as alibi_proofs
-from pe_verify.proofs.rope import M, N, half_split_rotate, interleaved_rotate, score, thetas, vector
+from pe_verify.proofs.rope import M, N, score, thetas, vector
 from pe_verify.properties.alibi import alibi_slopes_exact
 from pe_verify.properties.checking import CheckResult, angle_tolerance
 from pe_verify.properties.dtypes import dtype_spec
@@ -33,12 +32,12 @@ from pe_verify.properties.long_term_decay import (
     relative_upper_bound,
 )
 from pe_verify.properties.rope import (
-    apply_rope,
+    Rope,
     check_layout_equivalence,
     check_relative_property_qk,
     layout_permutation,
 )
-from pe_verify.properties.rope_precision import check_shift_invariance, rope_in_dtype, score_drift
+from pe_verify.properties.rope_precision import RopeInDtype, check_shift_invariance, score_drift
 from pe_verify.properties.scaling import rope_frequencies
 
 from .evidence import from_check, from_derivation, verification
@@ -87,9 +86,10 @@ def layouts_agree_exactly(r: int) -> bool:
     """
     x, th = vector("x", r), thetas(r)
     perm = layout_permutation(r)
-    rotated = interleaved_rotate(sp.Matrix([x[int(j)] for j in perm]), M, th)
+    rotated = Rope(r).rotate_exact(sp.Matrix([x[int(j)] for j in perm]), M, th)
     back = [rotated[int(j)] for j in np.argsort(perm)]
-    return all(a == b for a, b in zip(half_split_rotate(x, M, th), back, strict=True))
+    half_split = Rope(r, layout="half_split").rotate_exact(x, M, th)
+    return all(a == b for a, b in zip(half_split, back, strict=True))
 
 
 def _layout_float_checks() -> list[CheckResult]:
@@ -100,9 +100,9 @@ def _layout_float_checks() -> list[CheckResult]:
         x = rng.standard_normal((8, d))
         positions = rng.integers(-(10**6), 10**6, size=8)
         results.append(check_layout_equivalence(
-            partial(apply_rope, layout="half_split", rotary_fraction=fraction),
-            partial(apply_rope, layout="interleaved", rotary_fraction=fraction),
-            x, positions, int(d * fraction)))
+            Rope(d, layout="half_split", rotary_fraction=fraction),
+            Rope(d, layout="interleaved", rotary_fraction=fraction),
+            x, positions))
     return results
 
 
@@ -149,7 +149,7 @@ def mixed_score_is_product_of_cosines(r: int) -> bool:
     e0 = sp.zeros(r, 1)
     e0[0] = 1
     th = thetas(r)
-    mixed = score(interleaved_rotate, half_split_rotate, e0, e0, M, N, th)
+    mixed = score(Rope(r), Rope(r, layout="half_split"), e0, e0, M, N, th)
     return sp.expand(mixed - sp.cos(M * th[0]) * sp.cos(N * th[0])) == 0
 
 
@@ -171,8 +171,8 @@ def rope_mixed_layouts() -> Assessment:
     rng = np.random.default_rng(0)
     q, k = rng.standard_normal((16, 128)), rng.standard_normal((16, 128))
     m, n = rng.integers(0, 10**4, size=16), rng.integers(0, 10**4, size=16)
-    interleaved = partial(apply_rope, layout="interleaved")
-    half = partial(apply_rope, layout="half_split")
+    interleaved = Rope(128, layout="interleaved")
+    half = Rope(128, layout="half_split")
     mixed = check_relative_property_qk(interleaved, half, q, k, m, n)
     matched = check_relative_property_qk(half, half, q, k, m, n)
     evidence = (
@@ -441,11 +441,14 @@ def yarn_temperature() -> Assessment:
     inverse_t = (sp.log(s) / 10 + 1) ** 2
     q, k, th = vector("q", 4), vector("k", 4), thetas(4)
 
-    def scaled(x: sp.Matrix, p: sp.Expr, t: tuple) -> sp.Matrix:
-        return a * interleaved_rotate(x, p, t)
+    class Scaled(Rope):
+        """RoPE whose output is multiplied by a (the YaRN temperature folded into q and k)."""
 
-    logits_scale = sp.expand(score(scaled, scaled, q, k, M, N, th)
-                             - a**2 * score(interleaved_rotate, interleaved_rotate, q, k, M, N, th)) == 0
+        def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+            return a * super().rotate_exact(x, m, thetas)
+
+    logits_scale = sp.expand(score(Scaled(4), Scaled(4), q, k, M, N, th)
+                             - a**2 * score(Rope(4), Rope(4), q, k, M, N, th)) == 0
     neutral = inverse_t.subs(s, 1) == 1
     growing = bool(sp.diff(inverse_t, s).subs(s, 1 + excess).is_positive)
     at_16, at_32 = (float(inverse_t.subs(s, factor).evalf(30)) for factor in (16, 32))
@@ -714,10 +717,10 @@ def _precision_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     return q, k, keys + rng.integers(0, 64, size=PRECISION_PAIRS), keys
 
 
-def median_drift(rotate: Callable[[np.ndarray, np.ndarray], np.ndarray], shifts: np.ndarray) -> np.ndarray:
+def median_drift(rope: Rope, shifts: np.ndarray) -> np.ndarray:
     """The median over the seeded pairs of |score at (m + s, n + s) − float64 score at (m, n)|, per shift."""
     q, k, m, n = _precision_inputs()
-    return np.median(score_drift(rotate, q, k, m, n, shifts), axis=1)
+    return np.median(score_drift(rope, q, k, m, n, shifts), axis=1)
 
 
 def _reference_error() -> float:
@@ -751,10 +754,10 @@ def _ratio(top: float, bottom: float, spec: str) -> str:
     expected=CAVEAT,
 )
 def rope_low_precision() -> Assessment:
-    bf16 = median_drift(partial(rope_in_dtype, dtype="bfloat16"), SHIFTS)
-    f16 = median_drift(partial(rope_in_dtype, dtype="float16"), FLOAT16_SHIFTS)
-    f32_angles = median_drift(partial(rope_in_dtype, dtype="bfloat16", angle_dtype="float32"), SHIFTS)
-    control = check_shift_invariance(apply_rope, *_precision_inputs(), SHIFTS)
+    bf16 = median_drift(RopeInDtype(PRECISION_D, dtype="bfloat16"), SHIFTS)
+    f16 = median_drift(RopeInDtype(PRECISION_D, dtype="float16"), FLOAT16_SHIFTS)
+    f32_angles = median_drift(RopeInDtype(PRECISION_D, dtype="bfloat16", angle_dtype="float32"), SHIFTS)
+    control = check_shift_invariance(Rope(PRECISION_D), *_precision_inputs(), SHIFTS)
     exact_up_to = {name: first_collision_by_bisection(name) for name in ("bfloat16", "float16")}
     bits = dtype_spec("bfloat16").nmant + 1
     floor = control.tolerance

@@ -3,18 +3,18 @@
 Interleaved layout (RoFormer, Meta's reference code): each pair (x_{2i}, x_{2i+1}) is rotated by m·θ_i.
 Half-split layout (GPT-NeoX, Hugging Face `rotate_half`): each pair (x_i, x_{i+d/2}) is rotated by m·θ_i,
 written out = x·cos + rotate_half(x)·sin with cos = cat(cos mθ, cos mθ) and rotate_half(x) = cat(−x2, x1).
+Each map is `properties.rope.Rope(d, layout=...)` in its exact form `Rope.rotate_exact`, and every step below
+takes Rope objects, so a broken twin is a Rope subclass overriding `rotate_exact`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import sympy as sp
 
+from ..properties.rope import Rope
 from .derivation import Expr, Step, derivation, fact, identity, inequality, is_zero
-
-#: A RoPE map: (column vector x, position m, frequencies θ_0, …, θ_{d/2−1}) ↦ the rotated vector.
-Rotate = Callable[[sp.Matrix, sp.Expr, Sequence[sp.Expr]], sp.Matrix]
 
 M, N = sp.symbols("m n", real=True)
 
@@ -34,35 +34,10 @@ def vector(name: str, d: int) -> sp.Matrix:
     return sp.Matrix(sp.symbols(f"{name}_0:{d}", real=True))
 
 
-def interleaved_rotate(x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
-    """Interleaved RoPE: (a, b) = (x_{2i}, x_{2i+1}) ↦ (a cos mθ_i − b sin mθ_i, a sin mθ_i + b cos mθ_i)."""
-    d = _require_layout(x, thetas)
-    out = sp.zeros(d, 1)
-    for i, theta in enumerate(thetas):
-        a, b, c, s = x[2 * i], x[2 * i + 1], sp.cos(m * theta), sp.sin(m * theta)
-        out[2 * i], out[2 * i + 1] = a * c - b * s, a * s + b * c
-    return out
-
-
-def rotate_half(x: sp.Matrix) -> sp.Matrix:
-    """Hugging Face `rotate_half`: with x = cat(x1, x2) split in halves, return cat(−x2, x1)."""
-    half = _require_even(x.rows) // 2
-    return sp.Matrix.vstack(-x[half:, :], x[:half, :])
-
-
-def half_split_rotate(x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
-    """Half-split RoPE: x·cos + rotate_half(x)·sin, cos = cat(cos mθ, cos mθ), sin = cat(sin mθ, sin mθ)."""
-    _require_layout(x, thetas)
-    angles = [m * theta for theta in thetas] * 2
-    cos = sp.Matrix([sp.cos(angle) for angle in angles])
-    sin = sp.Matrix([sp.sin(angle) for angle in angles])
-    return x.multiply_elementwise(cos) + rotate_half(x).multiply_elementwise(sin)
-
-
-def rope_matrix(rotate: Rotate, d: int, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+def rope_matrix(rope: Rope, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
     """The d×d matrix R_m of a RoPE map: column j is the image of the basis vector e_j."""
-    basis = sp.eye(_require_even(d))
-    return sp.Matrix.hstack(*(rotate(basis[:, j], m, thetas) for j in range(d)))
+    basis = sp.eye(rope.d)
+    return sp.Matrix.hstack(*(rope.rotate_exact(basis[:, j], m, thetas) for j in range(rope.d)))
 
 
 def half_split_permutation(d: int) -> sp.Matrix:
@@ -74,10 +49,10 @@ def half_split_permutation(d: int) -> sp.Matrix:
     return p
 
 
-def score(rotate_q: Rotate, rotate_k: Rotate, q: sp.Matrix, k: sp.Matrix, m: sp.Expr, n: sp.Expr,
+def score(rope_q: Rope, rope_k: Rope, q: sp.Matrix, k: sp.Matrix, m: sp.Expr, n: sp.Expr,
           thetas: Sequence[sp.Expr]) -> sp.Expr:
-    """The attention score ⟨R_m q, R_n k⟩ with q rotated by `rotate_q` and k by `rotate_k`."""
-    return (rotate_q(q, m, thetas).T * rotate_k(k, n, thetas))[0]
+    """The attention score ⟨R_m q, R_n k⟩ with q rotated by `rope_q` and k by `rope_k` (exact forms)."""
+    return (rope_q.rotate_exact(q, m, thetas).T * rope_k.rotate_exact(k, n, thetas))[0]
 
 
 def block_relative_step(sign: int = 1) -> Step:
@@ -88,43 +63,46 @@ def block_relative_step(sign: int = 1) -> Step:
                     claim=r"R(m\theta)^\top R(n\theta) = R((n-m)\theta)")
 
 
-def relative_matrix_step(rotate: Rotate, d: int) -> Step:
+def relative_matrix_step(rope: Rope) -> Step:
     """R_mᵀ R_n = R_{n−m} as d×d matrices, symbolic m, n, θ_i (so the score identity holds for any q, k)."""
-    th = thetas(d)
-    lhs = rope_matrix(rotate, d, M, th).T * rope_matrix(rotate, d, N, th)
-    return _polynomial_identity(lhs, rope_matrix(rotate, d, N - M, th), _SUBTRACTION,
+    d, th = rope.d, thetas(rope.rotary_dim)
+    lhs = rope_matrix(rope, M, th).T * rope_matrix(rope, N, th)
+    return _polynomial_identity(lhs, rope_matrix(rope, N - M, th), _SUBTRACTION,
                                 claim=rf"R_m^\top R_n = R_{{n-m}} \quad (d = {d})")
 
 
-def relative_score_step(rotate_q: Rotate, rotate_k: Rotate, d: int) -> Step:
+def relative_score_step(rope_q: Rope, rope_k: Rope) -> Step:
     """⟨R_m q, R_n k⟩ = ⟨q, R_{n−m} k⟩ for symbolic q, k ∈ ℝ^d, positions m, n and frequencies θ_i."""
-    q, k, th = vector("q", d), vector("k", d), thetas(d)
-    lhs = score(rotate_q, rotate_k, q, k, M, N, th)
-    rhs = (q.T * rotate_k(k, N - M, th))[0]
+    d = _same_dimension(rope_q, rope_k)
+    q, k, th = vector("q", d), vector("k", d), thetas(rope_q.rotary_dim)
+    lhs = score(rope_q, rope_k, q, k, M, N, th)
+    rhs = (q.T * rope_k.rotate_exact(k, N - M, th))[0]
     claim = rf"\langle R_m q, R_n k\rangle = \langle q, R_{{n-m}} k\rangle \quad (d = {d})"
     return _polynomial_identity(lhs, rhs, _SUBTRACTION, claim=claim)
 
 
-def orthogonality_step(rotate: Rotate, d: int) -> Step:
+def orthogonality_step(rope: Rope) -> Step:
     """R_mᵀ R_m = I for symbolic m and θ_i."""
-    r = rope_matrix(rotate, d, M, thetas(d))
+    d = rope.d
+    r = rope_matrix(rope, M, thetas(rope.rotary_dim))
     return _pythagorean_identity(r.T * r, sp.eye(d), "each block gives cos² + sin² = 1; cross terms cancel",
                                  claim=rf"R_m^\top R_m = I_{{{d}}}")
 
 
-def norm_step(rotate: Rotate, d: int) -> Step:
+def norm_step(rope: Rope) -> Step:
     """‖R_m q‖² = ‖q‖² for a symbolic q ∈ ℝ^d."""
+    d = rope.d
     q = vector("q", d)
-    rotated = rotate(q, M, thetas(d))
+    rotated = rope.rotate_exact(q, M, thetas(rope.rotary_dim))
     return _pythagorean_identity((rotated.T * rotated)[0], (q.T * q)[0], "cos² + sin² = 1 in every pair",
                                  claim=rf"\lVert R_m q\rVert^2 = \lVert q\rVert^2 \quad (d = {d})")
 
 
-def composition_step(rotate: Rotate, d: int) -> Step:
+def composition_step(rope: Rope) -> Step:
     """R_m R_n = R_{m+n} for symbolic m, n, θ_i."""
-    th = thetas(d)
-    lhs = rope_matrix(rotate, d, M, th) * rope_matrix(rotate, d, N, th)
-    return _polynomial_identity(lhs, rope_matrix(rotate, d, M + N, th),
+    d, th = rope.d, thetas(rope.rotary_dim)
+    lhs = rope_matrix(rope, M, th) * rope_matrix(rope, N, th)
+    return _polynomial_identity(lhs, rope_matrix(rope, M + N, th),
                                 "split cos(m+n)θ_i, sin(m+n)θ_i by the angle-addition formulas; both sides "
                                 "are then the same polynomial in cos mθ_i, sin mθ_i, cos nθ_i, sin nθ_i",
                                 claim=rf"R_m R_n = R_{{m+n}} \quad (d = {d})")
@@ -133,8 +111,8 @@ def composition_step(rotate: Rotate, d: int) -> Step:
 def permutation_step(p: sp.Matrix, d: int) -> Step:
     """The half-split matrix equals Pᵀ R_m P with R_m the interleaved matrix."""
     th = thetas(d)
-    lhs = rope_matrix(half_split_rotate, d, M, th)
-    rhs = p.T * rope_matrix(interleaved_rotate, d, M, th) * p
+    lhs = rope_matrix(Rope(d, layout="half_split"), M, th)
+    rhs = p.T * rope_matrix(Rope(d, layout="interleaved"), M, th) * p
     return identity(lhs, rhs, f"P moves (x_i, x_{{i+d/2}}) to positions (2i, 2i+1): {_describe(p)}",
                     claim=rf"R^{{\mathrm{{half}}}}_m = P^\top R^{{\mathrm{{int}}}}_m P \quad (d = {d})")
 
@@ -145,12 +123,12 @@ def permutation_is_orthogonal_step(p: sp.Matrix) -> Step:
                     claim=rf"P^\top P = I_{{{p.rows}}}")
 
 
-def shifted_scores_differ_step(rotate_q: Rotate, rotate_k: Rotate, q: sp.Matrix, k: sp.Matrix,
+def shifted_scores_differ_step(rope_q: Rope, rope_k: Rope, q: sp.Matrix, k: sp.Matrix,
                                m: int, n: int, cos_sin: Sequence[tuple[sp.Rational, sp.Rational]]) -> Step:
     """s(m, n) ≠ s(m+1, n+1) exactly, for frequencies θ_i with cos θ_i, sin θ_i the given rationals."""
     th = thetas(2 * len(cos_sin))
-    before = _at_rational_angles(score(rotate_q, rotate_k, q, k, m, n, th), th, cos_sin)
-    after = _at_rational_angles(score(rotate_q, rotate_k, q, k, m + 1, n + 1, th), th, cos_sin)
+    before = _at_rational_angles(score(rope_q, rope_k, q, k, m, n, th), th, cos_sin)
+    after = _at_rational_angles(score(rope_q, rope_k, q, k, m + 1, n + 1, th), th, cos_sin)
     return inequality(before, after, "expand cos(jθ), sin(jθ) into powers of cos θ, sin θ and substitute the "
                       "rationals; both scores are then rational numbers",
                       claim=rf"s({m},{n}) = {sp.latex(before)} \neq {sp.latex(after)} = s({m + 1},{n + 1})")
@@ -222,19 +200,20 @@ def _require_even(d: object) -> int:
     return d
 
 
-def _require_layout(x: sp.Matrix, thetas: Sequence[sp.Expr]) -> int:
-    d = _require_even(x.rows)
-    if x.cols != 1 or len(thetas) != d // 2:
-        raise ValueError(f"RoPE needs a column vector of even length d and d/2 frequencies; "
-                         f"got shape {x.shape} and {len(thetas)} frequencies")
-    return d
+def _same_dimension(rope_q: Rope, rope_k: Rope) -> int:
+    if (rope_q.d, rope_q.rotary_dim) != (rope_k.d, rope_k.rotary_dim):
+        raise ValueError(f"q and k must be rotated in the same dimensions, got d = {rope_q.d} "
+                         f"(r = {rope_q.rotary_dim}) and d = {rope_k.d} (r = {rope_k.rotary_dim})")
+    return rope_q.d
 
 
-LAYOUTS: dict[str, Rotate] = {"interleaved": interleaved_rotate, "half-split": half_split_rotate}
+#: The two layouts, by the name the derivations use, as their `properties.rope` layout.
+LAYOUTS: dict[str, str] = {"interleaved": "interleaved", "half-split": "half_split"}
 
 
-def _relative_steps(rotate: Rotate) -> list[Step]:
-    return [relative_score_step(rotate, rotate, d) for d in (2, 4, 6)] + [relative_matrix_step(rotate, 4)]
+def _relative_steps(layout: str) -> list[Step]:
+    ropes = {d: Rope(d, layout=layout) for d in (2, 4, 6)}
+    return [relative_score_step(ropes[d], ropes[d]) for d in (2, 4, 6)] + [relative_matrix_step(ropes[4])]
 
 
 @derivation(
@@ -249,7 +228,7 @@ def _relative_steps(rotate: Rotate) -> list[Step]:
     ),
 )
 def relative_interleaved() -> list[Step]:
-    return [block_relative_step(), *_relative_steps(interleaved_rotate)]
+    return [block_relative_step(), *_relative_steps("interleaved")]
 
 
 @derivation(
@@ -265,7 +244,7 @@ def relative_interleaved() -> list[Step]:
     ),
 )
 def relative_half_split() -> list[Step]:
-    return [block_relative_step(), *_relative_steps(half_split_rotate)]
+    return [block_relative_step(), *_relative_steps("half_split")]
 
 
 @derivation(
@@ -275,8 +254,8 @@ def relative_half_split() -> list[Step]:
     hypotheses=(r"Both layouts; $m$ real, $\theta_i > 0$ symbolic; $d = 2, 4, 6$.",),
 )
 def orthogonal() -> list[Step]:
-    steps = [orthogonality_step(rotate, d) for rotate in LAYOUTS.values() for d in (2, 4, 6)]
-    return steps + [norm_step(rotate, 4) for rotate in LAYOUTS.values()]
+    steps = [orthogonality_step(Rope(d, layout=layout)) for layout in LAYOUTS.values() for d in (2, 4, 6)]
+    return steps + [norm_step(Rope(4, layout=layout)) for layout in LAYOUTS.values()]
 
 
 @derivation(
@@ -286,7 +265,7 @@ def orthogonal() -> list[Step]:
     hypotheses=(r"Both layouts; $m, n$ real, $\theta_i > 0$ symbolic; $d = 2, 4, 6$.",),
 )
 def composition() -> list[Step]:
-    return [composition_step(rotate, d) for rotate in LAYOUTS.values() for d in (2, 4, 6)]
+    return [composition_step(Rope(d, layout=layout)) for layout in LAYOUTS.values() for d in (2, 4, 6)]
 
 
 @derivation(
@@ -317,7 +296,7 @@ def standard_frequency_steps() -> list[Step]:
     th, e0 = thetas(4), sp.Matrix([1, 0, 0, 0])
     theta = th[0]
     return [
-        identity(score(interleaved_rotate, half_split_rotate, e0, e0, M, N, th),
+        identity(score(Rope(4), Rope(4, layout="half_split"), e0, e0, M, N, th),
                  sp.cos(M * theta) * sp.cos(N * theta),
                  "interleaved R_m e_0 = (cos mθ_0, sin mθ_0, 0, 0); "
                  "half-split R_n e_0 = (cos nθ_0, 0, sin nθ_0, 0)",
@@ -354,6 +333,6 @@ def _two_is_not_in_2pi_z() -> bool:
     ),
 )
 def mixed_layouts_break_relative() -> list[Step]:
-    mixed = shifted_scores_differ_step(interleaved_rotate, half_split_rotate, MIXED_Q, MIXED_K, 1, 2,
+    mixed = shifted_scores_differ_step(Rope(4), Rope(4, layout="half_split"), MIXED_Q, MIXED_K, 1, 2,
                                        PYTHAGOREAN)
     return [unit_circle_step(PYTHAGOREAN), mixed, *standard_frequency_steps()]

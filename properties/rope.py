@@ -8,27 +8,39 @@ Two layouts name which coordinates form pair i of the r rotated dimensions:
   (GPT-NeoX, Hugging Face ``apply_rotary_pos_emb``).
 
 Partial rotary (GPT-NeoX ``rotary_pct``) rotates the first r = int(d·fraction) dimensions and passes the
-rest through. The property checks below take the rotation as a callable ``rotate(x, positions)`` (x of shape
-(n, d), positions of shape (n,), row j rotated to position j) and return a `CheckResult`; they assume the
-largest frequency is θ_0 = 1, so no angle exceeds |position| radians.
+rest through.
+
+One object per variant, `Rope(d, base, layout, rotary_fraction)`, declares the parameters and offers every
+form the suite needs (the frequencies come from `frequencies.py`):
+
+* `rotate(x, positions)`: float64, x of shape (..., n, d), row j rotated to positions[j] (`apply_rope`);
+* `rotate_mp(vector, position, dps)`: one vector with `dps` significant digits (`apply_rope_mp`);
+* `angles(positions)`: the float64 angles p·θ_i (`rope_angles`);
+* `rotate_exact(x, m, thetas)`: the exact SymPy rotation of a column vector, used by `proofs.rope`.
+
+The property checks below take Rope objects (the implementation under test; rot in their statements is the
+object's `rotate`) and return a `CheckResult`; they assume the largest frequency is θ_0 = 1, so no angle
+exceeds |position| radians. As for `sinusoidal.Sinusoidal`, a broken twin is a subclass overriding the one
+form it breaks, and code that wraps someone else's rotation (e.g. `torch_code.RotaryCacheRope`) is a
+subclass whose `rotate` calls it.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from .checking import CheckResult, angle_tolerance
 from .frequencies import frequencies, frequency_mp
 from .validation import require_even_dimension, require_positions, require_positive_int
 
 LAYOUTS = ("interleaved", "half_split")
-
-Rotation = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def rotary_dimension(d: int, rotary_fraction: float = 1.0) -> int:
@@ -148,16 +160,95 @@ def apply_rope_mp(
     return out
 
 
+@dataclass(frozen=True)
+class Rope:
+    """RoPE on d dims: pair i of the first r = int(d·fraction) dims turns by p·θ_i, θ_i = base^(−2i/r).
+
+    `layout` ("interleaved" or "half_split") names which coordinates form pair i; the last d − r dims pass
+    through. Every form below is the same map; a subclass overriding one of them is a different one.
+    """
+
+    d: int
+    base: float = 10000.0
+    layout: str = "interleaved"
+    rotary_fraction: float = 1.0
+
+    def __post_init__(self) -> None:
+        require_even_dimension(self.d)
+        _require_layout(self.layout)
+        rotary_dimension(self.d, self.rotary_fraction)
+
+    @property
+    def rotary_dim(self) -> int:
+        """The number r of rotated dimensions."""
+        return rotary_dimension(self.d, self.rotary_fraction)
+
+    def angles(self, positions: Sequence[float] | np.ndarray) -> np.ndarray:
+        """The float64 angles p·θ_i, i < r/2: shape positions.shape + (r/2,)."""
+        return rope_angles(positions, self.rotary_dim, self.base)
+
+    def rotate(self, x: np.ndarray, positions: Sequence[float] | np.ndarray) -> np.ndarray:
+        """x[..., j, :] rotated to positions[j] in float64; x's last axis must have length d."""
+        if np.ndim(x) >= 1:
+            self._require_length(np.shape(x)[-1:], "x")
+        return apply_rope(
+            x, positions, base=self.base, layout=self.layout, rotary_fraction=self.rotary_fraction
+        )
+
+    def rotate_mp(self, vector: Sequence[object], position: object, dps: int = 50) -> list:
+        """One vector rotated to `position` with `dps` significant digits (mpmath numbers)."""
+        self._require_length((len(vector),), "vector")
+        return apply_rope_mp(
+            vector,
+            position,
+            base=self.base,
+            layout=self.layout,
+            rotary_fraction=self.rotary_fraction,
+            dps=dps,
+        )
+
+    def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+        """The exact rotation of the column vector x (length d) to position m, for frequencies θ_0, …,
+        θ_{r/2−1} given exactly or as symbols; the last d − r entries are unchanged.
+
+        Interleaved: (a, b) = (x_{2i}, x_{2i+1}) ↦ (a cos mθ_i − b sin mθ_i, a sin mθ_i + b cos mθ_i).
+        Half-split: x·cos + rotate_half(x)·sin, cos = cat(cos mθ, cos mθ), sin = cat(sin mθ, sin mθ).
+        """
+        r = self.rotary_dim
+        if x.shape != (self.d, 1) or len(thetas) != r // 2:
+            raise ValueError(
+                f"RoPE needs a column vector of length d = {self.d} and r/2 = {r // 2} frequencies "
+                f"(d/2 frequencies when all d dims rotate); got shape {x.shape} and {len(thetas)} frequencies"
+            )
+        head, tail = x[:r, :], x[r:, :]
+        if self.layout == "interleaved":
+            out = sp.zeros(r, 1)
+            for i, theta in enumerate(thetas):
+                a, b, c, s = head[2 * i], head[2 * i + 1], sp.cos(m * theta), sp.sin(m * theta)
+                out[2 * i], out[2 * i + 1] = a * c - b * s, a * s + b * c
+        else:
+            angles = [m * theta for theta in thetas] * 2
+            cos = sp.Matrix([sp.cos(angle) for angle in angles])
+            sin = sp.Matrix([sp.sin(angle) for angle in angles])
+            half = sp.Matrix.vstack(-head[r // 2 :, :], head[: r // 2, :])
+            out = head.multiply_elementwise(cos) + half.multiply_elementwise(sin)
+        return sp.Matrix.vstack(out, tail) if tail.rows else out
+
+    def _require_length(self, shape: tuple[int, ...], name: str) -> None:
+        if shape != (self.d,):
+            raise ValueError(f"{name} must have a last axis of length d = {self.d}, got shape {shape}")
+
+
 def check_relative_property(
-    rotate: Rotation, q: np.ndarray, k: np.ndarray, positions_q: np.ndarray, positions_k: np.ndarray
+    rope: Rope, q: np.ndarray, k: np.ndarray, positions_q: np.ndarray, positions_k: np.ndarray
 ) -> CheckResult:
     """⟨rot(q, m), rot(k, n)⟩ = ⟨q, rot(k, n − m)⟩ row by row: the score depends on the offset n − m only."""
-    return check_relative_property_qk(rotate, rotate, q, k, positions_q, positions_k)
+    return check_relative_property_qk(rope, rope, q, k, positions_q, positions_k)
 
 
 def check_relative_property_qk(
-    rotate_q: Rotation,
-    rotate_k: Rotation,
+    rope_q: Rope,
+    rope_k: Rope,
     q: np.ndarray,
     k: np.ndarray,
     positions_q: np.ndarray,
@@ -174,8 +265,8 @@ def check_relative_property_qk(
         raise ValueError(f"q and k must have the same shape, got {q.shape} and {k.shape}")
     m = _require_sequence_positions(positions_q, q.shape[0], "positions_q")
     n = _require_sequence_positions(positions_k, k.shape[0], "positions_k")
-    lhs = np.sum(_rotated(rotate_q, q, m) * _rotated(rotate_k, k, n), axis=-1)
-    rhs = np.sum(q * _rotated(rotate_k, k, n - m), axis=-1)
+    lhs = np.sum(_rotated(rope_q, q, m) * _rotated(rope_k, k, n), axis=-1)
+    rhs = np.sum(q * _rotated(rope_k, k, n - m), axis=-1)
     errors = np.abs(lhs - rhs)
     max_angle = _max_abs(m, n, n - m)
     tolerance = angle_tolerance(max_angle, terms=2 * q.shape[1]) * _max_abs(q) * _max_abs(k)
@@ -194,7 +285,7 @@ def check_relative_property_qk(
     )
 
 
-def check_norm_preservation(rotate: Rotation, x: np.ndarray, positions: np.ndarray) -> CheckResult:
+def check_norm_preservation(rope: Rope, x: np.ndarray, positions: np.ndarray) -> CheckResult:
     """‖rot(x, p)‖ = ‖x‖ row by row: each pair is turned by an orthogonal 2×2 rotation.
 
     An error in the angle cannot change a norm, so the tolerance is that of the d rounded terms alone,
@@ -202,7 +293,7 @@ def check_norm_preservation(rotate: Rotation, x: np.ndarray, positions: np.ndarr
     """
     x = _require_batch(x, "x")
     p = _require_sequence_positions(positions, x.shape[0])
-    rotated_norms = np.linalg.norm(_rotated(rotate, x, p), axis=-1)
+    rotated_norms = np.linalg.norm(_rotated(rope, x, p), axis=-1)
     norms = np.linalg.norm(x, axis=-1)
     errors = np.abs(rotated_norms - norms)
     tolerance = angle_tolerance(0.0, terms=x.shape[1]) * _max_abs(norms)
@@ -221,7 +312,7 @@ def check_norm_preservation(rotate: Rotation, x: np.ndarray, positions: np.ndarr
 
 
 def check_composition(
-    rotate: Rotation, x: np.ndarray, positions_first: np.ndarray, positions_then: np.ndarray
+    rope: Rope, x: np.ndarray, positions_first: np.ndarray, positions_then: np.ndarray
 ) -> CheckResult:
     """rot(rot(x, m), n) = rot(x, m + n) row by row: rotations by p·θ_i form a group in p.
 
@@ -231,8 +322,8 @@ def check_composition(
     x = _require_batch(x, "x")
     m = _require_sequence_positions(positions_first, x.shape[0], "positions_first")
     n = _require_sequence_positions(positions_then, x.shape[0], "positions_then")
-    twice = _rotated(rotate, _rotated(rotate, x, m), n)
-    once = _rotated(rotate, x, m + n)
+    twice = _rotated(rope, _rotated(rope, x, m), n)
+    once = _rotated(rope, x, m + n)
     errors = np.max(np.abs(twice - once), axis=-1)
     tolerance = angle_tolerance(_max_abs(m, n, m + n), terms=4) * _max_abs(x)
     worst = _worst(errors)
@@ -245,19 +336,24 @@ def check_composition(
 
 
 def check_layout_equivalence(
-    half_split: Rotation,
-    interleaved: Rotation,
+    half_split: Rope,
+    interleaved: Rope,
     x: np.ndarray,
     positions: np.ndarray,
-    rotary_dim: int | None = None,
 ) -> CheckResult:
-    """half_split(x) = Pᵀ·interleaved(P·x) with P = `layout_permutation(d, rotary_dim)`.
+    """half_split.rotate(x) = Pᵀ·interleaved.rotate(P·x) with P = `layout_permutation(d, r)`, r the rotary
+    dimension `half_split` declares.
 
     Tolerance: angle_tolerance(max |p|) for the 4 terms of the two computations of an entry, times max |x|.
     """
     x = _require_batch(x, "x")
     p = _require_sequence_positions(positions, x.shape[0])
-    perm = layout_permutation(x.shape[1], rotary_dim)
+    if half_split.rotary_dim != interleaved.rotary_dim:
+        raise ValueError(
+            "the two layouts must rotate the same dimensions, got rotary dimensions "
+            f"{half_split.rotary_dim} and {interleaved.rotary_dim}"
+        )
+    perm = layout_permutation(x.shape[1], half_split.rotary_dim)
     direct = _rotated(half_split, x, p)
     via_interleaved = _rotated(interleaved, x[:, perm], p)[:, np.argsort(perm)]
     errors = np.max(np.abs(direct - via_interleaved), axis=-1)
@@ -276,16 +372,10 @@ def check_layout_equivalence(
 
 
 def check_agreement_with_reference(
-    rotate: Rotation,
-    x: np.ndarray,
-    positions: np.ndarray,
-    *,
-    base: float = 10000.0,
-    layout: str = "interleaved",
-    rotary_fraction: float = 1.0,
-    dps: int = 50,
+    rope: Rope, x: np.ndarray, positions: np.ndarray, dps: int = 50
 ) -> CheckResult:
-    """rotate(x, p) = `apply_rope_mp` at `dps` digits, entry by entry, for the stated base, layout, fraction.
+    """rope.rotate(x, p) = rope.rotate_mp(x, p, dps) entry by entry: the float64 rotation is the RoPE with the
+    base, layout and rotary fraction `rope` declares (its `dps`-digit form; by default `apply_rope_mp`).
 
     Catches what the relative property cannot see: a wrong base, a flipped rotation sign, a constant position
     shift, or an ignored rotary fraction. Tolerance: angle_tolerance(max |p|) for the 2 terms of an entry,
@@ -293,20 +383,10 @@ def check_agreement_with_reference(
     """
     x = _require_batch(x, "x")
     p = _require_sequence_positions(positions, x.shape[0])
-    got = _rotated(rotate, x, p)
+    got = _rotated(rope, x, p)
     expected = np.array(
         [
-            [
-                float(e)
-                for e in apply_rope_mp(
-                    row.tolist(),
-                    float(pos),
-                    base=base,
-                    layout=layout,
-                    rotary_fraction=rotary_fraction,
-                    dps=dps,
-                )
-            ]
+            [float(e) for e in rope.rotate_mp(row.tolist(), float(pos), dps)]
             for row, pos in zip(x, p, strict=True)
         ],
         dtype=np.float64,
@@ -318,7 +398,7 @@ def check_agreement_with_reference(
     dimension = int(np.argmax(difference[worst]))
     return _result(
         f"agreement with the {dps}-digit reference "
-        f"(base={base}, layout={layout}, rotary_fraction={rotary_fraction})",
+        f"(base={rope.base}, layout={rope.layout}, rotary_fraction={rope.rotary_fraction})",
         errors,
         tolerance,
         {
@@ -376,9 +456,10 @@ def _finite_mp(value: object, name: str) -> mpmath.mpf:
     return number
 
 
-def _rotated(rotate: Rotation, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """rotate(x, positions) as float64, on copies so that a rotation writing into its inputs harms nothing."""
-    out = np.asarray(rotate(x.copy(), positions.copy()), dtype=np.float64)
+def _rotated(rope: Rope, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """rope.rotate(x, positions) as float64, on copies so that a rotation writing into its inputs harms
+    nothing."""
+    out = np.asarray(rope.rotate(x.copy(), positions.copy()), dtype=np.float64)
     if out.shape != x.shape:
         raise ValueError(f"the rotation must return its input's shape {x.shape}, returned {out.shape}")
     return out

@@ -9,14 +9,17 @@ BFloat16 Breaks Down RoPE in Long-Context Training", arXiv 2411.13476).
 `rope_in_dtype` computes interleaved RoPE with every step rounded: positions and frequencies (correctly
 rounded) are stored in the angle dtype, their product is formed there, cos and sin of the stored angle are
 correctly rounded to the dtype (`correct_rounding`), and the rotation's products and sums are done in the
-dtype (numpy's float16, ml_dtypes' bfloat16, which rounds float64 through float32). `score_drift` measures
-|⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨R_m q, R_n k⟩| against the float64 reference, and `check_shift_invariance`
-turns that into a `CheckResult` for a stated tolerance.
+dtype (numpy's float16, ml_dtypes' bfloat16, which rounds float64 through float32). `RopeInDtype(d, base,
+dtype=..., angle_dtype=...)` is the `rope.Rope` whose float64 `rotate` is that computation (its other forms
+are the exact RoPE's). `score_drift` measures |⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨R_m q, R_n k⟩| for a Rope
+against the float64 reference of the RoPE it declares, and `check_shift_invariance` turns that into a
+`CheckResult` for a stated tolerance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,7 +27,7 @@ from .checking import CheckResult, angle_tolerance
 from .correct_rounding import correctly_rounded
 from .dtypes import DtypeSpec, dtype_spec
 from .frequencies import exponents
-from .rope import Rotation, apply_rope
+from .rope import Rope
 from .scaling import rope_frequencies
 from .validation import require_base, require_even_dimension, require_positions, require_positive_real
 
@@ -65,6 +68,32 @@ def rope_in_dtype(
     return out.astype(np.float64)
 
 
+@dataclass(frozen=True)
+class RopeInDtype(Rope):
+    """Interleaved RoPE on all d dims whose `rotate` rounds every step to `dtype` (`rope_in_dtype`), with
+    positions, frequencies and angles held in `angle_dtype` (by default `dtype`)."""
+
+    dtype: DtypeSpec | str = "bfloat16"
+    angle_dtype: DtypeSpec | str | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.layout != "interleaved" or self.rotary_fraction != 1.0:
+            raise ValueError(
+                "RopeInDtype rotates all d dims in the interleaved layout; "
+                f"got layout={self.layout!r}, rotary_fraction={self.rotary_fraction}"
+            )
+        object.__setattr__(self, "dtype", dtype_spec(self.dtype))
+        if self.angle_dtype is not None:
+            object.__setattr__(self, "angle_dtype", dtype_spec(self.angle_dtype))
+
+    def rotate(self, x: np.ndarray, positions: Sequence[float] | np.ndarray) -> np.ndarray:
+        """`rope_in_dtype` of the rows of x (shape (n, d)): the stored values, returned as float64."""
+        if np.ndim(x) >= 1:
+            self._require_length(np.shape(x)[-1:], "x")
+        return rope_in_dtype(x, positions, self.dtype, angle_dtype=self.angle_dtype, base=self.base)
+
+
 def _frequencies(d: int, base: float, spec: DtypeSpec) -> np.ndarray:
     """θ_i = base^(−2i/d) held in the dtype: correctly rounded below float64."""
     if spec.scalar is np.float64:
@@ -80,43 +109,44 @@ def _cos_sin(angles: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarra
 
 
 def score_drift(
-    rotate: Rotation,
+    rope: Rope,
     q: np.ndarray,
     k: np.ndarray,
     positions_q: np.ndarray,
     positions_k: np.ndarray,
     shifts: Sequence[int] | np.ndarray,
-    base: float = 10000.0,
 ) -> np.ndarray:
     """|⟨rot(q, m + s), rot(k, n + s)⟩ − ⟨R_m q, R_n k⟩| for every shift s (rows) and pair (columns).
 
-    The first score is summed in float64 from the rotation's values; the second is the float64 reference
-    `apply_rope` at the unshifted positions, which equals every shifted score in exact arithmetic.
+    The first score is summed in float64 from `rope.rotate`; the second is the float64 reference
+    `Rope(d, base, layout, rotary_fraction)` of the parameters `rope` declares, at the unshifted positions,
+    which equals every shifted score in exact arithmetic.
     """
     q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
     m, n = require_positions(positions_q, "positions_q"), require_positions(positions_k, "positions_k")
     shifts = require_positions(shifts, "shifts").reshape(-1)
-    exact = np.sum(apply_rope(q, m, base=base) * apply_rope(k, n, base=base), axis=-1)
-    scores = [np.sum(_rotated(rotate, q, m + s) * _rotated(rotate, k, n + s), axis=-1) for s in shifts]
+    reference = Rope(rope.d, rope.base, rope.layout, rope.rotary_fraction)
+    exact = np.sum(reference.rotate(q, m) * reference.rotate(k, n), axis=-1)
+    scores = [np.sum(_rotated(rope, q, m + s) * _rotated(rope, k, n + s), axis=-1) for s in shifts]
     return np.abs(np.array(scores) - exact[None, :])
 
 
 def check_shift_invariance(
-    rotate: Rotation,
+    rope: Rope,
     q: np.ndarray,
     k: np.ndarray,
     positions_q: np.ndarray,
     positions_k: np.ndarray,
     shifts: Sequence[int] | np.ndarray,
     tolerance: float | None = None,
-    base: float = 10000.0,
 ) -> CheckResult:
-    """⟨rot(q, m + s), rot(k, n + s)⟩ = ⟨R_m q, R_n k⟩ within `tolerance` for every shift s and pair.
+    """⟨rot(q, m + s), rot(k, n + s)⟩ = ⟨R_m q, R_n k⟩ within `tolerance` for every shift s and pair, with
+    rot = `rope.rotate` and R the float64 reference of the RoPE `rope` declares.
 
     The default tolerance is float64's: angle_tolerance(largest position, 2d) times max |q|·max |k|. Pass a
     larger one to ask whether a low-precision rotation stays within it.
     """
-    drift = score_drift(rotate, q, k, positions_q, positions_k, shifts, base)
+    drift = score_drift(rope, q, k, positions_q, positions_k, shifts)
     shifts = require_positions(shifts, "shifts").reshape(-1)
     if tolerance is None:
         q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
@@ -145,10 +175,8 @@ def _require_representable(values: np.ndarray, spec: DtypeSpec, name: str) -> No
         )
 
 
-def _rotated(
-    rotate: Callable[[np.ndarray, np.ndarray], np.ndarray], x: np.ndarray, positions: np.ndarray
-) -> np.ndarray:
-    out = np.asarray(rotate(x.copy(), positions.copy()), dtype=np.float64)
+def _rotated(rope: Rope, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    out = np.asarray(rope.rotate(x.copy(), positions.copy()), dtype=np.float64)
     if out.shape != x.shape:
         raise ValueError(f"the rotation must return its input's shape {x.shape}, returned {out.shape}")
     return out

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .correct_rounding import correctly_rounded
+from .rope import Rope
 from .validation import require_base, require_positive_int
 
 FLOAT_DTYPES = (np.float32, np.float64)
@@ -184,8 +186,8 @@ class RotaryCache:
 
     def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Row j of x (shape (n, dim)) rotated to positions[j] by `forward` itself: the row is placed at
-        sequence position positions[j] of its own [1, seq_len, dim] sequence, so that the property checks of
-        `properties.rope` can take the class as their ``rotate(x, positions)``. Positions must be integers in
+        sequence position positions[j] of its own [1, seq_len, dim] sequence. This is the ``rotate`` of
+        `as_rope`, which the property checks of `properties.rope` take. Positions must be integers in
         [0, max_len)."""
         x = _require_real_array(x, "x", min_rank=2)
         index = _require_cache_positions(positions, len(x), self.max_len)
@@ -195,9 +197,26 @@ class RotaryCache:
         rotated, _ = self.forward(sequences, sequences)
         return rotated[rows, index]
 
+    def as_rope(self, layout: str = "half_split") -> RotaryCacheRope:
+        """The cache as the `Rope` it claims to be: dim and base its own, `layout` as declared."""
+        return RotaryCacheRope(self.dim, self.base, layout, cache=self)
+
     @staticmethod
     def _embed(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
         return broadcast_multiply(x, cos) + broadcast_multiply(rotate_half(x), sin)
+
+
+@dataclass(frozen=True, eq=False)
+class RotaryCacheRope(Rope):
+    """The RoPE with d = cache.dim, the cache's base and the declared layout, whose float64 `rotate` is the
+    cache's own `RotaryCache.rotate` (in the cache's dtype); every other form is the declared RoPE's, so a
+    check comparing `rotate` with them tests the cache against what it claims to be."""
+
+    cache: RotaryCache = field(kw_only=True)
+
+    def rotate(self, x: np.ndarray, positions: Sequence[float] | np.ndarray) -> np.ndarray:
+        """`RotaryCache.rotate`: row j of x rotated to the integer positions[j] < max_len by the forward."""
+        return self.cache.rotate(x, positions)
 
 
 def _left_padded(shape: Sequence[int], rank: int) -> tuple[int, ...]:

@@ -7,7 +7,7 @@ decision function, a RoPE map, the slopes — by a deliberately broken one and a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -35,6 +35,7 @@ from pe_verify.properties.finite_precision import (
     rounded_equal_neighbours,
 )
 from pe_verify.properties.relative import clipped_relative_positions
+from pe_verify.properties.rope import Rope
 from pe_verify.properties.sinusoidal import Sinusoidal
 
 ENTRIES = [value for value in vars(doc).values() if isinstance(value, Claim)]
@@ -103,7 +104,7 @@ def test_a_lower_bound_is_rounded_down() -> None:
 
 
 def test_rope_costs_three_operations_per_coordinate() -> None:
-    assert doc.rotation_operations(doc.half_split_rotate, 8) == 3 * 8
+    assert doc.rotation_operations(Rope(8, layout="half_split")) == 3 * 8
     assert doc.addition_operations(8) == 8
 
 
@@ -157,7 +158,11 @@ def test_a_mis_clipped_relative_matrix_is_caught(fresh: None, monkeypatch: pytes
 
 
 def test_rope_without_rotation_has_no_overhead_to_show(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(doc, "ROTATE", lambda x, position, frequencies: x)
+    class NoRotation(Rope):
+        def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+            return x
+
+    monkeypatch.setattr(doc, "ROPE", NoRotation)
     assert doc.d3_9.assess().verdict == UNSETTLED
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from pe_verify.claims import general
 from pe_verify.claims.model import CAVEAT, FLOAT, NUMERIC, UNSETTLED, Assessment, Claim, claim_verdict
-from pe_verify.properties.rope import apply_rope
+from pe_verify.properties.rope import Rope
+from pe_verify.properties.rope_precision import RopeInDtype, rope_in_dtype
 
 CLAIMS = [value for value in vars(general).values() if isinstance(value, Claim)]
 EXPECTED_IDS = {
@@ -66,13 +67,15 @@ def test_a_wrong_layout_permutation_unsettles_the_layout_entry(monkeypatch: pyte
 def test_a_half_split_rotating_the_wrong_way_unsettles_the_layout_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def wrong_sign(x, positions, *, base=10000.0, layout="interleaved", rotary_fraction=1.0):
-        sign = -1 if layout == "half_split" else 1
-        return apply_rope(x, sign * np.asarray(positions), base=base, layout=layout,
-                          rotary_fraction=rotary_fraction)
+    class WrongSign(Rope):
+        """The half-split layout turns its pairs by −p·θ_i."""
+
+        def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+            sign = -1 if self.layout == "half_split" else 1
+            return super().rotate(x, sign * np.asarray(positions))
 
     monkeypatch.setattr(general, "EXACT_ROTARY_DIMS", (2, 4, 8))
-    monkeypatch.setattr(general, "apply_rope", wrong_sign)
+    monkeypatch.setattr(general, "Rope", WrongSign)
     assert general.rope_layouts.assess().verdict == UNSETTLED
 
 
@@ -126,9 +129,11 @@ def test_frequencies_all_near_one_remove_the_decay(monkeypatch: pytest.MonkeyPat
 def test_a_dtype_that_is_really_float64_unsettles_the_low_precision_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = general.rope_in_dtype
-    monkeypatch.setattr(general, "rope_in_dtype",
-                        lambda x, positions, dtype, angle_dtype=None: original(x, positions, "float64"))
+    class ReallyFloat64(RopeInDtype):
+        def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+            return rope_in_dtype(x, positions, "float64")
+
+    monkeypatch.setattr(general, "RopeInDtype", ReallyFloat64)
     assert general.rope_low_precision.assess().verdict == UNSETTLED
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from pe_verify.proofs import attention, rope
 from pe_verify.proofs.derivation import Derivation, Step, VerificationResult, render_markdown
+from pe_verify.properties.rope import Rope
 
 DERIVATIONS = [value for module in (rope, attention) for value in vars(module).values()
                if isinstance(value, Derivation)]
@@ -54,7 +56,7 @@ def test_markdown_has_statement_hypotheses_and_every_step(item: Derivation) -> N
 
 
 def test_a_broken_step_makes_the_derivation_fail_and_shows_in_markdown() -> None:
-    off_by_one = rope.relative_score_step(_q_off_by_one, rope.interleaved_rotate, 2)
+    off_by_one = rope.relative_score_step(QueryOffByOne(2), Rope(2))
     broken = Derivation("rope.broken", "broken", "x", (), lambda: [rope.block_relative_step(), off_by_one])
     result = broken.verify()
     assert not result.verified
@@ -65,20 +67,24 @@ def test_a_broken_step_makes_the_derivation_fail_and_shows_in_markdown() -> None
 
 # RoPE mutation twins
 
-def _q_off_by_one(x: sp.Matrix, m: sp.Expr, thetas: tuple) -> sp.Matrix:
-    return rope.interleaved_rotate(x, m + 1, thetas)
+class QueryOffByOne(Rope):
+    def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+        return super().rotate_exact(x, m + 1, thetas)
 
 
-def _rotated_backwards(x: sp.Matrix, m: sp.Expr, thetas: tuple) -> sp.Matrix:
-    return rope.interleaved_rotate(x, -m, thetas)
+class RotatedBackwards(Rope):
+    def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+        return super().rotate_exact(x, -m, thetas)
 
 
-def _one_sine_sign_flipped(x: sp.Matrix, m: sp.Expr, thetas: tuple) -> sp.Matrix:
+class OneSineSignFlipped(Rope):
     """(a, b) ↦ (a cos − b sin, −a sin + b cos): a sign slip that is no longer a rotation."""
-    out = rope.interleaved_rotate(x, m, thetas)
-    for i, theta in enumerate(thetas):
-        out[2 * i + 1] -= 2 * x[2 * i] * sp.sin(m * theta)
-    return out
+
+    def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+        out = super().rotate_exact(x, m, thetas)
+        for i, theta in enumerate(thetas):
+            out[2 * i + 1] -= 2 * x[2 * i] * sp.sin(m * theta)
+        return out
 
 
 def _holds(step: Step) -> bool:
@@ -87,19 +93,16 @@ def _holds(step: Step) -> bool:
 
 @pytest.mark.parametrize("d", [2, 4])
 def test_query_position_off_by_one_is_not_relative(d: int) -> None:
-    assert not _holds(rope.relative_score_step(_q_off_by_one, rope.interleaved_rotate, d))
+    assert not _holds(rope.relative_score_step(QueryOffByOne(d), Rope(d)))
 
 
-@pytest.mark.parametrize("rotate_q, rotate_k", [
-    (rope.interleaved_rotate, rope.half_split_rotate),
-    (rope.half_split_rotate, rope.interleaved_rotate),
-])
-def test_mixed_layouts_fail_the_relative_identity(rotate_q: rope.Rotate, rotate_k: rope.Rotate) -> None:
-    assert not _holds(rope.relative_score_step(rotate_q, rotate_k, 4))
+@pytest.mark.parametrize("layout_q, layout_k", [("interleaved", "half_split"), ("half_split", "interleaved")])
+def test_mixed_layouts_fail_the_relative_identity(layout_q: str, layout_k: str) -> None:
+    assert not _holds(rope.relative_score_step(Rope(4, layout=layout_q), Rope(4, layout=layout_k)))
 
 
 def test_query_rotated_backwards_is_not_relative() -> None:
-    assert not _holds(rope.relative_score_step(_rotated_backwards, rope.interleaved_rotate, 4))
+    assert not _holds(rope.relative_score_step(RotatedBackwards(4), Rope(4)))
 
 
 def test_both_rotated_the_other_way_gives_offset_m_minus_n() -> None:
@@ -110,11 +113,11 @@ def test_both_rotated_the_other_way_gives_offset_m_minus_n() -> None:
     rope.relative_matrix_step, rope.orthogonality_step, rope.norm_step, rope.composition_step,
 ])
 def test_sign_slip_breaks_every_matrix_property(builder) -> None:
-    assert not _holds(builder(_one_sine_sign_flipped, 4))
+    assert not _holds(builder(OneSineSignFlipped(4)))
 
 
 def test_sign_slip_breaks_the_relative_score() -> None:
-    assert not _holds(rope.relative_score_step(_one_sine_sign_flipped, _one_sine_sign_flipped, 4))
+    assert not _holds(rope.relative_score_step(OneSineSignFlipped(4), OneSineSignFlipped(4)))
 
 
 SWAP_WITHIN_PAIRS = sp.Matrix([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])
@@ -126,9 +129,10 @@ def test_a_wrong_permutation_does_not_conjugate_the_layouts(wrong: sp.Matrix) ->
     assert not _holds(rope.permutation_step(wrong, 4))
 
 
-@pytest.mark.parametrize("rotate", list(rope.LAYOUTS.values()))
-def test_matching_layouts_give_no_counterexample(rotate: rope.Rotate) -> None:
-    step = rope.shifted_scores_differ_step(rotate, rotate, rope.MIXED_Q, rope.MIXED_K, 1, 2, rope.PYTHAGOREAN)
+@pytest.mark.parametrize("layout", list(rope.LAYOUTS.values()))
+def test_matching_layouts_give_no_counterexample(layout: str) -> None:
+    same = Rope(4, layout=layout)
+    step = rope.shifted_scores_differ_step(same, same, rope.MIXED_Q, rope.MIXED_K, 1, 2, rope.PYTHAGOREAN)
     assert not _holds(step)
 
 
@@ -153,9 +157,13 @@ def test_rope_rejects_a_dimension_that_is_not_a_positive_even_integer(bad: objec
 
 def test_rope_rejects_a_frequency_count_that_does_not_match() -> None:
     with pytest.raises(ValueError, match="d/2 frequencies"):
-        rope.interleaved_rotate(rope.vector("x", 4), rope.M, rope.thetas(2))
-    with pytest.raises(ValueError, match="positive even integer"):
-        rope.half_split_rotate(rope.vector("x", 3), rope.M, rope.thetas(2))
+        Rope(4).rotate_exact(rope.vector("x", 4), rope.M, rope.thetas(2))
+    with pytest.raises(ValueError, match="d/2 frequencies"):
+        Rope(4, layout="half_split").rotate_exact(rope.vector("x", 3), rope.M, rope.thetas(4))
+    with pytest.raises(ValueError, match="d must be even"):
+        Rope(3, layout="half_split")
+    with pytest.raises(ValueError, match="same dimensions"):
+        rope.relative_score_step(Rope(4), Rope(6))
 
 
 # Attention mutation twins

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pe_verify.properties.rope import (
     LAYOUTS,
+    Rope,
     apply_rope,
     apply_rope_mp,
     check_agreement_with_reference,
@@ -45,9 +46,9 @@ def mp_options(config: dict) -> dict:
     return {key: config[key] for key in ("base", "layout", "rotary_fraction")}
 
 
-def rotation(config: dict):
-    """The reference rotation for `config` as a callable rotate(x, positions)."""
-    return partial(apply_rope, **mp_options(config))
+def rotation(config: dict) -> Rope:
+    """The reference RoPE for `config`."""
+    return Rope(**config)
 
 
 def vectors(seed: int, n: int, d: int, scale: float = 1.0) -> np.ndarray:
@@ -97,10 +98,11 @@ def test_reference_layouts_are_permutations_of_each_other(
 ) -> None:
     n = data.draw(st.integers(1, 3))
     fraction, d = config["rotary_fraction"], config["d"]
-    half_split = partial(apply_rope, base=config["base"], layout="half_split", rotary_fraction=fraction)
-    interleaved = partial(apply_rope, base=config["base"], layout="interleaved", rotary_fraction=fraction)
+    half_split = Rope(d, config["base"], "half_split", fraction)
+    interleaved = Rope(d, config["base"], "interleaved", fraction)
+    assert half_split.rotary_dim == rotary_dimension(d, fraction)
     result = check_layout_equivalence(half_split, interleaved, vectors(seed, n, d, scale),
-                                      data.draw(positions_lists(n)), rotary_dim=rotary_dimension(d, fraction))
+                                      data.draw(positions_lists(n)))
     assert result.holds, result
 
 
@@ -109,10 +111,7 @@ def test_reference_agrees_with_mpmath(config: dict, seed: int, scale: float, dat
     n = data.draw(st.integers(1, 2))
     position = POSITION | st.floats(-1e6, 1e6, allow_nan=False)
     x = vectors(seed, n, config["d"], scale)
-    result = check_agreement_with_reference(
-        rotation(config), x, data.draw(positions_lists(n, position)), base=config["base"],
-        layout=config["layout"], rotary_fraction=config["rotary_fraction"],
-    )
+    result = check_agreement_with_reference(rotation(config), x, data.draw(positions_lists(n, position)))
     assert result.holds, result
 
 
@@ -125,10 +124,7 @@ HUGE_POSITION = st.integers(-(10**12), 10**12)
 def test_float64_agrees_with_mpmath_up_to_1e12(config: dict, seed: int, positions: np.ndarray) -> None:
     """The tolerance grows with the angle (≈ 7·10⁻³ at 10¹²), and float64 still stays inside it."""
     x = vectors(seed, len(positions), config["d"])
-    result = check_agreement_with_reference(
-        rotation(config), x, positions, base=config["base"], layout=config["layout"],
-        rotary_fraction=config["rotary_fraction"],
-    )
+    result = check_agreement_with_reference(rotation(config), x, positions)
     assert result.holds, result
 
 
@@ -136,7 +132,7 @@ def test_float64_agrees_with_mpmath_up_to_1e12(config: dict, seed: int, position
 def test_mpmath_reference_is_settled_at_50_digits(config: dict, seed: int, position: int) -> None:
     """At 50 and at 80 digits the rotation agrees to 10⁻³⁰: an angle ≤ 10¹² costs at most 13 of the digits."""
     x = vectors(seed, 1, config["d"])[0].tolist()
-    at_50 = apply_rope_mp(x, position, dps=50, **mp_options(config))
+    at_50 = rotation(config).rotate_mp(x, position, dps=50)
     at_80 = apply_rope_mp(x, position, dps=80, **mp_options(config))
     with mpmath.workdps(80):
         assert max(abs(a - b) for a, b in zip(at_50, at_80, strict=True)) < mpmath.mpf(10) ** -30
@@ -145,7 +141,7 @@ def test_mpmath_reference_is_settled_at_50_digits(config: dict, seed: int, posit
 @given(rope_configs(max_d=64), SEED, HUGE_POSITION, HUGE_POSITION)
 def test_mpmath_relative_property_and_norm_up_to_1e12(config: dict, seed: int, m: int, n: int) -> None:
     q, k = (row.tolist() for row in vectors(seed, 2, config["d"]))
-    rot = partial(apply_rope_mp, dps=50, **mp_options(config))
+    rot = partial(rotation(config).rotate_mp, dps=50)
     with mpmath.workdps(50):
         lhs = mpmath.fdot(rot(q, m), rot(k, n))
         rhs = mpmath.fdot(q, rot(k, n - m))
@@ -193,7 +189,7 @@ def test_partial_rotary_rotates_the_leading_dims_only(config: dict, seed: int, p
     d, fraction = config["d"], config["rotary_fraction"]
     r = rotary_dimension(d, fraction)
     x = vectors(seed, 2, d)
-    out = rotation(config)(x, positions)
+    out = rotation(config).rotate(x, positions)
     np.testing.assert_array_equal(out[:, r:], x[:, r:])
     np.testing.assert_array_equal(out[:, :r], apply_rope(x[:, :r], positions, base=config["base"],
                                                          layout=config["layout"]))
@@ -224,8 +220,7 @@ def test_layouts_coincide_for_d_2() -> None:
     """With a single pair there is nothing to lay out: mixing the layouts is harmless only here."""
     np.testing.assert_array_equal(layout_permutation(2), [0, 1])
     q, k = vectors(1, 2, 2), vectors(2, 2, 2)
-    result = check_relative_property_qk(partial(apply_rope, layout="interleaved"),
-                                        partial(apply_rope, layout="half_split"),
+    result = check_relative_property_qk(Rope(2, layout="interleaved"), Rope(2, layout="half_split"),
                                         q, k, np.array([3.0, -8.0]), np.array([11.0, 5.0]))
     assert result.holds, result
 
@@ -236,82 +231,117 @@ Q, K = vectors(10, 4, 16), vectors(11, 4, 16)
 M, N = np.array([3.0, 17.0, -250.0, 1000.0]), np.array([10.0, -4.0, 999.0, 12.0])
 
 
-def shifted_by_one(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    return apply_rope(x, positions + 1)
+class ShiftedByOne(Rope):
+    """Rotates to p + 1."""
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return super().rotate(x, np.asarray(positions) + 1)
 
 
-def sign_flipped(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+class SignFlipped(Rope):
     """Turns every pair the wrong way: by −p·θ_i."""
-    return apply_rope(x, -positions)
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return super().rotate(x, -np.asarray(positions))
 
 
-def wrong_base(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    return apply_rope(x, positions, base=1000.0)
+class WrongBase(Rope):
+    """Declares its base but computes with base 1000."""
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return Rope(self.d, 1000.0, self.layout, self.rotary_fraction).rotate(x, positions)
 
 
-def written_in_place(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+class WrittenInPlace(Rope):
     """Overwrites x_{2i} with its rotated value before computing x_{2i+1} from it."""
-    angles = rope_angles(positions, x.shape[-1])
-    out = x.copy()
-    out[:, 0::2] = x[:, 0::2] * np.cos(angles) - x[:, 1::2] * np.sin(angles)
-    out[:, 1::2] = out[:, 0::2] * np.sin(angles) + x[:, 1::2] * np.cos(angles)
-    return out
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        angles = self.angles(positions)
+        out = x.copy()
+        out[:, 0::2] = x[:, 0::2] * np.cos(angles) - x[:, 1::2] * np.sin(angles)
+        out[:, 1::2] = out[:, 0::2] * np.sin(angles) + x[:, 1::2] * np.cos(angles)
+        return out
+
+
+class IgnoresFraction(Rope):
+    """Declares a rotary fraction but rotates every dimension."""
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return Rope(self.d, self.base, self.layout).rotate(x, positions)
+
+
+class HalfSplitInside(Rope):
+    """Declares its layout but computes the half-split one."""
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return Rope(self.d, self.base, "half_split", self.rotary_fraction).rotate(x, positions)
+
+
+class ReturnsNaN(Rope):
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return np.full_like(x, np.nan)
+
+
+class Truncates(Rope):
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return x[:, :8]
 
 
 def test_twin_mixed_layouts_fails_relative_property() -> None:
-    result = check_relative_property_qk(partial(apply_rope, layout="interleaved"),
-                                        partial(apply_rope, layout="half_split"), Q, K, M, N)
+    result = check_relative_property_qk(Rope(16, layout="interleaved"), Rope(16, layout="half_split"),
+                                        Q, K, M, N)
     assert not result.holds, result
 
 
 def test_twin_query_off_by_one_fails_relative_property() -> None:
-    result = check_relative_property_qk(shifted_by_one, apply_rope, Q, K, M, N)
+    result = check_relative_property_qk(ShiftedByOne(16), Rope(16), Q, K, M, N)
     assert not result.holds, result
 
 
 def test_twin_shared_off_by_one_fails_relative_property() -> None:
-    result = check_relative_property(shifted_by_one, Q, K, M, N)
+    result = check_relative_property(ShiftedByOne(16), Q, K, M, N)
     assert not result.holds, result
 
 
 def test_twin_in_place_update_fails_norm_preservation() -> None:
-    result = check_norm_preservation(written_in_place, Q, M)
+    result = check_norm_preservation(WrittenInPlace(16), Q, M)
     assert not result.holds, result
 
 
 def test_twin_off_by_one_fails_composition() -> None:
-    result = check_composition(shifted_by_one, Q, M, N)
+    result = check_composition(ShiftedByOne(16), Q, M, N)
     assert not result.holds, result
 
 
 def test_twin_interleaved_posing_as_half_split_fails_layout_equivalence() -> None:
-    result = check_layout_equivalence(apply_rope, apply_rope, Q, M)
+    result = check_layout_equivalence(Rope(16), Rope(16), Q, M)
     assert not result.holds, result
 
 
 def test_twin_sign_flip_in_one_layout_fails_layout_equivalence() -> None:
-    result = check_layout_equivalence(partial(apply_rope, layout="half_split"), sign_flipped, Q, M)
+    result = check_layout_equivalence(Rope(16, layout="half_split"), SignFlipped(16), Q, M)
     assert not result.holds, result
 
 
-@pytest.mark.parametrize("twin", [sign_flipped, wrong_base, shifted_by_one, written_in_place])
-def test_twin_fails_agreement_with_reference(twin) -> None:
+@pytest.mark.parametrize("twin", [SignFlipped(16), WrongBase(16), ShiftedByOne(16), WrittenInPlace(16)])
+def test_twin_fails_agreement_with_reference(twin: Rope) -> None:
     result = check_agreement_with_reference(twin, Q, M)
     assert not result.holds, result
 
 
 def test_twin_ignored_rotary_fraction_fails_agreement_with_reference() -> None:
-    result = check_agreement_with_reference(apply_rope, Q, M, rotary_fraction=0.25)
+    result = check_agreement_with_reference(IgnoresFraction(16, rotary_fraction=0.25), Q, M)
     assert not result.holds, result
+    assert "rotary_fraction=0.25" in result.property
 
 
 def test_twin_half_split_posing_as_interleaved_fails_agreement_with_reference() -> None:
-    result = check_agreement_with_reference(partial(apply_rope, layout="half_split"), Q, M)
+    result = check_agreement_with_reference(HalfSplitInside(16), Q, M)
     assert not result.holds, result
 
 
-@pytest.mark.parametrize("twin", [sign_flipped, wrong_base])
-def test_wrong_sign_and_base_keep_the_group_properties(twin) -> None:
+@pytest.mark.parametrize("twin", [SignFlipped(16), WrongBase(16)])
+def test_wrong_sign_and_base_keep_the_group_properties(twin: Rope) -> None:
     """Why the agreement check exists: these bugs are still relative, norm-preserving rotations."""
     assert check_relative_property(twin, Q, K, M, N).holds
     assert check_norm_preservation(twin, Q, M).holds
@@ -320,7 +350,7 @@ def test_wrong_sign_and_base_keep_the_group_properties(twin) -> None:
 
 
 def test_a_nan_from_the_rotation_fails_the_check() -> None:
-    result = check_norm_preservation(lambda x, p: np.full_like(x, np.nan), Q, M)
+    result = check_norm_preservation(ReturnsNaN(16), Q, M)
     assert not result.holds
     assert np.isnan(result.max_error)
 
@@ -378,8 +408,36 @@ def test_other_functions_reject_bad_input() -> None:
     with pytest.raises(ValueError, match="rotary_dim must be at most d=8"):
         layout_permutation(8, 10)
     with pytest.raises(ValueError, match="q and k must have the same shape"):
-        check_relative_property(apply_rope, Q, K[:2], M, N)
+        check_relative_property(Rope(16), Q, K[:2], M, N)
     with pytest.raises(ValueError, match=r"must return its input's shape \(4, 16\)"):
-        check_norm_preservation(lambda x, p: x[:, :8], Q, M)
+        check_norm_preservation(Truncates(16), Q, M)
+    with pytest.raises(ValueError, match="same dimensions"):
+        check_layout_equivalence(Rope(16, layout="half_split", rotary_fraction=0.5), Rope(16), Q, M)
     with pytest.raises(ValueError, match=r"x must have shape \(n, d\) with n ≥ 1"):
-        check_norm_preservation(apply_rope, np.ones((0, 4)), [])
+        check_norm_preservation(Rope(4), np.ones((0, 4)), [])
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: Rope(3), "even"),
+    (lambda: Rope(8, layout="diagonal"), "layout must be one of"),
+    (lambda: Rope(8, rotary_fraction=0.1), "rotary dimension"),
+    (lambda: Rope(8).rotate(np.ones((1, 4)), [0.0]), "length d = 8"),
+    (lambda: Rope(8).rotate_mp([1.0] * 4, 0), "length d = 8"),
+])
+def test_rope_rejects_bad_parameters(make, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_rope_forms_agree(layout: str) -> None:
+    """rotate, rotate_mp and rotate_exact (at exact frequencies) are the same map, partial rotary included."""
+    import sympy as sp
+
+    rope = Rope(8, base=100.0, layout=layout, rotary_fraction=0.5)
+    x, position = vectors(3, 1, 8), 7.0
+    thetas = [sp.Integer(1), sp.Rational(1, 10)]
+    exact = rope.rotate_exact(sp.Matrix(x[0].tolist()), sp.Integer(7), thetas)
+    np.testing.assert_allclose(rope.rotate(x, [position])[0], [float(e) for e in exact], atol=1e-14)
+    np.testing.assert_allclose([float(e) for e in rope.rotate_mp(x[0].tolist(), position)],
+                               [float(e) for e in exact], atol=1e-14)

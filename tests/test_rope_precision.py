@@ -4,16 +4,19 @@ positions."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.rope import apply_rope
-from pe_verify.properties.rope_precision import check_shift_invariance, rope_in_dtype, score_drift
+from pe_verify.properties.rope import Rope, apply_rope
+from pe_verify.properties.rope_precision import (
+    RopeInDtype,
+    check_shift_invariance,
+    rope_in_dtype,
+    score_drift,
+)
 
 DIMS = st.integers(1, 64).map(lambda half: 2 * half)
 SEEDS = st.integers(0, 2**32 - 1)
@@ -26,14 +29,23 @@ def inputs(seed: int, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     return rng.standard_normal((n, d)), rng.standard_normal((n, d))
 
 
-def positions_rounded_to_bfloat16(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+class PositionsRoundedToBfloat16(Rope):
     """Broken: exact float64 rotation, but at positions stored in bfloat16 (exact only up to 256)."""
-    return apply_rope(x, np.asarray(positions).astype(ml_dtypes.bfloat16).astype(np.float64))
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return super().rotate(x, np.asarray(positions).astype(ml_dtypes.bfloat16).astype(np.float64))
 
 
-def cache_of_1001_positions(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+class CacheOf1001Positions(Rope):
     """Broken: a cos/sin cache of 1001 positions, reused (clamped) for every later position."""
-    return apply_rope(x, np.minimum(positions, 1000))
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return super().rotate(x, np.minimum(positions, 1000))
+
+
+class Truncates(Rope):
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return x[:, :2]
 
 
 @given(DIMS, SEEDS, st.lists(st.integers(-(10**6), 10**6), min_size=1, max_size=4))
@@ -55,21 +67,21 @@ def test_values_are_stored_in_the_dtype(dtype: str, d: int, seed: int, position:
 @given(DIMS, SEEDS, st.lists(POSITIONS, min_size=2, max_size=2), SHIFT_LISTS)
 def test_float64_rope_is_shift_invariant(d: int, seed: int, positions: list[int], shifts: np.ndarray) -> None:
     q, k = inputs(seed, 1, d)
-    result = check_shift_invariance(apply_rope, q, k, positions[:1], positions[1:], shifts)
+    result = check_shift_invariance(Rope(d), q, k, positions[:1], positions[1:], shifts)
     assert result.holds, result
 
 
 @given(DIMS, SEEDS, st.integers(257, 10**6))
 def test_positions_rounded_to_bfloat16_break_shift_invariance(d: int, seed: int, shift: int) -> None:
     q, k = inputs(seed, 1, d)  # past 256 the bfloat16 spacing is ≥ 2: s and s + 1 cannot both be stored
-    result = check_shift_invariance(positions_rounded_to_bfloat16, q, k, [1], [0], [0, shift])
+    result = check_shift_invariance(PositionsRoundedToBfloat16(d), q, k, [1], [0], [0, shift])
     assert not result.holds, result
 
 
 @given(DIMS, SEEDS, POSITIONS)
 def test_a_clamped_position_cache_breaks_shift_invariance(d: int, seed: int, position: int) -> None:
     q, k = inputs(seed, 1, d)
-    result = check_shift_invariance(cache_of_1001_positions, q, k, [position + 1], [position], [0, 2000])
+    result = check_shift_invariance(CacheOf1001Positions(d), q, k, [position + 1], [position], [0, 2000])
     assert not result.holds, result
 
 
@@ -77,15 +89,15 @@ def test_bfloat16_drift_grows_with_the_shift_and_float32_angles_keep_it_flat() -
     q, k = inputs(0, 32, 128)
     m, n = np.arange(32) + 5, np.arange(32)
     shifts = np.array([0, 2**16])
-    bf16 = np.median(score_drift(partial(rope_in_dtype, dtype="bfloat16"), q, k, m, n, shifts), axis=1)
-    f32 = np.median(score_drift(partial(rope_in_dtype, dtype="bfloat16", angle_dtype="float32"),
+    bf16 = np.median(score_drift(RopeInDtype(128, dtype="bfloat16"), q, k, m, n, shifts), axis=1)
+    f32 = np.median(score_drift(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"),
                                 q, k, m, n, shifts), axis=1)
     assert bf16[1] > 10 * bf16[0] and f32[1] < 2 * f32[0]
 
 
 def test_a_looser_tolerance_is_used_when_given() -> None:
     q, k = inputs(1, 4, 64)
-    rotate = partial(rope_in_dtype, dtype="bfloat16")
+    rotate = RopeInDtype(64, dtype="bfloat16")
     assert not check_shift_invariance(rotate, q, k, [1, 2, 3, 4], [0, 0, 0, 0], [0, 16]).holds
     assert check_shift_invariance(rotate, q, k, [1, 2, 3, 4], [0, 0, 0, 0], [0, 16], tolerance=1.0).holds
 
@@ -97,10 +109,22 @@ def test_a_looser_tolerance_is_used_when_given() -> None:
     (lambda: rope_in_dtype(np.ones((1, 4)), [0, 1]), "one per row"),
     (lambda: rope_in_dtype(np.ones(4), [0]), r"\(n, d\)"),
     (lambda: rope_in_dtype(np.ones((1, 4)), [np.nan]), "finite"),
-    (lambda: check_shift_invariance(apply_rope, np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0], -1.0),
+    (lambda: check_shift_invariance(Rope(4), np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0], -1.0),
      "positive"),
-    (lambda: score_drift(lambda x, p: x[:, :2], np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0]), "shape"),
+    (lambda: score_drift(Truncates(4), np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0]), "shape"),
+    (lambda: RopeInDtype(4, layout="half_split"), "interleaved"),
+    (lambda: RopeInDtype(4, dtype="int8"), "dtype must be one of"),
+    (lambda: RopeInDtype(8).rotate(np.ones((1, 4)), [0]), "length d = 8"),
 ])
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@given(DIMS, SEEDS, st.lists(POSITIONS, min_size=1, max_size=3), st.sampled_from(["bfloat16", "float16"]))
+def test_rope_in_dtype_object_is_the_dtype_computation(
+    d: int, seed: int, positions: list[int], dtype: str
+) -> None:
+    x, _ = inputs(seed, len(positions), d)
+    rope = RopeInDtype(d, dtype=dtype)
+    assert np.array_equal(rope.rotate(x, positions), rope_in_dtype(x, positions, dtype))

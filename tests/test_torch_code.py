@@ -233,9 +233,9 @@ def test_float64_cache_is_half_split_rope(dim: int, positions: list[int], base: 
 @given(st.lists(st.integers(1, 2047), min_size=1, max_size=4))
 def test_cache_agrees_with_the_50_digit_reference(positions: list[int]) -> None:
     x = np.random.default_rng(1).standard_normal((len(positions), 16))
-    rotate, p = RotaryCache(16, dtype=np.float64).rotate, np.array(positions)
-    assert check_agreement_with_reference(rotate, x, p, layout="half_split").holds
-    assert not check_agreement_with_reference(rotate, x, p, layout="interleaved").holds
+    cache, p = RotaryCache(16, dtype=np.float64), np.array(positions)
+    assert check_agreement_with_reference(cache.as_rope("half_split"), x, p).holds
+    assert not check_agreement_with_reference(cache.as_rope("interleaved"), x, p).holds
 
 
 @given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 1023)), min_size=1, max_size=6))
@@ -244,7 +244,7 @@ def test_cache_has_the_relative_property(pairs: list[tuple[int, int]]) -> None:
     n = m + np.array([b for _, b in pairs])
     rng = np.random.default_rng(2)
     q, k = rng.standard_normal((len(pairs), 32)), rng.standard_normal((len(pairs), 32))
-    assert check_relative_property(RotaryCache(32, dtype=np.float64).rotate, q, k, m, n).holds
+    assert check_relative_property(RotaryCache(32, dtype=np.float64).as_rope(), q, k, m, n).holds
 
 
 def test_backwards_twin_keeps_the_relative_property_but_fails_the_reference() -> None:
@@ -253,8 +253,8 @@ def test_backwards_twin_keeps_the_relative_property_but_fails_the_reference() ->
     m = np.array([0, 5, 17, 100, 900, 1000])
     n = m + np.array([3, 1, 40, 7, 1000, 0])
     twin = BackwardsCache(32, dtype=np.float64)
-    assert check_relative_property(twin.rotate, q, k, m, n).holds
-    assert not check_agreement_with_reference(twin.rotate, q, n, layout="half_split").holds
+    assert check_relative_property(twin.as_rope(), q, k, m, n).holds
+    assert not check_agreement_with_reference(twin.as_rope("half_split"), q, n).holds
 
 
 def test_cache_dtypes_follow_torch() -> None:
