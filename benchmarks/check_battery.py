@@ -1,8 +1,8 @@
 """Benchmark of `pe-verify check`: the default battery (60 Hypothesis examples per property, positions up
 to 65 536) on a reference implementation of each family at one d, against a baseline measured in the same
-run: the time the implementation itself takes to rotate or encode d vectors at each of the 65 536 positions'
-worth of work the battery's identification needs (d basis vectors at one position, for RoPE; d positions,
-for the tables), so that the ratio says how many such calls the battery costs.
+run: one call of the implementation on d inputs (RoPE: d basis vectors at one position, which the
+identification makes at every probed position; sinusoidal: a table of d positions; ALiBi and frequencies:
+one call), so that the ratio says how many such calls the battery costs.
 
     python benchmarks/check_battery.py [--d 4096] [--family rope sinusoidal alibi rope-frequencies]
 """

@@ -407,6 +407,12 @@ def _sinusoidal_runs() -> tuple[float, float, float]:
     return errors[0], errors[1], float(MAX_LEN - 1)
 
 
+def identified_as(report: Report) -> str:
+    """The layout and base a battery identified, in words ("the half-split layout with base 10000")."""
+    parameters = report.identified.parameters
+    return f"the {parameters['layout'].replace('_', '-')} layout with base {parameters['base']:g}"
+
+
 @functools.cache
 def _module_table(d: int) -> np.ndarray:
     return SinusoidalTable(d, MAX_LEN).pe[0]
@@ -472,8 +478,8 @@ def d1_4() -> Assessment:
         from_battery(
             _sinusoidal_battery(),
             f"`pe-verify check` on the module as written (d = {D_MODEL}, positions < {MAX_LEN}): every "
-            "property of a sinusoidal encoding holds, and it is identified as the interleaved layout with "
-            "base 10000",
+            "property of a sinusoidal encoding holds, and it is identified as "
+            f"{identified_as(_sinusoidal_battery())}",
             "interleaved",
         ),
         Evidence(
@@ -605,7 +611,7 @@ def d1_5() -> Assessment:
             _rope_battery(),
             "`pe-verify check` on the module as written (float32 vectors of dim 64 through its forward "
             "pass, positions < 2048): every property of a rotary embedding holds, and it is identified as "
-            "the half-split layout with base 10000",
+            f"{identified_as(_rope_battery())}",
             "half_split",
         ),
     )

@@ -28,6 +28,8 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
+from .dtypes import DTYPES
+
 FAMILIES = ("sinusoidal", "rope", "alibi", "rope-frequencies")
 
 #: Every finding label, with what it means; messages always start with the label's meaning in context.
@@ -406,9 +408,8 @@ class Backend:
 
 def unit_roundoff(dtype: np.dtype | str) -> float:
     """u = 2^−(m+1) of a float dtype with m explicit mantissa bits (float64 for anything else)."""
-    name = str(dtype)
-    bits = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7}.get(name, 52)
-    return 2.0 ** -(bits + 1)
+    spec = DTYPES.get(str(dtype), DTYPES["float64"])
+    return 2.0 ** -(spec.nmant + 1)
 
 
 def as_array(result: Any, what: str) -> tuple[np.ndarray, str]:
@@ -422,7 +423,7 @@ def as_array(result: Any, what: str) -> tuple[np.ndarray, str]:
         array = np.asarray(result, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise Broken("wrong-shape", f"{what} returned {type(result).__name__}, not an array: {exc}") from None
-    if name not in ("float64", "float32", "float16", "bfloat16"):
+    if name not in DTYPES:
         name = "float64"
     return array, name
 

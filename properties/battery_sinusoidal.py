@@ -311,18 +311,25 @@ def check_deterministic(adapter: SinusoidalTarget, settings: Settings) -> Outcom
     return outcome("deterministic", "exact equality of the two results", found, "nondeterministic")
 
 
-@register(
-    FAMILY_NAME,
-    "dot-relative",
-    "PE(p)·PE(q) = PE(p+t)·PE(q+t): the dot product depends on the offset q − p only",
-)
-def check_dot_relative(adapter: SinusoidalTarget, settings: Settings) -> Outcome:
+def _shift_invariance(
+    adapter: SinusoidalTarget,
+    settings: Settings,
+    name: str,
+    measure: Callable[[np.ndarray, np.ndarray], float],
+    shown: tuple[str, str],
+    scale: Callable[[int], float],
+    scale_text: str,
+) -> Outcome:
+    """measure(PE(p), PE(q)) = measure(PE(p+t), PE(q+t)), within scale(d)·(e(p) + e(q) + e(p+t) + e(q+t))
+    + scale(d)·2^−52: the entries' errors reach the measure at most `scale(d)` times."""
+
     def fails(example: tuple[int, int, int, int]) -> dict[str, Any] | None:
         d, p, q, t = example
         positions = np.array([p, q, p + t, q + t])
         rows = adapter.encode(positions, d)
-        before, after = float(rows[0] @ rows[1]), float(rows[2] @ rows[3])
-        tolerance = d * float(np.sum(entry_tolerance(adapter.unit, positions))) + d * 2.0**-52
+        before, after = measure(rows[0], rows[1]), measure(rows[2], rows[3])
+        factor = scale(d)
+        tolerance = factor * float(np.sum(entry_tolerance(adapter.unit, positions))) + factor * 2.0**-52
         if abs(before - after) <= tolerance:
             return None
         return {
@@ -330,8 +337,8 @@ def check_dot_relative(adapter: SinusoidalTarget, settings: Settings) -> Outcome
             "p": p,
             "q": q,
             "t": t,
-            "PE(p)·PE(q)": short(before),
-            "PE(p+t)·PE(q+t)": short(after),
+            shown[0]: short(before),
+            shown[1]: short(after),
             "difference": short(abs(before - after)),
             "tolerance": short(tolerance),
         }
@@ -343,12 +350,29 @@ def check_dot_relative(adapter: SinusoidalTarget, settings: Settings) -> Outcome
         _shift_probes(settings.ds, settings.max_pos),
     )
     top, d = settings.max_pos - 1, max(settings.ds)
-    at_top = d * 4 * entry_tolerance(adapter.unit, top) + d * 2.0**-52
+    at_top = scale(d) * (4 * entry_tolerance(adapter.unit, top) + 2.0**-52)
     text = (
-        f"|PE(p)·PE(q) − PE(p+t)·PE(q+t)| ≤ d·(e(p) + e(q) + e(p+t) + e(q+t)) + d·2^−52, {E_TEXT}, "
-        f"{_u_text(adapter)}; at d = {d}, all positions {top}: {at_top:.3g}"
+        f"|{shown[0]} − {shown[1]}| ≤ {scale_text}·(e(p) + e(q) + e(p+t) + e(q+t)) + {scale_text}·2^−52, "
+        f"{E_TEXT}, {_u_text(adapter)}; at d = {d}, all positions {top}: {at_top:.3g}"
     )
-    return outcome("dot-relative", text, found, "not-relative")
+    return outcome(name, text, found, "not-relative")
+
+
+@register(
+    FAMILY_NAME,
+    "dot-relative",
+    "PE(p)·PE(q) = PE(p+t)·PE(q+t): the dot product depends on the offset q − p only",
+)
+def check_dot_relative(adapter: SinusoidalTarget, settings: Settings) -> Outcome:
+    return _shift_invariance(
+        adapter,
+        settings,
+        "dot-relative",
+        lambda a, b: float(a @ b),
+        ("PE(p)·PE(q)", "PE(p+t)·PE(q+t)"),
+        float,
+        "d",
+    )
 
 
 @register(
@@ -357,39 +381,15 @@ def check_dot_relative(adapter: SinusoidalTarget, settings: Settings) -> Outcome
     "‖PE(p) − PE(q)‖ = ‖PE(p+t) − PE(q+t)‖: the distance depends on the offset q − p only",
 )
 def check_distance_relative(adapter: SinusoidalTarget, settings: Settings) -> Outcome:
-    def fails(example: tuple[int, int, int, int]) -> dict[str, Any] | None:
-        d, p, q, t = example
-        positions = np.array([p, q, p + t, q + t])
-        rows = adapter.encode(positions, d)
-        before, after = float(np.linalg.norm(rows[0] - rows[1])), float(np.linalg.norm(rows[2] - rows[3]))
-        root = math.sqrt(d)
-        tolerance = root * float(np.sum(entry_tolerance(adapter.unit, positions))) + root * 2.0**-52
-        if abs(before - after) <= tolerance:
-            return None
-        return {
-            "d": d,
-            "p": p,
-            "q": q,
-            "t": t,
-            "‖PE(p) − PE(q)‖": short(before),
-            "‖PE(p+t) − PE(q+t)‖": short(after),
-            "difference": short(abs(before - after)),
-            "tolerance": short(tolerance),
-        }
-
-    found = search(
-        _shifted_pairs(settings.ds, settings.max_pos),
-        fails,
+    return _shift_invariance(
+        adapter,
         settings,
-        _shift_probes(settings.ds, settings.max_pos),
+        "distance-relative",
+        lambda a, b: float(np.linalg.norm(a - b)),
+        ("‖PE(p) − PE(q)‖", "‖PE(p+t) − PE(q+t)‖"),
+        math.sqrt,
+        "√d",
     )
-    top, d = settings.max_pos - 1, max(settings.ds)
-    at_top = math.sqrt(d) * (4 * entry_tolerance(adapter.unit, top) + 2.0**-52)
-    text = (
-        f"|‖PE(p) − PE(q)‖ − ‖PE(p+t) − PE(q+t)‖| ≤ √d·(e(p) + e(q) + e(p+t) + e(q+t)) + √d·2^−52, "
-        f"{E_TEXT}, {_u_text(adapter)}; at d = {d}, all positions {top}: {at_top:.3g}"
-    )
-    return outcome("distance-relative", text, found, "not-relative")
 
 
 def _not_checked(name: str, settings: Settings) -> Outcome:
