@@ -36,14 +36,22 @@ _FUNCTIONS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., mpmath.mpf]
 }
 
 
-def _ulp(values: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarray]:
-    """The spacing of the dtype above |v| and below it, for values v of the dtype held in float64."""
-    _, exponent = np.frexp(values)
-    floor_log2 = np.maximum(exponent.astype(np.int64) - 1, spec.min_exponent)
-    above = np.ldexp(1.0, floor_log2 - spec.nmant)
-    power_of_two = (np.abs(values) == np.ldexp(1.0, floor_log2)) & (floor_log2 > spec.min_exponent)
+def _spacing(values: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The spacing of the dtype above |v| and whether |v| is a normal power of two (where the spacing
+    below is half of it), for values v of the dtype held in float64: read off the bits of the float64, which
+    hold every value of a dtype narrower than float64 exactly (zero gets the subnormal spacing)."""
+    bits = np.abs(values).view(np.int64)
+    floor_log2 = np.maximum((bits >> 52) - 1023, spec.min_exponent)
+    power_of_two = (bits & ((1 << 52) - 1) == 0) & (floor_log2 > spec.min_exponent)
+    return ((floor_log2 - spec.nmant + 1023) << 52).view(np.float64), power_of_two
+
+
+def _neighbours(values: np.ndarray, spec: DtypeSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The values of the dtype next below and next above each v."""
+    above, power_of_two = _spacing(values, spec)
     below = np.where(power_of_two, above / 2, above)
-    return above, below
+    negative = values < 0
+    return values - np.where(negative, above, below), values + np.where(negative, below, above)
 
 
 def correctly_rounded(name: str, dtype: str | DtypeSpec, *args: np.ndarray) -> np.ndarray:
@@ -62,19 +70,20 @@ def correctly_rounded(name: str, dtype: str | DtypeSpec, *args: np.ndarray) -> n
     if not np.all(np.isfinite(approx)):
         raise ValueError(f"{name} overflows float64 on these arguments")
     rounded = np.asarray(spec.cast(approx), dtype=np.float64)
-    above, below = _ulp(rounded, spec)
-    magnitude = np.abs(rounded)
-    up = np.where(rounded >= 0, above, below)
-    down = np.where(rounded >= 0, below, above)
-    near = np.minimum(np.abs(approx - (rounded + up / 2)), np.abs(approx - (rounded - down / 2)))
+    # The exact value can be near a rounding midpoint only where |approx − rounded| is near half the
+    # spacing above |v| or half the spacing below (a quarter of the one above at a power of two); both are
+    # tested, which flags a few more values than the side the residual lies on.
+    half = _spacing(rounded, spec)[0] / 2
+    residual = np.abs(approx - rounded)
     margin = MARGIN if spec.nmant == 23 else NARROW_MARGIN
-    doubtful = np.flatnonzero(near <= margin * np.maximum(magnitude, np.ldexp(1.0, spec.min_exponent)))
-    flat, flat_up, flat_down = rounded.reshape(-1), up.reshape(-1), down.reshape(-1)
+    allowed = margin * np.maximum(np.abs(rounded), 2.0**spec.min_exponent)
+    doubtful = np.flatnonzero((np.abs(residual - half) <= allowed) | (np.abs(residual - half / 2) <= allowed))
+    flat = rounded.reshape(-1)
+    lower, upper = _neighbours(flat[doubtful], spec)
     flat_inputs = [arg.reshape(-1) for arg in inputs]
     exact = _FUNCTIONS[name][1]
     with mpmath.workprec(CHECK_BITS):
-        for index in doubtful:
+        for index, low, high in zip(doubtful, lower, upper, strict=True):
             value = exact(*(mpmath.mpf(float(arg[index])) for arg in flat_inputs))
-            candidates = (flat[index] - flat_down[index], flat[index], flat[index] + flat_up[index])
-            flat[index] = min(candidates, key=lambda c: abs(mpmath.mpf(c) - value))
+            flat[index] = min((low, flat[index], high), key=lambda c: abs(mpmath.mpf(c) - value))
     return spec.cast(rounded)

@@ -48,6 +48,19 @@ def test_decides_the_values_the_float32_cast_rounds_twice() -> None:
     assert float(correctly_rounded("sin", "bfloat16", x)[0]) == -0.98828125
 
 
+@pytest.mark.parametrize("dtype", sorted(BITS))
+def test_values_just_above_half_the_smallest_subnormal_round_up_from_zero(dtype: str) -> None:
+    # sin(x) ≈ x − x³/6 for x a hair above 2^(e − 1), e the exponent of the smallest subnormal: the exact
+    # value lies above the midpoint between 0 and that subnormal, so it rounds up, not to zero.
+    spec = dtype_spec(dtype)
+    smallest = 2.0 ** (spec.min_exponent - spec.nmant)
+    x = np.array([np.nextafter(np.nextafter(smallest / 2, 1.0), 1.0), np.nextafter(smallest / 2, 0.0)])
+    with mpmath.workprec(200):
+        above = [mpmath.sin(mpmath.mpf(float(v))) > smallest / 2 for v in x]
+    assert above == [True, False]
+    assert np.asarray(correctly_rounded("sin", dtype, x), dtype=np.float64).tolist() == [smallest, 0.0]
+
+
 def test_pow_is_exact_where_the_power_is_representable() -> None:
     got = correctly_rounded("pow", "float32", np.float64(10000.0), np.array([0.0, 0.25, 0.5, 0.75]))
     assert got.tolist() == [1.0, 10.0, 100.0, 1000.0]
