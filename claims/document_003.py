@@ -46,7 +46,7 @@ from pe_verify.properties.finite_precision import (
 )
 from pe_verify.properties.linear_offset import check_dot_product_even
 from pe_verify.properties.near_collision import CONFIRMED, TIE, certify_cross_dimension_gap, gap_against_n
-from pe_verify.properties.relative import check_clipping, check_toeplitz, clipped_relative_positions
+from pe_verify.properties.relative import ClippedRelative, check_clipping, check_toeplitz
 from pe_verify.properties.rope import Rope
 from pe_verify.properties.sinusoidal import (
     Sinusoidal,
@@ -118,9 +118,10 @@ NEAR_D, NEAR_NS, CERTIFIED_N, CERTIFIED_GAP = 6, (1000, 10000, 100000), 1000, 1e
 #: The two sin dims of the document's intermediate-value argument (its C = sin 1 is PE(1, 0)).
 ARGUMENT_DIMS = (0, 2)
 
-#: The relative-position matrix under test (Shaw et al. 2018: R[i, j] = clip(j − i, −k, k)).
-RELATIVE_POSITIONS = clipped_relative_positions
-RELATIVE_SHAPE = (7, 9, 3)
+#: The relative positions under test (Shaw et al. 2018: R[i, j] = clip(j − i, −k, k)), at k = 3, and the
+#: (queries, keys) of the matrix checked.
+RELATIVE = ClippedRelative(3)
+RELATIVE_SHAPE = (7, 9)
 
 #: The RoPE whose arithmetic is counted (a Rope for each d), and the model shape the counts are set against
 #: (LLaMA-7B: d_model 4096, 32 layers, arXiv 2302.13971 Table 2; context 2048).
@@ -779,9 +780,9 @@ def _transformer_xl_checks() -> tuple[bool, bool]:
 )
 @functools.cache
 def d3_8() -> Assessment:
-    n_q, n_k, k = RELATIVE_SHAPE
-    clipping = check_clipping(RELATIVE_POSITIONS, n_q, n_k, k)
-    toeplitz = check_toeplitz(RELATIVE_POSITIONS, n_q, n_k, k)
+    (n_q, n_k), k = RELATIVE_SHAPE, RELATIVE.max_distance
+    clipping = check_clipping(RELATIVE, n_q, n_k)
+    toeplitz = check_toeplitz(RELATIVE, n_q, n_k)
     four_terms, shift_free = _transformer_xl_checks()
     evidence = (
         from_check(

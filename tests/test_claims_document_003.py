@@ -34,7 +34,7 @@ from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.properties.finite_precision import (
     rounded_equal_neighbours,
 )
-from pe_verify.properties.relative import clipped_relative_positions
+from pe_verify.properties.relative import ClippedRelative
 from pe_verify.properties.rope import Rope
 from pe_verify.properties.sinusoidal import Sinusoidal
 
@@ -150,9 +150,11 @@ def test_a_table_that_repeats_rows_is_caught(fresh: None, monkeypatch: pytest.Mo
 
 
 def test_a_mis_clipped_relative_matrix_is_caught(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        doc, "RELATIVE_POSITIONS", lambda n_q, n_k, k: clipped_relative_positions(n_q, n_k, k + 1)
-    )
+    class ClippedOneLong(ClippedRelative):
+        def positions(self, n_q: int, n_k: int) -> np.ndarray:
+            return ClippedRelative(self.max_distance + 1).positions(n_q, n_k)
+
+    monkeypatch.setattr(doc, "RELATIVE", ClippedOneLong(doc.RELATIVE.max_distance))
     assert doc.d3_8.assess().verdict == UNSETTLED
     assert doc.d3_8.expected == PROVED
 

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.relative import (
-    check_clipping,
-    check_toeplitz,
-    clipped_relative_positions,
-    relative_embedding_indices,
-)
+from pe_verify.properties.relative import ClippedRelative, check_clipping, check_toeplitz
 
 LENGTH = st.integers(0, 60)
 DISTANCE = st.integers(0, 70)
@@ -96,32 +92,40 @@ def test_table_rejects_bad_weights(weights: np.ndarray, match: str) -> None:
 
 def test_matrix_values() -> None:
     np.testing.assert_array_equal(
-        clipped_relative_positions(3, 5, 2),
-        [[0, 1, 2, 2, 2],
-         [-1, 0, 1, 2, 2],
-         [-2, -1, 0, 1, 2]],
+        ClippedRelative(2).positions(3, 5),
+        [[0, 1, 2, 2, 2], [-1, 0, 1, 2, 2], [-2, -1, 0, 1, 2]],
     )
-    np.testing.assert_array_equal(relative_embedding_indices(3, 5, 2),
-                                  clipped_relative_positions(3, 5, 2) + 2)
-    np.testing.assert_array_equal(clipped_relative_positions(2, 2, 0), np.zeros((2, 2)))
-    assert clipped_relative_positions(0, 4, 3).shape == (0, 4)
+    np.testing.assert_array_equal(ClippedRelative(2).indices(3, 5), ClippedRelative(2).positions(3, 5) + 2)
+    np.testing.assert_array_equal(ClippedRelative(0).positions(2, 2), np.zeros((2, 2)))
+    assert ClippedRelative(3).positions(0, 4).shape == (0, 4)
 
 
 @given(LENGTH, LENGTH, DISTANCE)
 def test_reference_clips(n_q: int, n_k: int, k: int) -> None:
-    result = check_clipping(clipped_relative_positions, n_q, n_k, k)
+    result = check_clipping(ClippedRelative(k), n_q, n_k)
     assert result.holds, result
 
 
 @given(LENGTH, LENGTH, DISTANCE)
 def test_reference_is_toeplitz(n_q: int, n_k: int, k: int) -> None:
-    result = check_toeplitz(clipped_relative_positions, n_q, n_k, k)
+    result = check_toeplitz(ClippedRelative(k), n_q, n_k)
     assert result.holds, result
+
+
+@given(st.integers(-80, 80), st.integers(-80, 80), DISTANCE)
+def test_exact_offset_is_the_matrix_entry(i: int, j: int, k: int) -> None:
+    assert ClippedRelative(k).offset_exact(i, j) == min(max(j - i, -k), k)
+
+
+def test_exact_offset_of_symbols_depends_on_their_difference() -> None:
+    i, j, t = sp.symbols("i j t", integer=True)
+    relative = ClippedRelative(3)
+    assert sp.simplify(relative.offset_exact(i + t, j + t) - relative.offset_exact(i, j)) == 0
 
 
 @given(LENGTH, LENGTH, DISTANCE)
 def test_indices_address_a_table_of_2k_plus_1_rows(n_q: int, n_k: int, k: int) -> None:
-    indices = relative_embedding_indices(n_q, n_k, k)
+    indices = ClippedRelative(k).indices(n_q, n_k)
     assert indices.shape == (n_q, n_k)
     assert indices.size == 0 or (indices.min() >= 0 and indices.max() <= 2 * k)
     values = set(indices.ravel().tolist())
@@ -129,38 +133,45 @@ def test_indices_address_a_table_of_2k_plus_1_rows(n_q: int, n_k: int, k: int) -
     assert (0 in values) == (n_k >= 1 and n_q - 1 >= k)
 
 
-def clipped_one_short(n_q: int, n_k: int, k: int) -> np.ndarray:
+class ClippedOneShort(ClippedRelative):
     """Off-by-one clip: saturates at ±(k − 1)."""
-    offsets = np.arange(n_k)[None, :] - np.arange(n_q)[:, None]
-    return np.clip(offsets, -(k - 1), k - 1)
+
+    def positions(self, n_q: int, n_k: int) -> np.ndarray:
+        return np.clip(
+            np.arange(n_k)[None, :] - np.arange(n_q)[:, None], 1 - self.max_distance, self.max_distance - 1
+        )
 
 
-def clipped_one_long(n_q: int, n_k: int, k: int) -> np.ndarray:
+class ClippedOneLong(ClippedRelative):
     """Off-by-one clip: saturates at ±(k + 1)."""
-    offsets = np.arange(n_k)[None, :] - np.arange(n_q)[:, None]
-    return np.clip(offsets, -(k + 1), k + 1)
+
+    def positions(self, n_q: int, n_k: int) -> np.ndarray:
+        return ClippedRelative(self.max_distance + 1).positions(n_q, n_k)
 
 
-def clipped_before_subtracting(n_q: int, n_k: int, k: int) -> np.ndarray:
+class ClippedBeforeSubtracting(ClippedRelative):
     """Clips the absolute positions, then subtracts: no longer a function of j − i."""
-    return np.clip(np.arange(n_k), 0, k)[None, :] - np.clip(np.arange(n_q), 0, k)[:, None]
+
+    def positions(self, n_q: int, n_k: int) -> np.ndarray:
+        k = self.max_distance
+        return np.clip(np.arange(n_k), 0, k)[None, :] - np.clip(np.arange(n_q), 0, k)[:, None]
 
 
-@pytest.mark.parametrize("twin", [clipped_one_short, clipped_one_long, clipped_before_subtracting])
-def test_twins_fail_clipping(twin) -> None:
-    result = check_clipping(twin, 8, 8, 3)
+@pytest.mark.parametrize("twin", [ClippedOneShort, ClippedOneLong, ClippedBeforeSubtracting])
+def test_twins_fail_clipping(twin: type[ClippedRelative]) -> None:
+    result = check_clipping(twin(3), 8, 8)
     assert not result.holds, result
     assert result.witness["got"] != result.witness["expected"]
 
 
 def test_twin_clipped_before_subtracting_fails_toeplitz() -> None:
-    result = check_toeplitz(clipped_before_subtracting, 8, 8, 3)
+    result = check_toeplitz(ClippedBeforeSubtracting(3), 8, 8)
     assert not result.holds, result
 
 
 def test_off_by_one_clip_is_still_toeplitz() -> None:
     """Toeplitz structure alone cannot see the clip threshold; the clipping check does."""
-    assert check_toeplitz(clipped_one_short, 8, 8, 3).holds
+    assert check_toeplitz(ClippedOneShort(3), 8, 8).holds
 
 
 @pytest.mark.parametrize(
@@ -174,16 +185,27 @@ def test_off_by_one_clip_is_still_toeplitz() -> None:
     ],
 )
 def test_relative_positions_reject_bad_input(args: tuple, match: str) -> None:
+    n_q, n_k, k = args
     with pytest.raises(ValueError, match=match):
-        clipped_relative_positions(*args)
+        ClippedRelative(k).positions(n_q, n_k)
     with pytest.raises(ValueError, match=match):
-        relative_embedding_indices(*args)
+        ClippedRelative(k).indices(n_q, n_k)
     with pytest.raises(ValueError, match=match):
-        check_clipping(clipped_relative_positions, *args)
+        check_clipping(ClippedRelative(k), n_q, n_k)
+
+
+class WrongShape(ClippedRelative):
+    def positions(self, n_q: int, n_k: int) -> np.ndarray:
+        return np.zeros((n_k, n_q), dtype=int)
+
+
+class Floats(ClippedRelative):
+    def positions(self, n_q: int, n_k: int) -> np.ndarray:
+        return np.zeros((n_q, n_k))
 
 
 def test_checks_reject_a_matrix_of_the_wrong_shape_or_type() -> None:
     with pytest.raises(ValueError, match=r"shape \(3, 4\)"):
-        check_toeplitz(lambda n_q, n_k, k: np.zeros((4, 3), dtype=int), 3, 4, 1)
+        check_toeplitz(WrongShape(1), 3, 4)
     with pytest.raises(ValueError, match="must hold integers"):
-        check_clipping(lambda n_q, n_k, k: np.zeros((3, 4)), 3, 4, 1)
+        check_clipping(Floats(1), 3, 4)
