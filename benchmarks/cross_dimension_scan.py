@@ -52,15 +52,18 @@ def compare(sizes: list[str]) -> None:
 def target(n: int, d: int) -> None:
     result, seconds = timed(lambda: nc.nearest_cross_dimension_pair(n, d))
     print(f"n = {n}, d = {d}: {n * d} values in {seconds:.1f} s, peak memory {peak_mib():.0f} MiB")
-    print(f"nearest {describe(result.nearest)}, evidence {result.evidence}, "
-          f"{len(result.candidates)} candidates")
+    print(
+        f"nearest {describe(result.nearest)}, evidence {result.evidence}, {len(result.candidates)} candidates"
+    )
     for pair in result.candidates[:5]:
         print("   ", describe(pair))
 
 
 def gap_table(max_values: int) -> None:
-    print("d    n          M          valid pairs   nearest gap (50 digits)  evidence   predicted   "
-          "gap/pred  pairs < 100·pred: seen/expected  s     pair")
+    print(
+        "d    n          M          valid pairs   nearest gap (50 digits)  evidence   predicted   "
+        "gap/pred  pairs < 100·pred: seen/expected  s     pair"
+    )
     for d, exclude in ((6, None), (512, exact_coincidence_mask(512, Fraction(10000)))):
         ns = [10**k for k in range(2, 9) if 10**k * d <= max_values]
         for row in nc.gap_against_n(ns, d, exclude=exclude):
@@ -83,13 +86,16 @@ def certify() -> None:
     ):
         nearest = nc.nearest_cross_dimension_pair(n, d, exclude=exclude)
         delta = float(nearest.nearest.gap) * 0.99
-        certificate, seconds = timed(lambda n=n, d=d, e=exclude, dl=delta: nc.certify_cross_dimension_gap(
-            n, d, 10000.0, dl, exclude=e))
+        certificate, seconds = timed(
+            lambda n=n, d=d, e=exclude, dl=delta: nc.certify_cross_dimension_gap(n, d, 10000.0, dl, exclude=e)
+        )
         print(f"{label}, positions < {n}: {seconds:.1f} s; nearest {describe(nearest.nearest)}")
         print("   ", certificate.statement)
         above = float(nearest.nearest.gap) * 1.001
-        print(f"    with delta = {above:.6e} (above the true gap): holds = "
-              f"{nc.certify_cross_dimension_gap(n, d, 10000.0, above, exclude=exclude).holds}")
+        print(
+            f"    with delta = {above:.6e} (above the true gap): holds = "
+            f"{nc.certify_cross_dimension_gap(n, d, 10000.0, above, exclude=exclude).holds}"
+        )
 
 
 def main() -> None:

@@ -59,10 +59,15 @@ def offsets(n: int, count: int) -> None:
         for min_offset in (1, math.ceil(slowest_period)):
             if min_offset >= n:
                 continue
-            result, seconds = timed(lambda d=d, base=base, m=min_offset: nc.nearest_vector_offsets(
-                n, d, base, count=count, min_offset=m))
-            print(f"{label}, base {base:g}, offsets {min_offset} ≤ k < {n} "
-                  f"({seconds:.1f} s, {result.evidence}, {result.candidates} re-ranked):")
+            result, seconds = timed(
+                lambda d=d, base=base, m=min_offset: nc.nearest_vector_offsets(
+                    n, d, base, count=count, min_offset=m
+                )
+            )
+            print(
+                f"{label}, base {base:g}, offsets {min_offset} ≤ k < {n} "
+                f"({seconds:.1f} s, {result.evidence}, {result.candidates} re-ranked):"
+            )
             for repeat in result.repeats:
                 print(f"    k = {repeat.offset:>9}  ‖PE(p + k) − PE(p)‖ = {mpmath.nstr(repeat.distance, 20)}")
 

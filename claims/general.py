@@ -99,10 +99,14 @@ def _layout_float_checks() -> list[CheckResult]:
     for d, fraction in ((64, 1.0), (128, 1.0), (128, 0.5), (256, 0.25), (4096, 1.0)):
         x = rng.standard_normal((8, d))
         positions = rng.integers(-(10**6), 10**6, size=8)
-        results.append(check_layout_equivalence(
-            Rope(d, layout="half_split", rotary_fraction=fraction),
-            Rope(d, layout="interleaved", rotary_fraction=fraction),
-            x, positions))
+        results.append(
+            check_layout_equivalence(
+                Rope(d, layout="half_split", rotary_fraction=fraction),
+                Rope(d, layout="interleaved", rotary_fraction=fraction),
+                x,
+                positions,
+            )
+        )
     return results
 
 
@@ -123,25 +127,35 @@ def rope_layouts() -> Assessment:
     worst = max(floats, key=lambda result: result.max_error)
     evidence = (
         from_derivation("rope.half_split_permutation"),
-        Evidence(EXACT, "both maps built symbolically for every even r ≤ 64 and r = 80, 96, 128, 256 and "
-                 "compared entry by entry after permuting by `layout_permutation(r)`",
-                 len(exact) == len(EXACT_ROTARY_DIMS),
-                 detail=(("rotary dimensions", f"{len(exact)} of {len(EXACT_ROTARY_DIMS)} agree"),)),
-        Evidence(FLOAT, "float64 reference `apply_rope`: half-split = Pᵀ·interleaved(P·x) for d = 64, 128, "
-                 "256, 4096 (rotary fractions 1, 1/2, 1/4), 8 seeded vectors each, positions |p| < 10^6",
-                 all(result.holds for result in floats),
-                 detail=(("largest error", within(worst.max_error, worst.tolerance, ".3e")),),
-                 measured=(("largest error", worst.max_error), ("its tolerance", worst.tolerance))),
+        Evidence(
+            EXACT,
+            "both maps built symbolically for every even r ≤ 64 and r = 80, 96, 128, 256 and "
+            "compared entry by entry after permuting by `layout_permutation(r)`",
+            len(exact) == len(EXACT_ROTARY_DIMS),
+            detail=(("rotary dimensions", f"{len(exact)} of {len(EXACT_ROTARY_DIMS)} agree"),),
+        ),
+        Evidence(
+            FLOAT,
+            "float64 reference `apply_rope`: half-split = Pᵀ·interleaved(P·x) for d = 64, 128, "
+            "256, 4096 (rotary fractions 1, 1/2, 1/4), 8 seeded vectors each, positions |p| < 10^6",
+            all(result.holds for result in floats),
+            detail=(("largest error", within(worst.max_error, worst.tolerance, ".3e")),),
+            measured=(("largest error", worst.max_error), ("its tolerance", worst.tolerance)),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy confirms the permutation identity for d = 4, 6, 8 and, built entry by entry, for "
-        f"{len(exact)} of the {len(EXACT_ROTARY_DIMS)} rotary dimensions from 2 to 256 it tried; the "
-        "float64 reference implementations agree up to d = 4096, every difference within its a-priori "
-        f"float64 bound (bounds up to {max(result.tolerance for result in floats):.1e}). No argument "
-        "covering every even r at once is machine-checked, so the "
-        "verdict is numerical support. Since the map is a conjugation by P, converting a checkpoint between "
-        "the layouts only permutes the output rows of W_Q and W_K."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy confirms the permutation identity for d = 4, 6, 8 and, built entry by entry, for "
+            f"{len(exact)} of the {len(EXACT_ROTARY_DIMS)} rotary dimensions from 2 to 256 it tried; the "
+            "float64 reference implementations agree up to d = 4096, every difference within its a-priori "
+            f"float64 bound (bounds up to {max(result.tolerance for result in floats):.1e}). No argument "
+            "covering every even r at once is machine-checked, so the "
+            "verdict is numerical support. Since the map is a conjugation by P, converting a checkpoint "
+            "between "
+            "the layouts only permutes the output rows of W_Q and W_K."
+        ),
+    )
 
 
 def mixed_score_is_product_of_cosines(r: int) -> bool:
@@ -177,32 +191,50 @@ def rope_mixed_layouts() -> Assessment:
     matched = check_relative_property_qk(half, half, q, k, m, n)
     evidence = (
         from_derivation("rope.mixed_layouts_break_relative"),
-        Evidence(EXACT, "for q = k = e_0 the mixed score is cos mθ_0·cos nθ_0 (SymPy, symbolic m, n, θ_i) "
-                 "for every even 4 ≤ r ≤ 64 and r = 80, 96, 128, 256; with θ_0 = 1 it is 1 at (0, 0) and "
-                 "cos²1 at (1, 1)", len(product_form) == len(dims),
-                 detail=(("rotary dimensions", f"{len(product_form)} of {len(dims)}"),)),
-        Evidence(EXACT, "r = 2: the half-split and interleaved maps are identical (SymPy) and P is the "
-                 "identity", one_pair_same),
-        Evidence(FLOAT, "float64, d = 128, 16 seeded (q, k), positions < 10^4: the relative-property check "
-                 "fails for interleaved q with half-split k and passes when both use half-split",
-                 (not mixed.holds) and matched.holds,
-                 detail=(("mixed: largest error", certified(mixed.max_error, mixed.tolerance, ".3g")),
-                         ("tolerance", f"{mixed.tolerance:.3e}"),
-                         ("matched: largest error", within(matched.max_error, matched.tolerance, ".3e"))),
-                 measured=(("mixed: largest error", mixed.max_error),
-                           ("matched: largest error", matched.max_error))),
+        Evidence(
+            EXACT,
+            "for q = k = e_0 the mixed score is cos mθ_0·cos nθ_0 (SymPy, symbolic m, n, θ_i) "
+            "for every even 4 ≤ r ≤ 64 and r = 80, 96, 128, 256; with θ_0 = 1 it is 1 at (0, 0) and "
+            "cos²1 at (1, 1)",
+            len(product_form) == len(dims),
+            detail=(("rotary dimensions", f"{len(product_form)} of {len(dims)}"),),
+        ),
+        Evidence(
+            EXACT,
+            "r = 2: the half-split and interleaved maps are identical (SymPy) and P is the identity",
+            one_pair_same,
+        ),
+        Evidence(
+            FLOAT,
+            "float64, d = 128, 16 seeded (q, k), positions < 10^4: the relative-property check "
+            "fails for interleaved q with half-split k and passes when both use half-split",
+            (not mixed.holds) and matched.holds,
+            detail=(
+                ("mixed: largest error", certified(mixed.max_error, mixed.tolerance, ".3g")),
+                ("tolerance", f"{mixed.tolerance:.3e}"),
+                ("matched: largest error", within(matched.max_error, matched.tolerance, ".3e")),
+            ),
+            measured=(
+                ("mixed: largest error", mixed.max_error),
+                ("matched: largest error", matched.max_error),
+            ),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy proves exact counterexamples at d = 4 (rational cosines, and the standard θ_0 = 1 with "
-        "q = k = e_0, where s(0, 0) = 1 ≠ cos²1 = s(1, 1)); the e_0 computation holds for "
-        f"{len(product_form)} of the {len(dims)} rotary dimensions tried up to 256. For random q, k at "
-        f"d = 128 the mixed score misses the offset-only value by up to "
-        f"{certified(mixed.max_error, mixed.tolerance, '.3g')} (tolerance {mixed.tolerance:.1e}), while "
-        f"matched layouts stay within float64 rounding ({within(matched.max_error, matched.tolerance)}). "
-        "At r = 2 the "
-        "layouts coincide, so mixing is harmless there; general r is covered exactly only up to 256, hence "
-        "numerical support."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy proves exact counterexamples at d = 4 (rational cosines, and the standard θ_0 = 1 with "
+            "q = k = e_0, where s(0, 0) = 1 ≠ cos²1 = s(1, 1)); the e_0 computation holds for "
+            f"{len(product_form)} of the {len(dims)} rotary dimensions tried up to 256. For random q, k at "
+            f"d = 128 the mixed score misses the offset-only value by up to "
+            f"{certified(mixed.max_error, mixed.tolerance, '.3g')} (tolerance {mixed.tolerance:.1e}), while "
+            f"matched layouts stay within float64 rounding ({within(matched.max_error, matched.tolerance)}). "
+            "At r = 2 the "
+            "layouts coincide, so mixing is harmless there; general r is covered exactly only up to 256, "
+            "hence "
+            "numerical support."
+        ),
+    )
 
 
 # ------------------------------------------------------------------------------------------- RoPE scaling
@@ -274,6 +306,7 @@ def yarn_weights(
     0, 1) with low = ⌊c(β)⌋, high = ⌈c(α)⌉ clamped to [0, d − 1] and c(n) = d·ln(L/(2πn))/(2 ln base)
     (``find_correction_dim``), as exact fractions.
     """
+
     def correction_dim(turns: int) -> flint.arb:
         quotient = flint.arb(context) / (turns * 2 * flint.arb.pi())
         return flint.arb(d) * quotient.log() / (2 * flint.arb(base).log())
@@ -298,12 +331,15 @@ def yarn_weights(
 )
 def linear_interpolation() -> Assessment:
     evidence = (from_derivation("scaling.linear"),)
-    return Assessment(evidence, explanation=(
-        "SymPy checks both identities for symbolic d, i, base, s and p "
-        f"({_steps('scaling.linear')}). Because the division applies to θ_0 = 1 as well, the fastest "
-        "pair's angle per token drops from 1 to 1/s radians: interpolation trades the resolution of "
-        "neighbouring positions for range, which NTK-aware scaling and YaRN avoid."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy checks both identities for symbolic d, i, base, s and p "
+            f"({_steps('scaling.linear')}). Because the division applies to θ_0 = 1 as well, the fastest "
+            "pair's angle per token drops from 1 to 1/s radians: interpolation trades the resolution of "
+            "neighbouring positions for range, which NTK-aware scaling and YaRN avoid."
+        ),
+    )
 
 
 @claim(
@@ -319,11 +355,14 @@ def linear_interpolation() -> Assessment:
 )
 def ntk_scaling() -> Assessment:
     evidence = (from_derivation("scaling.ntk"),)
-    return Assessment(evidence, explanation=(
-        "SymPy proves the per-pair factor s^(−2i/(d−2)) for symbolic b, s, d > 2 and i, its two end "
-        "values, and that the exponent d (base b·s) leaves the lowest frequency divided by s^((d−2)/d) — "
-        f"√2 rather than 2 at d = 4, s = 2, an exact inequality ({_steps('scaling.ntk')})."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy proves the per-pair factor s^(−2i/(d−2)) for symbolic b, s, d > 2 and i, its two end "
+            "values, and that the exponent d (base b·s) leaves the lowest frequency divided by s^((d−2)/d) — "
+            f"√2 rather than 2 at d = 4, s = 2, an exact inequality ({_steps('scaling.ntk')})."
+        ),
+    )
 
 
 @claim(
@@ -339,11 +378,14 @@ def ntk_scaling() -> Assessment:
 )
 def dynamic_ntk() -> Assessment:
     evidence = (from_derivation("scaling.dynamic_ntk"),)
-    return Assessment(evidence, explanation=(
-        "SymPy checks that the reference's expression equals 1 + s(L − L₀)/L₀, is exactly 1 at the "
-        f"original context and has the positive derivative s/L₀ ({_steps('scaling.dynamic_ntk')}); the "
-        "frequencies therefore start from the unscaled ones and move continuously as the sequence grows."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy checks that the reference's expression equals 1 + s(L − L₀)/L₀, is exactly 1 at the "
+            f"original context and has the positive derivative s/L₀ ({_steps('scaling.dynamic_ntk')}); the "
+            "frequencies therefore start from the unscaled ones and move continuously as the sequence grows."
+        ),
+    )
 
 
 @claim(
@@ -366,16 +408,23 @@ def yarn_ramp() -> Assessment:
     counts = f"{kept} kept, {divided} divided by s, {blended} blended"
     evidence = (
         from_derivation("scaling.yarn_paper_ramp"),
-        Evidence(CERTIFICATE, f"arb balls at {CERTIFICATE_BITS} bits: r_i = 4096·10000^(−i/64)/(2π) against "
-                 f"α = 1 and β = 32 for the 64 pairs of Llama 2 7B: {counts}",
-                 min(kept, divided, blended) > 0,
-                 detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended)))),
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {CERTIFICATE_BITS} bits: r_i = 4096·10000^(−i/64)/(2π) against "
+            f"α = 1 and β = 32 for the 64 pairs of Llama 2 7B: {counts}",
+            min(kept, divided, blended) > 0,
+            detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended))),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy picks each branch of the paper's piecewise rule at symbolic test points and shows the blend "
-        "is linear in r and meets both neighbours. On Llama 2 7B with s = 16, certified comparisons give "
-        f"{counts} of the 64 pairs: unlike position interpolation, the fast pairs keep their resolution."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy picks each branch of the paper's piecewise rule at symbolic test points and shows the "
+            "blend "
+            "is linear in r and meets both neighbours. On Llama 2 7B with s = 16, certified comparisons give "
+            f"{counts} of the 64 pairs: unlike position interpolation, the fast pairs keep their resolution."
+        ),
+    )
 
 
 @claim(
@@ -394,34 +443,49 @@ def yarn_reference_ramp() -> Assessment:
     config = YARN_LLAMA2
     with _ball_precision(CERTIFICATE_BITS):
         turns = turns_per_context(config["d"], config["base"], config["context"])
-        paper, code = yarn_weights(config["d"], config["base"], config["context"], config["alpha"],
-                                   config["beta"])
+        paper, code = yarn_weights(
+            config["d"], config["base"], config["context"], config["alpha"], config["beta"]
+        )
         paper_kept = {i for i, r in enumerate(turns) if _above(r, config["beta"])}
         paper_divided = {i for i, r in enumerate(turns) if not _above(r, config["alpha"])}
-        gaps = [abs(flint.arb(w.numerator) / w.denominator - gamma)
-                for gamma, w in zip(paper, code, strict=True)]
+        gaps = [
+            abs(flint.arb(w.numerator) / w.denominator - gamma) for gamma, w in zip(paper, code, strict=True)
+        ]
         widest = max(range(len(gaps)), key=lambda i: gaps[i].mid())
         differs = _above(gaps[widest], MATERIAL)
         paper_at, code_at, gap = float(paper[widest].mid()), code[widest], float(gaps[widest].mid())
-    same_ends = (paper_kept == {i for i, w in enumerate(code) if w == 1}
-                 and paper_divided == {i for i, w in enumerate(code) if w == 0})
+    same_ends = paper_kept == {i for i, w in enumerate(code) if w == 1} and paper_divided == {
+        i for i, w in enumerate(code) if w == 0
+    }
     blended = sum(0 < w < 1 for w in code)
     evidence = (
         from_derivation("scaling.yarn_reference_ramp"),
-        Evidence(CERTIFICATE, f"arb balls at {CERTIFICATE_BITS} bits, Llama 2 7B with s = 16: both rules "
-                 f"keep and divide the same pairs; on the {blended} blended pairs the weights differ by up "
-                 f"to {gap:.4f} (pair {widest}), more than {float(MATERIAL)}", same_ends and differs,
-                 detail=(("pair", str(widest)), ("paper γ", f"{paper_at:.6f}"),
-                         ("code γ", f"{code_at} = {float(code_at):.6f}"))),
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {CERTIFICATE_BITS} bits, Llama 2 7B with s = 16: both rules "
+            f"keep and divide the same pairs; on the {blended} blended pairs the weights differ by up "
+            f"to {gap:.4f} (pair {widest}), more than {float(MATERIAL)}",
+            same_ends and differs,
+            detail=(
+                ("pair", str(widest)),
+                ("paper γ", f"{paper_at:.6f}"),
+                ("code γ", f"{code_at} = {float(code_at):.6f}"),
+            ),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy shows the code's ramp equals (ln r − ln α)/(ln β − ln α) (L, 2π, d and ln b cancel) and "
-        "differs from the paper's at α = 1, β = 32, r = 4: 2/5 against 3/31. On Llama 2 7B with s = 16 both "
-        f"rules keep and divide the same pairs, but at pair {widest} the code puts weight "
-        f"{float(code_at):.4f} on the unscaled frequency where the paper's formula gives {paper_at:.4f}: an "
-        "implementation written from the paper's formula gets different frequencies from the reference "
-        f"code on {blended} pairs."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy shows the code's ramp equals (ln r − ln α)/(ln β − ln α) (L, 2π, d and ln b cancel) and "
+            "differs from the paper's at α = 1, β = 32, r = 4: 2/5 against 3/31. On Llama 2 7B with s = 16 "
+            "both "
+            f"rules keep and divide the same pairs, but at pair {widest} the code puts weight "
+            f"{float(code_at):.4f} on the unscaled frequency where the paper's formula gives {paper_at:.4f}: "
+            "an "
+            "implementation written from the paper's formula gets different frequencies from the reference "
+            f"code on {blended} pairs."
+        ),
+    )
 
 
 @claim(
@@ -447,24 +511,39 @@ def yarn_temperature() -> Assessment:
         def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
             return a * super().rotate_exact(x, m, thetas)
 
-    logits_scale = sp.expand(score(Scaled(4), Scaled(4), q, k, M, N, th)
-                             - a**2 * score(Rope(4), Rope(4), q, k, M, N, th)) == 0
+    logits_scale = (
+        sp.expand(
+            score(Scaled(4), Scaled(4), q, k, M, N, th) - a**2 * score(Rope(4), Rope(4), q, k, M, N, th)
+        )
+        == 0
+    )
     neutral = inverse_t.subs(s, 1) == 1
     growing = bool(sp.diff(inverse_t, s).subs(s, 1 + excess).is_positive)
     at_16, at_32 = (float(inverse_t.subs(s, factor).evalf(30)) for factor in (16, 32))
     evidence = (
-        Evidence(EXACT, "SymPy, d = 4, symbolic q, k, m, n, θ_i, a: scaling both rotations by a scales the "
-                 "score by a²", logits_scale),
+        Evidence(
+            EXACT,
+            "SymPy, d = 4, symbolic q, k, m, n, θ_i, a: scaling both rotations by a scales the score by a²",
+            logits_scale,
+        ),
         Evidence(EXACT, "SymPy: 1/t = (ln s/10 + 1)² equals 1 at s = 1", neutral),
-        Evidence(EXACT, "SymPy: d(1/t)/ds is positive at s = 1 + e for a symbolic e ≥ 0", growing,
-                 detail=(("1/t at s = 16", f"{at_16:.6f}"), ("1/t at s = 32", f"{at_32:.6f}"))),
+        Evidence(
+            EXACT,
+            "SymPy: d(1/t)/ds is positive at s = 1 + e for a symbolic e ≥ 0",
+            growing,
+            detail=(("1/t at s = 16", f"{at_16:.6f}"), ("1/t at s = 32", f"{at_32:.6f}")),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "The score is bilinear, so the factor on cos and sin reaches the logit squared; SymPy confirms this "
-        "with symbolic vectors at d = 4 (each further pair adds a term of the same form), and that 1/t "
-        f"starts at 1 and increases for s ≥ 1. At s = 16 the logits are multiplied by {at_16:.4f}, at "
-        f"s = 32 by {at_32:.4f}."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "The score is bilinear, so the factor on cos and sin reaches the logit squared; SymPy confirms "
+            "this "
+            "with symbolic vectors at d = 4 (each further pair adds a term of the same form), and that 1/t "
+            f"starts at 1 and increases for s ≥ 1. At s = 16 the logits are multiplied by {at_16:.4f}, at "
+            f"s = 32 by {at_32:.4f}."
+        ),
+    )
 
 
 @claim(
@@ -488,15 +567,24 @@ def llama3_scaling() -> Assessment:
     counts = f"{kept} kept, {divided} divided by 8, {blended} blended"
     evidence = (
         from_derivation("scaling.llama3"),
-        Evidence(CERTIFICATE, f"arb balls at {CERTIFICATE_BITS} bits: L₀/λ_i = 8192·500000^(−i/64)/(2π) "
-                 f"against 1 and 4 for the 64 pairs of Llama 3.1: {counts}", min(kept, divided, blended) > 0,
-                 detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended)))),
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {CERTIFICATE_BITS} bits: L₀/λ_i = 8192·500000^(−i/64)/(2π) "
+            f"against 1 and 4 for the 64 pairs of Llama 3.1: {counts}",
+            min(kept, divided, blended) > 0,
+            detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended))),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy turns each wavelength condition into a sign condition on L₀/λ, picks each branch at symbolic "
-        "test points, checks continuity at both ends and identifies the blend with YaRN's h(θ) at α = low, "
-        f"β = high. For Llama 3.1, certified comparisons give {counts} of the 64 pairs."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy turns each wavelength condition into a sign condition on L₀/λ, picks each branch at "
+            "symbolic "
+            "test points, checks continuity at both ends and identifies the blend with YaRN's h(θ) at α = "
+            "low, "
+            f"β = high. For Llama 3.1, certified comparisons give {counts} of the 64 pairs."
+        ),
+    )
 
 
 # ------------------------------------------------------------------------------------------- ALiBi slopes
@@ -547,18 +635,31 @@ def alibi_slopes() -> Assessment:
     eight = ", ".join(f"2^({e})" for e in exponents[8])
     evidence = (
         from_derivation("alibi.slopes_power_of_two"),
-        Evidence(EXACT, "exact exponents of the reference slopes for n = 1, 2, 4, …, 1024: first −8/n, every "
-                 "step −8/n, last −8", len(geometric) == len(POWERS_OF_TWO),
-                 detail=(("head counts", f"{len(geometric)} of {len(POWERS_OF_TWO)}"),)),
-        Evidence(EXACT, "the reference slopes equal fairseq's get_slopes computed exactly (start·ratio^i) "
-                 "for the powers of two n = 1, …, 64", len(fairseq) == len(small),
-                 detail=(("head counts", f"{len(fairseq)} of {len(small)}"),)),
+        Evidence(
+            EXACT,
+            "exact exponents of the reference slopes for n = 1, 2, 4, …, 1024: first −8/n, every "
+            "step −8/n, last −8",
+            len(geometric) == len(POWERS_OF_TWO),
+            detail=(("head counts", f"{len(geometric)} of {len(POWERS_OF_TWO)}"),),
+        ),
+        Evidence(
+            EXACT,
+            "the reference slopes equal fairseq's get_slopes computed exactly (start·ratio^i) "
+            "for the powers of two n = 1, …, 64",
+            len(fairseq) == len(small),
+            detail=(("head counts", f"{len(fairseq)} of {len(small)}"),),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy rewrites fairseq's start 2^(−2^(−(log₂ n − 3))) as 2^(−8/n) for symbolic k and derives the "
-        f"ratio and the last slope; exact exponents confirm the sequence for {len(geometric)} head counts up "
-        f"to 1024. For 8 heads the slopes are {eight}."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy rewrites fairseq's start 2^(−2^(−(log₂ n − 3))) as 2^(−8/n) for symbolic k and derives "
+            "the "
+            f"ratio and the last slope; exact exponents confirm the sequence for {len(geometric)} head "
+            "counts up "
+            f"to 1024. For 8 heads the slopes are {eight}."
+        ),
+    )
 
 
 @claim(
@@ -576,29 +677,46 @@ def alibi_slopes() -> Assessment:
 def alibi_slopes_other() -> Assessment:
     exponents = {n: alibi_slopes_exact(n) for n in OTHER_COUNTS}
     interleaved = [n for n in OTHER_COUNTS if interleaves_two_geometric_sequences(exponents[n])]
-    naive_differs = [n for n in OTHER_COUNTS
-                     if exponents[n] != tuple(Fraction(-8 * h, n) for h in range(1, n + 1))]
+    naive_differs = [
+        n for n in OTHER_COUNTS if exponents[n] != tuple(Fraction(-8 * h, n) for h in range(1, n + 1))
+    ]
     fairseq = [n for n in FAIRSEQ_CHECKED if matches_fairseq(exponents[n])]
     six = ", ".join(f"2^({e})" for e in exponents[6])
     evidence = (
         from_derivation("alibi.slopes_other_counts"),
-        Evidence(EXACT, f"exact exponents of the reference slopes for all {len(OTHER_COUNTS)} head counts "
-                 "3 ≤ n ≤ 256 that are not powers of two: the two interleaved sequences and the geometric "
-                 "means", len(interleaved) == len(OTHER_COUNTS),
-                 detail=(("head counts", f"{len(interleaved)} of {len(OTHER_COUNTS)}"),)),
-        Evidence(EXACT, "the reference slopes equal fairseq's get_slopes computed exactly for n = "
-                 + ", ".join(map(str, FAIRSEQ_CHECKED)), len(fairseq) == len(FAIRSEQ_CHECKED),
-                 detail=(("head counts", f"{len(fairseq)} of {len(FAIRSEQ_CHECKED)}"),)),
-        Evidence(EXACT, "the naive 2^(−8h/n) differs from the rule for every such n",
-                 len(naive_differs) == len(OTHER_COUNTS),
-                 detail=(("head counts where it differs", f"{len(naive_differs)} of {len(OTHER_COUNTS)}"),)),
+        Evidence(
+            EXACT,
+            f"exact exponents of the reference slopes for all {len(OTHER_COUNTS)} head counts "
+            "3 ≤ n ≤ 256 that are not powers of two: the two interleaved sequences and the geometric "
+            "means",
+            len(interleaved) == len(OTHER_COUNTS),
+            detail=(("head counts", f"{len(interleaved)} of {len(OTHER_COUNTS)}"),),
+        ),
+        Evidence(
+            EXACT,
+            "the reference slopes equal fairseq's get_slopes computed exactly for n = "
+            + ", ".join(map(str, FAIRSEQ_CHECKED)),
+            len(fairseq) == len(FAIRSEQ_CHECKED),
+            detail=(("head counts", f"{len(fairseq)} of {len(FAIRSEQ_CHECKED)}"),),
+        ),
+        Evidence(
+            EXACT,
+            "the naive 2^(−8h/n) differs from the rule for every such n",
+            len(naive_differs) == len(OTHER_COUNTS),
+            detail=(("head counts where it differs", f"{len(naive_differs)} of {len(OTHER_COUNTS)}"),),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy proves the interleaving and the geometric-mean property for symbolic c and k, and that "
-        "fairseq's rule computed exactly for n = 6, 12, 20 is the interleaved form. Exact exponents confirm "
-        f"it for {len(interleaved)} head counts up to 256, and 2^(−8h/n) is wrong for {len(naive_differs)} "
-        f"of them; for 6 heads the slopes are {six}."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy proves the interleaving and the geometric-mean property for symbolic c and k, and that "
+            "fairseq's rule computed exactly for n = 6, 12, 20 is the interleaved form. Exact exponents "
+            "confirm "
+            f"it for {len(interleaved)} head counts up to 256, and 2^(−8h/n) is wrong for "
+            f"{len(naive_differs)} "
+            f"of them; for 6 heads the slopes are {six}."
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------------- long-term decay
@@ -649,10 +767,13 @@ def rope_long_term_decay() -> Assessment:
     near_error, far_error = (_curve_error(distances) for distances in (DECAY_DISTANCES, FAR_DISTANCES))
     far_index = int(np.argmax(far))
     far_peak, far_at = float(far[far_index]), int(FAR_DISTANCES[far_index])
-    near_peak = float(curve[len(curve) // 2:].max())
+    near_peak = float(curve[len(curve) // 2 :].max())
     level_at = int(np.argmax(curve < far_peak))
-    places = (certain_signs(np.diff(curve), 2 * near_error) and certain_argmax(far, far_error)
-              and certain_signs(curve - far_peak, near_error + far_error))
+    places = (
+        certain_signs(np.diff(curve), 2 * near_error)
+        and certain_argmax(far, far_error)
+        and certain_signs(curve - far_peak, near_error + far_error)
+    )
     where = "" if places else f" ({UNCERTIFIED}: float error may move these places)"
 
     def near(value: float, spec: str = ".2f", error: float = near_error) -> str:
@@ -661,38 +782,69 @@ def rope_long_term_decay() -> Assessment:
     maxima = ", ".join(near(value) for value in profile.window_maxima)
     ratio = bound.witness["largest_ratio"]
     evidence = (
-        Evidence(EXACT, "SymPy: the Abel summation identity Σ h_i z_i = −Σ_j S_{j+1}(h_{j+1} − h_j) "
-                 "(h_{d/2} = 0) for d/2 = 1, …, 8 terms with symbolic h_i, z_i", len(identities) == 8),
-        from_check(bound, FLOAT, "float64, d = 128: the Abel bound holds for 200 seeded random (q, k) at "
-                   "every distance 0 … 250"),
-        Evidence(FLOAT, f"float64, d = 128, base 10000, distances 0 … 250: the curve falls from "
-                 f"{near(profile.start)} to {near(profile.end)}, and the maxima of successive windows of "
-                 f"{DECAY_WINDOW} distances fall: {maxima}",
-                 profile.windows_decrease and profile.end < profile.start / 4,
-                 detail=(("window maxima", maxima), ("float64 error of each value", f"≤ {near_error:.1e}")),
-                 measured=(("window maxima", list(profile.window_maxima)),)),
-        Evidence(FLOAT, f"float64: the decay is not monotone — the curve rises at {profile.rises} of its "
-                 f"{profile.steps} steps, by up to {near(profile.largest_rise, '.3f', 2 * near_error)} "
-                 f"(distance {profile.largest_rise_at} → {profile.largest_rise_at + 1}){where}",
-                 not profile.monotone, LIMITS),
-        Evidence(FLOAT, "float64: beyond the plotted range it does not keep decaying — its maximum over "
-                 f"distances 50000 … 100000 is {near(far_peak, error=far_error)} (at {far_at}{where}), above "
-                 f"its maximum {near(near_peak)} over 125 … 250", far_peak > near_peak, LIMITS,
-                 detail=(("far maximum", near(far_peak, ".4f", far_error)), ("at distance", str(far_at)),
-                         ("first distance below that level", str(level_at))),
-                 measured=(("far maximum", far_peak), ("near maximum", near_peak))),
+        Evidence(
+            EXACT,
+            "SymPy: the Abel summation identity Σ h_i z_i = −Σ_j S_{j+1}(h_{j+1} − h_j) "
+            "(h_{d/2} = 0) for d/2 = 1, …, 8 terms with symbolic h_i, z_i",
+            len(identities) == 8,
+        ),
+        from_check(
+            bound,
+            FLOAT,
+            "float64, d = 128: the Abel bound holds for 200 seeded random (q, k) at every distance 0 … 250",
+        ),
+        Evidence(
+            FLOAT,
+            f"float64, d = 128, base 10000, distances 0 … 250: the curve falls from "
+            f"{near(profile.start)} to {near(profile.end)}, and the maxima of successive windows of "
+            f"{DECAY_WINDOW} distances fall: {maxima}",
+            profile.windows_decrease and profile.end < profile.start / 4,
+            detail=(("window maxima", maxima), ("float64 error of each value", f"≤ {near_error:.1e}")),
+            measured=(("window maxima", list(profile.window_maxima)),),
+        ),
+        Evidence(
+            FLOAT,
+            f"float64: the decay is not monotone — the curve rises at {profile.rises} of its "
+            f"{profile.steps} steps, by up to {near(profile.largest_rise, '.3f', 2 * near_error)} "
+            f"(distance {profile.largest_rise_at} → {profile.largest_rise_at + 1}){where}",
+            not profile.monotone,
+            LIMITS,
+        ),
+        Evidence(
+            FLOAT,
+            "float64: beyond the plotted range it does not keep decaying — its maximum over "
+            f"distances 50000 … 100000 is {near(far_peak, error=far_error)} (at {far_at}{where}), above "
+            f"its maximum {near(near_peak)} over 125 … 250",
+            far_peak > near_peak,
+            LIMITS,
+            detail=(
+                ("far maximum", near(far_peak, ".4f", far_error)),
+                ("at distance", str(far_at)),
+                ("first distance below that level", str(level_at)),
+            ),
+            measured=(("far maximum", far_peak), ("near maximum", near_peak)),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        "SymPy checks the summation identity behind the Abel bound (up to 8 terms; the triangle inequality "
-        "does the rest) and float64 confirms the bound on 200 random h, where it is loose (|sum|/bound at "
-        f"most {certified(ratio, bound.tolerance, '.3f')}). The "
-        f"plotted curve does decay over 0 … 250, from {near(profile.start, '.1f')} to {near(profile.end)}, "
-        f"but with oscillation ({profile.rises} rises in {profile.steps} steps). It is a trend, not a limit: "
-        f"between distances 50000 and 100000 it climbs back to {near(far_peak, error=far_error)}, the level "
-        "it had at distance "
-        f"{level_at}. The bound depends on q and k only through max |h_(j+1) − h_j|, so it does not say how "
-        "a given score decays."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            "SymPy checks the summation identity behind the Abel bound (up to 8 terms; the triangle "
+            "inequality "
+            "does the rest) and float64 confirms the bound on 200 random h, where it is loose (|sum|/bound "
+            "at "
+            f"most {certified(ratio, bound.tolerance, '.3f')}). The "
+            f"plotted curve does decay over 0 … 250, from {near(profile.start, '.1f')} to "
+            f"{near(profile.end)}, "
+            f"but with oscillation ({profile.rises} rises in {profile.steps} steps). It is a trend, not a "
+            "limit: "
+            f"between distances 50000 and 100000 it climbs back to {near(far_peak, error=far_error)}, the "
+            "level "
+            "it had at distance "
+            f"{level_at}. The bound depends on q and k only through max |h_(j+1) − h_j|, so it does not say "
+            "how "
+            "a given score decays."
+        ),
+    )
 
 
 # ------------------------------------------------------------------------------------------ low precision
@@ -764,36 +916,65 @@ def rope_low_precision() -> Assessment:
     bf16_growth, f16_growth = (float(drift[-1] / max(drift[0], floor)) for drift in (bf16, f16))
     flat = float(f32_angles.max() / max(f32_angles[0], floor))
     flat_text = _ratio(float(f32_angles.max()), max(float(f32_angles[0]), floor), ".1f")
-    growth = {name: _ratio(float(drift[-1]), max(float(drift[0]), floor), ".0f")
-              for name, drift in (("bfloat16", bf16), ("float16", f16))}
+    growth = {
+        name: _ratio(float(drift[-1]), max(float(drift[0]), floor), ".0f")
+        for name, drift in (("bfloat16", bf16), ("float16", f16))
+    }
     error = _reference_error()
 
     def drift(value: float) -> str:
         return certified(float(value), error, ".1e")
 
     evidence = (
-        Evidence(FLOAT, f"bfloat16 positions, angles, cos/sin and rotation ({SETUP}): the drift grows "
-                 f"{growth['bfloat16']}-fold from s = 0 to s = 2^16", bf16_growth >= GROWTH,
-                 detail=(("median drift", _series(SHIFTS, bf16)),
-                         ("integers exact in bfloat16 up to", str(exact_up_to["bfloat16"])))),
-        Evidence(FLOAT, f"float16 throughout ({SETUP}): the drift grows {growth['float16']}-fold from "
-                 "s = 0 to s = 2^14", f16_growth >= GROWTH,
-                 detail=(("median drift", _series(FLOAT16_SHIFTS, f16)),
-                         ("integers exact in float16 up to", str(exact_up_to["float16"])))),
-        from_check(control, FLOAT, "float64 control: the same scores in float64 stay offset-only for every "
-                   "shift up to 2^16, within float64's angle tolerance"),
-        Evidence(FLOAT, "bfloat16 with the angles formed in float32 (cos/sin and rotation still bfloat16, as "
-                 f"in Hugging Face's Llama rotary embedding, which forces float32 angles; {SETUP}): the "
-                 f"drift stays within {flat_text}× its s = 0 level, so the growth needs low-precision angles",
-                 flat < FLAT, LIMITS, detail=(("median drift", _series(SHIFTS, f32_angles)),)),
+        Evidence(
+            FLOAT,
+            f"bfloat16 positions, angles, cos/sin and rotation ({SETUP}): the drift grows "
+            f"{growth['bfloat16']}-fold from s = 0 to s = 2^16",
+            bf16_growth >= GROWTH,
+            detail=(
+                ("median drift", _series(SHIFTS, bf16)),
+                ("integers exact in bfloat16 up to", str(exact_up_to["bfloat16"])),
+            ),
+        ),
+        Evidence(
+            FLOAT,
+            f"float16 throughout ({SETUP}): the drift grows {growth['float16']}-fold from s = 0 to s = 2^14",
+            f16_growth >= GROWTH,
+            detail=(
+                ("median drift", _series(FLOAT16_SHIFTS, f16)),
+                ("integers exact in float16 up to", str(exact_up_to["float16"])),
+            ),
+        ),
+        from_check(
+            control,
+            FLOAT,
+            "float64 control: the same scores in float64 stay offset-only for every "
+            "shift up to 2^16, within float64's angle tolerance",
+        ),
+        Evidence(
+            FLOAT,
+            "bfloat16 with the angles formed in float32 (cos/sin and rotation still bfloat16, as "
+            f"in Hugging Face's Llama rotary embedding, which forces float32 angles; {SETUP}): the "
+            f"drift stays within {flat_text}× its s = 0 level, so the growth needs low-precision angles",
+            flat < FLAT,
+            LIMITS,
+            detail=(("median drift", _series(SHIFTS, f32_angles)),),
+        ),
     )
-    return Assessment(evidence, explanation=(
-        f"With positions and angles in bfloat16 the median drift rises from {drift(bf16[0])} at s = 0 to "
-        f"{drift(bf16[-1])} at s = 2^16 (float16: {drift(f16[0])} to {drift(f16[-1])} at s = 2^14), while "
-        f"float64 stays within its rounding bound ({within(control.max_error, control.tolerance)}). "
-        "bfloat16 holds integers exactly only up to "
-        f"{exact_up_to['bfloat16']} and rounds each angle (m + s)·θ_i to {bits} significant bits, an error "
-        "that grows with the position. With the angles formed in float32 and only cos, sin and the rotation "
-        f"rounded to bfloat16, the drift stays near {drift(f32_angles[0])} at every shift: in this one-score "
-        "experiment the growth comes from the low-precision angles."
-    ))
+    return Assessment(
+        evidence,
+        explanation=(
+            f"With positions and angles in bfloat16 the median drift rises from {drift(bf16[0])} at s = 0 to "
+            f"{drift(bf16[-1])} at s = 2^16 (float16: {drift(f16[0])} to {drift(f16[-1])} at s = 2^14), "
+            "while "
+            f"float64 stays within its rounding bound ({within(control.max_error, control.tolerance)}). "
+            "bfloat16 holds integers exactly only up to "
+            f"{exact_up_to['bfloat16']} and rounds each angle (m + s)·θ_i to {bits} significant bits, an "
+            "error "
+            "that grows with the position. With the angles formed in float32 and only cos, sin and the "
+            "rotation "
+            f"rounded to bfloat16, the drift stays near {drift(f32_angles[0])} at every shift: in this "
+            "one-score "
+            "experiment the growth comes from the low-precision angles."
+        ),
+    )

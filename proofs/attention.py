@@ -41,19 +41,31 @@ def permutation_matrix(perm: Sequence[int]) -> sp.Matrix:
 def row_softmax(scores: sp.Matrix) -> sp.Matrix:
     """softmax of each row: entry (a, b) is exp(S_ab) / Σ_c exp(S_ac)."""
     rows, cols = scores.shape
-    return sp.Matrix([[sp.exp(scores[a, b]) / sum(sp.exp(scores[a, c]) for c in range(cols))
-                       for b in range(cols)] for a in range(rows)])
+    return sp.Matrix(
+        [
+            [sp.exp(scores[a, b]) / sum(sp.exp(scores[a, c]) for c in range(cols)) for b in range(cols)]
+            for a in range(rows)
+        ]
+    )
 
 
 def causal_row_softmax(scores: sp.Matrix) -> sp.Matrix:
     """softmax of each row over the keys b ≤ a only (a causal mask): entries above the diagonal are 0."""
     rows, cols = scores.shape
-    return sp.Matrix([[sp.exp(scores[a, b]) / sum(sp.exp(scores[a, c]) for c in range(a + 1)) if b <= a else 0
-                       for b in range(cols)] for a in range(rows)])
+    return sp.Matrix(
+        [
+            [
+                sp.exp(scores[a, b]) / sum(sp.exp(scores[a, c]) for c in range(a + 1)) if b <= a else 0
+                for b in range(cols)
+            ]
+            for a in range(rows)
+        ]
+    )
 
 
-def attention(x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix,
-              softmax: Softmax = row_softmax) -> sp.Matrix:
+def attention(
+    x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix, softmax: Softmax = row_softmax
+) -> sp.Matrix:
     """Single-head self-attention softmax(X W_Q (X W_K)ᵀ / √d) X W_V, with d the number of columns of W_K."""
     scores = x * w_q * (x * w_k).T / sp.sqrt(w_k.cols)
     return softmax(scores) * x * w_v
@@ -61,61 +73,85 @@ def attention(x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix,
 
 def permutation_is_orthogonal_step(p: sp.Matrix) -> Step:
     """PᵀP = I: a permutation matrix is orthogonal, so Pᵀ undoes P."""
-    return identity(p.T * p, sp.eye(p.rows), "one 1 in each row and in each column",
-                    claim=rf"P^\top P = I \quad (P = {sp.latex(p)})")
+    return identity(
+        p.T * p,
+        sp.eye(p.rows),
+        "one 1 in each row and in each column",
+        claim=rf"P^\top P = I \quad (P = {sp.latex(p)})",
+    )
 
 
 def softmax_lemma_step(softmax: Softmax, perm: Sequence[int]) -> Step:
     """softmax(P S Pᵀ) = P softmax(S) Pᵀ for a symbolic n×n score matrix S (n = len(perm))."""
     p, s = permutation_matrix(perm), matrix("S", len(perm), len(perm))
-    return identity(softmax(p * s * p.T), p * softmax(s) * p.T,
-                    "row a of P S Pᵀ is row perm[a] of S with its entries permuted, and a row's softmax "
-                    "normaliser is a sum over all its entries, which a permutation does not change",
-                    claim=rf"\mathrm{{softmax}}(P S P^\top) = P\,\mathrm{{softmax}}(S)\,P^\top \quad "
-                    rf"(\pi = {tuple(perm)})")
+    return identity(
+        softmax(p * s * p.T),
+        p * softmax(s) * p.T,
+        "row a of P S Pᵀ is row perm[a] of S with its entries permuted, and a row's softmax "
+        "normaliser is a sum over all its entries, which a permutation does not change",
+        claim=rf"\mathrm{{softmax}}(P S P^\top) = P\,\mathrm{{softmax}}(S)\,P^\top \quad "
+        rf"(\pi = {tuple(perm)})",
+    )
 
 
 def scores_step(perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix) -> Step:
     """(PX) W_Q ((PX) W_K)ᵀ = P (X W_Q (X W_K)ᵀ) Pᵀ."""
     p = permutation_matrix(perm)
-    return identity((p * x) * w_q * (p * x * w_k).T, p * (x * w_q * (x * w_k).T) * p.T,
-                    "(AB)ᵀ = BᵀAᵀ and associativity",
-                    claim=rf"(PX) W_Q ((PX) W_K)^\top = P\,X W_Q (X W_K)^\top P^\top \quad "
-                    rf"(\pi = {tuple(perm)})")
+    return identity(
+        (p * x) * w_q * (p * x * w_k).T,
+        p * (x * w_q * (x * w_k).T) * p.T,
+        "(AB)ᵀ = BᵀAᵀ and associativity",
+        claim=rf"(PX) W_Q ((PX) W_K)^\top = P\,X W_Q (X W_K)^\top P^\top \quad "
+        rf"(\pi = {tuple(perm)})",
+    )
 
 
-def equivariance_step(softmax: Softmax, perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix,
-                      w_v: sp.Matrix) -> Step:
+def equivariance_step(
+    softmax: Softmax, perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix
+) -> Step:
     """Attn(PX) = P Attn(X) for the given inputs and softmax."""
     p = permutation_matrix(perm)
     attn = _name(softmax)
-    return identity(attention(p * x, w_q, w_k, w_v, softmax), p * attention(x, w_q, w_k, w_v, softmax),
-                    "the scores become P S Pᵀ, the softmax lemma gives P softmax(S/√d) Pᵀ, and Pᵀ P = I",
-                    claim=rf"{attn}(PX) = P\,{attn}(X) \quad (\pi = {tuple(perm)})")
+    return identity(
+        attention(p * x, w_q, w_k, w_v, softmax),
+        p * attention(x, w_q, w_k, w_v, softmax),
+        "the scores become P S Pᵀ, the softmax lemma gives P softmax(S/√d) Pᵀ, and Pᵀ P = I",
+        claim=rf"{attn}(PX) = P\,{attn}(X) \quad (\pi = {tuple(perm)})",
+    )
 
 
-def equivariance_fails_step(softmax: Softmax, perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix,
-                            w_k: sp.Matrix, w_v: sp.Matrix) -> Step:
+def equivariance_fails_step(
+    softmax: Softmax, perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix
+) -> Step:
     """Attn(PX) ≠ P Attn(X) exactly, on concrete inputs."""
     p = permutation_matrix(perm)
     lhs, rhs = attention(p * x, w_q, w_k, w_v, softmax), p * attention(x, w_q, w_k, w_v, softmax)
     attn = _name(softmax)
-    return inequality(lhs, rhs, "both sides evaluated exactly; some entry of the difference is nonzero",
-                      claim=rf"{attn}(PX) = {sp.latex(lhs)} \neq {sp.latex(rhs)} = P\,{attn}(X)")
+    return inequality(
+        lhs,
+        rhs,
+        "both sides evaluated exactly; some entry of the difference is nonzero",
+        claim=rf"{attn}(PX) = {sp.latex(lhs)} \neq {sp.latex(rhs)} = P\,{attn}(X)",
+    )
 
 
 def _name(softmax: Softmax) -> str:
     return r"\mathrm{Attn}_{\mathrm{causal}}" if softmax is causal_row_softmax else r"\mathrm{Attn}"
 
 
-def invariance_fails_step(perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix,
-                          w_v: sp.Matrix) -> Step:
+def invariance_fails_step(
+    perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix
+) -> Step:
     """Attn(PX) ≠ Attn(X) exactly, on concrete inputs: equivariance is not invariance."""
     p = permutation_matrix(perm)
     lhs, rhs = attention(p * x, w_q, w_k, w_v), attention(x, w_q, w_k, w_v)
-    return inequality(lhs, rhs, "the output rows move with the input rows, and the rows of Attn(X) differ",
-                      claim=rf"\mathrm{{Attn}}(PX) = {sp.latex(lhs)} \neq {sp.latex(rhs)} "
-                      rf"= \mathrm{{Attn}}(X)")
+    return inequality(
+        lhs,
+        rhs,
+        "the output rows move with the input rows, and the rows of Attn(X) differ",
+        claim=rf"\mathrm{{Attn}}(PX) = {sp.latex(lhs)} \neq {sp.latex(rhs)} "
+        rf"= \mathrm{{Attn}}(X)",
+    )
 
 
 #: A concrete example whose attention weights are rational: the scaled scores are log 2 · X Xᵀ.
@@ -156,8 +192,12 @@ def permutation_equivariance() -> list[Step]:
 def mask_moves_step(perm: Sequence[int], n: int = 3) -> Step:
     """P C Pᵀ ≠ C for the causal pattern C (ones on and below the diagonal): the mask moves under P."""
     p, causal = permutation_matrix(perm), sp.Matrix([[int(b <= a) for b in range(n)] for a in range(n)])
-    return inequality(p * causal * p.T, causal, "the permuted pattern lets a token see a later one",
-                      claim=rf"P C P^\top = {sp.latex(p * causal * p.T)} \neq {sp.latex(causal)} = C")
+    return inequality(
+        p * causal * p.T,
+        causal,
+        "the permuted pattern lets a token see a later one",
+        claim=rf"P C P^\top = {sp.latex(p * causal * p.T)} \neq {sp.latex(causal)} = C",
+    )
 
 
 @derivation(
@@ -210,41 +250,55 @@ def offset_step(omegas: Sequence[sp.Expr]) -> Step:
     """p_{i+k} = p_i M_k for symbolic i, k."""
     k = sp.Symbol("k", real=True)
     lhs, rhs = sinusoidal_row(POS_I + k, omegas), sinusoidal_row(POS_I, omegas) * offset_matrix(k, omegas)
-    return identity(lhs, rhs, "angle-addition formulas for sin and cos",
-                    claim=rf"p_{{i+k}} = p_i M_k \quad (d = {2 * len(omegas)})")
+    return identity(
+        lhs,
+        rhs,
+        "angle-addition formulas for sin and cos",
+        claim=rf"p_{{i+k}} = p_i M_k \quad (d = {2 * len(omegas)})",
+    )
 
 
 def commutes_step(a: sp.Matrix, omegas: Sequence[sp.Expr]) -> Step:
     """A M_k = M_k A for symbolic k."""
     m_k = offset_matrix(sp.Symbol("k", real=True), omegas)
-    return identity(a * m_k, m_k * a, "multiply out both products",
-                    claim=rf"A M_k = M_k A \quad (A = {sp.latex(a)})")
+    return identity(
+        a * m_k, m_k * a, "multiply out both products", claim=rf"A M_k = M_k A \quad (A = {sp.latex(a)})"
+    )
 
 
 def factorisation_step(a: sp.Matrix, omegas: Sequence[sp.Expr]) -> Step:
     """p_i A p_jᵀ = p_0 M_i A M_{−j} p_0ᵀ for any A: p_i = p_0 M_i and M_jᵀ = M_{−j}."""
     p_0 = sinusoidal_row(0, omegas)
     rhs = (p_0 * offset_matrix(POS_I, omegas) * a * offset_matrix(-POS_J, omegas) * p_0.T)[0]
-    return identity(position_term(a, POS_I, POS_J, omegas), rhs, "p_i = p_0 M_i and p_jᵀ = M_{−j} p_0ᵀ",
-                    claim=rf"p_i A p_j^\top = p_0 M_i A M_{{-j}} p_0^\top \quad (A = {sp.latex(a)})")
+    return identity(
+        position_term(a, POS_I, POS_J, omegas),
+        rhs,
+        "p_i = p_0 M_i and p_jᵀ = M_{−j} p_0ᵀ",
+        claim=rf"p_i A p_j^\top = p_0 M_i A M_{{-j}} p_0^\top \quad (A = {sp.latex(a)})",
+    )
 
 
 def relative_term_step(a: sp.Matrix, omegas: Sequence[sp.Expr]) -> Step:
     """p_i A p_jᵀ = p_0 A M_{i−j} p_0ᵀ: the position–position term depends on i − j alone."""
     p_0 = sinusoidal_row(0, omegas)
     rhs = (p_0 * a * offset_matrix(POS_I - POS_J, omegas) * p_0.T)[0]
-    return identity(position_term(a, POS_I, POS_J, omegas), rhs,
-                    "p_i = p_0 M_i and M_jᵀ = M_{−j}, so p_i A p_jᵀ = p_0 M_i A M_{−j} p_0ᵀ; "
-                    "A commutes with M_i, and M_i M_{−j} = M_{i−j}",
-                    claim=rf"p_i A p_j^\top = p_0 A M_{{i-j}} p_0^\top \quad (A = {sp.latex(a)})")
+    return identity(
+        position_term(a, POS_I, POS_J, omegas),
+        rhs,
+        "p_i = p_0 M_i and M_jᵀ = M_{−j}, so p_i A p_jᵀ = p_0 M_i A M_{−j} p_0ᵀ; "
+        "A commutes with M_i, and M_i M_{−j} = M_{i−j}",
+        claim=rf"p_i A p_j^\top = p_0 A M_{{i-j}} p_0^\top \quad (A = {sp.latex(a)})",
+    )
 
 
 def commutant_step() -> Step:
     """The 2×2 matrices commuting with a rotation [[c, −s], [s, c]], s ≠ 0, are exactly [[a, −b], [b, a]]."""
-    return fact(r"A M = M A,\ M = \begin{pmatrix} c & -s \\ s & c \end{pmatrix},\ s \neq 0 \iff "
-                r"A = \begin{pmatrix} a & -b \\ b & a \end{pmatrix}",
-                "SymPy solves the four linear equations A M − M A = 0: A_10 = −A_01 and A_11 = A_00",
-                _commutant_is_scaled_rotations)
+    return fact(
+        r"A M = M A,\ M = \begin{pmatrix} c & -s \\ s & c \end{pmatrix},\ s \neq 0 \iff "
+        r"A = \begin{pmatrix} a & -b \\ b & a \end{pmatrix}",
+        "SymPy solves the four linear equations A M − M A = 0: A_10 = −A_01 and A_11 = A_00",
+        _commutant_is_scaled_rotations,
+    )
 
 
 def _commutant_is_scaled_rotations() -> bool:
@@ -258,10 +312,16 @@ def closed_form_step(blocks: int, omegas: Sequence[sp.Expr]) -> Step:
     """p_i A p_jᵀ = Σ_l a_l cos((i−j)ω_l) − b_l sin((i−j)ω_l) for A with blocks [[a_l, −b_l], [b_l, a_l]]."""
     a, offset = scaled_rotations(blocks), POS_I - POS_J
     coefficients = [(a[2 * k, 2 * k], a[2 * k + 1, 2 * k]) for k in range(blocks)]
-    rhs = sum(x * sp.cos(offset * w) - y * sp.sin(offset * w)
-              for (x, y), w in zip(coefficients, omegas, strict=True))
-    return identity(position_term(a, POS_I, POS_J, omegas), rhs, "angle-subtraction formulas",
-                    claim=rf"p_i A p_j^\top = {sp.latex(rhs)}")
+    rhs = sum(
+        x * sp.cos(offset * w) - y * sp.sin(offset * w)
+        for (x, y), w in zip(coefficients, omegas, strict=True)
+    )
+    return identity(
+        position_term(a, POS_I, POS_J, omegas),
+        rhs,
+        "angle-subtraction formulas",
+        claim=rf"p_i A p_j^\top = {sp.latex(rhs)}",
+    )
 
 
 def rational_angle(expr: Expr, omega: sp.Symbol, cos_sin: CosSin) -> Expr:
@@ -276,17 +336,24 @@ def not_relative_step(a: sp.Matrix, first: tuple[int, int], second: tuple[int, i
     before = rational_angle(position_term(a, *first, [OMEGA]), OMEGA, cos_sin)
     after = rational_angle(position_term(a, *second, [OMEGA]), OMEGA, cos_sin)
     (i, j), (i2, j2) = first, second
-    return inequality(before, after, f"cos ω = {cos_sin[0]}, sin ω = {cos_sin[1]}; both terms are rational",
-                      claim=rf"p_{{{i}}} A p_{{{j}}}^\top = {sp.latex(before)} \neq {sp.latex(after)}"
-                      rf" = p_{{{i2}}} A p_{{{j2}}}^\top")
+    return inequality(
+        before,
+        after,
+        f"cos ω = {cos_sin[0]}, sin ω = {cos_sin[1]}; both terms are rational",
+        claim=rf"p_{{{i}}} A p_{{{j}}}^\top = {sp.latex(before)} \neq {sp.latex(after)}"
+        rf" = p_{{{i2}}} A p_{{{j2}}}^\top",
+    )
 
 
 def commutator_step(a: sp.Matrix, cos_sin: CosSin) -> Step:
     """A M_1 ≠ M_1 A exactly, for one frequency ω with the given rational cos ω, sin ω."""
     m_1 = offset_matrix(1, [OMEGA])
-    return inequality(rational_angle(a * m_1 - m_1 * a, OMEGA, cos_sin), sp.zeros(2, 2),
-                      f"cos ω = {cos_sin[0]}, sin ω = {cos_sin[1]}: a commutator entry is a nonzero rational",
-                      claim=rf"A M_1 \neq M_1 A \quad (A = {sp.latex(a)})")
+    return inequality(
+        rational_angle(a * m_1 - m_1 * a, OMEGA, cos_sin),
+        sp.zeros(2, 2),
+        f"cos ω = {cos_sin[0]}, sin ω = {cos_sin[1]}: a commutator entry is a nonzero rational",
+        claim=rf"A M_1 \neq M_1 A \quad (A = {sp.latex(a)})",
+    )
 
 
 THREE_FOUR_FIVE = (sp.Rational(3, 5), sp.Rational(4, 5))
@@ -313,12 +380,19 @@ def absolute_pe_score() -> list[Step]:
     a = matrix("A", 4, 4)
     one, two = [OMEGA], sp.symbols("omega_0:2", positive=True)
     return [
-        identity((x_i * w_q) * (x_j * w_k).T, x_i * (w_q * w_k.T) * x_j.T, "(AB)ᵀ = BᵀAᵀ",
-                 claim=r"(x_i W_Q)(x_j W_K)^\top = x_i A x_j^\top,\ A = W_Q W_K^\top"),
-        identity((e_i + p_i) * a * (e_j + p_j).T,
-                 e_i * a * e_j.T + e_i * a * p_j.T + p_i * a * e_j.T + p_i * a * p_j.T, "bilinearity",
-                 claim=r"(e_i + p_i) A (e_j + p_j)^\top = e_i A e_j^\top + e_i A p_j^\top + p_i A e_j^\top "
-                 r"+ p_i A p_j^\top"),
+        identity(
+            (x_i * w_q) * (x_j * w_k).T,
+            x_i * (w_q * w_k.T) * x_j.T,
+            "(AB)ᵀ = BᵀAᵀ",
+            claim=r"(x_i W_Q)(x_j W_K)^\top = x_i A x_j^\top,\ A = W_Q W_K^\top",
+        ),
+        identity(
+            (e_i + p_i) * a * (e_j + p_j).T,
+            e_i * a * e_j.T + e_i * a * p_j.T + p_i * a * e_j.T + p_i * a * p_j.T,
+            "bilinearity",
+            claim=r"(e_i + p_i) A (e_j + p_j)^\top = e_i A e_j^\top + e_i A p_j^\top + p_i A e_j^\top "
+            r"+ p_i A p_j^\top",
+        ),
         offset_step(one),
         offset_step(two),
         factorisation_step(matrix("A", 2, 2), one),
@@ -329,10 +403,12 @@ def absolute_pe_score() -> list[Step]:
         commutes_step(scaled_rotations(2), two),
         relative_term_step(scaled_rotations(2), two),
         closed_form_step(2, two),
-        identity(position_term(NOT_COMMUTING, POS_I, POS_J, one),
-                 sp.sin(POS_I * OMEGA) * sp.sin(POS_J * OMEGA),
-                 "multiply out",
-                 claim=r"A = \mathrm{diag}(1, 0):\ p_i A p_j^\top = \sin i\omega \sin j\omega"),
+        identity(
+            position_term(NOT_COMMUTING, POS_I, POS_J, one),
+            sp.sin(POS_I * OMEGA) * sp.sin(POS_J * OMEGA),
+            "multiply out",
+            claim=r"A = \mathrm{diag}(1, 0):\ p_i A p_j^\top = \sin i\omega \sin j\omega",
+        ),
         commutator_step(NOT_COMMUTING, THREE_FOUR_FIVE),
         not_relative_step(NOT_COMMUTING, (1, 0), (2, 1), THREE_FOUR_FIVE),
     ]
@@ -346,24 +422,34 @@ def previous_token_matrix(omegas: Sequence[sp.Expr], shift: int = -1) -> sp.Matr
 def head_score_step(a: sp.Matrix, omegas: Sequence[sp.Expr]) -> Step:
     """p_i A p_jᵀ = Σ_l cos((i − 1 − j) ω_l)."""
     rhs = sum(sp.cos((POS_I - 1 - POS_J) * w) for w in omegas)
-    return identity(position_term(a, POS_I, POS_J, omegas), rhs,
-                    "p_i M_{−1} = p_{i−1}, and p_{i−1}·p_j = cos((i−1−j)ω) block by block",
-                    claim=rf"s(i, j) = p_i A p_j^\top = \textstyle\sum_l \cos((i - 1 - j)\omega_l) "
-                    rf"\quad (\omega_l \in \lbrace {', '.join(sp.latex(w) for w in omegas)} \rbrace)")
+    return identity(
+        position_term(a, POS_I, POS_J, omegas),
+        rhs,
+        "p_i M_{−1} = p_{i−1}, and p_{i−1}·p_j = cos((i−1−j)ω) block by block",
+        claim=rf"s(i, j) = p_i A p_j^\top = \textstyle\sum_l \cos((i - 1 - j)\omega_l) "
+        rf"\quad (\omega_l \in \lbrace {', '.join(sp.latex(w) for w in omegas)} \rbrace)",
+    )
 
 
 def peak_step(a: sp.Matrix, omegas: Sequence[sp.Expr]) -> Step:
     """s(i, i − 1) = d/2: the bound is attained at the previous token."""
-    return identity(position_term(a, POS_I, POS_I - 1, omegas), len(omegas), "every term is cos 0 = 1",
-                    claim=rf"s(i, i-1) = {len(omegas)} = \tfrac{{d}}{{2}}")
+    return identity(
+        position_term(a, POS_I, POS_I - 1, omegas),
+        len(omegas),
+        "every term is cos 0 = 1",
+        claim=rf"s(i, i-1) = {len(omegas)} = \tfrac{{d}}{{2}}",
+    )
 
 
 def gap_step(a: sp.Matrix, omegas: Sequence[sp.Expr]) -> Step:
     """d/2 − s(i, j) = Σ_l (1 − cos((i − 1 − j) ω_l))."""
-    return identity(len(omegas) - position_term(a, POS_I, POS_J, omegas), _gap(POS_I, POS_J, omegas),
-                    "subtract the score from d/2 = Σ_l 1",
-                    claim=r"\tfrac{d}{2} - s(i, j) = "
-                    r"\textstyle\sum_l \big(1 - \cos((i - 1 - j)\omega_l)\big)")
+    return identity(
+        len(omegas) - position_term(a, POS_I, POS_J, omegas),
+        _gap(POS_I, POS_J, omegas),
+        "subtract the score from d/2 = Σ_l 1",
+        claim=r"\tfrac{d}{2} - s(i, j) = "
+        r"\textstyle\sum_l \big(1 - \cos((i - 1 - j)\omega_l)\big)",
+    )
 
 
 def _gap(i: sp.Expr, j: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Expr:
@@ -388,32 +474,47 @@ def previous_token_head() -> list[Step]:
     omegas = (sp.S.One, sp.Symbol("omega_1", positive=True))
     a = previous_token_matrix(omegas)
     return [
-        identity(sinusoidal_row(POS_I, [OMEGA]) * previous_token_matrix([OMEGA]),
-                 sinusoidal_row(POS_I - 1, [OMEGA]), "angle-subtraction formulas",
-                 claim=r"p_i M_{-1} = p_{i-1}"),
+        identity(
+            sinusoidal_row(POS_I, [OMEGA]) * previous_token_matrix([OMEGA]),
+            sinusoidal_row(POS_I - 1, [OMEGA]),
+            "angle-subtraction formulas",
+            claim=r"p_i M_{-1} = p_{i-1}",
+        ),
         head_score_step(previous_token_matrix([OMEGA]), [OMEGA]),
         head_score_step(a, omegas),
         gap_step(a, omegas),
-        identity(1 - sp.cos(2 * y), 2 * sp.sin(y) ** 2, "double-angle formula",
-                 claim=r"1 - \cos 2y = 2 \sin^2 y"),
-        fact(r"1 - \cos x \ge 0 \text{ for real } x, \text{ so } s(i, j) \le \tfrac{d}{2}",
-             "2 sin² y is the square of a real number (SymPy decides the sign from the assumptions); "
-             "every term of the gap is nonnegative",
-             lambda: (2 * sp.sin(y) ** 2).is_nonnegative is True),
+        identity(
+            1 - sp.cos(2 * y), 2 * sp.sin(y) ** 2, "double-angle formula", claim=r"1 - \cos 2y = 2 \sin^2 y"
+        ),
+        fact(
+            r"1 - \cos x \ge 0 \text{ for real } x, \text{ so } s(i, j) \le \tfrac{d}{2}",
+            "2 sin² y is the square of a real number (SymPy decides the sign from the assumptions); "
+            "every term of the gap is nonnegative",
+            lambda: (2 * sp.sin(y) ** 2).is_nonnegative is True,
+        ),
         peak_step(a, omegas),
-        fact(r"\lbrace x \in \mathbb{R} : \cos x = 1 \rbrace = 2\pi\mathbb{Z}",
-             "SymPy solveset over the reals", _cos_one_solutions_are_2pi_z),
-        fact(r"\pi \notin \mathbb{Q}, \text{ so } n / 2\pi \notin \mathbb{Z} \text{ for } "
-             r"n \in \mathbb{Z} \setminus \lbrace 0 \rbrace",
-             "π is irrational in SymPy's assumptions; a nonzero rational times an irrational is irrational",
-             lambda: sp.pi.is_irrational is True and (NONZERO_N / (2 * sp.pi)).is_irrational is True),
-        fact(r"\cos n \neq 1 \text{ for } n \in \mathbb{Z} \setminus \lbrace 0 \rbrace",
-             "cos n = 1 would need n ∈ 2πℤ; SymPy decides n ∉ 2πℤ for a nonzero integer n",
-             lambda: _cos_one_set().contains(NONZERO_N) is sp.false),
-        fact(r"j \neq i - 1 \implies \tfrac{d}{2} - s(i, j) \ge 1 - \cos(i - 1 - j) > 0",
-             "with n = i − 1 − j a nonzero integer, the ω_0 = 1 term of the gap is 1 − cos n = 2 sin²(n/2), "
-             "nonnegative and not 0; the remaining terms are 2 sin²(nω_l/2) ≥ 0",
-             lambda: _gap_off_peak_is_positive(omegas)),
+        fact(
+            r"\lbrace x \in \mathbb{R} : \cos x = 1 \rbrace = 2\pi\mathbb{Z}",
+            "SymPy solveset over the reals",
+            _cos_one_solutions_are_2pi_z,
+        ),
+        fact(
+            r"\pi \notin \mathbb{Q}, \text{ so } n / 2\pi \notin \mathbb{Z} \text{ for } "
+            r"n \in \mathbb{Z} \setminus \lbrace 0 \rbrace",
+            "π is irrational in SymPy's assumptions; a nonzero rational times an irrational is irrational",
+            lambda: sp.pi.is_irrational is True and (NONZERO_N / (2 * sp.pi)).is_irrational is True,
+        ),
+        fact(
+            r"\cos n \neq 1 \text{ for } n \in \mathbb{Z} \setminus \lbrace 0 \rbrace",
+            "cos n = 1 would need n ∈ 2πℤ; SymPy decides n ∉ 2πℤ for a nonzero integer n",
+            lambda: _cos_one_set().contains(NONZERO_N) is sp.false,
+        ),
+        fact(
+            r"j \neq i - 1 \implies \tfrac{d}{2} - s(i, j) \ge 1 - \cos(i - 1 - j) > 0",
+            "with n = i − 1 − j a nonzero integer, the ω_0 = 1 term of the gap is 1 − cos n = 2 sin²(n/2), "
+            "nonnegative and not 0; the remaining terms are 2 sin²(nω_l/2) ≥ 0",
+            lambda: _gap_off_peak_is_positive(omegas),
+        ),
     ]
 
 
@@ -424,8 +525,11 @@ def _cos_one_set() -> sp.Set:
 
 def _cos_one_solutions_are_2pi_z() -> bool:
     solutions, k = _cos_one_set(), sp.Symbol("k", integer=True)
-    return (isinstance(solutions, sp.ImageSet) and solutions.base_set == sp.S.Integers
-            and solutions.lamda(k) == 2 * sp.pi * k)
+    return (
+        isinstance(solutions, sp.ImageSet)
+        and solutions.base_set == sp.S.Integers
+        and solutions.lamda(k) == 2 * sp.pi * k
+    )
 
 
 def _gap_off_peak_is_positive(omegas: Sequence[sp.Expr]) -> bool:
@@ -436,7 +540,9 @@ def _gap_off_peak_is_positive(omegas: Sequence[sp.Expr]) -> bool:
     return (
         omegas[0] == 1
         and is_zero(_gap(POS_I, POS_I - 1 - n, omegas) - sum(terms))
-        and all(is_zero(term - half) and half.is_nonnegative is True
-                for term, half in zip(terms, halves, strict=True))
+        and all(
+            is_zero(term - half) and half.is_nonnegative is True
+            for term, half in zip(terms, halves, strict=True)
+        )
         and _cos_one_set().contains(n) is sp.false
     )

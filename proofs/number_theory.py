@@ -30,14 +30,17 @@ def exact_rational(value: object, name: str) -> sp.Rational:
     if isinstance(value, float):
         if math.isfinite(value) and value.is_integer():
             return sp.Integer(int(value))
-        raise ValueError(f"{name} must be an exact rational (int, fractions.Fraction or sympy.Rational); "
-                         f"the float {value!r} is not exact")
+        raise ValueError(
+            f"{name} must be an exact rational (int, fractions.Fraction or sympy.Rational); "
+            f"the float {value!r} is not exact"
+        )
     if isinstance(value, sp.Rational):
         return value
     if isinstance(value, numbers.Rational):
         return sp.Rational(int(value.numerator), int(value.denominator))
-    raise ValueError(f"{name} must be an exact rational (int, fractions.Fraction or sympy.Rational), "
-                     f"got {value!r}")
+    raise ValueError(
+        f"{name} must be an exact rational (int, fractions.Fraction or sympy.Rational), got {value!r}"
+    )
 
 
 def require_rational_base(base: object) -> sp.Rational:
@@ -84,7 +87,7 @@ def rational_power(b: object, exponent: object) -> sp.Rational | None:
         return sp.Integer(1)
     root, power = perfect_power(b)
     scaled = s * power
-    return root ** scaled if scaled.is_integer else None
+    return root**scaled if scaled.is_integer else None
 
 
 def algebraic_degree(b: object, exponent: object) -> int:
@@ -129,8 +132,11 @@ def rational_ratio_pairs(d: object, base: object) -> tuple[tuple[int, int, sp.Ra
     """Every (i, j, ω_i/ω_j) with i < j whose ratio is rational: j − i is a multiple of `ratio_step`."""
     count, step = frequency_count(d), ratio_step(d, base)
     b = require_rational_base(base)
-    return tuple((i, j, rational_power(b, sp.Rational(ratio_exponent(i, j, d))))
-                 for i in range(count) for j in range(i + step, count, step))
+    return tuple(
+        (i, j, rational_power(b, sp.Rational(ratio_exponent(i, j, d))))
+        for i in range(count)
+        for j in range(i + step, count, step)
+    )
 
 
 def pi_multiple(omega: object) -> sp.Rational | None:
@@ -147,14 +153,17 @@ def pi_multiple(omega: object) -> sp.Rational | None:
         return ratio
     if ratio.is_rational is False:
         return None
-    raise ValueError(f"cannot decide whether {value} is a rational multiple of π; give the frequency as a "
-                     "rational multiple of π or as an algebraic number such as b**Rational(-2*i, d)")
+    raise ValueError(
+        f"cannot decide whether {value} is a rational multiple of π; give the frequency as a "
+        "rational multiple of π or as an algebraic number such as b**Rational(-2*i, d)"
+    )
 
 
 def _require_exact_nonzero_real(omega: object) -> sp.Expr:
     if isinstance(omega, (bool, float)) or not isinstance(omega, (numbers.Rational, sp.Expr)):
-        raise ValueError(f"the frequency must be an exact SymPy number (e.g. pi/3 or 10**Rational(-4, 3)), "
-                         f"got {omega!r}")
+        raise ValueError(
+            f"the frequency must be an exact SymPy number (e.g. pi/3 or 10**Rational(-4, 3)), got {omega!r}"
+        )
     value = sp.sympify(omega)
     if value.free_symbols or value.is_real is not True or value.is_zero is not False:
         raise ValueError(f"the frequency must be a nonzero real number without symbols, got {value}")
@@ -175,9 +184,16 @@ _RATIONAL, _ALGEBRAIC = sp.Symbol("q", rational=True, nonzero=True), sp.Symbol("
 _OTHER_ALGEBRAIC = sp.Symbol("c", algebraic=True)
 _POSITIVE_RATIONAL, _EXPONENT = sp.Symbol("b", rational=True, positive=True), sp.Symbol("s", rational=True)
 _INTEGER = sp.Symbol("n", integer=True)
-_DEGREE_SAMPLES = ((10000, sp.Rational(1, 3)), (10000, sp.Rational(1, 4)), (10000, sp.Rational(1, 64)),
-                   (500000, sp.Rational(1, 6)), (sp.Rational(9, 4), sp.Rational(1, 2)),
-                   (sp.Rational(9, 4), sp.Rational(1, 3)), (8, sp.Rational(2, 9)), (64, sp.Rational(5, 12)))
+_DEGREE_SAMPLES = (
+    (10000, sp.Rational(1, 3)),
+    (10000, sp.Rational(1, 4)),
+    (10000, sp.Rational(1, 64)),
+    (500000, sp.Rational(1, 6)),
+    (sp.Rational(9, 4), sp.Rational(1, 2)),
+    (sp.Rational(9, 4), sp.Rational(1, 3)),
+    (8, sp.Rational(2, 9)),
+    (64, sp.Rational(5, 12)),
+)
 
 
 def _degrees_agree() -> bool:
@@ -185,22 +201,40 @@ def _degrees_agree() -> bool:
 
 
 FACTS = (
-    NumberFact("pi_irrational", "π is irrational", "Lambert 1761",
-               lambda: sp.pi.is_rational is False),
-    NumberFact("pi_transcendental", "π is transcendental: no nonzero polynomial with rational coefficients "
-               "vanishes at π", "Lindemann 1882",
-               lambda: sp.pi.is_transcendental is True and sp.pi.is_algebraic is False),
-    NumberFact("rational_power_algebraic", "b^s is algebraic for rational b > 0 and rational s = u/q: "
-               "it is a root of x^q − b^u", "definition of algebraic numbers",
-               lambda: (_POSITIVE_RATIONAL ** _EXPONENT).is_algebraic is True),
-    NumberFact("algebraic_field", "sums, products and integer multiples of algebraic numbers are algebraic",
-               "the algebraic numbers form a field",
-               lambda: all(expr.is_algebraic is True for expr in (
-                   _ALGEBRAIC + _OTHER_ALGEBRAIC, _ALGEBRAIC * _OTHER_ALGEBRAIC, _INTEGER * _ALGEBRAIC))),
-    NumberFact("algebraic_not_pi_multiple", "an algebraic number a is never a nonzero rational multiple of π "
-               "(a = qπ would make π = a/q algebraic)", "Lindemann 1882 and the field property",
-               lambda: (_ALGEBRAIC / _RATIONAL).is_algebraic is True and sp.pi.is_algebraic is False),
-    NumberFact("rational_power_degree", "for b = r^E (E maximal), b^s has degree denominator(s·E) over ℚ; "
-               "so b^s ∈ ℚ ⇔ s·E ∈ ℤ (checked against SymPy's minimal polynomials on samples)",
-               "unique factorisation; Capelli's theorem on x^q − a", _degrees_agree),
+    NumberFact("pi_irrational", "π is irrational", "Lambert 1761", lambda: sp.pi.is_rational is False),
+    NumberFact(
+        "pi_transcendental",
+        "π is transcendental: no nonzero polynomial with rational coefficients vanishes at π",
+        "Lindemann 1882",
+        lambda: sp.pi.is_transcendental is True and sp.pi.is_algebraic is False,
+    ),
+    NumberFact(
+        "rational_power_algebraic",
+        "b^s is algebraic for rational b > 0 and rational s = u/q: it is a root of x^q − b^u",
+        "definition of algebraic numbers",
+        lambda: (_POSITIVE_RATIONAL**_EXPONENT).is_algebraic is True,
+    ),
+    NumberFact(
+        "algebraic_field",
+        "sums, products and integer multiples of algebraic numbers are algebraic",
+        "the algebraic numbers form a field",
+        lambda: all(
+            expr.is_algebraic is True
+            for expr in (_ALGEBRAIC + _OTHER_ALGEBRAIC, _ALGEBRAIC * _OTHER_ALGEBRAIC, _INTEGER * _ALGEBRAIC)
+        ),
+    ),
+    NumberFact(
+        "algebraic_not_pi_multiple",
+        "an algebraic number a is never a nonzero rational multiple of π "
+        "(a = qπ would make π = a/q algebraic)",
+        "Lindemann 1882 and the field property",
+        lambda: (_ALGEBRAIC / _RATIONAL).is_algebraic is True and sp.pi.is_algebraic is False,
+    ),
+    NumberFact(
+        "rational_power_degree",
+        "for b = r^E (E maximal), b^s has degree denominator(s·E) over ℚ; "
+        "so b^s ∈ ℚ ⇔ s·E ∈ ℤ (checked against SymPy's minimal polynomials on samples)",
+        "unique factorisation; Capelli's theorem on x^q − a",
+        _degrees_agree,
+    ),
 )

@@ -49,8 +49,9 @@ def half_split_permutation(d: int) -> sp.Matrix:
     return p
 
 
-def score(rope_q: Rope, rope_k: Rope, q: sp.Matrix, k: sp.Matrix, m: sp.Expr, n: sp.Expr,
-          thetas: Sequence[sp.Expr]) -> sp.Expr:
+def score(
+    rope_q: Rope, rope_k: Rope, q: sp.Matrix, k: sp.Matrix, m: sp.Expr, n: sp.Expr, thetas: Sequence[sp.Expr]
+) -> sp.Expr:
     """The attention score ⟨R_m q, R_n k⟩ with q rotated by `rope_q` and k by `rope_k` (exact forms)."""
     return (rope_q.rotate_exact(q, m, thetas).T * rope_k.rotate_exact(k, n, thetas))[0]
 
@@ -59,16 +60,21 @@ def block_relative_step(sign: int = 1) -> Step:
     """R(mθ)ᵀ R(nθ) = R((n − m)θ) for one 2×2 block (`sign` = −1 builds the block rotated the other way)."""
     theta = sp.Symbol("theta", positive=True)
     lhs = rotation(sign * M * theta).T * rotation(sign * N * theta)
-    return identity(lhs, rotation((N - M) * theta), "angle-subtraction formulas, entry by entry",
-                    claim=r"R(m\theta)^\top R(n\theta) = R((n-m)\theta)")
+    return identity(
+        lhs,
+        rotation((N - M) * theta),
+        "angle-subtraction formulas, entry by entry",
+        claim=r"R(m\theta)^\top R(n\theta) = R((n-m)\theta)",
+    )
 
 
 def relative_matrix_step(rope: Rope) -> Step:
     """R_mᵀ R_n = R_{n−m} as d×d matrices, symbolic m, n, θ_i (so the score identity holds for any q, k)."""
     d, th = rope.d, thetas(rope.rotary_dim)
     lhs = rope_matrix(rope, M, th).T * rope_matrix(rope, N, th)
-    return _polynomial_identity(lhs, rope_matrix(rope, N - M, th), _SUBTRACTION,
-                                claim=rf"R_m^\top R_n = R_{{n-m}} \quad (d = {d})")
+    return _polynomial_identity(
+        lhs, rope_matrix(rope, N - M, th), _SUBTRACTION, claim=rf"R_m^\top R_n = R_{{n-m}} \quad (d = {d})"
+    )
 
 
 def relative_score_step(rope_q: Rope, rope_k: Rope) -> Step:
@@ -85,8 +91,12 @@ def orthogonality_step(rope: Rope) -> Step:
     """R_mᵀ R_m = I for symbolic m and θ_i."""
     d = rope.d
     r = rope_matrix(rope, M, thetas(rope.rotary_dim))
-    return _pythagorean_identity(r.T * r, sp.eye(d), "each block gives cos² + sin² = 1; cross terms cancel",
-                                 claim=rf"R_m^\top R_m = I_{{{d}}}")
+    return _pythagorean_identity(
+        r.T * r,
+        sp.eye(d),
+        "each block gives cos² + sin² = 1; cross terms cancel",
+        claim=rf"R_m^\top R_m = I_{{{d}}}",
+    )
 
 
 def norm_step(rope: Rope) -> Step:
@@ -94,18 +104,25 @@ def norm_step(rope: Rope) -> Step:
     d = rope.d
     q = vector("q", d)
     rotated = rope.rotate_exact(q, M, thetas(rope.rotary_dim))
-    return _pythagorean_identity((rotated.T * rotated)[0], (q.T * q)[0], "cos² + sin² = 1 in every pair",
-                                 claim=rf"\lVert R_m q\rVert^2 = \lVert q\rVert^2 \quad (d = {d})")
+    return _pythagorean_identity(
+        (rotated.T * rotated)[0],
+        (q.T * q)[0],
+        "cos² + sin² = 1 in every pair",
+        claim=rf"\lVert R_m q\rVert^2 = \lVert q\rVert^2 \quad (d = {d})",
+    )
 
 
 def composition_step(rope: Rope) -> Step:
     """R_m R_n = R_{m+n} for symbolic m, n, θ_i."""
     d, th = rope.d, thetas(rope.rotary_dim)
     lhs = rope_matrix(rope, M, th) * rope_matrix(rope, N, th)
-    return _polynomial_identity(lhs, rope_matrix(rope, M + N, th),
-                                "split cos(m+n)θ_i, sin(m+n)θ_i by the angle-addition formulas; both sides "
-                                "are then the same polynomial in cos mθ_i, sin mθ_i, cos nθ_i, sin nθ_i",
-                                claim=rf"R_m R_n = R_{{m+n}} \quad (d = {d})")
+    return _polynomial_identity(
+        lhs,
+        rope_matrix(rope, M + N, th),
+        "split cos(m+n)θ_i, sin(m+n)θ_i by the angle-addition formulas; both sides "
+        "are then the same polynomial in cos mθ_i, sin mθ_i, cos nθ_i, sin nθ_i",
+        claim=rf"R_m R_n = R_{{m+n}} \quad (d = {d})",
+    )
 
 
 def permutation_step(p: sp.Matrix, d: int) -> Step:
@@ -113,34 +130,56 @@ def permutation_step(p: sp.Matrix, d: int) -> Step:
     th = thetas(d)
     lhs = rope_matrix(Rope(d, layout="half_split"), M, th)
     rhs = p.T * rope_matrix(Rope(d, layout="interleaved"), M, th) * p
-    return identity(lhs, rhs, f"P moves (x_i, x_{{i+d/2}}) to positions (2i, 2i+1): {_describe(p)}",
-                    claim=rf"R^{{\mathrm{{half}}}}_m = P^\top R^{{\mathrm{{int}}}}_m P \quad (d = {d})")
+    return identity(
+        lhs,
+        rhs,
+        f"P moves (x_i, x_{{i+d/2}}) to positions (2i, 2i+1): {_describe(p)}",
+        claim=rf"R^{{\mathrm{{half}}}}_m = P^\top R^{{\mathrm{{int}}}}_m P \quad (d = {d})",
+    )
 
 
 def permutation_is_orthogonal_step(p: sp.Matrix) -> Step:
     """PᵀP = I for a 0/1 matrix P: each column has exactly one 1 and no two columns share a row."""
-    return identity(p.T * p, sp.eye(p.rows), "P has one 1 in each row and in each column",
-                    claim=rf"P^\top P = I_{{{p.rows}}}")
+    return identity(
+        p.T * p,
+        sp.eye(p.rows),
+        "P has one 1 in each row and in each column",
+        claim=rf"P^\top P = I_{{{p.rows}}}",
+    )
 
 
-def shifted_scores_differ_step(rope_q: Rope, rope_k: Rope, q: sp.Matrix, k: sp.Matrix,
-                               m: int, n: int, cos_sin: Sequence[tuple[sp.Rational, sp.Rational]]) -> Step:
+def shifted_scores_differ_step(
+    rope_q: Rope,
+    rope_k: Rope,
+    q: sp.Matrix,
+    k: sp.Matrix,
+    m: int,
+    n: int,
+    cos_sin: Sequence[tuple[sp.Rational, sp.Rational]],
+) -> Step:
     """s(m, n) ≠ s(m+1, n+1) exactly, for frequencies θ_i with cos θ_i, sin θ_i the given rationals."""
     th = thetas(2 * len(cos_sin))
     before = _at_rational_angles(score(rope_q, rope_k, q, k, m, n, th), th, cos_sin)
     after = _at_rational_angles(score(rope_q, rope_k, q, k, m + 1, n + 1, th), th, cos_sin)
-    return inequality(before, after, "expand cos(jθ), sin(jθ) into powers of cos θ, sin θ and substitute the "
-                      "rationals; both scores are then rational numbers",
-                      claim=rf"s({m},{n}) = {sp.latex(before)} \neq {sp.latex(after)} = s({m + 1},{n + 1})")
+    return inequality(
+        before,
+        after,
+        "expand cos(jθ), sin(jθ) into powers of cos θ, sin θ and substitute the "
+        "rationals; both scores are then rational numbers",
+        claim=rf"s({m},{n}) = {sp.latex(before)} \neq {sp.latex(after)} = s({m + 1},{n + 1})",
+    )
 
 
 def unit_circle_step(cos_sin: Sequence[tuple[sp.Rational, sp.Rational]]) -> Step:
     """Each (cos θ_i, sin θ_i) pair lies on the unit circle, so such angles θ_i exist."""
     lhs = sp.Matrix([c**2 + s**2 for c, s in cos_sin])
-    return identity(lhs, sp.ones(len(cos_sin), 1),
-                    "Pythagorean triples: each pair (c, s) is (cos θ_i, sin θ_i) for θ_i = atan2(s, c)",
-                    claim=r"\cos^2\theta_i + \sin^2\theta_i = 1 \text{ for } "
-                    + ", ".join(rf"({sp.latex(c)}, {sp.latex(s)})" for c, s in cos_sin))
+    return identity(
+        lhs,
+        sp.ones(len(cos_sin), 1),
+        "Pythagorean triples: each pair (c, s) is (cos θ_i, sin θ_i) for θ_i = atan2(s, c)",
+        claim=r"\cos^2\theta_i + \sin^2\theta_i = 1 \text{ for } "
+        + ", ".join(rf"({sp.latex(c)}, {sp.latex(s)})" for c, s in cos_sin),
+    )
 
 
 def _expand_angles(expr: Expr) -> Expr:
@@ -150,8 +189,10 @@ def _expand_angles(expr: Expr) -> Expr:
     return sp.expand(sp.expand_trig(sp.expand(expr)))
 
 
-_SUBTRACTION = ("split cos(n−m)θ_i, sin(n−m)θ_i by the angle-subtraction formulas; both sides are then the "
-                "same polynomial in cos mθ_i, sin mθ_i, cos nθ_i, sin nθ_i")
+_SUBTRACTION = (
+    "split cos(n−m)θ_i, sin(n−m)θ_i by the angle-subtraction formulas; both sides are then the "
+    "same polynomial in cos mθ_i, sin mθ_i, cos nθ_i, sin nθ_i"
+)
 
 
 def _polynomial_identity(lhs: Expr, rhs: Expr, justification: str, claim: str) -> Step:
@@ -181,8 +222,9 @@ def _without_sine_squares(expr: Expr) -> Expr:
     return sp.expand(expr.subs(squares))
 
 
-def _at_rational_angles(expr: sp.Expr, th: Sequence[sp.Symbol],
-                        cos_sin: Sequence[tuple[sp.Rational, sp.Rational]]) -> sp.Expr:
+def _at_rational_angles(
+    expr: sp.Expr, th: Sequence[sp.Symbol], cos_sin: Sequence[tuple[sp.Rational, sp.Rational]]
+) -> sp.Expr:
     values = {}
     for theta, (c, s) in zip(th, cos_sin, strict=True):
         values[sp.cos(theta)], values[sp.sin(theta)] = c, s
@@ -202,8 +244,10 @@ def _require_even(d: object) -> int:
 
 def _same_dimension(rope_q: Rope, rope_k: Rope) -> int:
     if (rope_q.d, rope_q.rotary_dim) != (rope_k.d, rope_k.rotary_dim):
-        raise ValueError(f"q and k must be rotated in the same dimensions, got d = {rope_q.d} "
-                         f"(r = {rope_q.rotary_dim}) and d = {rope_k.d} (r = {rope_k.rotary_dim})")
+        raise ValueError(
+            f"q and k must be rotated in the same dimensions, got d = {rope_q.d} "
+            f"(r = {rope_q.rotary_dim}) and d = {rope_k.d} (r = {rope_k.rotary_dim})"
+        )
     return rope_q.d
 
 
@@ -296,19 +340,27 @@ def standard_frequency_steps() -> list[Step]:
     th, e0 = thetas(4), sp.Matrix([1, 0, 0, 0])
     theta = th[0]
     return [
-        identity(score(Rope(4), Rope(4, layout="half_split"), e0, e0, M, N, th),
-                 sp.cos(M * theta) * sp.cos(N * theta),
-                 "interleaved R_m e_0 = (cos mθ_0, sin mθ_0, 0, 0); "
-                 "half-split R_n e_0 = (cos nθ_0, 0, sin nθ_0, 0)",
-                 claim=r"s(m, n) = \langle R^{\mathrm{int}}_m e_0, R^{\mathrm{half}}_n e_0\rangle = "
-                 r"\cos m\theta_0 \cos n\theta_0"),
-        identity(1 - sp.cos(theta) ** 2, (1 - sp.cos(2 * theta)) / 2, "double-angle formula",
-                 claim=r"s(0,0) - s(1,1) = 1 - \cos^2\theta_0 = \tfrac12 (1 - \cos 2\theta_0)"),
-        fact(r"\cos 2 \neq 1, \text{ so for } \theta_0 = 1:\ s(0,0) \neq s(1,1)",
-             r"SymPy solves $\cos x = 1$ over the reals as $2\pi\mathbb{Z}$ and decides "
-             r"$2 \notin 2\pi\mathbb{Z}$ because $\pi$ is irrational; "
-             r"$\theta_0 = \mathrm{base}^0 = 1$ for every base",
-             _two_is_not_in_2pi_z),
+        identity(
+            score(Rope(4), Rope(4, layout="half_split"), e0, e0, M, N, th),
+            sp.cos(M * theta) * sp.cos(N * theta),
+            "interleaved R_m e_0 = (cos mθ_0, sin mθ_0, 0, 0); "
+            "half-split R_n e_0 = (cos nθ_0, 0, sin nθ_0, 0)",
+            claim=r"s(m, n) = \langle R^{\mathrm{int}}_m e_0, R^{\mathrm{half}}_n e_0\rangle = "
+            r"\cos m\theta_0 \cos n\theta_0",
+        ),
+        identity(
+            1 - sp.cos(theta) ** 2,
+            (1 - sp.cos(2 * theta)) / 2,
+            "double-angle formula",
+            claim=r"s(0,0) - s(1,1) = 1 - \cos^2\theta_0 = \tfrac12 (1 - \cos 2\theta_0)",
+        ),
+        fact(
+            r"\cos 2 \neq 1, \text{ so for } \theta_0 = 1:\ s(0,0) \neq s(1,1)",
+            r"SymPy solves $\cos x = 1$ over the reals as $2\pi\mathbb{Z}$ and decides "
+            r"$2 \notin 2\pi\mathbb{Z}$ because $\pi$ is irrational; "
+            r"$\theta_0 = \mathrm{base}^0 = 1$ for every base",
+            _two_is_not_in_2pi_z,
+        ),
     ]
 
 
@@ -333,6 +385,7 @@ def _two_is_not_in_2pi_z() -> bool:
     ),
 )
 def mixed_layouts_break_relative() -> list[Step]:
-    mixed = shifted_scores_differ_step(Rope(4), Rope(4, layout="half_split"), MIXED_Q, MIXED_K, 1, 2,
-                                       PYTHAGOREAN)
+    mixed = shifted_scores_differ_step(
+        Rope(4), Rope(4, layout="half_split"), MIXED_Q, MIXED_K, 1, 2, PYTHAGOREAN
+    )
     return [unit_circle_step(PYTHAGOREAN), mixed, *standard_frequency_steps()]

@@ -44,8 +44,13 @@ def branch_value(piecewise: sp.Piecewise, point: Mapping[sp.Symbol, sp.Expr]) ->
     raise ValueError(f"no branch of {piecewise} holds at {point}")
 
 
-def regime(piecewise: sp.Piecewise, point: Mapping[sp.Symbol, sp.Expr], expected: sp.Expr,
-           claim: str, justification: str) -> Step:
+def regime(
+    piecewise: sp.Piecewise,
+    point: Mapping[sp.Symbol, sp.Expr],
+    expected: sp.Expr,
+    claim: str,
+    justification: str,
+) -> Step:
     """A step asserting that `piecewise` equals `expected` at `point` (on the branch `branch_value` picks)."""
     return fact(claim, justification, lambda: is_zero(branch_value(piecewise, point) - expected))
 
@@ -69,77 +74,108 @@ def ntk_by_parts(theta: sp.Expr, gamma: sp.Expr) -> sp.Expr:
     id="scaling.linear",
     title="Position interpolation divides every frequency by s",
     statement=r"p\cdot\frac{\theta_i}{s} = \frac{p}{s}\cdot\theta_i,"
-              r"\qquad \lambda'_i = \frac{2\pi}{\theta_i/s} = s\,\lambda_i",
+    r"\qquad \lambda'_i = \frac{2\pi}{\theta_i/s} = s\,\lambda_i",
     hypotheses=(r"$\theta_i = b^{-2i/d}$ with $b > 0$, $d > 2$, $i \ge 0$ symbolic; $s > 0$; $p$ real",),
 )
 def linear() -> Iterator[Step]:
     theta = rope_frequency(INDEX, DIM, BASE)
-    yield identity(POSITION * (theta / FACTOR), (POSITION / FACTOR) * theta,
-                   "dividing the frequency by s gives every position the angle position p/s had: "
-                   "positions up to sL land where positions up to L were",
-                   claim=r"p\,\frac{\theta_i}{s} = \frac{p}{s}\,\theta_i")
-    yield identity(2 * sp.pi / (theta / FACTOR), FACTOR * (2 * sp.pi / theta),
-                   "every wavelength grows by the same factor s",
-                   claim=r"\frac{2\pi}{\theta_i / s} = s\,\frac{2\pi}{\theta_i}")
+    yield identity(
+        POSITION * (theta / FACTOR),
+        (POSITION / FACTOR) * theta,
+        "dividing the frequency by s gives every position the angle position p/s had: "
+        "positions up to sL land where positions up to L were",
+        claim=r"p\,\frac{\theta_i}{s} = \frac{p}{s}\,\theta_i",
+    )
+    yield identity(
+        2 * sp.pi / (theta / FACTOR),
+        FACTOR * (2 * sp.pi / theta),
+        "every wavelength grows by the same factor s",
+        claim=r"\frac{2\pi}{\theta_i / s} = s\,\frac{2\pi}{\theta_i}",
+    )
 
 
 @derivation(
     id="scaling.ntk",
     title="NTK-aware scaling keeps the highest frequency and divides the lowest by exactly s",
     statement=r"b' = b\,s^{d/(d-2)}:\quad \theta'_i = \theta_i\,s^{-2i/(d-2)},\quad \theta'_0 = \theta_0,"
-              r"\quad \theta'_{d/2-1} = \theta_{d/2-1}/s",
+    r"\quad \theta'_{d/2-1} = \theta_{d/2-1}/s",
     hypotheses=(r"$b, s > 0$ symbolic; $d = e + 2$ with $e > 0$ symbolic ($d > 2$); $i \ge 0$ symbolic",),
 )
 def ntk() -> Iterator[Step]:
     scaled_base = BASE * FACTOR ** (DIM / (DIM - 2))
     last = DIM / 2 - 1
-    yield identity(rope_frequency(INDEX, DIM, scaled_base) / rope_frequency(INDEX, DIM, BASE),
-                   FACTOR ** (-2 * INDEX / (DIM - 2)),
-                   r"$(b\,s^{d/(d-2)})^{-2i/d} = b^{-2i/d}\,s^{-2i/(d-2)}$: pair $i$ is divided by "
-                   r"$s^{2i/(d-2)}$, from $1$ at $i = 0$ to $s$ at $i = d/2 - 1$",
-                   claim=r"\theta'_i / \theta_i = s^{-2i/(d-2)}")
-    yield identity(rope_frequency(0, DIM, scaled_base), rope_frequency(0, DIM, BASE),
-                   "the highest frequency is 1 whatever the base", claim=r"\theta'_0 = \theta_0 = 1")
-    yield identity(rope_frequency(last, DIM, scaled_base), rope_frequency(last, DIM, BASE) / FACTOR,
-                   r"at $i = d/2 - 1$ the exponent is $-(d-2)/d$, which cancels $d/(d-2)$",
-                   claim=r"\theta'_{d/2-1} = \theta_{d/2-1} / s")
-    yield identity(rope_frequency(last, DIM, BASE * FACTOR), rope_frequency(last, DIM, BASE)
-                   * FACTOR ** (-(DIM - 2) / DIM),
-                   r"with the exponent $d/d$ instead (base $b\,s$) the lowest frequency is divided by "
-                   r"$s^{(d-2)/d}$ only",
-                   claim=r"(b\,s)^{-(d-2)/d} = \theta_{d/2-1}\, s^{-(d-2)/d}")
-    yield inequality(sp.Integer(2) ** sp.Rational(2, 4), sp.Integer(2),
-                     r"and $s^{(d-2)/d} \ne s$: at $d = 4$, $s = 2$ it is $\sqrt 2$",
-                     claim=r"2^{(4-2)/4} \neq 2")
+    yield identity(
+        rope_frequency(INDEX, DIM, scaled_base) / rope_frequency(INDEX, DIM, BASE),
+        FACTOR ** (-2 * INDEX / (DIM - 2)),
+        r"$(b\,s^{d/(d-2)})^{-2i/d} = b^{-2i/d}\,s^{-2i/(d-2)}$: pair $i$ is divided by "
+        r"$s^{2i/(d-2)}$, from $1$ at $i = 0$ to $s$ at $i = d/2 - 1$",
+        claim=r"\theta'_i / \theta_i = s^{-2i/(d-2)}",
+    )
+    yield identity(
+        rope_frequency(0, DIM, scaled_base),
+        rope_frequency(0, DIM, BASE),
+        "the highest frequency is 1 whatever the base",
+        claim=r"\theta'_0 = \theta_0 = 1",
+    )
+    yield identity(
+        rope_frequency(last, DIM, scaled_base),
+        rope_frequency(last, DIM, BASE) / FACTOR,
+        r"at $i = d/2 - 1$ the exponent is $-(d-2)/d$, which cancels $d/(d-2)$",
+        claim=r"\theta'_{d/2-1} = \theta_{d/2-1} / s",
+    )
+    yield identity(
+        rope_frequency(last, DIM, BASE * FACTOR),
+        rope_frequency(last, DIM, BASE) * FACTOR ** (-(DIM - 2) / DIM),
+        r"with the exponent $d/d$ instead (base $b\,s$) the lowest frequency is divided by "
+        r"$s^{(d-2)/d}$ only",
+        claim=r"(b\,s)^{-(d-2)/d} = \theta_{d/2-1}\, s^{-(d-2)/d}",
+    )
+    yield inequality(
+        sp.Integer(2) ** sp.Rational(2, 4),
+        sp.Integer(2),
+        r"and $s^{(d-2)/d} \ne s$: at $d = 4$, $s = 2$ it is $\sqrt 2$",
+        claim=r"2^{(4-2)/4} \neq 2",
+    )
 
 
 @derivation(
     id="scaling.dynamic_ntk",
     title="Dynamic NTK starts from the unscaled frequencies at the original context",
     statement=r"s'(L) = s\,\frac{L}{L_0} - (s - 1) = 1 + s\,\frac{L - L_0}{L_0},\qquad s'(L_0) = 1,"
-              r"\qquad \frac{ds'}{dL} = \frac{s}{L_0} > 0",
+    r"\qquad \frac{ds'}{dL} = \frac{s}{L_0} > 0",
     hypotheses=(r"$s, L_0 > 0$ symbolic; $L$ the current length (the code uses $\max(L, L_0)$)",),
 )
 def dynamic_ntk() -> Iterator[Step]:
     length, original = sp.symbols("L L_0", positive=True)
     effective = FACTOR * length / original - (FACTOR - 1)
-    yield identity(effective, 1 + FACTOR * (length - original) / original,
-                   "the same number written so that it rounds to exactly 1 at L = L₀",
-                   claim=r"s\,\frac{L}{L_0} - (s - 1) = 1 + s\,\frac{L - L_0}{L_0}")
-    yield identity(effective.subs(length, original), 1, "at the original context the factor is 1: no scaling",
-                   claim=r"s'(L_0) = 1")
-    yield fact(r"\frac{ds'}{dL} = \frac{s}{L_0} > 0",
-               "SymPy differentiates and proves the derivative positive: s' ≥ 1 for every L ≥ L₀",
-               lambda: is_zero(sp.diff(effective, length) - FACTOR / original)
-               and bool(sp.diff(effective, length).is_positive))
+    yield identity(
+        effective,
+        1 + FACTOR * (length - original) / original,
+        "the same number written so that it rounds to exactly 1 at L = L₀",
+        claim=r"s\,\frac{L}{L_0} - (s - 1) = 1 + s\,\frac{L - L_0}{L_0}",
+    )
+    yield identity(
+        effective.subs(length, original),
+        1,
+        "at the original context the factor is 1: no scaling",
+        claim=r"s'(L_0) = 1",
+    )
+    yield fact(
+        r"\frac{ds'}{dL} = \frac{s}{L_0} > 0",
+        "SymPy differentiates and proves the derivative positive: s' ≥ 1 for every L ≥ L₀",
+        lambda: (
+            is_zero(sp.diff(effective, length) - FACTOR / original)
+            and bool(sp.diff(effective, length).is_positive)
+        ),
+    )
 
 
 @derivation(
     id="scaling.yarn_paper_ramp",
     title="YaRN's NTK-by-parts ramp: keep fast dimensions, interpolate slow ones, linear in r between",
     statement=r"h(\theta) = (1-\gamma(r))\frac{\theta}{s} + \gamma(r)\,\theta,\quad \gamma(r) = "
-              r"\begin{cases}0 & r < \alpha\\ 1 & r > \beta\\ "
-              r"\frac{r-\alpha}{\beta-\alpha} & \text{otherwise}\end{cases}",
+    r"\begin{cases}0 & r < \alpha\\ 1 & r > \beta\\ "
+    r"\frac{r-\alpha}{\beta-\alpha} & \text{otherwise}\end{cases}",
     hypotheses=(
         r"$r = L/\lambda$: the turns a dimension makes over the original context $L$ "
         r"($\lambda = 2\pi/\theta$)",
@@ -153,23 +189,53 @@ def yarn_paper_ramp() -> Iterator[Step]:
     gamma = paper_ramp(RATIO, ALPHA, BETA)
     h = sp.Piecewise(*((ntk_by_parts(THETA, value), condition) for value, condition in gamma.args))
     middle = ntk_by_parts(THETA, (RATIO - ALPHA) / (BETA - ALPHA))
-    yield regime(h, {RATIO: BETA + DELTA}, THETA, r"r > \beta \Rightarrow h(\theta) = \theta",
-                 "a dimension turning more than β times over the context is kept (γ = 1)")
-    yield regime(h, {RATIO: ALPHA - DELTA}, THETA / FACTOR, r"r < \alpha \Rightarrow h(\theta) = \theta / s",
-                 "a dimension turning fewer than α times (wavelength beyond the context) is interpolated")
-    yield regime(h, {RATIO: BETWEEN}, middle.subs(RATIO, BETWEEN),
-                 r"\alpha < r < \beta \Rightarrow h(\theta) = \frac{\theta}{s} + "
-                 r"\Bigl(\theta - \frac{\theta}{s}\Bigr)\frac{r - \alpha}{\beta - \alpha}",
-                 "between, SymPy picks the third branch: the blend")
-    yield identity(sp.diff(middle, RATIO), THETA * (1 - 1 / FACTOR) / (BETA - ALPHA),
-                   "the blend is linear in r: its derivative does not depend on r",
-                   claim=r"\frac{\partial h}{\partial r} = \frac{\theta\,(1 - 1/s)}{\beta - \alpha}")
-    yield identity(middle.subs(RATIO, ALPHA), THETA / FACTOR, "the blend meets the interpolated regime at α",
-                   claim=r"h\big|_{r=\alpha} = \theta/s")
-    yield identity(middle.subs(RATIO, BETA), THETA, "and the kept regime at r = β: h is continuous",
-                   claim=r"h\big|_{r=\beta} = \theta")
-    yield regime(gamma, {RATIO: ALPHA}, 0, r"\gamma(\alpha) = 0",
-                 "the boundary r = α belongs to the blend, whose value there is that of the left regime")
+    yield regime(
+        h,
+        {RATIO: BETA + DELTA},
+        THETA,
+        r"r > \beta \Rightarrow h(\theta) = \theta",
+        "a dimension turning more than β times over the context is kept (γ = 1)",
+    )
+    yield regime(
+        h,
+        {RATIO: ALPHA - DELTA},
+        THETA / FACTOR,
+        r"r < \alpha \Rightarrow h(\theta) = \theta / s",
+        "a dimension turning fewer than α times (wavelength beyond the context) is interpolated",
+    )
+    yield regime(
+        h,
+        {RATIO: BETWEEN},
+        middle.subs(RATIO, BETWEEN),
+        r"\alpha < r < \beta \Rightarrow h(\theta) = \frac{\theta}{s} + "
+        r"\Bigl(\theta - \frac{\theta}{s}\Bigr)\frac{r - \alpha}{\beta - \alpha}",
+        "between, SymPy picks the third branch: the blend",
+    )
+    yield identity(
+        sp.diff(middle, RATIO),
+        THETA * (1 - 1 / FACTOR) / (BETA - ALPHA),
+        "the blend is linear in r: its derivative does not depend on r",
+        claim=r"\frac{\partial h}{\partial r} = \frac{\theta\,(1 - 1/s)}{\beta - \alpha}",
+    )
+    yield identity(
+        middle.subs(RATIO, ALPHA),
+        THETA / FACTOR,
+        "the blend meets the interpolated regime at α",
+        claim=r"h\big|_{r=\alpha} = \theta/s",
+    )
+    yield identity(
+        middle.subs(RATIO, BETA),
+        THETA,
+        "and the kept regime at r = β: h is continuous",
+        claim=r"h\big|_{r=\beta} = \theta",
+    )
+    yield regime(
+        gamma,
+        {RATIO: ALPHA},
+        0,
+        r"\gamma(\alpha) = 0",
+        "the boundary r = α belongs to the blend, whose value there is that of the left regime",
+    )
     yield regime(gamma, {RATIO: BETA}, 1, r"\gamma(\beta) = 1", "likewise at r = β")
 
 
@@ -177,8 +243,8 @@ def yarn_paper_ramp() -> Iterator[Step]:
     id="scaling.yarn_reference_ramp",
     title="The reference YaRN ramp is linear in the dimension index, that is in ln r, not in r",
     statement=r"c(n) = \frac{d\,\ln\bigl(L/(2\pi n)\bigr)}{2\ln b},\quad \gamma_{\text{ref}}(r) = 1 - "
-              r"\frac{c(r) - c(\beta)}{c(\alpha) - c(\beta)} = "
-              r"\frac{\ln r - \ln \alpha}{\ln\beta - \ln\alpha}",
+    r"\frac{c(r) - c(\beta)}{c(\alpha) - c(\beta)} = "
+    r"\frac{\ln r - \ln \alpha}{\ln\beta - \ln\alpha}",
     hypotheses=(
         r"``find_correction_dim`` $c(n)$; pair $i$ turns $r(i) = L\,b^{-2i/d}/(2\pi)$ times over the "
         r"context $L$",
@@ -189,8 +255,11 @@ def yarn_paper_ramp() -> Iterator[Step]:
     ),
 )
 def yarn_reference_ramp() -> Iterator[Step]:
-    base, dim, beta = 1 + sp.Symbol("epsilon", positive=True), sp.Symbol("d", positive=True), sp.Symbol(
-        "beta", positive=True)
+    base, dim, beta = (
+        1 + sp.Symbol("epsilon", positive=True),
+        sp.Symbol("d", positive=True),
+        sp.Symbol("beta", positive=True),
+    )
     index = sp.Symbol("i", real=True)
 
     def correction_dim(turns: sp.Expr) -> sp.Expr:
@@ -202,41 +271,65 @@ def yarn_reference_ramp() -> Iterator[Step]:
     ramp = (correction_dim(RATIO) - correction_dim(beta)) / (correction_dim(ALPHA) - correction_dim(beta))
     reference = (sp.log(RATIO) - sp.log(ALPHA)) / (sp.log(beta) - sp.log(ALPHA))
     rho = sp.Symbol("rho", real=True)
-    yield identity(turns_of(correction_dim(TURNS)), TURNS,
-                   "c(n) inverts the turn count: pair c(n) turns exactly n times over the context",
-                   claim=r"r\bigl(c(n)\bigr) = n")
-    yield fact(r"\frac{d}{di}\ln r(i) = -\frac{2\ln b}{d} < 0",
-               r"SymPy differentiates and proves the sign: higher pairs turn fewer times, so $r > \beta \iff "
-               r"i < c(\beta)$ and $r < \alpha \iff i > c(\alpha)$",
-               lambda: is_zero(sp.diff(turns_of(index), index) / turns_of(index) + 2 * sp.log(base) / dim)
-               and bool((-2 * sp.log(base) / dim).is_negative))
-    yield identity(1 - ramp, reference,
-                   r"the ramp $(i - c(\beta))/(c(\alpha) - c(\beta))$ at $i = c(r)$; every $c$ is $\ln$ of a "
-                   r"quotient, so $L$, $2\pi$, $d$ and $\ln b$ cancel",
-                   claim=r"1 - \frac{c(r) - c(\beta)}{c(\alpha) - c(\beta)} = \frac{\ln r - \ln\alpha}"
-                         r"{\ln\beta - \ln\alpha}")
-    yield identity(reference.subs(RATIO, beta), 1, "kept at r = β, as in the paper",
-                   claim=r"\gamma_{\text{ref}}(\beta) = 1")
-    yield identity(reference.subs(RATIO, ALPHA), 0, "interpolated at r = α, as in the paper",
-                   claim=r"\gamma_{\text{ref}}(\alpha) = 0")
-    yield identity(sp.diff(reference.subs(RATIO, sp.exp(rho)), rho), 1 / (sp.log(beta) - sp.log(ALPHA)),
-                   r"linear in $\rho = \ln r$ (equivalently in the index $i$)",
-                   claim=r"\frac{d\gamma_{\text{ref}}}{d\ln r} = \frac{1}{\ln\beta - \ln\alpha}")
+    yield identity(
+        turns_of(correction_dim(TURNS)),
+        TURNS,
+        "c(n) inverts the turn count: pair c(n) turns exactly n times over the context",
+        claim=r"r\bigl(c(n)\bigr) = n",
+    )
+    yield fact(
+        r"\frac{d}{di}\ln r(i) = -\frac{2\ln b}{d} < 0",
+        r"SymPy differentiates and proves the sign: higher pairs turn fewer times, so $r > \beta \iff "
+        r"i < c(\beta)$ and $r < \alpha \iff i > c(\alpha)$",
+        lambda: (
+            is_zero(sp.diff(turns_of(index), index) / turns_of(index) + 2 * sp.log(base) / dim)
+            and bool((-2 * sp.log(base) / dim).is_negative)
+        ),
+    )
+    yield identity(
+        1 - ramp,
+        reference,
+        r"the ramp $(i - c(\beta))/(c(\alpha) - c(\beta))$ at $i = c(r)$; every $c$ is $\ln$ of a "
+        r"quotient, so $L$, $2\pi$, $d$ and $\ln b$ cancel",
+        claim=r"1 - \frac{c(r) - c(\beta)}{c(\alpha) - c(\beta)} = \frac{\ln r - \ln\alpha}"
+        r"{\ln\beta - \ln\alpha}",
+    )
+    yield identity(
+        reference.subs(RATIO, beta),
+        1,
+        "kept at r = β, as in the paper",
+        claim=r"\gamma_{\text{ref}}(\beta) = 1",
+    )
+    yield identity(
+        reference.subs(RATIO, ALPHA),
+        0,
+        "interpolated at r = α, as in the paper",
+        claim=r"\gamma_{\text{ref}}(\alpha) = 0",
+    )
+    yield identity(
+        sp.diff(reference.subs(RATIO, sp.exp(rho)), rho),
+        1 / (sp.log(beta) - sp.log(ALPHA)),
+        r"linear in $\rho = \ln r$ (equivalently in the index $i$)",
+        claim=r"\frac{d\gamma_{\text{ref}}}{d\ln r} = \frac{1}{\ln\beta - \ln\alpha}",
+    )
     paper_value = (sp.Integer(4) - 1) / (sp.Integer(32) - 1)
     reference_value = reference.subs({RATIO: 4, ALPHA: 1, beta: 32})
-    yield inequality(reference_value, paper_value,
-                     r"so between $\alpha$ and $\beta$ it is not the paper's $\gamma$: at $\alpha = 1$, "
-                     r"$\beta = 32$, $r = 4$ the code's weight on $\theta$ is $\ln 4/\ln 32 = 2/5$, "
-                     r"the paper's $3/31$",
-                     claim=r"\frac{\ln 4}{\ln 32} \neq \frac{4 - 1}{32 - 1}")
+    yield inequality(
+        reference_value,
+        paper_value,
+        r"so between $\alpha$ and $\beta$ it is not the paper's $\gamma$: at $\alpha = 1$, "
+        r"$\beta = 32$, $r = 4$ the code's weight on $\theta$ is $\ln 4/\ln 32 = 2/5$, "
+        r"the paper's $3/31$",
+        claim=r"\frac{\ln 4}{\ln 32} \neq \frac{4 - 1}{32 - 1}",
+    )
 
 
 @derivation(
     id="scaling.llama3",
     title="Llama 3's rule: three regimes, continuous at both boundaries",
     statement=r"\theta' = \begin{cases}\theta & \lambda < L_0/h\\ \theta/s & \lambda > L_0/l\\ "
-              r"(1-\sigma)\frac{\theta}{s} + \sigma\theta & \text{otherwise}\end{cases},\quad "
-              r"\sigma = \frac{L_0/\lambda - l}{h - l}",
+    r"(1-\sigma)\frac{\theta}{s} + \sigma\theta & \text{otherwise}\end{cases},\quad "
+    r"\sigma = \frac{L_0/\lambda - l}{h - l}",
     hypotheses=(
         r"$\lambda = 2\pi/\theta$; $\rho = L_0/\lambda$; $l$ = ``low_freq_factor``, $h = l + w$ = "
         r"``high_freq_factor``, $w > 0$; $L_0$, $\theta$, $s$, $\rho > 0$ symbolic",
@@ -251,28 +344,58 @@ def llama3() -> Iterator[Step]:
     middle = (1 - smooth) * THETA / FACTOR + smooth * THETA
     kept, interpolated = sp.StrictGreaterThan(RATIO, high), sp.StrictLessThan(RATIO, low)
     rule = sp.Piecewise((THETA, kept), (THETA / FACTOR, interpolated), (middle, True))
-    yield identity(original / high - wavelength, original / (high * RATIO) * (RATIO - high),
-                   r"the factor $L_0/(h\rho)$ is positive, so $\lambda < L_0/h \iff \rho > h$",
-                   claim=r"\frac{L_0}{h} - \lambda = \frac{L_0}{h\rho}\,(\rho - h)")
-    yield identity(wavelength - original / low, original / (low * RATIO) * (low - RATIO),
-                   r"likewise $\lambda > L_0/l \iff \rho < l$",
-                   claim=r"\lambda - \frac{L_0}{l} = \frac{L_0}{l\rho}\,(l - \rho)")
-    yield regime(rule, {RATIO: high + DELTA}, THETA, r"\lambda < L_0/h \Rightarrow \theta' = \theta",
-                 "high-frequency pairs (short wavelengths) are kept")
-    yield regime(rule, {RATIO: low - DELTA}, THETA / FACTOR,
-                 r"\lambda > L_0/l \Rightarrow \theta' = \theta/s",
-                 "low-frequency pairs (wavelengths beyond L₀/l) are interpolated")
-    yield regime(rule, {RATIO: BETWEEN}, middle.subs(RATIO, BETWEEN),
-                 r"L_0/h \le \lambda \le L_0/l \Rightarrow "
-                 r"\theta' = (1-\sigma)\frac{\theta}{s} + \sigma\theta",
-                 "between, the blend")
-    yield identity(middle.subs(RATIO, high), THETA, "the blend meets the kept regime at λ = L₀/h",
-                   claim=r"\sigma = 1 \text{ at } \lambda = L_0/h:\ \theta' = \theta")
-    yield identity(middle.subs(RATIO, low), THETA / FACTOR, "and the interpolated one at λ = L₀/l",
-                   claim=r"\sigma = 0 \text{ at } \lambda = L_0/l:\ \theta' = \theta/s")
-    yield identity(middle, ntk_by_parts(THETA, (RATIO - low) / (high - low)),
-                   r"the blend is YaRN's $h(\theta)$ with $r = \rho = L_0/\lambda$, $\alpha = l$, "
-                   r"$\beta = h$: Llama 3 is the paper's NTK-by-parts with $\alpha = 1$, $\beta = 4$ "
-                   r"and no temperature",
-                   claim=r"(1-\sigma)\frac{\theta}{s} + \sigma\theta = "
-                         r"h(\theta)\big|_{\alpha = l,\ \beta = h}")
+    yield identity(
+        original / high - wavelength,
+        original / (high * RATIO) * (RATIO - high),
+        r"the factor $L_0/(h\rho)$ is positive, so $\lambda < L_0/h \iff \rho > h$",
+        claim=r"\frac{L_0}{h} - \lambda = \frac{L_0}{h\rho}\,(\rho - h)",
+    )
+    yield identity(
+        wavelength - original / low,
+        original / (low * RATIO) * (low - RATIO),
+        r"likewise $\lambda > L_0/l \iff \rho < l$",
+        claim=r"\lambda - \frac{L_0}{l} = \frac{L_0}{l\rho}\,(l - \rho)",
+    )
+    yield regime(
+        rule,
+        {RATIO: high + DELTA},
+        THETA,
+        r"\lambda < L_0/h \Rightarrow \theta' = \theta",
+        "high-frequency pairs (short wavelengths) are kept",
+    )
+    yield regime(
+        rule,
+        {RATIO: low - DELTA},
+        THETA / FACTOR,
+        r"\lambda > L_0/l \Rightarrow \theta' = \theta/s",
+        "low-frequency pairs (wavelengths beyond L₀/l) are interpolated",
+    )
+    yield regime(
+        rule,
+        {RATIO: BETWEEN},
+        middle.subs(RATIO, BETWEEN),
+        r"L_0/h \le \lambda \le L_0/l \Rightarrow "
+        r"\theta' = (1-\sigma)\frac{\theta}{s} + \sigma\theta",
+        "between, the blend",
+    )
+    yield identity(
+        middle.subs(RATIO, high),
+        THETA,
+        "the blend meets the kept regime at λ = L₀/h",
+        claim=r"\sigma = 1 \text{ at } \lambda = L_0/h:\ \theta' = \theta",
+    )
+    yield identity(
+        middle.subs(RATIO, low),
+        THETA / FACTOR,
+        "and the interpolated one at λ = L₀/l",
+        claim=r"\sigma = 0 \text{ at } \lambda = L_0/l:\ \theta' = \theta/s",
+    )
+    yield identity(
+        middle,
+        ntk_by_parts(THETA, (RATIO - low) / (high - low)),
+        r"the blend is YaRN's $h(\theta)$ with $r = \rho = L_0/\lambda$, $\alpha = l$, "
+        r"$\beta = h$: Llama 3 is the paper's NTK-by-parts with $\alpha = 1$, $\beta = 4$ "
+        r"and no temperature",
+        claim=r"(1-\sigma)\frac{\theta}{s} + \sigma\theta = "
+        r"h(\theta)\big|_{\alpha = l,\ \beta = h}",
+    )

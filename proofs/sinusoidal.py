@@ -72,8 +72,13 @@ def setting(omegas: Sequence[sp.Expr], d: int | None = None) -> str:
     return rf"\qquad \big[d = {d},\ (\omega_i) = ({', '.join(sp.latex(omega) for omega in omegas)})\big]"
 
 
-def shift_step(omegas: Sequence[sp.Expr], offset: sp.Expr = K, block: Block = rotation_block,
-               family: Family = Sinusoidal, justification: str = "angle addition in every pair") -> Step:
+def shift_step(
+    omegas: Sequence[sp.Expr],
+    offset: sp.Expr = K,
+    block: Block = rotation_block,
+    family: Family = Sinusoidal,
+    justification: str = "angle addition in every pair",
+) -> Step:
     """PE(pos + offset) = M_k·PE(pos), with M_k built from `block` (it holds for offset = k)."""
     pe = with_frequencies(omegas, family=family)
     lhs = pe.column(POS + offset)
@@ -85,100 +90,162 @@ def shift_step(omegas: Sequence[sp.Expr], offset: sp.Expr = K, block: Block = ro
 def position_free_step(block: Block = rotation_block) -> Step:
     """∂B/∂pos = 0 for the block at angle k·ω: the shift matrix does not depend on the position."""
     matrix = block(K * OMEGA)
-    return identity(matrix.diff(POS), sp.zeros(*matrix.shape), "the block's entries involve only k and ω",
-                    r"\frac{\partial}{\partial\,pos} B_k(\omega) = 0")
+    return identity(
+        matrix.diff(POS),
+        sp.zeros(*matrix.shape),
+        "the block's entries involve only k and ω",
+        r"\frac{\partial}{\partial\,pos} B_k(\omega) = 0",
+    )
 
 
-def orthogonality_step(omegas: Sequence[sp.Expr], block: Block = rotation_block,
-                       justification: str = r"$\cos^2 + \sin^2 = 1$ on the diagonal of every block") -> Step:
+def orthogonality_step(
+    omegas: Sequence[sp.Expr],
+    block: Block = rotation_block,
+    justification: str = r"$\cos^2 + \sin^2 = 1$ on the diagonal of every block",
+) -> Step:
     """M_kᵀ M_k = I."""
     matrix = shift_matrix(K, omegas, block)
-    return euler_identity(matrix.T * matrix, sp.eye(matrix.rows), justification,
-                          rf"M_k^\top M_k = I{setting(omegas)}")
+    return euler_identity(
+        matrix.T * matrix, sp.eye(matrix.rows), justification, rf"M_k^\top M_k = I{setting(omegas)}"
+    )
 
 
-def determinant_step(omegas: Sequence[sp.Expr], block: Block = rotation_block,
-                     justification: str = r"each block has determinant $\cos^2 + \sin^2 = 1$") -> Step:
+def determinant_step(
+    omegas: Sequence[sp.Expr],
+    block: Block = rotation_block,
+    justification: str = r"each block has determinant $\cos^2 + \sin^2 = 1$",
+) -> Step:
     """det M_k = 1."""
     matrix = shift_matrix(K, omegas, block)
     return euler_identity(matrix.det(method="berkowitz"), 1, justification, rf"\det M_k = 1{setting(omegas)}")
 
 
-def composition_step(omegas: Sequence[sp.Expr], block: Block = rotation_block,
-                     justification: str = "angle addition in every block") -> Step:
+def composition_step(
+    omegas: Sequence[sp.Expr],
+    block: Block = rotation_block,
+    justification: str = "angle addition in every block",
+) -> Step:
     """M_a M_b = M_{a+b}."""
     lhs = shift_matrix(A, omegas, block) * shift_matrix(B, omegas, block)
-    return identity(lhs, shift_matrix(A + B, omegas, block), justification,
-                    rf"M_a M_b = M_{{a+b}}{setting(omegas)}")
+    return identity(
+        lhs, shift_matrix(A + B, omegas, block), justification, rf"M_a M_b = M_{{a+b}}{setting(omegas)}"
+    )
 
 
-def inverse_step(omegas: Sequence[sp.Expr], block: Block = rotation_block,
-                 justification: str = "cos is even and sin is odd") -> Step:
+def inverse_step(
+    omegas: Sequence[sp.Expr],
+    block: Block = rotation_block,
+    justification: str = "cos is even and sin is odd",
+) -> Step:
     """M_{−k} = M_kᵀ."""
-    return identity(shift_matrix(-K, omegas, block), shift_matrix(K, omegas, block).T, justification,
-                    rf"M_{{-k}} = M_k^\top{setting(omegas)}")
+    return identity(
+        shift_matrix(-K, omegas, block),
+        shift_matrix(K, omegas, block).T,
+        justification,
+        rf"M_{{-k}} = M_k^\top{setting(omegas)}",
+    )
 
 
-def generation_step(omegas: Sequence[sp.Expr], block: Block = rotation_block, family: Family = Sinusoidal,
-                    justification: str = r"$PE(0)$ has pairs $(\sin 0, \cos 0) = (0, 1)$") -> Step:
+def generation_step(
+    omegas: Sequence[sp.Expr],
+    block: Block = rotation_block,
+    family: Family = Sinusoidal,
+    justification: str = r"$PE(0)$ has pairs $(\sin 0, \cos 0) = (0, 1)$",
+) -> Step:
     """PE(pos) = M_pos·PE(0)."""
     pe = with_frequencies(omegas, family=family)
     rhs = shift_matrix(POS, omegas, block) * pe.column(sp.Integer(0))
     return identity(pe.column(POS), rhs, justification, rf"PE(pos) = M_{{pos}}\,PE(0){setting(omegas)}")
 
 
-def norm_step(omegas: Sequence[sp.Expr], d: int | None = None, expected: sp.Expr | None = None,
-              family: Family = Sinusoidal,
-              justification: str = r"$\sin^2 + \cos^2 = 1$ in every pair") -> Step:
+def norm_step(
+    omegas: Sequence[sp.Expr],
+    d: int | None = None,
+    expected: sp.Expr | None = None,
+    family: Family = Sinusoidal,
+    justification: str = r"$\sin^2 + \cos^2 = 1$ in every pair",
+) -> Step:
     """‖PE(pos)‖² = expected (by default d/2)."""
     d = 2 * len(omegas) if d is None else d
     expected = sp.Rational(d, 2) if expected is None else expected
     vector = with_frequencies(omegas, d, family).column(POS)
-    return euler_identity(dot(vector, vector), expected, justification,
-                          rf"\lVert PE(pos)\rVert^2 = {sp.latex(expected)}{setting(omegas, d)}")
+    return euler_identity(
+        dot(vector, vector),
+        expected,
+        justification,
+        rf"\lVert PE(pos)\rVert^2 = {sp.latex(expected)}{setting(omegas, d)}",
+    )
 
 
-def dot_product_step(omegas: Sequence[sp.Expr], family: Family = Sinusoidal,
-                     justification: str = r"$\sin x\sin y + \cos x\cos y = \cos(x - y)$ in every pair",
-                     ) -> Step:
+def dot_product_step(
+    omegas: Sequence[sp.Expr],
+    family: Family = Sinusoidal,
+    justification: str = r"$\sin x\sin y + \cos x\cos y = \cos(x - y)$ in every pair",
+) -> Step:
     """PE(p)·PE(q) = Σ_i cos((p − q)·ω_i)."""
     pe = with_frequencies(omegas, family=family)
     lhs = dot(pe.column(P), pe.column(Q))
-    return identity(lhs, cosine_sum(P - Q, omegas), justification,
-                    rf"PE(p)\cdot PE(q) = \sum_i \cos\big((p - q)\,\omega_i\big){setting(omegas)}")
+    return identity(
+        lhs,
+        cosine_sum(P - Q, omegas),
+        justification,
+        rf"PE(p)\cdot PE(q) = \sum_i \cos\big((p - q)\,\omega_i\big){setting(omegas)}",
+    )
 
 
-def translation_step(omegas: Sequence[sp.Expr], score: Score = dot_score,
-                     justification: str = r"with $p = q + \delta$ each pair gives $\cos(\delta\omega)$, "
-                                          r"free of $q$") -> Step:
+def translation_step(
+    omegas: Sequence[sp.Expr],
+    score: Score = dot_score,
+    justification: str = r"with $p = q + \delta$ each pair gives $\cos(\delta\omega)$, "
+    r"free of $q$",
+) -> Step:
     """∂/∂q score(q + δ, q) = 0: the score depends on the offset δ = p − q only."""
     claim = rf"\frac{{\partial}}{{\partial q}}\big(PE(q + \delta)\cdot PE(q)\big) = 0{setting(omegas)}"
     return identity(sp.diff(score(Q + DELTA, Q, omegas), Q), 0, justification, claim)
 
 
-def swap_step(omegas: Sequence[sp.Expr], score: Score = dot_score,
-              justification: str = "the inner product is symmetric") -> Step:
+def swap_step(
+    omegas: Sequence[sp.Expr], score: Score = dot_score, justification: str = "the inner product is symmetric"
+) -> Step:
     """score(q, p) = score(p, q): swapping the two positions leaves the score unchanged."""
-    return identity(score(Q, P, omegas), score(P, Q, omegas), justification,
-                    rf"PE(q)\cdot PE(p) = PE(p)\cdot PE(q){setting(omegas)}")
+    return identity(
+        score(Q, P, omegas),
+        score(P, Q, omegas),
+        justification,
+        rf"PE(q)\cdot PE(p) = PE(p)\cdot PE(q){setting(omegas)}",
+    )
 
 
-def symmetry_step(omegas: Sequence[sp.Expr], score: Score = dot_score,
-                  justification: str = r"$\cos$ is even: $\cos(-\delta\omega) = \cos(\delta\omega)$") -> Step:
+def symmetry_step(
+    omegas: Sequence[sp.Expr],
+    score: Score = dot_score,
+    justification: str = r"$\cos$ is even: $\cos(-\delta\omega) = \cos(\delta\omega)$",
+) -> Step:
     """score(q − δ, q) = score(q + δ, q): a position δ before q scores as one δ after it."""
-    return euler_identity(score(Q - DELTA, Q, omegas), score(Q + DELTA, Q, omegas), justification,
-                          rf"PE(q - \delta)\cdot PE(q) = PE(q + \delta)\cdot PE(q){setting(omegas)}")
+    return euler_identity(
+        score(Q - DELTA, Q, omegas),
+        score(Q + DELTA, Q, omegas),
+        justification,
+        rf"PE(q - \delta)\cdot PE(q) = PE(q + \delta)\cdot PE(q){setting(omegas)}",
+    )
 
 
-def distance_step(omegas: Sequence[sp.Expr], family: Family = Sinusoidal,
-                  justification: str = r"per pair $1 + 1 - 2\cos\big((p - q)\,\omega\big)$") -> Step:
+def distance_step(
+    omegas: Sequence[sp.Expr],
+    family: Family = Sinusoidal,
+    justification: str = r"per pair $1 + 1 - 2\cos\big((p - q)\,\omega\big)$",
+) -> Step:
     """‖PE(p) − PE(q)‖² = Σ_i 2(1 − cos((p − q)·ω_i))."""
     pe = with_frequencies(omegas, family=family)
     difference = pe.column(P) - pe.column(Q)
     expected = sp.Add(*[2 * (1 - sp.cos((P - Q) * omega)) for omega in omegas])
-    return euler_identity(dot(difference, difference), expected, justification,
-                          rf"\lVert PE(p) - PE(q)\rVert^2 = \sum_i 2\big(1 - \cos((p - q)\,\omega_i)\big)"
-                          rf"{setting(omegas)}")
+    return euler_identity(
+        dot(difference, difference),
+        expected,
+        justification,
+        rf"\lVert PE(p) - PE(q)\rVert^2 = \sum_i 2\big(1 - \cos((p - q)\,\omega_i)\big)"
+        rf"{setting(omegas)}",
+    )
 
 
 def _generic_block(name: str) -> sp.Matrix:
@@ -192,9 +259,11 @@ _PAIR_HYPOTHESES = (
     r"positions and offsets real",
 )
 
-_OFFSET_MATRIX = (r"M_k = \operatorname{diag}\big(B_k(\omega_0), \dots, B_k(\omega_{d/2-1})\big),\quad "
-                  r"B_k(\omega) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega"
-                  r"\end{pmatrix}")
+_OFFSET_MATRIX = (
+    r"M_k = \operatorname{diag}\big(B_k(\omega_0), \dots, B_k(\omega_{d/2-1})\big),\quad "
+    r"B_k(\omega) = \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega"
+    r"\end{pmatrix}"
+)
 
 
 @derivation(
@@ -206,31 +275,42 @@ _OFFSET_MATRIX = (r"M_k = \operatorname{diag}\big(B_k(\omega_0), \dots, B_k(\ome
 def offset_matrix() -> Iterator[Step]:
     sin_pos, cos_pos = sp.sin(POS * OMEGA), sp.cos(POS * OMEGA)
     sin_k, cos_k = sp.sin(K * OMEGA), sp.cos(K * OMEGA)
-    yield identity(sp.sin((POS + K) * OMEGA), cos_k * sin_pos + sin_k * cos_pos,
-                   "angle addition (`trigonometry.angle_addition`)",
-                   r"\sin\big((pos + k)\,\omega\big) = "
-                   r"\cos k\omega\,\sin pos\,\omega + \sin k\omega\,\cos pos\,\omega")
-    yield identity(sp.cos((POS + K) * OMEGA), -sin_k * sin_pos + cos_k * cos_pos,
-                   "angle addition (`trigonometry.angle_addition`)",
-                   r"\cos\big((pos + k)\,\omega\big) = "
-                   r"-\sin k\omega\,\sin pos\,\omega + \cos k\omega\,\cos pos\,\omega")
+    yield identity(
+        sp.sin((POS + K) * OMEGA),
+        cos_k * sin_pos + sin_k * cos_pos,
+        "angle addition (`trigonometry.angle_addition`)",
+        r"\sin\big((pos + k)\,\omega\big) = "
+        r"\cos k\omega\,\sin pos\,\omega + \sin k\omega\,\cos pos\,\omega",
+    )
+    yield identity(
+        sp.cos((POS + K) * OMEGA),
+        -sin_k * sin_pos + cos_k * cos_pos,
+        "angle addition (`trigonometry.angle_addition`)",
+        r"\cos\big((pos + k)\,\omega\big) = "
+        r"-\sin k\omega\,\sin pos\,\omega + \cos k\omega\,\cos pos\,\omega",
+    )
     yield shift_step([OMEGA], justification="steps 1–2 as one matrix equation for the pair")
     yield position_free_step()
     blocks = _generic_block("a"), _generic_block("c")
     top, bottom = sp.Matrix(sp.symbols("u_1 u_2")), sp.Matrix(sp.symbols("v_1 v_2"))
-    yield identity(sp.diag(*blocks) * top.col_join(bottom), (blocks[0] * top).col_join(blocks[1] * bottom),
-                   "block-diagonal matrices act on a stacked vector block by block (generic entries); "
-                   "by induction on the number of blocks this holds for d/2 blocks",
-                   r"\begin{pmatrix}A & 0\\ 0 & C\end{pmatrix}\begin{pmatrix}u\\ v\end{pmatrix} = "
-                   r"\begin{pmatrix}Au\\ Cv\end{pmatrix}")
+    yield identity(
+        sp.diag(*blocks) * top.col_join(bottom),
+        (blocks[0] * top).col_join(blocks[1] * bottom),
+        "block-diagonal matrices act on a stacked vector block by block (generic entries); "
+        "by induction on the number of blocks this holds for d/2 blocks",
+        r"\begin{pmatrix}A & 0\\ 0 & C\end{pmatrix}\begin{pmatrix}u\\ v\end{pmatrix} = "
+        r"\begin{pmatrix}Au\\ Cv\end{pmatrix}",
+    )
     yield shift_step(SYMBOLIC_OMEGAS, justification="steps 3 and 5: each pair is shifted by its own block")
 
 
 @derivation(
     id="sinusoidal.offset_matrix_group",
     title="The shift matrices are rotations and form a group",
-    statement=(r"M_k^\top M_k = I,\quad \det M_k = 1,\quad M_a M_b = M_{a+b},\quad M_{-k} = M_k^\top,\quad "
-               rf"PE(pos) = M_{{pos}}\,PE(0),\qquad {_OFFSET_MATRIX}"),
+    statement=(
+        r"M_k^\top M_k = I,\quad \det M_k = 1,\quad M_a M_b = M_{a+b},\quad M_{-k} = M_k^\top,\quad "
+        rf"PE(pos) = M_{{pos}}\,PE(0),\qquad {_OFFSET_MATRIX}"
+    ),
     hypotheses=_PAIR_HYPOTHESES,
 )
 def offset_matrix_group() -> Iterator[Step]:
@@ -240,14 +320,24 @@ def offset_matrix_group() -> Iterator[Step]:
     yield inverse_step([OMEGA])
     yield generation_step([OMEGA])
     a, c, e, f = (_generic_block(name) for name in "acef")
-    yield identity(sp.diag(a, c).T, sp.diag(a.T, c.T), "transposition acts block by block (generic entries)",
-                   r"\operatorname{diag}(A, C)^\top = \operatorname{diag}(A^\top, C^\top)")
-    yield identity(sp.diag(a, c) * sp.diag(e, f), sp.diag(a * e, c * f),
-                   "block-diagonal matrices multiply block by block (generic entries)",
-                   r"\operatorname{diag}(A, C)\,\operatorname{diag}(E, F) = \operatorname{diag}(AE, CF)")
-    yield identity(sp.diag(a, c).det(), a.det() * c.det(),
-                   "a block-diagonal determinant is the product of the blocks' (generic entries)",
-                   r"\det\operatorname{diag}(A, C) = \det A\,\det C")
+    yield identity(
+        sp.diag(a, c).T,
+        sp.diag(a.T, c.T),
+        "transposition acts block by block (generic entries)",
+        r"\operatorname{diag}(A, C)^\top = \operatorname{diag}(A^\top, C^\top)",
+    )
+    yield identity(
+        sp.diag(a, c) * sp.diag(e, f),
+        sp.diag(a * e, c * f),
+        "block-diagonal matrices multiply block by block (generic entries)",
+        r"\operatorname{diag}(A, C)\,\operatorname{diag}(E, F) = \operatorname{diag}(AE, CF)",
+    )
+    yield identity(
+        sp.diag(a, c).det(),
+        a.det() * c.det(),
+        "a block-diagonal determinant is the product of the blocks' (generic entries)",
+        r"\det\operatorname{diag}(A, C) = \det A\,\det C",
+    )
     justification = "steps 1–5 in every block, combined by steps 6–8"
     yield orthogonality_step(SYMBOLIC_OMEGAS, justification=justification)
     yield determinant_step(SYMBOLIC_OMEGAS, justification=justification)
@@ -259,8 +349,10 @@ def offset_matrix_group() -> Iterator[Step]:
 @derivation(
     id="sinusoidal.offset_matrix_expanded",
     title="The shift matrices written out for d = 2, 4, 6, 8",
-    statement=(r"PE(pos + k) = M_k\,PE(pos),\ M_k^\top M_k = I,\ \det M_k = 1,\ M_a M_b = M_{a+b},\ "
-               r"M_{-k} = M_k^\top,\ PE(pos) = M_{pos}\,PE(0)\quad (d = 2, 4, 6, 8)"),
+    statement=(
+        r"PE(pos + k) = M_k\,PE(pos),\ M_k^\top M_k = I,\ \det M_k = 1,\ M_a M_b = M_{a+b},\ "
+        r"M_{-k} = M_k^\top,\ PE(pos) = M_{pos}\,PE(0)\quad (d = 2, 4, 6, 8)"
+    ),
     hypotheses=(
         r"$\omega_i = 10000^{-2i/d}$ exactly; $pos, k, a, b$ symbolic reals",
         r"every $d \times d$ matrix is written out in full and compared entry by entry",
@@ -280,9 +372,11 @@ def offset_matrix_expanded() -> Iterator[Step]:
 @derivation(
     id="sinusoidal.norm",
     title="Every sinusoidal encoding vector has the same length (even d)",
-    statement=(r"\lVert PE(pos)\rVert^2 = "
-               r"\sum_{i=0}^{d/2-1}\big(\sin^2(pos\,\omega_i) + \cos^2(pos\,\omega_i)\big)"
-               r" = \frac{d}{2}\quad\text{for every } pos"),
+    statement=(
+        r"\lVert PE(pos)\rVert^2 = "
+        r"\sum_{i=0}^{d/2-1}\big(\sin^2(pos\,\omega_i) + \cos^2(pos\,\omega_i)\big)"
+        r" = \frac{d}{2}\quad\text{for every } pos"
+    ),
     hypotheses=(
         *_PAIR_HYPOTHESES,
         r"for odd $d$ the last coordinate $\sin(pos\,\omega_{(d-1)/2})$ has no cosine partner: "
@@ -294,27 +388,37 @@ def norm() -> Iterator[Step]:
     yield norm_step([OMEGA])
     half = sp.Symbol("n", integer=True, positive=True)
     index = sp.Symbol("i", integer=True, nonnegative=True)
-    yield identity(sp.Sum(1, (index, 0, half - 1)), half, "one term per pair, with n = d/2 pairs",
-                   r"\sum_{i=0}^{n-1} 1 = n")
+    yield identity(
+        sp.Sum(1, (index, 0, half - 1)),
+        half,
+        "one term per pair, with n = d/2 pairs",
+        r"\sum_{i=0}^{n-1} 1 = n",
+    )
     for d in DIMENSIONS:
         yield norm_step(exact_frequencies(d))
     for d in (1, 3, 5):
         omegas = exact_frequencies(d)
         expected = sp.Rational(d - 1, 2) + sp.sin(POS * omegas[-1]) ** 2
-        yield norm_step(omegas, d, expected,
-                        justification="the complete pairs give 1 each; the last sine has no partner")
+        yield norm_step(
+            omegas, d, expected, justification="the complete pairs give 1 each; the last sine has no partner"
+        )
     odd = exact_frequencies(3)
     at_zero, at_one = with_frequencies(odd, 3).column(0), with_frequencies(odd, 3).column(1)
-    yield inequality(dot(at_zero, at_zero), dot(at_one, at_one),
-                     r"$\sin^2(10000^{-2/3}) \ne 0$ because $0 < 10000^{-2/3} < \pi$",
-                     r"d = 3:\ \lVert PE(0)\rVert^2 \neq \lVert PE(1)\rVert^2")
+    yield inequality(
+        dot(at_zero, at_zero),
+        dot(at_one, at_one),
+        r"$\sin^2(10000^{-2/3}) \ne 0$ because $0 < 10000^{-2/3} < \pi$",
+        r"d = 3:\ \lVert PE(0)\rVert^2 \neq \lVert PE(1)\rVert^2",
+    )
 
 
 @derivation(
     id="sinusoidal.dot_product",
     title="The dot product of two encodings depends only on their offset, and not on its sign",
-    statement=(r"PE(p)\cdot PE(q) = \sum_{i=0}^{d/2-1}\cos\big((p - q)\,\omega_i\big),"
-               r"\qquad PE(q - \delta)\cdot PE(q) = PE(q + \delta)\cdot PE(q)"),
+    statement=(
+        r"PE(p)\cdot PE(q) = \sum_{i=0}^{d/2-1}\cos\big((p - q)\,\omega_i\big),"
+        r"\qquad PE(q - \delta)\cdot PE(q) = PE(q + \delta)\cdot PE(q)"
+    ),
     hypotheses=(
         *_PAIR_HYPOTHESES,
         r"the score is even in $p - q$: it cannot tell a position $\delta$ before $q$ "
@@ -325,10 +429,17 @@ def dot_product() -> Iterator[Step]:
     yield dot_product_step([OMEGA])
     yield translation_step([OMEGA])
     yield swap_step([OMEGA])
-    yield identity(sp.cos(-DELTA * OMEGA), sp.cos(DELTA * OMEGA), "cos is even",
-                   r"\cos(-\delta\omega) = \cos(\delta\omega)")
-    yield symmetry_step([OMEGA], justification="a function of p − q alone (step 2) that is symmetric in p, q "
-                                               "(step 3) is even; here it is cos(δω) (steps 1 and 4)")
+    yield identity(
+        sp.cos(-DELTA * OMEGA),
+        sp.cos(DELTA * OMEGA),
+        "cos is even",
+        r"\cos(-\delta\omega) = \cos(\delta\omega)",
+    )
+    yield symmetry_step(
+        [OMEGA],
+        justification="a function of p − q alone (step 2) that is symmetric in p, q "
+        "(step 3) is even; here it is cos(δω) (steps 1 and 4)",
+    )
     yield symmetry_step(SYMBOLIC_OMEGAS, justification="step 5 in every pair")
     for d in DIMENSIONS:
         yield dot_product_step(exact_frequencies(d))
@@ -345,10 +456,16 @@ def dot_product() -> Iterator[Step]:
 )
 def distance() -> Iterator[Step]:
     u, v = sp.Matrix(sp.symbols("u_1 u_2")), sp.Matrix(sp.symbols("v_1 v_2"))
-    yield identity(dot(u - v, u - v), dot(u, u) + dot(v, v) - 2 * dot(u, v),
-                   "expand the square (generic entries)",
-                   r"\lVert u - v\rVert^2 = \lVert u\rVert^2 + \lVert v\rVert^2 - 2\,u\cdot v")
-    yield distance_step([OMEGA], justification="step 1 with `sinusoidal.norm` (each pair has length 1) and "
-                                               "`sinusoidal.dot_product` (pairs give cos((p − q)ω))")
+    yield identity(
+        dot(u - v, u - v),
+        dot(u, u) + dot(v, v) - 2 * dot(u, v),
+        "expand the square (generic entries)",
+        r"\lVert u - v\rVert^2 = \lVert u\rVert^2 + \lVert v\rVert^2 - 2\,u\cdot v",
+    )
+    yield distance_step(
+        [OMEGA],
+        justification="step 1 with `sinusoidal.norm` (each pair has length 1) and "
+        "`sinusoidal.dot_product` (pairs give cos((p − q)ω))",
+    )
     for d in DIMENSIONS:
         yield distance_step(exact_frequencies(d))

@@ -54,28 +54,45 @@ def angle_addition() -> Iterator[Step]:
     sin_sum = sp.sin(A) * sp.cos(B) + sp.cos(A) * sp.sin(B)
     yield identity(sp.exp(sp.I * (A + B)), sp.exp(sp.I * A) * sp.exp(sp.I * B), "law of exponents")
     yield identity(sp.exp(sp.I * A), euler_a, "Euler's formula", claim=r"e^{ia} = \cos a + i\sin a")
-    yield identity(euler_a * euler_b, cos_sum + sp.I * sin_sum, "multiply out, using i² = −1",
-                   claim=r"(\cos a + i\sin a)(\cos b + i\sin b) = "
-                         r"(\cos a\cos b - \sin a\sin b) + i\,(\sin a\cos b + \cos a\sin b)")
-    yield identity(sp.re(sp.exp(sp.I * (A + B))), sp.cos(A + B),
-                   r"Euler's formula at $a+b$; the real part, since $a+b$ is real",
-                   claim=r"\operatorname{Re} e^{i(a+b)} = \cos(a+b)")
-    yield identity(sp.im(sp.exp(sp.I * (A + B))), sp.sin(A + B),
-                   r"Euler's formula at $a+b$; the imaginary part, since $a+b$ is real",
-                   claim=r"\operatorname{Im} e^{i(a+b)} = \sin(a+b)")
-    yield euler_identity(sp.cos(A + B), cos_sum,
-                         "real parts of steps 1–4 (every cosine and sine of a real angle is real); "
-                         "checked by writing both sides with complex exponentials")
-    yield euler_identity(sp.sin(A + B), sin_sum,
-                         "imaginary parts of steps 1–3 and 5; "
-                         "checked by writing both sides with complex exponentials")
+    yield identity(
+        euler_a * euler_b,
+        cos_sum + sp.I * sin_sum,
+        "multiply out, using i² = −1",
+        claim=r"(\cos a + i\sin a)(\cos b + i\sin b) = "
+        r"(\cos a\cos b - \sin a\sin b) + i\,(\sin a\cos b + \cos a\sin b)",
+    )
+    yield identity(
+        sp.re(sp.exp(sp.I * (A + B))),
+        sp.cos(A + B),
+        r"Euler's formula at $a+b$; the real part, since $a+b$ is real",
+        claim=r"\operatorname{Re} e^{i(a+b)} = \cos(a+b)",
+    )
+    yield identity(
+        sp.im(sp.exp(sp.I * (A + B))),
+        sp.sin(A + B),
+        r"Euler's formula at $a+b$; the imaginary part, since $a+b$ is real",
+        claim=r"\operatorname{Im} e^{i(a+b)} = \sin(a+b)",
+    )
+    yield euler_identity(
+        sp.cos(A + B),
+        cos_sum,
+        "real parts of steps 1–4 (every cosine and sine of a real angle is real); "
+        "checked by writing both sides with complex exponentials",
+    )
+    yield euler_identity(
+        sp.sin(A + B),
+        sin_sum,
+        "imaginary parts of steps 1–3 and 5; checked by writing both sides with complex exponentials",
+    )
 
 
 @derivation(
     id="trigonometry.exp_log_frequency",
     title="The exp/log frequency is a power of the base",
-    statement=(r"e^{2i\,(-\ln b/d)} = b^{-2i/d} = \frac{1}{b^{2i/d}},"
-               r"\qquad e^{2i\,(-\ln 10000/d)} = 10000^{-2i/d} = 10^{-8i/d}"),
+    statement=(
+        r"e^{2i\,(-\ln b/d)} = b^{-2i/d} = \frac{1}{b^{2i/d}},"
+        r"\qquad e^{2i\,(-\ln 10000/d)} = 10000^{-2i/d} = 10^{-8i/d}"
+    ),
     hypotheses=(
         r"$b > 0$ (the base), $d > 0$ (the dimension), $i \ge 0$ (the frequency index), all symbolic",
         r"the sinusoidal code computes `exp(arange(0, d, 2) * (-ln(10000)/d))`, whose entry $i$ is "
@@ -85,23 +102,47 @@ def angle_addition() -> Iterator[Step]:
 )
 def exp_log_frequency() -> Iterator[Step]:
     exponent = frequency_exponent(INDEX, DIM)
-    yield identity(2 * INDEX * (-sp.log(BASE) / DIM), exponent * sp.log(BASE), "rearrange the product",
-                   claim=r"2i\left(-\frac{\ln b}{d}\right) = -\frac{2i}{d}\,\ln b")
-    yield identity(code_frequency(INDEX, DIM, BASE), BASE**exponent,
-                   r"$b > 0$, so $b = e^{\ln b}$ and $e^{x\ln b} = b^{x}$ for real $x$",
-                   claim=r"e^{2i\,(-\ln b/d)} = b^{-2i/d}")
-    yield identity(rope_code_frequency(INDEX, DIM, BASE), BASE**exponent, r"$1/b^{x} = b^{-x}$ for $b > 0$",
-                   claim=r"\frac{1}{b^{2i/d}} = b^{-2i/d}")
-    yield identity(sp.Integer(10000) ** exponent, sp.Integer(10) ** (4 * exponent),
-                   r"$10000 = 10^4$ and $(10^4)^x = 10^{4x}$ for real $x$",
-                   claim=r"10000^{-2i/d} = 10^{-8i/d}")
-    yield identity(code_frequency(INDEX, DIM, 10000), sp.Integer(10) ** (4 * exponent),
-                   "steps 2 and 4 with b = 10000", claim=r"e^{2i\,(-\ln 10000/d)} = 10^{-8i/d}")
+    yield identity(
+        2 * INDEX * (-sp.log(BASE) / DIM),
+        exponent * sp.log(BASE),
+        "rearrange the product",
+        claim=r"2i\left(-\frac{\ln b}{d}\right) = -\frac{2i}{d}\,\ln b",
+    )
+    yield identity(
+        code_frequency(INDEX, DIM, BASE),
+        BASE**exponent,
+        r"$b > 0$, so $b = e^{\ln b}$ and $e^{x\ln b} = b^{x}$ for real $x$",
+        claim=r"e^{2i\,(-\ln b/d)} = b^{-2i/d}",
+    )
+    yield identity(
+        rope_code_frequency(INDEX, DIM, BASE),
+        BASE**exponent,
+        r"$1/b^{x} = b^{-x}$ for $b > 0$",
+        claim=r"\frac{1}{b^{2i/d}} = b^{-2i/d}",
+    )
+    yield identity(
+        sp.Integer(10000) ** exponent,
+        sp.Integer(10) ** (4 * exponent),
+        r"$10000 = 10^4$ and $(10^4)^x = 10^{4x}$ for real $x$",
+        claim=r"10000^{-2i/d} = 10^{-8i/d}",
+    )
+    yield identity(
+        code_frequency(INDEX, DIM, 10000),
+        sp.Integer(10) ** (4 * exponent),
+        "steps 2 and 4 with b = 10000",
+        claim=r"e^{2i\,(-\ln 10000/d)} = 10^{-8i/d}",
+    )
     powers = sp.Matrix([sp.Rational(1, 10**i) for i in range(4)])
-    yield identity(sp.Matrix([code_frequency(i, 8, 10000) for i in range(4)]), powers,
-                   r"step 5 at $d = 8$: the frequencies are $10^{-i}$",
-                   claim=r"d = 8:\ \big(e^{2i\,(-\ln 10000/8)}\big)_{i=0}^{3} = "
-                         r"(1, 10^{-1}, 10^{-2}, 10^{-3})")
-    yield identity(sp.Matrix([rope_code_frequency(i, 8, 10000) for i in range(4)]), powers,
-                   r"step 3 at $b = 10000$, $d = 8$: the RoPE code gives the same numbers",
-                   claim=r"d = 8:\ \big(1/10000^{2i/8}\big)_{i=0}^{3} = (1, 10^{-1}, 10^{-2}, 10^{-3})")
+    yield identity(
+        sp.Matrix([code_frequency(i, 8, 10000) for i in range(4)]),
+        powers,
+        r"step 5 at $d = 8$: the frequencies are $10^{-i}$",
+        claim=r"d = 8:\ \big(e^{2i\,(-\ln 10000/8)}\big)_{i=0}^{3} = "
+        r"(1, 10^{-1}, 10^{-2}, 10^{-3})",
+    )
+    yield identity(
+        sp.Matrix([rope_code_frequency(i, 8, 10000) for i in range(4)]),
+        powers,
+        r"step 3 at $b = 10000$, $d = 8$: the RoPE code gives the same numbers",
+        claim=r"d = 8:\ \big(1/10000^{2i/8}\big)_{i=0}^{3} = (1, 10^{-1}, 10^{-2}, 10^{-3})",
+    )

@@ -63,6 +63,7 @@ _NUMBER_CLASSES: dict[str, Callable[[sp.Expr], bool | None]] = {
 # Step builders
 # ----------------------------------------------------------------------------------------------------------
 
+
 def zero_lattice(expr: sp.Expr, var: sp.Symbol = U) -> tuple[sp.Expr, sp.Expr]:
     """(s, c) with {u ∈ ℝ : expr = 0} = c + sℤ, 0 ≤ c < s, from SymPy's period T of expr and its zeros
     in [0, T) (they must be evenly spaced)."""
@@ -87,8 +88,9 @@ def not_pi_multiple(value: sp.Expr, multiplier: sp.Expr, number_class: str, clai
     in_class = _NUMBER_CLASSES[number_class]
 
     def check() -> bool:
-        return bool(multiplier.is_zero is False and in_class(value / multiplier) is True
-                    and in_class(sp.pi) is False)
+        return bool(
+            multiplier.is_zero is False and in_class(value / multiplier) is True and in_class(sp.pi) is False
+        )
 
     quotient = rf"$\pi = \frac{{{sp.latex(value)}}}{{{sp.latex(multiplier)}}}$"
     return fact(claim, f"{quotient} would be {number_class}; π is not (Lambert 1761 / Lindemann 1882)", check)
@@ -101,8 +103,11 @@ def nonzero_step(expr: sp.Expr, claim: str, justification: str) -> Step:
 
 def algebraic_step(exprs: Sequence[sp.Expr], claim: str) -> Step:
     """Every expression is algebraic, as SymPy decides from its parts (integers, rational powers)."""
-    return fact(claim, "integer combinations of rational powers of a rational number are algebraic",
-                lambda: all(sp.sympify(expr).is_algebraic is True for expr in exprs))
+    return fact(
+        claim,
+        "integer combinations of rational powers of a rational number are algebraic",
+        lambda: all(sp.sympify(expr).is_algebraic is True for expr in exprs),
+    )
 
 
 def _sin_half_zeros() -> Step:
@@ -114,24 +119,31 @@ def _cos_half_zeros() -> Step:
 
 
 def _sum_to_product_sin(x: sp.Expr, y: sp.Expr) -> Step:
-    return euler_identity(sp.sin(x) - sp.sin(y), 2 * sp.cos((x + y) / 2) * sp.sin((x - y) / 2),
-                          "sum-to-product (checked with complex exponentials)")
+    return euler_identity(
+        sp.sin(x) - sp.sin(y),
+        2 * sp.cos((x + y) / 2) * sp.sin((x - y) / 2),
+        "sum-to-product (checked with complex exponentials)",
+    )
 
 
 def _sum_to_product_cos(x: sp.Expr, y: sp.Expr) -> Step:
-    return euler_identity(sp.cos(x) - sp.cos(y), -2 * sp.sin((x + y) / 2) * sp.sin((x - y) / 2),
-                          "sum-to-product (checked with complex exponentials)")
+    return euler_identity(
+        sp.cos(x) - sp.cos(y),
+        -2 * sp.sin((x + y) / 2) * sp.sin((x - y) / 2),
+        "sum-to-product (checked with complex exponentials)",
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------
 # D3.3: whole vectors
 # ----------------------------------------------------------------------------------------------------------
 
+
 @derivation(
     id="uniqueness.distinct_positions",
     title="Different integer positions have different sinusoidal encodings, for every d ≥ 1",
     statement=r"p, q \in \mathbb{Z},\ p \neq q \implies PE(p) \neq PE(q)\qquad(\text{every } d \ge 1,"
-              r"\ \text{every base } b > 1)",
+    r"\ \text{every base } b > 1)",
     hypotheses=(
         r"$PE(p)_{2i} = \sin(p\,\omega_i)$, $PE(p)_{2i+1} = \cos(p\,\omega_i)$, $\omega_i = b^{-2i/d}$; "
         r"dimension 0 is $\sin p$ and, for $d \ge 2$, dimension 1 is $\cos p$",
@@ -139,24 +151,35 @@ def _sum_to_product_cos(x: sp.Expr, y: sp.Expr) -> Step:
     ),
 )
 def distinct_positions() -> Iterator[Step]:
-    yield identity(OMEGA_I.subs(I_INDEX, 0), 1, "the exponent −2·0/d is 0",
-                   claim=r"\omega_0 = b^{-2\cdot 0/d} = 1")
+    yield identity(
+        OMEGA_I.subs(I_INDEX, 0), 1, "the exponent −2·0/d is 0", claim=r"\omega_0 = b^{-2\cdot 0/d} = 1"
+    )
     squared_gap = (sp.sin(P) - sp.sin(Q)) ** 2 + (sp.cos(P) - sp.cos(Q)) ** 2
-    yield euler_identity(squared_gap, 4 * sp.sin((P - Q) / 2) ** 2,
-                         r"$d \ge 2$: dimensions 0 and 1 agree at $p$ and $q$ only if this vanishes",
-                         claim=r"(\sin p - \sin q)^2 + (\cos p - \cos q)^2 = 4\sin^2\tfrac{p - q}{2}")
+    yield euler_identity(
+        squared_gap,
+        4 * sp.sin((P - Q) / 2) ** 2,
+        r"$d \ge 2$: dimensions 0 and 1 agree at $p$ and $q$ only if this vanishes",
+        claim=r"(\sin p - \sin q)^2 + (\cos p - \cos q)^2 = 4\sin^2\tfrac{p - q}{2}",
+    )
     yield _sin_half_zeros()
-    yield fact(r"k \in 2\pi\mathbb{Z},\ k \in \mathbb{Z}\setminus\{0\}\ \text{is impossible}",
-               r"$k = 2\pi\cdot 0$ contradicts $k \neq 0$; $k = 2\pi n$, $n \neq 0$ would make "
-               r"$\pi = k/(2n)$ rational (Lambert 1761) — so $d \ge 2$ is done",
-               lambda: K.is_zero is False and (K / (2 * N_NONZERO)).is_rational is True
-               and sp.pi.is_rational is False)
+    yield fact(
+        r"k \in 2\pi\mathbb{Z},\ k \in \mathbb{Z}\setminus\{0\}\ \text{is impossible}",
+        r"$k = 2\pi\cdot 0$ contradicts $k \neq 0$; $k = 2\pi n$, $n \neq 0$ would make "
+        r"$\pi = k/(2n)$ rational (Lambert 1761) — so $d \ge 2$ is done",
+        lambda: (
+            K.is_zero is False and (K / (2 * N_NONZERO)).is_rational is True and sp.pi.is_rational is False
+        ),
+    )
     yield _sum_to_product_sin(P, Q)
     yield _cos_half_zeros()
-    yield not_pi_multiple(P + Q, 2 * N + 1, "rational",
-                          r"d = 1:\ \sin p = \sin q \text{ needs } p - q \in 2\pi\mathbb{Z} "
-                          r"\text{ (excluded above) or } p + q = \pi(2n + 1)"
-                          r"\text{ (excluded: } 2n + 1 \neq 0)")
+    yield not_pi_multiple(
+        P + Q,
+        2 * N + 1,
+        "rational",
+        r"d = 1:\ \sin p = \sin q \text{ needs } p - q \in 2\pi\mathbb{Z} "
+        r"\text{ (excluded above) or } p + q = \pi(2n + 1)"
+        r"\text{ (excluded: } 2n + 1 \neq 0)",
+    )
 
 
 def _ratio_rule_holds(bases: Sequence[int | sp.Rational], dims: Sequence[int]) -> bool:
@@ -178,18 +201,20 @@ def ratio_rule_step() -> Step:
     """ω_i/ω_j = b^(2(j−i)/d) is rational ⇔ d | 2(j − i)E, compared on samples with SymPy's minimal
     polynomials."""
     bases, dims = _RULE_SAMPLES
-    return fact(r"b = r^E\ (E \text{ maximal}):\quad b^{2m/d} \in \mathbb{Q} \iff d \mid 2mE",
-                "unique factorisation (`number_theory.rational_power`); compared with SymPy's minimal "
-                f"polynomial for b ∈ {{{', '.join(map(str, bases))}}}, d ∈ {set(dims)}, 0 < m < ⌈d/2⌉",
-                lambda: _ratio_rule_holds(bases, dims))
+    return fact(
+        r"b = r^E\ (E \text{ maximal}):\quad b^{2m/d} \in \mathbb{Q} \iff d \mid 2mE",
+        "unique factorisation (`number_theory.rational_power`); compared with SymPy's minimal "
+        f"polynomial for b ∈ {{{', '.join(map(str, bases))}}}, d ∈ {set(dims)}, 0 < m < ⌈d/2⌉",
+        lambda: _ratio_rule_holds(bases, dims),
+    )
 
 
 @derivation(
     id="uniqueness.ratio_argument",
     title="The document's ratio argument needs an irrational frequency ratio, which d | 2E does not give",
     statement=r"PE(p) = PE(q),\ p \neq q \implies \frac{\omega_i}{\omega_j} = \frac{n_i}{n_j} \in \mathbb{Q};"
-              r"\quad \text{contradiction only if some } \frac{\omega_i}{\omega_j} = b^{2(j-i)/d} "
-              r"\notin \mathbb{Q} \iff d \nmid 2E\ (b = r^E,\ E \text{ maximal})",
+    r"\quad \text{contradiction only if some } \frac{\omega_i}{\omega_j} = b^{2(j-i)/d} "
+    r"\notin \mathbb{Q} \iff d \nmid 2E\ (b = r^E,\ E \text{ maximal})",
     hypotheses=(
         r"$\omega_i = b^{-2i/d}$ with $b$ rational $> 1$; frequencies $i < \lfloor d/2 \rfloor$ have a sin "
         r"and a cos dimension, so equal encodings give $k\,\omega_i = 2\pi n_i$ there ($k = p - q \neq 0$)",
@@ -199,26 +224,39 @@ def ratio_rule_step() -> Step:
 )
 def ratio_argument() -> Iterator[Step]:
     n_i, n_j = sp.symbols("n_i n_j", integer=True, nonzero=True)
-    yield identity((2 * sp.pi * n_i / K) / (2 * sp.pi * n_j / K), n_i / n_j,
-                   r"divide $k\omega_i = 2\pi n_i$ by $k\omega_j = 2\pi n_j$",
-                   claim=r"\frac{\omega_i}{\omega_j} = \frac{2\pi n_i/k}{2\pi n_j/k} = \frac{n_i}{n_j}")
+    yield identity(
+        (2 * sp.pi * n_i / K) / (2 * sp.pi * n_j / K),
+        n_i / n_j,
+        r"divide $k\omega_i = 2\pi n_i$ by $k\omega_j = 2\pi n_j$",
+        claim=r"\frac{\omega_i}{\omega_j} = \frac{2\pi n_i/k}{2\pi n_j/k} = \frac{n_i}{n_j}",
+    )
     yield identity(OMEGA_I / OMEGA_J, BASE ** (2 * (J_INDEX - I_INDEX) / DIM), "law of exponents")
     yield ratio_rule_step()
     eight = [frequency(8, 10000, i) for i in range(4)]
-    yield identity(sp.Matrix(eight), sp.Matrix([sp.Integer(10) ** -i for i in range(4)]),
-                   r"$10000 = 10^4$: every ratio is a power of 10, so the argument finds no contradiction",
-                   claim=r"d = 8,\ b = 10000:\ (\omega_0, \dots, \omega_3) = (1, 10^{-1}, 10^{-2}, 10^{-3})")
+    yield identity(
+        sp.Matrix(eight),
+        sp.Matrix([sp.Integer(10) ** -i for i in range(4)]),
+        r"$10000 = 10^4$: every ratio is a power of 10, so the argument finds no contradiction",
+        claim=r"d = 8,\ b = 10000:\ (\omega_0, \dots, \omega_3) = (1, 10^{-1}, 10^{-2}, 10^{-3})",
+    )
     for d, exponent in ((6, sp.Rational(4, 3)), (512, sp.Rational(1, 64))):
         degree = exponent.q
         claim = rf"d = {d},\ b = 10000:\ \omega_0/\omega_1 = 10^{{{sp.latex(exponent)}}} \notin \mathbb{{Q}}"
-        yield fact(claim,
-                   f"its minimal polynomial x^{degree} − 10^{exponent.p} has degree {degree} > 1",
-                   lambda d=d, degree=degree: minimal_polynomial_degree(
-                       10000, sp.Rational(2, d)) == degree == algebraic_degree(10000, sp.Rational(2, d)))
-    yield fact(r"d = 3:\ \text{only } \omega_0 \text{ has both a sin and a cos dimension}",
-               "the encoder's layout (`pair_index`): the only cos dimension of d = 3 is dimension 1, on "
-               "frequency 0; as written the argument has no pair to compare",
-               lambda: {int(i) for i in pair_index(3)[1::2]} == {0} and len(set(pair_index(3))) == 2)
+        yield fact(
+            claim,
+            f"its minimal polynomial x^{degree} − 10^{exponent.p} has degree {degree} > 1",
+            lambda d=d, degree=degree: (
+                minimal_polynomial_degree(10000, sp.Rational(2, d))
+                == degree
+                == algebraic_degree(10000, sp.Rational(2, d))
+            ),
+        )
+    yield fact(
+        r"d = 3:\ \text{only } \omega_0 \text{ has both a sin and a cos dimension}",
+        "the encoder's layout (`pair_index`): the only cos dimension of d = 3 is dimension 1, on "
+        "frequency 0; as written the argument has no pair to compare",
+        lambda: {int(i) for i in pair_index(3)[1::2]} == {0} and len(set(pair_index(3))) == 2,
+    )
 
 
 @dataclass(frozen=True)
@@ -255,15 +293,17 @@ def document_argument_holds(d: int, base: object, sin_only_case_split: bool = Fa
             degree = algebraic_degree(b, exponent)
             return ArgumentVerdict(d, b, True, f"{ratio} is irrational (degree {degree})", (i, j))
     adjacent = rational_power(b, sp.Rational(2, d))
-    return ArgumentVerdict(d, b, False, f"every ratio is a power of ω_i/ω_(i+1) = {b}^(2/{d}) = {adjacent}, "
-                                        f"which is rational")
+    return ArgumentVerdict(
+        d, b, False, f"every ratio is a power of ω_i/ω_(i+1) = {b}^(2/{d}) = {adjacent}, which is rational"
+    )
 
 
 def argument_failures(base: object, d_max: int, sin_only_case_split: bool = False) -> tuple[int, ...]:
     """Every d ≤ d_max for which the ratio argument fails, each d decided pair by pair (brute force)."""
     d_max = require_positive_int(d_max, "d_max")
-    return tuple(d for d in range(1, d_max + 1)
-                 if not document_argument_holds(d, base, sin_only_case_split).holds)
+    return tuple(
+        d for d in range(1, d_max + 1) if not document_argument_holds(d, base, sin_only_case_split).holds
+    )
 
 
 def argument_failure_rule(base: object, sin_only_case_split: bool = False) -> tuple[int, ...]:
@@ -273,8 +313,9 @@ def argument_failure_rule(base: object, sin_only_case_split: bool = False) -> tu
     return tuple(sorted(failing if sin_only_case_split else failing | {3}))
 
 
-def rule_mismatches(rule: Callable[[object], Sequence[int]], base: object, d_max: int,
-                    sin_only_case_split: bool = False) -> tuple[int, ...]:
+def rule_mismatches(
+    rule: Callable[[object], Sequence[int]], base: object, d_max: int, sin_only_case_split: bool = False
+) -> tuple[int, ...]:
     """The d ≤ d_max on which `rule(base)` and the brute-force failures disagree (empty: rule confirmed)."""
     brute = set(argument_failures(base, d_max, sin_only_case_split))
     predicted = {d for d in rule(base) if d <= d_max}
@@ -285,12 +326,18 @@ def rule_mismatches(rule: Callable[[object], Sequence[int]], base: object, d_max
 # D3.4: one dimension
 # ----------------------------------------------------------------------------------------------------------
 
+
 def _no_full_turns(omega: sp.Expr) -> Iterator[Step]:
-    yield nonzero_step(K * omega, r"k\,\omega \neq 0\quad(k = p - q \neq 0)",
-                       r"$k \neq 0$ and $\omega \neq 0$")
-    yield not_pi_multiple(K * omega, 2 * N_NONZERO, "algebraic",
-                          r"(p - q)\,\omega = 2\pi n \text{ is impossible }"
-                          r"(n \neq 0 \text{ as } k\omega \neq 0)")
+    yield nonzero_step(
+        K * omega, r"k\,\omega \neq 0\quad(k = p - q \neq 0)", r"$k \neq 0$ and $\omega \neq 0$"
+    )
+    yield not_pi_multiple(
+        K * omega,
+        2 * N_NONZERO,
+        "algebraic",
+        r"(p - q)\,\omega = 2\pi n \text{ is impossible }"
+        r"(n \neq 0 \text{ as } k\omega \neq 0)",
+    )
 
 
 def sine_dimension_steps(omega: sp.Expr) -> Iterator[Step]:
@@ -300,8 +347,12 @@ def sine_dimension_steps(omega: sp.Expr) -> Iterator[Step]:
     yield _sin_half_zeros()
     yield _cos_half_zeros()
     yield from _no_full_turns(omega)
-    yield not_pi_multiple((P + Q) * omega, 2 * N + 1, "algebraic",
-                          r"(p + q)\,\omega = \pi(2n + 1) \text{ is impossible } (2n + 1 \neq 0)")
+    yield not_pi_multiple(
+        (P + Q) * omega,
+        2 * N + 1,
+        "algebraic",
+        r"(p + q)\,\omega = \pi(2n + 1) \text{ is impossible } (2n + 1 \neq 0)",
+    )
 
 
 def cosine_dimension_steps(omega: sp.Expr) -> Iterator[Step]:
@@ -310,17 +361,31 @@ def cosine_dimension_steps(omega: sp.Expr) -> Iterator[Step]:
     yield _sum_to_product_cos(P * omega, Q * omega)
     yield _sin_half_zeros()
     yield from _no_full_turns(omega)
-    yield not_pi_multiple((P + Q) * omega, 2 * N_NONZERO, "algebraic",
-                          r"(p + q)\,\omega = 2\pi n \text{ with } n \neq 0 \text{ is impossible}")
-    yield fact(r"(p + q)\,\omega = 2\pi\cdot 0 \iff q = -p",
-               "the case the document omits: n = 0 gives an integer equation, not one containing π",
-               lambda: sp.solve(sp.Eq((P + Q) * omega, 0), Q) == [-P])
+    yield not_pi_multiple(
+        (P + Q) * omega,
+        2 * N_NONZERO,
+        "algebraic",
+        r"(p + q)\,\omega = 2\pi n \text{ with } n \neq 0 \text{ is impossible}",
+    )
+    yield fact(
+        r"(p + q)\,\omega = 2\pi\cdot 0 \iff q = -p",
+        "the case the document omits: n = 0 gives an integer equation, not one containing π",
+        lambda: sp.solve(sp.Eq((P + Q) * omega, 0), Q) == [-P],
+    )
     p_low = sp.Symbol("p", integer=True, nonnegative=True)
     q_high = sp.Symbol("q", integer=True, positive=True)
-    yield fact(r"0 \le p < q \implies p + q > 0:\ \text{injective on } \mathbb{N}",
-               "order the two positions; q ≥ 1", lambda: (p_low + q_high).is_positive is True)
-    yield identity(sp.cos(1 * omega), sp.cos(-1 * omega), r"cos is even: over $\mathbb{Z}$ the pair "
-                   r"$(1, -1)$ collides", claim=r"\cos(1\cdot\omega) = \cos(-1\cdot\omega)")
+    yield fact(
+        r"0 \le p < q \implies p + q > 0:\ \text{injective on } \mathbb{N}",
+        "order the two positions; q ≥ 1",
+        lambda: (p_low + q_high).is_positive is True,
+    )
+    yield identity(
+        sp.cos(1 * omega),
+        sp.cos(-1 * omega),
+        r"cos is even: over $\mathbb{Z}$ the pair "
+        r"$(1, -1)$ collides",
+        claim=r"\cos(1\cdot\omega) = \cos(-1\cdot\omega)",
+    )
 
 
 _ONE_DIMENSION_HYPOTHESES = (
@@ -343,7 +408,7 @@ def sine_dimension() -> Iterator[Step]:
     id="uniqueness.cosine_dimension",
     title="A cos dimension repeats a value exactly at q = −p: injective on ℕ, not on ℤ",
     statement=r"p \neq q:\ \cos(p\,\omega_i) = \cos(q\,\omega_i) \iff q = -p;\quad \text{so injective for }"
-              r"p, q \ge 0,\ \text{not for } p, q \in \mathbb{Z}\ (\text{e.g. } (1, -1))",
+    r"p, q \ge 0,\ \text{not for } p, q \in \mathbb{Z}\ (\text{e.g. } (1, -1))",
     hypotheses=_ONE_DIMENSION_HYPOTHESES,
 )
 def cosine_dimension() -> Iterator[Step]:
@@ -354,7 +419,7 @@ def cosine_dimension() -> Iterator[Step]:
     id="uniqueness.pi_side_condition",
     title="'Contains π, hence irrational' needs ω ∉ πℚ: a rational multiple of π collides",
     statement=r"\omega = \tfrac{\pi}{3}:\ \sin(0\,\omega) = \sin(3\,\omega),\ \sin(\omega) = \sin(2\omega),\ "
-              r"\cos(2\omega) = \cos(4\omega)",
+    r"\cos(2\omega) = \cos(4\omega)",
     hypotheses=(
         r"the document's case 2 reads $2p_1 + k = \pi(2n + 1)\,w_j$ with $w_j = 1/\omega_j$; the right side "
         r"is irrational only when $\pi w_j \notin \mathbb{Q}$, i.e. $\omega_j \notin \pi\mathbb{Q}$",
@@ -362,9 +427,12 @@ def cosine_dimension() -> Iterator[Step]:
 )
 def pi_side_condition() -> Iterator[Step]:
     omega = sp.pi / 3
-    yield identity(2 * 1 + 1, sp.pi * (2 * 0 + 1) * (3 / sp.pi),
-                   r"with $w_j = 3/\pi$ the π cancels: $p_1 = 1$, $k = 1$, $n = 0$ solve case 2",
-                   claim=r"2\cdot 1 + 1 = \pi\,(2\cdot 0 + 1)\cdot\tfrac{3}{\pi}")
+    yield identity(
+        2 * 1 + 1,
+        sp.pi * (2 * 0 + 1) * (3 / sp.pi),
+        r"with $w_j = 3/\pi$ the π cancels: $p_1 = 1$, $k = 1$, $n = 0$ solve case 2",
+        claim=r"2\cdot 1 + 1 = \pi\,(2\cdot 0 + 1)\cdot\tfrac{3}{\pi}",
+    )
     yield identity(sp.sin(0 * omega), sp.sin(3 * omega), r"$\sin 0 = \sin\pi = 0$")
     yield identity(sp.sin(1 * omega), sp.sin(2 * omega), r"$\sin\frac{\pi}{3} = \sin\frac{2\pi}{3}$ (case 2)")
     yield identity(sp.cos(2 * omega), sp.cos(4 * omega), r"$\cos\tfrac{2\pi}{3} = \cos\tfrac{4\pi}{3}$")
@@ -404,21 +472,46 @@ def frequency_collision(omega: object, kind: str, allow_negative: bool = False) 
         sums = (period // 2,) if multiple.p % 2 else ()
     witness = _smallest_witness(period, sums, allow_negative)
     family = f"p2 ≡ p1 (mod {period})" + "".join(f" or p1 + p2 ≡ {c} (mod {period})" for c in sums)
-    return CollisionVerdict(kind, omega, allow_negative, True,
-                            f"ω = {multiple}·π is a rational multiple of π: {kind}(p·ω) has period {period}",
-                            witness, period, family)
+    return CollisionVerdict(
+        kind,
+        omega,
+        allow_negative,
+        True,
+        f"ω = {multiple}·π is a rational multiple of π: {kind}(p·ω) has period {period}",
+        witness,
+        period,
+        family,
+    )
 
 
 def _irrational_collision(omega: sp.Expr, kind: str, allow_negative: bool) -> CollisionVerdict:
     base_reason = "ω/π is irrational, so x ± y ∈ π·ℚ for x = p1·ω, y = p2·ω forces the multiple to be 0"
     if kind == "sin":
-        return CollisionVerdict(kind, omega, allow_negative, False, base_reason + ": sin needs "
-                                "(p1 − p2)ω ∈ 2πℤ (only p1 = p2) or (p1 + p2)ω ∈ π(2ℤ + 1) (never)")
+        return CollisionVerdict(
+            kind,
+            omega,
+            allow_negative,
+            False,
+            base_reason + ": sin needs (p1 − p2)ω ∈ 2πℤ (only p1 = p2) or (p1 + p2)ω ∈ π(2ℤ + 1) (never)",
+        )
     if not allow_negative:
-        return CollisionVerdict(kind, omega, allow_negative, False, base_reason + ": cos needs p1 = ±p2, and "
-                                "p1 = −p2 ≠ 0 needs a negative position")
-    return CollisionVerdict(kind, omega, allow_negative, True, base_reason + ": cos(p·ω) = cos(−p·ω)",
-                            (-1, 1), None, "p2 = −p1 ≠ 0")
+        return CollisionVerdict(
+            kind,
+            omega,
+            allow_negative,
+            False,
+            base_reason + ": cos needs p1 = ±p2, and p1 = −p2 ≠ 0 needs a negative position",
+        )
+    return CollisionVerdict(
+        kind,
+        omega,
+        allow_negative,
+        True,
+        base_reason + ": cos(p·ω) = cos(−p·ω)",
+        (-1, 1),
+        None,
+        "p2 = −p1 ≠ 0",
+    )
 
 
 def _smallest_witness(period: int, sums: tuple[int, ...], allow_negative: bool) -> tuple[int, int]:
@@ -427,8 +520,13 @@ def _smallest_witness(period: int, sums: tuple[int, ...], allow_negative: bool) 
     for level in count(1):
         anchors = (level, -level) if allow_negative else (level,)
         low = -level if allow_negative else 0
-        found = [(min(a, q), max(a, q)) for a in anchors for residue in (a, *[c - a for c in sums])
-                 for q in range(low + (residue - low) % period, level + 1, period) if q != a]
+        found = [
+            (min(a, q), max(a, q))
+            for a in anchors
+            for residue in (a, *[c - a for c in sums])
+            for q in range(low + (residue - low) % period, level + 1, period)
+            if q != a
+        ]
         if found:
             return min(found, key=lambda pair: (sum(p < 0 for p in pair), pair))
     raise AssertionError("unreachable: count() does not end")
@@ -451,6 +549,7 @@ def dimension_collision(d: int, base: object, dim: int, allow_negative: bool = F
 # D3.5: two dimensions
 # ----------------------------------------------------------------------------------------------------------
 
+
 def sine_cosine_steps(omega_a: sp.Expr, omega_b: sp.Expr) -> Iterator[Step]:
     """sin(pω_a) = cos(qω_b) is impossible for integers p, q when ω_a, ω_b are algebraic."""
     x, y = P * omega_a, Q * omega_b
@@ -460,16 +559,20 @@ def sine_cosine_steps(omega_a: sp.Expr, omega_b: sp.Expr) -> Iterator[Step]:
         yield zero_set_step(factor, 2 * sp.pi, sp.pi / 2, "SymPy: period 4π, zeros π/2, 5π/2 in [0, 4π)")
     yield algebraic_step((x - y, x + y), r"x \pm y = p\,\omega_a \pm q\,\omega_b \in \overline{\mathbb{Q}}")
     for sign, text in ((-1, "-"), (1, "+")):
-        yield not_pi_multiple(x + sign * y, (4 * N + 1) / 2, "algebraic",
-                              rf"x {text} y = \tfrac{{\pi}}{{2}} + 2\pi n = \pi\,\tfrac{{4n + 1}}{{2}} "
-                              rf"\text{{ is impossible }} (4n + 1 \neq 0)")
+        yield not_pi_multiple(
+            x + sign * y,
+            (4 * N + 1) / 2,
+            "algebraic",
+            rf"x {text} y = \tfrac{{\pi}}{{2}} + 2\pi n = \pi\,\tfrac{{4n + 1}}{{2}} "
+            rf"\text{{ is impossible }} (4n + 1 \neq 0)",
+        )
 
 
 @derivation(
     id="uniqueness.sine_cosine_never",
     title="A sin value and a cos value never coincide, at any positions and frequencies",
     statement=r"\sin(p\,\omega_a) \neq \cos(q\,\omega_b)\qquad (p, q \in \mathbb{Z};\ \text{any } a, b,"
-              r"\ \text{including } a = b)",
+    r"\ \text{including } a = b)",
     hypotheses=(r"$\omega_a = b^{-2a/d}$, $\omega_b = b^{-2b/d}$ with $b$ rational $> 1$ (algebraic)",),
 )
 def sine_cosine_never() -> Iterator[Step]:
@@ -480,9 +583,9 @@ def sine_cosine_never() -> Iterator[Step]:
     id="uniqueness.same_type_coincidence",
     title="Two sin (or two cos) dimensions coincide exactly when the frequency ratio is rational",
     statement=r"a \neq b:\ \sin(p\,\omega_a) = \sin(q\,\omega_b) \iff p\,\omega_a = q\,\omega_b;\ "
-              r"\cos(p\,\omega_a) = \cos(q\,\omega_b) \iff p\,\omega_a = \pm q\,\omega_b;\ "
-              r"\text{so } p \neq q \text{ exist} \iff \tfrac{\omega_b}{\omega_a} = b^{2(a-b)/d} "
-              r"\in \mathbb{Q}",
+    r"\cos(p\,\omega_a) = \cos(q\,\omega_b) \iff p\,\omega_a = \pm q\,\omega_b;\ "
+    r"\text{so } p \neq q \text{ exist} \iff \tfrac{\omega_b}{\omega_a} = b^{2(a-b)/d} "
+    r"\in \mathbb{Q}",
     hypotheses=(
         r"$\omega_a = b^{-2a/d}$ with $b$ rational $> 1$; $x = p\,\omega_a$, $y = q\,\omega_b$ "
         r"are algebraic",
@@ -495,32 +598,57 @@ def same_type_coincidence() -> Iterator[Step]:
     yield _sin_half_zeros()
     yield _cos_half_zeros()
     yield algebraic_step((x - y, x + y), r"x \pm y = p\,\omega_a \pm q\,\omega_b \in \overline{\mathbb{Q}}")
-    yield not_pi_multiple(x - y, 2 * N_NONZERO, "algebraic",
-                          r"\sin x = \sin y:\ x - y = 2\pi n \text{ forces } n = 0, \text{ i.e. } x = y")
-    yield not_pi_multiple(x + y, 2 * N + 1, "algebraic",
-                          r"\sin x = \sin y:\ x + y = \pi(2n + 1) \text{ never}")
+    yield not_pi_multiple(
+        x - y,
+        2 * N_NONZERO,
+        "algebraic",
+        r"\sin x = \sin y:\ x - y = 2\pi n \text{ forces } n = 0, \text{ i.e. } x = y",
+    )
+    yield not_pi_multiple(
+        x + y, 2 * N + 1, "algebraic", r"\sin x = \sin y:\ x + y = \pi(2n + 1) \text{ never}"
+    )
     yield _sum_to_product_cos(XA, YB)
     for sign, text in ((-1, "-"), (1, "+")):
-        yield not_pi_multiple(x + sign * y, 2 * N_NONZERO, "algebraic",
-                              rf"\cos x = \cos y:\ x {text} y = 2\pi n \text{{ forces }} n = 0")
-    yield identity(OMEGA_J / OMEGA_I, BASE ** (2 * (I_INDEX - J_INDEX) / DIM), "law of exponents",
-                   claim=r"p\,\omega_a = q\,\omega_b \iff \frac{p}{q} = \frac{\omega_b}{\omega_a} "
-                         r"= b^{2(a-b)/d}")
+        yield not_pi_multiple(
+            x + sign * y,
+            2 * N_NONZERO,
+            "algebraic",
+            rf"\cos x = \cos y:\ x {text} y = 2\pi n \text{{ forces }} n = 0",
+        )
+    yield identity(
+        OMEGA_J / OMEGA_I,
+        BASE ** (2 * (I_INDEX - J_INDEX) / DIM),
+        "law of exponents",
+        claim=r"p\,\omega_a = q\,\omega_b \iff \frac{p}{q} = \frac{\omega_b}{\omega_a} "
+        r"= b^{2(a-b)/d}",
+    )
     yield ratio_rule_step()
-    yield identity(sp.sin(1 * frequency(8, 10000, 0)), sp.sin(10 * frequency(8, 10000, 1)),
-                   r"$\omega_1 = 10^{-1}$: positions 1 (dim 0) and 10 (dim 2)",
-                   claim=r"d = 8:\ \sin(1\cdot\omega_0) = \sin(10\cdot\omega_1)")
-    yield identity(sp.cos(1 * frequency(512, 10000, 0)), sp.cos(-10 * frequency(512, 10000, 64)),
-                   r"$\omega_{64} = 10000^{-128/512} = 10^{-1}$: dims 1 and 129, positions 1 and −10",
-                   claim=r"d = 512:\ \cos(1\cdot\omega_0) = \cos(-10\cdot\omega_{64})")
-    yield fact(r"d = 6,\ b = 10000:\ \omega_1/\omega_0,\ \omega_2/\omega_0,\ \omega_2/\omega_1 "
-               r"\notin \mathbb{Q}",
-               "each is 10^(−4/3) or 10^(−8/3): minimal polynomials of degree 3, so no coincidence at d = 6",
-               lambda: all(minimal_polynomial_degree(10000, frequency_exponent(m, 6)) == 3 for m in (1, 2)))
-    yield fact(r"d = 4096,\ b = 500000 = 2^5 5^6:\ E = 1,\ \text{no rational ratio}",
-               "b^(2m/4096) ∈ ℚ needs 4096 | 2m, i.e. m ≥ 2048, but |a − b| ≤ 2047",
-               lambda: prime_exponents(500000) == {2: 5, 5: 6} and ratio_step(4096, 500000) == 2048
-               > frequency_count(4096) - 1)
+    yield identity(
+        sp.sin(1 * frequency(8, 10000, 0)),
+        sp.sin(10 * frequency(8, 10000, 1)),
+        r"$\omega_1 = 10^{-1}$: positions 1 (dim 0) and 10 (dim 2)",
+        claim=r"d = 8:\ \sin(1\cdot\omega_0) = \sin(10\cdot\omega_1)",
+    )
+    yield identity(
+        sp.cos(1 * frequency(512, 10000, 0)),
+        sp.cos(-10 * frequency(512, 10000, 64)),
+        r"$\omega_{64} = 10000^{-128/512} = 10^{-1}$: dims 1 and 129, positions 1 and −10",
+        claim=r"d = 512:\ \cos(1\cdot\omega_0) = \cos(-10\cdot\omega_{64})",
+    )
+    yield fact(
+        r"d = 6,\ b = 10000:\ \omega_1/\omega_0,\ \omega_2/\omega_0,\ \omega_2/\omega_1 "
+        r"\notin \mathbb{Q}",
+        "each is 10^(−4/3) or 10^(−8/3): minimal polynomials of degree 3, so no coincidence at d = 6",
+        lambda: all(minimal_polynomial_degree(10000, frequency_exponent(m, 6)) == 3 for m in (1, 2)),
+    )
+    yield fact(
+        r"d = 4096,\ b = 500000 = 2^5 5^6:\ E = 1,\ \text{no rational ratio}",
+        "b^(2m/4096) ∈ ℚ needs 4096 | 2m, i.e. m ≥ 2048, but |a − b| ≤ 2047",
+        lambda: (
+            prime_exponents(500000) == {2: 5, 5: 6}
+            and ratio_step(4096, 500000) == 2048 > frequency_count(4096) - 1
+        ),
+    )
 
 
 class ValuePair(NamedTuple):
@@ -555,18 +683,26 @@ class CoincidenceVerdict:
             raise ValueError(f"dims {self.dim1} and {self.dim2} never coincide: {self.reason}")
         signs = (1, -1) if self.allow_negative and self.dim1 % 2 == 1 else (1,)
         if t == 0 or (t < 0 and not self.allow_negative) or sign not in signs:
-            raise ValueError(f"this family has t ≠ 0 (t > 0 without negative positions) and sign ±1 "
-                             f"(−1 only for cos–cos with negative positions); got t = {t}, sign = {sign}")
+            raise ValueError(
+                f"this family has t ≠ 0 (t > 0 without negative positions) and sign ±1 "
+                f"(−1 only for cos–cos with negative positions); got t = {t}, sign = {sign}"
+            )
         return ValuePair(self.ratio.p * t, self.dim1, sign * self.ratio.q * t, self.dim2)
 
 
-def _same_type_verdict(dim1: int, dim2: int, ratio: sp.Rational | None, ratio_text: str,
-                       allow_negative: bool) -> CoincidenceVerdict:
+def _same_type_verdict(
+    dim1: int, dim2: int, ratio: sp.Rational | None, ratio_text: str, allow_negative: bool
+) -> CoincidenceVerdict:
     kind = KINDS[dim1 % 2]
     if ratio is None:
-        return CoincidenceVerdict(dim1, dim2, allow_negative, False,
-                                  f"{kind}–{kind}: equal only if p1·ω_a = ±p2·ω_b, but ω_b/ω_a = "
-                                  f"{ratio_text} is irrational, so only p1 = p2 = 0")
+        return CoincidenceVerdict(
+            dim1,
+            dim2,
+            allow_negative,
+            False,
+            f"{kind}–{kind}: equal only if p1·ω_a = ±p2·ω_b, but ω_b/ω_a = "
+            f"{ratio_text} is irrational, so only p1 = p2 = 0",
+        )
     m, n = ratio.p, ratio.q
     signs = "±" if kind == "cos" and allow_negative else ""
     values = "t ∈ ℤ∖{0}" if allow_negative else "t = 1, 2, …"
@@ -577,19 +713,27 @@ def _same_type_verdict(dim1: int, dim2: int, ratio: sp.Rational | None, ratio_te
 
 
 def _never_verdict(dim1: int, dim2: int, allow_negative: bool) -> CoincidenceVerdict:
-    return CoincidenceVerdict(dim1, dim2, allow_negative, False, "sin–cos: never (sin x = cos y needs "
-                              "x ± y ∈ π/2 + 2πℤ, but x ± y is algebraic and π is transcendental)")
+    return CoincidenceVerdict(
+        dim1,
+        dim2,
+        allow_negative,
+        False,
+        "sin–cos: never (sin x = cos y needs "
+        "x ± y ∈ π/2 + 2πℤ, but x ± y is algebraic and π is transcendental)",
+    )
 
 
-def cross_dimension_coincidence(d: int, base: object, dim1: int, dim2: int,
-                                allow_negative: bool = False) -> CoincidenceVerdict:
+def cross_dimension_coincidence(
+    d: int, base: object, dim1: int, dim2: int, allow_negative: bool = False
+) -> CoincidenceVerdict:
     """D3.5 exactly: dims of different type never coincide; same type coincide ⇔ ω_b/ω_a = b^(2(a−b)/d) ∈ ℚ
     (a = dim1 // 2, b = dim2 // 2), at (p1, p2) = (m, n)·t with ω_b/ω_a = m/n."""
     d = require_positive_int(d, "d")
     dim1, dim2 = _require_dimension(dim1, d, "dim1"), _require_dimension(dim2, d, "dim2")
     if dim1 == dim2:
-        raise ValueError(f"dim1 and dim2 must differ (got {dim1} twice); for one dimension use "
-                         "dimension_collision")
+        raise ValueError(
+            f"dim1 and dim2 must differ (got {dim1} twice); for one dimension use dimension_collision"
+        )
     if dim1 % 2 != dim2 % 2:
         return _never_verdict(dim1, dim2, allow_negative)
     a, b = dim1 // 2, dim2 // 2
@@ -598,8 +742,9 @@ def cross_dimension_coincidence(d: int, base: object, dim1: int, dim2: int,
     return _same_type_verdict(dim1, dim2, ratio, ratio_text, allow_negative)
 
 
-def coinciding_dim_pairs(d: int, base: object,
-                         allow_negative: bool = False) -> tuple[CoincidenceVerdict, ...]:
+def coinciding_dim_pairs(
+    d: int, base: object, allow_negative: bool = False
+) -> tuple[CoincidenceVerdict, ...]:
     """Every dim pair dim1 < dim2 of (d, base) with an exact coincidence at p1 ≠ p2: (2i, 2j) and, when both
     exist, (2i+1, 2j+1) for each rational ratio ω_i/ω_j (j − i a multiple of d / gcd(d, 2E))."""
     d = require_positive_int(d, "d")
@@ -616,8 +761,9 @@ def cross_dim_exact_exists(d: int, base: object) -> bool:
     return ratio_step(d, base) <= frequency_count(d) - 1
 
 
-def frequency_list_coincidences(omegas: Sequence[object],
-                                allow_negative: bool = False) -> tuple[CoincidenceVerdict, ...]:
+def frequency_list_coincidences(
+    omegas: Sequence[object], allow_negative: bool = False
+) -> tuple[CoincidenceVerdict, ...]:
     """Every coinciding dim pair of an encoding with exact positive algebraic frequencies `omegas` (dims 2i
     and 2i+1 use omegas[i]); each ratio is decided by SymPy's minimal polynomial (rational ⇔ degree 1)."""
     exact = [_require_algebraic_frequency(omega) for omega in omegas]
@@ -635,8 +781,10 @@ def frequency_list_coincidences(omegas: Sequence[object],
 def _require_algebraic_frequency(omega: object) -> sp.Expr:
     value = sp.sympify(omega) if isinstance(omega, (int, sp.Expr)) and not isinstance(omega, bool) else None
     if value is None or value.is_algebraic is not True or value.is_positive is not True:
-        raise ValueError(f"each frequency must be an exact positive algebraic SymPy number (e.g. "
-                         f"10**Rational(-4, 3)); got {omega!r}")
+        raise ValueError(
+            f"each frequency must be an exact positive algebraic SymPy number (e.g. "
+            f"10**Rational(-4, 3)); got {omega!r}"
+        )
     return value
 
 

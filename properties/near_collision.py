@@ -271,9 +271,7 @@ def _rerank(
     """The candidate pairs (flat labels) sorted by their gaps at `dps` digits, and the evidence kind."""
     pairs, d = [], encoding.d
     with mpmath.workdps(dps):
-        value = functools.lru_cache(maxsize=None)(
-            lambda label: encoding.value_mp(label // d, label % d)
-        )
+        value = functools.lru_cache(maxsize=None)(lambda label: encoding.value_mp(label // d, label % d))
         for a, b, float_gap in zip(first.tolist(), second.tolist(), float_gaps.tolist(), strict=True):
             ends = sorted([divmod(a, d), divmod(b, d)])
             gap = abs(value(a) - value(b)) if encoding.value_mp else mpmath.mpf(float_gap)

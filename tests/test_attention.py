@@ -100,10 +100,12 @@ def test_attention_with_positions_is_not_equivariant() -> None:
     assert not result.holds, result
 
 
-@pytest.mark.parametrize("broken", [lambda w: attention(w, causal=True), with_positions],
-                         ids=["causal mask", "positional term"])
+@pytest.mark.parametrize(
+    "broken", [lambda w: attention(w, causal=True), with_positions], ids=["causal mask", "positional term"]
+)
 def test_search_finds_inputs_that_break_equivariance(broken: Callable) -> None:
     """Hypothesis, drawing from the inputs of the equivariance test, finds a counterexample for each twin."""
+
     def breaks(case: AttentionCase) -> bool:
         x, weights, perm = case
         return not check_permutation_equivariance(broken(weights), x, perm).holds
@@ -141,22 +143,34 @@ def test_causal_first_token_sees_only_itself() -> None:
 I3 = np.eye(3)
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: self_attention(np.ones(3), I3, I3, I3), "x must be a non-empty 2-D array"),
-    (lambda: self_attention(np.ones((0, 3)), I3, I3, I3), "x must be a non-empty 2-D"),
-    (lambda: self_attention(np.ones((2, 3)), np.eye(2), I3, I3), "w_q must have one row per feature"),
-    (lambda: self_attention(np.ones((2, 3)), np.ones((3, 2)), np.ones((3, 4)), I3),
-     "w_q and w_k must have the same shape"),
-    (lambda: self_attention(np.ones((2, 3)), I3, I3, np.ones((3, 0))), "w_v must be a non-empty"),
-    (lambda: self_attention(np.array([[np.nan, 0.0]]), *IDENTITY_2), "x must be finite"),
-    (lambda: self_attention([["a", "b"]], *IDENTITY_2), "x must be an array of real numbers"),
-    (lambda: check_permutation_equivariance(attention(IDENTITY_2), np.eye(2), [0, 0]),
-     "perm must be a permutation of 0, …, 1"),
-    (lambda: check_permutation_equivariance(attention(IDENTITY_2), np.eye(2), [0, 1, 2]), "perm must be"),
-    (lambda: check_permutation_equivariance(lambda x: x[:1], np.eye(2), [1, 0]), "attn must return one row"),
-    (lambda: check_permutation_invariance(lambda x: np.ones((0, 2)), np.eye(2), [1, 0]),
-     "attn must return non-empty"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: self_attention(np.ones(3), I3, I3, I3), "x must be a non-empty 2-D array"),
+        (lambda: self_attention(np.ones((0, 3)), I3, I3, I3), "x must be a non-empty 2-D"),
+        (lambda: self_attention(np.ones((2, 3)), np.eye(2), I3, I3), "w_q must have one row per feature"),
+        (
+            lambda: self_attention(np.ones((2, 3)), np.ones((3, 2)), np.ones((3, 4)), I3),
+            "w_q and w_k must have the same shape",
+        ),
+        (lambda: self_attention(np.ones((2, 3)), I3, I3, np.ones((3, 0))), "w_v must be a non-empty"),
+        (lambda: self_attention(np.array([[np.nan, 0.0]]), *IDENTITY_2), "x must be finite"),
+        (lambda: self_attention([["a", "b"]], *IDENTITY_2), "x must be an array of real numbers"),
+        (
+            lambda: check_permutation_equivariance(attention(IDENTITY_2), np.eye(2), [0, 0]),
+            "perm must be a permutation of 0, …, 1",
+        ),
+        (lambda: check_permutation_equivariance(attention(IDENTITY_2), np.eye(2), [0, 1, 2]), "perm must be"),
+        (
+            lambda: check_permutation_equivariance(lambda x: x[:1], np.eye(2), [1, 0]),
+            "attn must return one row",
+        ),
+        (
+            lambda: check_permutation_invariance(lambda x: np.ones((0, 2)), np.eye(2), [1, 0]),
+            "attn must return non-empty",
+        ),
+    ],
+)
 def test_bad_input_is_rejected(call: Callable, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()

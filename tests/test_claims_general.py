@@ -18,9 +18,19 @@ from pe_verify.properties.rope_precision import RopeInDtype, rope_in_dtype
 
 CLAIMS = [value for value in vars(general).values() if isinstance(value, Claim)]
 EXPECTED_IDS = {
-    "G.rope_layouts", "G.rope_mixed_layouts", "G.linear_interpolation", "G.ntk_scaling", "G.dynamic_ntk",
-    "G.yarn_ramp", "G.yarn_reference_ramp", "G.yarn_temperature", "G.llama3_scaling", "G.alibi_slopes",
-    "G.alibi_slopes_other", "G.rope_long_term_decay", "G.rope_low_precision",
+    "G.rope_layouts",
+    "G.rope_mixed_layouts",
+    "G.linear_interpolation",
+    "G.ntk_scaling",
+    "G.dynamic_ntk",
+    "G.yarn_ramp",
+    "G.yarn_reference_ramp",
+    "G.yarn_temperature",
+    "G.llama3_scaling",
+    "G.alibi_slopes",
+    "G.alibi_slopes_other",
+    "G.rope_long_term_decay",
+    "G.rope_low_precision",
 }
 
 
@@ -90,8 +100,9 @@ def test_slopes_counted_from_zero_unsettle_the_alibi_entry(monkeypatch: pytest.M
 def test_slopes_2_to_minus_8h_over_n_for_every_count_unsettle_the_other_counts_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(general, "alibi_slopes_exact",
-                        lambda n: tuple(Fraction(-8 * h, n) for h in range(1, n + 1)))
+    monkeypatch.setattr(
+        general, "alibi_slopes_exact", lambda n: tuple(Fraction(-8 * h, n) for h in range(1, n + 1))
+    )
     assert general.alibi_slopes_other.assess().verdict == UNSETTLED
 
 
@@ -99,8 +110,10 @@ def test_turn_counts_with_the_exponent_sign_flipped_unsettle_the_llama3_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def sign_flipped(d: int, base: int, context: int) -> list:
-        return [flint.arb(context) * flint.arb(base) ** (flint.arb(2 * i) / d) / (2 * flint.arb.pi())
-                for i in range(d // 2)]
+        return [
+            flint.arb(context) * flint.arb(base) ** (flint.arb(2 * i) / d) / (2 * flint.arb.pi())
+            for i in range(d // 2)
+        ]
 
     monkeypatch.setattr(general, "turns_per_context", sign_flipped)
     assert general.llama3_scaling.assess().verdict == UNSETTLED
@@ -121,8 +134,9 @@ def test_a_code_ramp_equal_to_the_papers_unsettles_the_reference_ramp_entry(
 
 def test_frequencies_all_near_one_remove_the_decay(monkeypatch: pytest.MonkeyPatch) -> None:
     original = general.relative_upper_bound
-    monkeypatch.setattr(general, "relative_upper_bound",
-                        lambda distances, d, base: original(distances, d, 1.0 + 1e-9))
+    monkeypatch.setattr(
+        general, "relative_upper_bound", lambda distances, d, base: original(distances, d, 1.0 + 1e-9)
+    )
     assert general.rope_long_term_decay.assess().verdict == UNSETTLED
 
 

@@ -72,22 +72,28 @@ REFERENCE_MP = Implementation(Sinusoidal, partial(offset_matrix_mp, dps=50), ari
 
 CHECKS: dict[str, Callable[[Case, Implementation], CheckResult]] = {
     "PE(p + k) = M_k PE(p)": lambda c, i: check_offset_relation(
-        i.family(c.d, c.base), i.offset, c.positions, c.a, i.arithmetic),
+        i.family(c.d, c.base), i.offset, c.positions, c.a, i.arithmetic
+    ),
     "M_k M_kᵀ = I": lambda c, i: check_offset_orthogonal(i.offset, c.a, c.d, c.base, i.arithmetic),
     "det M_k = 1": lambda c, i: check_offset_determinant(i.offset, c.a, c.d, c.base, i.arithmetic),
     "M_a M_b = M_(a+b)": lambda c, i: check_offset_composition(i.offset, c.a, c.b, c.d, c.base, i.arithmetic),
     "M_(−k) = M_kᵀ": lambda c, i: check_offset_inverse(i.offset, c.a, c.d, c.base, i.arithmetic),
     "PE(p) = M_p PE(0)": lambda c, i: check_offset_from_origin(
-        i.family(c.d, c.base), i.offset, c.positions, i.arithmetic),
+        i.family(c.d, c.base), i.offset, c.positions, i.arithmetic
+    ),
     "‖PE(p)‖² = d/2": lambda c, i: check_norm(i.family(c.d, c.base), c.positions, i.arithmetic),
     "PE(p)·PE(q) = Σ cos((p − q)ω)": lambda c, i: check_dot_product(
-        i.family(c.d, c.base), c.positions, i.dot, i.arithmetic),
+        i.family(c.d, c.base), c.positions, i.dot, i.arithmetic
+    ),
     "PE(p)·PE(q) depends on p − q only": lambda c, i: check_dot_product_relative(
-        i.family(c.d, c.base), c.positions, c.b, i.arithmetic),
+        i.family(c.d, c.base), c.positions, c.b, i.arithmetic
+    ),
     "PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)": lambda c, i: check_dot_product_even(
-        i.family(c.d, c.base), c.positions, [c.a, c.b], i.arithmetic),
+        i.family(c.d, c.base), c.positions, [c.a, c.b], i.arithmetic
+    ),
     "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))": lambda c, i: check_distance(
-        i.family(c.d, c.base), c.positions, i.distance, i.arithmetic),
+        i.family(c.d, c.base), c.positions, i.distance, i.arithmetic
+    ),
 }
 #: Checks that multiply or factor d×d matrices (O(d³)): Hypothesis draws d ≤ 128 for them, plus d = 1024 once.
 DENSE = ("M_k M_kᵀ = I", "det M_k = 1", "M_a M_b = M_(a+b)")
@@ -147,12 +153,15 @@ def test_offset_matrix_is_a_rotation_group_at_50_digits(case: Case) -> None:
 
 # Mutation twins: each breaks one piece of the construction, and the checks named with it must fail.
 
+
 def sign_flipped(offset: Callable) -> Callable:
     """M_k with the upper-right sin entry of every 2×2 block negated: [[cos, −sin], [−sin, cos]]."""
+
     def twin(k: object, d: int, base: float) -> np.ndarray:
         m = np.array(offset(k, d, base), dtype=object)
         m[np.arange(0, d, 2), np.arange(1, d, 2)] *= -1
         return m
+
     return twin
 
 
@@ -224,15 +233,29 @@ def twin(implementation: Implementation, name: str) -> Implementation:
 
 
 MUST_FAIL = {
-    "M_k with a sign flipped": ("PE(p + k) = M_k PE(p)", "M_k M_kᵀ = I", "det M_k = 1", "M_a M_b = M_(a+b)",
-                                "M_(−k) = M_kᵀ", "PE(p) = M_p PE(0)"),
+    "M_k with a sign flipped": (
+        "PE(p + k) = M_k PE(p)",
+        "M_k M_kᵀ = I",
+        "det M_k = 1",
+        "M_a M_b = M_(a+b)",
+        "M_(−k) = M_kᵀ",
+        "PE(p) = M_p PE(0)",
+    ),
     "M_(k+1) for M_k": ("PE(p + k) = M_k PE(p)", "M_a M_b = M_(a+b)", "M_(−k) = M_kᵀ", "PE(p) = M_p PE(0)"),
     "sin and cos swapped": ("PE(p + k) = M_k PE(p)", "PE(p) = M_p PE(0)"),
-    "exponent i/d for 2i/d": ("PE(p + k) = M_k PE(p)", "PE(p) = M_p PE(0)", "PE(p)·PE(q) = Σ cos((p − q)ω)",
-                              "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))"),
-    "sin in place of cos": ("‖PE(p)‖² = d/2", "PE(p)·PE(q) = Σ cos((p − q)ω)",
-                            "PE(p)·PE(q) depends on p − q only", "PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)",
-                            "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))"),
+    "exponent i/d for 2i/d": (
+        "PE(p + k) = M_k PE(p)",
+        "PE(p) = M_p PE(0)",
+        "PE(p)·PE(q) = Σ cos((p − q)ω)",
+        "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))",
+    ),
+    "sin in place of cos": (
+        "‖PE(p)‖² = d/2",
+        "PE(p)·PE(q) = Σ cos((p − q)ω)",
+        "PE(p)·PE(q) depends on p − q only",
+        "PE(p)·PE(p + Δ) = PE(p)·PE(p − Δ)",
+        "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))",
+    ),
     "dot formula at p + q": ("PE(p)·PE(q) = Σ cos((p − q)ω)",),
     "distance formula at p + q": ("‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))",),
 }
@@ -245,24 +268,29 @@ def test_every_check_has_a_twin_that_breaks_it() -> None:
     assert {name for names in MUST_FAIL.values() for name in names} == set(CHECKS)
 
 
-@pytest.mark.parametrize(("twin_name", "check_name"),
-                         [(t, c) for t, checks in MUST_FAIL.items() for c in checks])
-@pytest.mark.parametrize(("reference", "case"), [(REFERENCE, FLOAT_CASE), (REFERENCE_MP, MP_CASE)],
-                         ids=["float64", "mpmath-50"])
+@pytest.mark.parametrize(
+    ("twin_name", "check_name"), [(t, c) for t, checks in MUST_FAIL.items() for c in checks]
+)
+@pytest.mark.parametrize(
+    ("reference", "case"), [(REFERENCE, FLOAT_CASE), (REFERENCE_MP, MP_CASE)], ids=["float64", "mpmath-50"]
+)
 def test_twin_fails_check(twin_name: str, check_name: str, reference: Implementation, case: Case) -> None:
     assert_holds(CHECKS[check_name](case, reference))
     broken = CHECKS[check_name](case, twin(reference, twin_name))
     assert not broken.holds, broken
 
 
-@pytest.mark.parametrize(("twin_name", "check_name"), [
-    ("sin and cos swapped", "‖PE(p)‖² = d/2"),
-    ("sin and cos swapped", "PE(p)·PE(q) = Σ cos((p − q)ω)"),
-    ("sin and cos swapped", "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))"),
-    ("exponent i/d for 2i/d", "PE(p)·PE(q) depends on p − q only"),
-    ("M_(k+1) for M_k", "M_k M_kᵀ = I"),
-    ("M_(k+1) for M_k", "det M_k = 1"),
-])
+@pytest.mark.parametrize(
+    ("twin_name", "check_name"),
+    [
+        ("sin and cos swapped", "‖PE(p)‖² = d/2"),
+        ("sin and cos swapped", "PE(p)·PE(q) = Σ cos((p − q)ω)"),
+        ("sin and cos swapped", "‖PE(p) − PE(q)‖² = Σ 2(1 − cos((p − q)ω))"),
+        ("exponent i/d for 2i/d", "PE(p)·PE(q) depends on p − q only"),
+        ("M_(k+1) for M_k", "M_k M_kᵀ = I"),
+        ("M_(k+1) for M_k", "det M_k = 1"),
+    ],
+)
 def test_blind_spots_a_passing_check_does_not_rule_out(twin_name: str, check_name: str) -> None:
     """These twins are still rotations / still relative, so these checks pass them: only (b) catches them."""
     assert_holds(CHECKS[check_name](FLOAT_CASE, twin(REFERENCE, twin_name)))
@@ -277,13 +305,15 @@ def test_off_by_one_always_fails_the_offset_relation(case: Case) -> None:
 
 
 def test_offset_matrix_blocks() -> None:
-    k, omega = 3.0, 10000.0 ** -0.5
-    expected = np.array([
-        [np.cos(k), np.sin(k), 0, 0],
-        [-np.sin(k), np.cos(k), 0, 0],
-        [0, 0, np.cos(k * omega), np.sin(k * omega)],
-        [0, 0, -np.sin(k * omega), np.cos(k * omega)],
-    ])
+    k, omega = 3.0, 10000.0**-0.5
+    expected = np.array(
+        [
+            [np.cos(k), np.sin(k), 0, 0],
+            [-np.sin(k), np.cos(k), 0, 0],
+            [0, 0, np.cos(k * omega), np.sin(k * omega)],
+            [0, 0, -np.sin(k * omega), np.cos(k * omega)],
+        ]
+    )
     np.testing.assert_allclose(offset_matrix(k, 4), expected, rtol=0, atol=1e-15)
     np.testing.assert_allclose(np.array(offset_matrix_mp(k, 4), dtype=float), expected, rtol=0, atol=1e-15)
 
@@ -295,23 +325,26 @@ def test_witness_names_where_a_check_fails() -> None:
     assert result.witness["arithmetic"] == "float64"
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: offset_matrix(1, 7), "d must be even.*no cos partner"),
-    (lambda: offset_matrix_mp(1, 5), "d must be even"),
-    (lambda: offset_matrix(1, 0), "d must be a positive integer"),
-    (lambda: offset_matrix(float("nan"), 8), "k must be finite"),
-    (lambda: offset_matrix([1, 2], 8), "k must be a single number"),
-    (lambda: offset_matrix(1, 8, base=1.0), "base must be a finite real number greater than 1"),
-    (lambda: offset_matrix_mp("one", 8), "k must be real numbers"),
-    (lambda: check_norm(Sinusoidal(9), [1]), "d must be even"),
-    (lambda: check_norm(Sinusoidal(8), []), "positions must hold at least one number"),
-    (lambda: check_norm(Sinusoidal(8), [np.inf]), "positions must be finite"),
-    (lambda: check_norm(ShortRows(8), [1]), r"the encoding has shape \(1, 7\), expected \(1, 8\)"),
-    (lambda: check_offset_orthogonal(lambda k, d, b: np.eye(d + 1), 1, 8), "the offset matrix has shape"),
-    (lambda: check_norm(Sinusoidal(8), [float("nan")], arithmetic=MP50), "positions must be finite"),
-    (lambda: MpmathArithmetic(dps=0), "dps must be a positive integer"),
-    (lambda: MpmathArithmetic(dps=10, guard_digits=10), "guard_digits must be below dps"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: offset_matrix(1, 7), "d must be even.*no cos partner"),
+        (lambda: offset_matrix_mp(1, 5), "d must be even"),
+        (lambda: offset_matrix(1, 0), "d must be a positive integer"),
+        (lambda: offset_matrix(float("nan"), 8), "k must be finite"),
+        (lambda: offset_matrix([1, 2], 8), "k must be a single number"),
+        (lambda: offset_matrix(1, 8, base=1.0), "base must be a finite real number greater than 1"),
+        (lambda: offset_matrix_mp("one", 8), "k must be real numbers"),
+        (lambda: check_norm(Sinusoidal(9), [1]), "d must be even"),
+        (lambda: check_norm(Sinusoidal(8), []), "positions must hold at least one number"),
+        (lambda: check_norm(Sinusoidal(8), [np.inf]), "positions must be finite"),
+        (lambda: check_norm(ShortRows(8), [1]), r"the encoding has shape \(1, 7\), expected \(1, 8\)"),
+        (lambda: check_offset_orthogonal(lambda k, d, b: np.eye(d + 1), 1, 8), "the offset matrix has shape"),
+        (lambda: check_norm(Sinusoidal(8), [float("nan")], arithmetic=MP50), "positions must be finite"),
+        (lambda: MpmathArithmetic(dps=0), "dps must be a positive integer"),
+        (lambda: MpmathArithmetic(dps=10, guard_digits=10), "guard_digits must be below dps"),
+    ],
+)
 def test_bad_input_is_rejected(call: Callable, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()

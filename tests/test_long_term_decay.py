@@ -38,6 +38,7 @@ def tight_h(half: int) -> np.ndarray:
 
 # Broken bounds: each drops a piece of the Abel argument.
 
+
 def bound_without_last_partial_sum(h: np.ndarray, distances: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Broken: Σ_{j<d/2} |S_j| instead of Σ_{j≤d/2} |S_j| (off by one)."""
     padded = np.concatenate([h, np.zeros((h.shape[0], 1))], axis=1)
@@ -119,18 +120,23 @@ def test_decay_profile_of_a_falling_curve_is_monotone_and_of_a_flat_one_does_not
     assert not decay_profile(np.ones(10), 4).windows_decrease
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: pair_products(np.ones((2, 3)), np.ones((2, 3))), "even"),
-    (lambda: pair_products(np.ones((2, 4)), np.ones((3, 4))), "same shape"),
-    (lambda: rotary_sum(np.ones((1, 3)), np.array([0]), np.ones(2)), "one value per frequency"),
-    (lambda: phase_partial_sums(np.array([np.nan]), np.ones(2)), "finite"),
-    (lambda: phase_partial_sums(np.array([0]), np.array([1.0, -1.0])), "positive"),
-    (lambda: relative_upper_bound(np.arange(3), d=5), "even"),
-    (lambda: check_abel_bound(lambda h, x, t: np.ones(2), np.ones((1, 2)), np.arange(3), np.ones(2)),
-     "shape"),
-    (lambda: decay_profile(np.array([1.0]), 2), "at least 2"),
-    (lambda: decay_profile(np.arange(4.0), 0), "positive integer"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: pair_products(np.ones((2, 3)), np.ones((2, 3))), "even"),
+        (lambda: pair_products(np.ones((2, 4)), np.ones((3, 4))), "same shape"),
+        (lambda: rotary_sum(np.ones((1, 3)), np.array([0]), np.ones(2)), "one value per frequency"),
+        (lambda: phase_partial_sums(np.array([np.nan]), np.ones(2)), "finite"),
+        (lambda: phase_partial_sums(np.array([0]), np.array([1.0, -1.0])), "positive"),
+        (lambda: relative_upper_bound(np.arange(3), d=5), "even"),
+        (
+            lambda: check_abel_bound(lambda h, x, t: np.ones(2), np.ones((1, 2)), np.arange(3), np.ones(2)),
+            "shape",
+        ),
+        (lambda: decay_profile(np.array([1.0]), 2), "at least 2"),
+        (lambda: decay_profile(np.arange(4.0), 0), "positive integer"),
+    ],
+)
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()

@@ -86,10 +86,7 @@ def _brute_force_gap(n: int, d: int, base: float, mask: np.ndarray) -> mpmath.mp
     invalid = nc.invalid_dimension_pairs(d, mask)
     entries = [((p, j), Sinusoidal(d, base).value_mp(p, j)) for p in range(n) for j in range(d)]
     return min(
-        abs(x - y)
-        for (a, x) in entries
-        for (b, y) in entries
-        if a[0] < b[0] and not invalid[a[1], b[1]]
+        abs(x - y) for (a, x) in entries for (b, y) in entries if a[0] < b[0] and not invalid[a[1], b[1]]
     )
 
 

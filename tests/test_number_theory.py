@@ -17,13 +17,16 @@ from pe_verify.proofs import number_theory as nt
 def brute_exponent(b: Fraction) -> int:
     """The largest e for which numerator and denominator of b are both exact e-th powers (integer roots)."""
     top = max(b.numerator.bit_length(), b.denominator.bit_length())
-    return next(e for e in range(top, 0, -1)
-                if integer_nthroot(b.numerator, e)[1] and integer_nthroot(b.denominator, e)[1])
+    return next(
+        e
+        for e in range(top, 0, -1)
+        if integer_nthroot(b.numerator, e)[1] and integer_nthroot(b.denominator, e)[1]
+    )
 
 
 def brute_rational_power(b: Fraction, s: Fraction) -> Fraction | None:
     """b^(u/q) = (b^u)^(1/q), rational exactly when numerator and denominator of b^u are exact q-th powers."""
-    power = b ** s.numerator
+    power = b**s.numerator
     top, top_exact = integer_nthroot(power.numerator, s.denominator)
     bottom, bottom_exact = integer_nthroot(power.denominator, s.denominator)
     return Fraction(top, bottom) if top_exact and bottom_exact else None
@@ -35,8 +38,9 @@ def as_fraction(value: sp.Rational | None) -> Fraction | None:
 
 POWER_BASE = st.builds(lambda r, e: r**e, st.integers(2, 60), st.integers(1, 6))
 INTEGER_BASE = POWER_BASE | st.integers(2, 10**9) | st.sampled_from([10000, 500000, 4096, 10**12, 2**30])
-RATIONAL_BASE = st.builds(lambda u, v, e: Fraction(u, v) ** e, st.integers(1, 40), st.integers(1, 40),
-                          st.integers(1, 4)).filter(lambda b: b > 1)
+RATIONAL_BASE = st.builds(
+    lambda u, v, e: Fraction(u, v) ** e, st.integers(1, 40), st.integers(1, 40), st.integers(1, 4)
+).filter(lambda b: b > 1)
 BASE = INTEGER_BASE | RATIONAL_BASE
 EXPONENT = st.builds(Fraction, st.integers(-24, 24), st.integers(1, 24))
 
@@ -62,8 +66,10 @@ def test_rational_power_matches_integer_roots(b: int | Fraction, s: Fraction) ->
 
 
 @settings(max_examples=25)
-@given(b=st.sampled_from([10000, 500000, 64, 12, 2]) | RATIONAL_BASE,
-       s=st.builds(Fraction, st.integers(-6, 6), st.integers(1, 8)))
+@given(
+    b=st.sampled_from([10000, 500000, 64, 12, 2]) | RATIONAL_BASE,
+    s=st.builds(Fraction, st.integers(-6, 6), st.integers(1, 8)),
+)
 def test_algebraic_degree_matches_sympy_minimal_polynomial(b: int | Fraction, s: Fraction) -> None:
     assert nt.algebraic_degree(b, s) == nt.minimal_polynomial_degree(b, s)
     assert (nt.algebraic_degree(b, s) == 1) == (nt.rational_power(b, s) is not None)
@@ -88,8 +94,11 @@ def test_frequency_ratio_matches_brute_force(d: int, base: int | Fraction, data:
 @given(d=st.integers(1, 48), base=FREQUENCY_BASE)
 def test_rational_ratio_pairs_match_a_scan_of_every_pair(d: int, base: int | Fraction) -> None:
     count = (d + 1) // 2
-    brute = {(i, j, brute_rational_power(Fraction(base), Fraction(2 * (j - i), d)))
-             for i in range(count) for j in range(i + 1, count)}
+    brute = {
+        (i, j, brute_rational_power(Fraction(base), Fraction(2 * (j - i), d)))
+        for i in range(count)
+        for j in range(i + 1, count)
+    }
     expected = {(i, j, ratio) for i, j, ratio in brute if ratio is not None}
     assert {(i, j, as_fraction(ratio)) for i, j, ratio in nt.rational_ratio_pairs(d, base)} == expected
 
@@ -109,8 +118,12 @@ def test_known_decompositions_and_steps() -> None:
     assert nt.perfect_power(Fraction(1, 8)) == (sp.Rational(1, 2), 3)
     assert nt.ratio_step(512, 10000) == 64
     assert nt.ratio_step(4096, 500000) == 2048
-    assert [nt.frequency(8, 10000, i) for i in range(4)] == [1, sp.Rational(1, 10), sp.Rational(1, 100),
-                                                              sp.Rational(1, 1000)]
+    assert [nt.frequency(8, 10000, i) for i in range(4)] == [
+        1,
+        sp.Rational(1, 10),
+        sp.Rational(1, 100),
+        sp.Rational(1, 1000),
+    ]
     assert nt.frequency(6, 10000, 1) == sp.Integer(10) ** sp.Rational(-4, 3)
     assert nt.rational_ratio_pairs(4096, 500000) == ()
 
@@ -126,14 +139,23 @@ def test_pi_multiple_recovers_rational_multiples(u: int, v: int) -> None:
     assert nt.pi_multiple(sp.Rational(u, v) * sp.pi) == sp.Rational(u, v)
 
 
-@pytest.mark.parametrize("omega", [sp.Integer(1), sp.Integer(10) ** sp.Rational(-4, 3), sp.sqrt(2) * sp.pi,
-                                   sp.Rational(1, 100), sp.sqrt(3) + 1])
+@pytest.mark.parametrize(
+    "omega",
+    [
+        sp.Integer(1),
+        sp.Integer(10) ** sp.Rational(-4, 3),
+        sp.sqrt(2) * sp.pi,
+        sp.Rational(1, 100),
+        sp.sqrt(3) + 1,
+    ],
+)
 def test_pi_multiple_is_none_when_irrational_over_pi(omega: sp.Expr) -> None:
     assert nt.pi_multiple(omega) is None
 
 
-@pytest.mark.parametrize("omega", [sp.E, sp.pi**2 + sp.E, 0.5, True, sp.Integer(0), sp.Symbol("w"), sp.I,
-                                   "pi"])
+@pytest.mark.parametrize(
+    "omega", [sp.E, sp.pi**2 + sp.E, 0.5, True, sp.Integer(0), sp.Symbol("w"), sp.I, "pi"]
+)
 def test_pi_multiple_rejects_what_it_cannot_decide_or_is_not_a_frequency(omega: object) -> None:
     with pytest.raises(ValueError):
         nt.pi_multiple(omega)
@@ -158,19 +180,22 @@ def test_sympy_separates_algebraic_frequencies_from_pi_multiples() -> None:
     assert (sp.pi / 3).is_algebraic is False
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: nt.exact_rational(1.5, "b"), "not exact"),
-    (lambda: nt.exact_rational(True, "b"), "exact rational"),
-    (lambda: nt.exact_rational("10", "b"), "exact rational"),
-    (lambda: nt.require_rational_base(1), "greater than 1"),
-    (lambda: nt.require_rational_base(Fraction(1, 2)), "greater than 1"),
-    (lambda: nt.perfect_power(-8), "positive rational"),
-    (lambda: nt.frequency(0, 10000, 0), "positive integer"),
-    (lambda: nt.frequency(8, 10000, 4), r"\[0, 4\)"),
-    (lambda: nt.frequency(8, 10000, -1), r"\[0, 4\)"),
-    (lambda: nt.frequency_ratio(8, 0.5, 0, 1), "not exact"),
-    (lambda: nt.ratio_step(2.0, 10000), "positive integer"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nt.exact_rational(1.5, "b"), "not exact"),
+        (lambda: nt.exact_rational(True, "b"), "exact rational"),
+        (lambda: nt.exact_rational("10", "b"), "exact rational"),
+        (lambda: nt.require_rational_base(1), "greater than 1"),
+        (lambda: nt.require_rational_base(Fraction(1, 2)), "greater than 1"),
+        (lambda: nt.perfect_power(-8), "positive rational"),
+        (lambda: nt.frequency(0, 10000, 0), "positive integer"),
+        (lambda: nt.frequency(8, 10000, 4), r"\[0, 4\)"),
+        (lambda: nt.frequency(8, 10000, -1), r"\[0, 4\)"),
+        (lambda: nt.frequency_ratio(8, 0.5, 0, 1), "not exact"),
+        (lambda: nt.ratio_step(2.0, 10000), "positive integer"),
+    ],
+)
 def test_bad_input_is_rejected_with_a_message(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]

@@ -30,7 +30,9 @@ def fails(step: Step) -> bool:
 
 def test_the_module_defines_the_expected_derivations() -> None:
     assert {item.id for item in DERIVATIONS} == {
-        "lipschitz.sine_bound", "lipschitz.coordinate_step", "lipschitz.distance_bound",
+        "lipschitz.sine_bound",
+        "lipschitz.coordinate_step",
+        "lipschitz.distance_bound",
     }
 
 

@@ -15,13 +15,20 @@ from pe_verify.proofs import attention, rope
 from pe_verify.proofs.derivation import Derivation, Step, VerificationResult, render_markdown
 from pe_verify.properties.rope import Rope
 
-DERIVATIONS = [value for module in (rope, attention) for value in vars(module).values()
-               if isinstance(value, Derivation)]
+DERIVATIONS = [
+    value for module in (rope, attention) for value in vars(module).values() if isinstance(value, Derivation)
+]
 EXPECTED_IDS = {
-    "rope.relative_interleaved", "rope.relative_half_split", "rope.orthogonal", "rope.composition",
-    "rope.half_split_permutation", "rope.mixed_layouts_break_relative",
-    "attention.permutation_equivariance", "attention.causal_mask_breaks_equivariance",
-    "attention.absolute_pe_score", "attention.previous_token_head",
+    "rope.relative_interleaved",
+    "rope.relative_half_split",
+    "rope.orthogonal",
+    "rope.composition",
+    "rope.half_split_permutation",
+    "rope.mixed_layouts_break_relative",
+    "attention.permutation_equivariance",
+    "attention.causal_mask_breaks_equivariance",
+    "attention.absolute_pe_score",
+    "attention.previous_token_head",
 }
 
 
@@ -67,6 +74,7 @@ def test_a_broken_step_makes_the_derivation_fail_and_shows_in_markdown() -> None
 
 # RoPE mutation twins
 
+
 class QueryOffByOne(Rope):
     def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
         return super().rotate_exact(x, m + 1, thetas)
@@ -109,9 +117,15 @@ def test_both_rotated_the_other_way_gives_offset_m_minus_n() -> None:
     assert not _holds(rope.block_relative_step(sign=-1))
 
 
-@pytest.mark.parametrize("builder", [
-    rope.relative_matrix_step, rope.orthogonality_step, rope.norm_step, rope.composition_step,
-])
+@pytest.mark.parametrize(
+    "builder",
+    [
+        rope.relative_matrix_step,
+        rope.orthogonality_step,
+        rope.norm_step,
+        rope.composition_step,
+    ],
+)
 def test_sign_slip_breaks_every_matrix_property(builder) -> None:
     assert not _holds(builder(OneSineSignFlipped(4)))
 
@@ -167,6 +181,7 @@ def test_rope_rejects_a_frequency_count_that_does_not_match() -> None:
 
 
 # Attention mutation twins
+
 
 def test_causal_mask_claimed_equivariant_fails() -> None:
     step = attention.equivariance_step(attention.causal_row_softmax, attention.SWAP, *attention.EXAMPLE)

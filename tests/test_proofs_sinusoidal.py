@@ -20,12 +20,21 @@ from pe_verify.proofs.sinusoidal import (
 from pe_verify.proofs.trigonometry import BASE, DIM, INDEX, A, B
 from pe_verify.properties.sinusoidal import Sinusoidal
 
-DERIVATIONS = [value for module in (trigonometry, sinusoidal) for value in vars(module).values()
-               if isinstance(value, Derivation)]
+DERIVATIONS = [
+    value
+    for module in (trigonometry, sinusoidal)
+    for value in vars(module).values()
+    if isinstance(value, Derivation)
+]
 EXPECTED_IDS = {
-    "trigonometry.angle_addition", "trigonometry.exp_log_frequency", "sinusoidal.offset_matrix",
-    "sinusoidal.offset_matrix_group", "sinusoidal.offset_matrix_expanded", "sinusoidal.norm",
-    "sinusoidal.dot_product", "sinusoidal.distance",
+    "trigonometry.angle_addition",
+    "trigonometry.exp_log_frequency",
+    "sinusoidal.offset_matrix",
+    "sinusoidal.offset_matrix_group",
+    "sinusoidal.offset_matrix_expanded",
+    "sinusoidal.norm",
+    "sinusoidal.dot_product",
+    "sinusoidal.distance",
 }
 
 
@@ -112,17 +121,23 @@ def sine_only_score(p: sp.Expr, q: sp.Expr, omegas: Sequence[sp.Expr]) -> sp.Exp
 
 MUTANTS = {
     "angle addition for sin with the sign flipped": trigonometry.euler_identity(
-        sp.sin(A + B), sp.sin(A) * sp.cos(B) - sp.cos(A) * sp.sin(B), "mutant"),
+        sp.sin(A + B), sp.sin(A) * sp.cos(B) - sp.cos(A) * sp.sin(B), "mutant"
+    ),
     "angle addition for cos with the sign flipped": trigonometry.euler_identity(
-        sp.cos(A + B), sp.cos(A) * sp.cos(B) + sp.sin(A) * sp.sin(B), "mutant"),
+        sp.cos(A + B), sp.cos(A) * sp.cos(B) + sp.sin(A) * sp.sin(B), "mutant"
+    ),
     "angle addition with sin and cos swapped": trigonometry.euler_identity(
-        sp.sin(A + B), sp.cos(A) * sp.cos(B) - sp.sin(A) * sp.sin(B), "mutant"),
+        sp.sin(A + B), sp.cos(A) * sp.cos(B) - sp.sin(A) * sp.sin(B), "mutant"
+    ),
     "code frequency against exponent i/d": identity(
-        trigonometry.code_frequency(INDEX, DIM, BASE), BASE ** (-INDEX / DIM), "mutant"),
+        trigonometry.code_frequency(INDEX, DIM, BASE), BASE ** (-INDEX / DIM), "mutant"
+    ),
     "RoPE frequency without the reciprocal": identity(
-        trigonometry.rope_code_frequency(INDEX, DIM, BASE), BASE ** (2 * INDEX / DIM), "mutant"),
+        trigonometry.rope_code_frequency(INDEX, DIM, BASE), BASE ** (2 * INDEX / DIM), "mutant"
+    ),
     "10000 taken as 10^2": identity(
-        trigonometry.code_frequency(INDEX, DIM, 10000), sp.Integer(10) ** (-4 * INDEX / DIM), "mutant"),
+        trigonometry.code_frequency(INDEX, DIM, 10000), sp.Integer(10) ** (-4 * INDEX / DIM), "mutant"
+    ),
     "shift block with the sign flipped": sinusoidal.shift_step([OMEGA], block=flipped_block),
     "shift with sin and cos swapped": sinusoidal.shift_step([OMEGA], family=CosFirst),
     "shift by k + 1 against M_k": sinusoidal.shift_step([OMEGA], offset=sinusoidal.K + 1),
@@ -131,7 +146,8 @@ MUTANTS = {
     "shift block depending on pos": sinusoidal.position_free_step(lambda angle: rotation_block(angle + POS)),
     "linearized block is not orthogonal": sinusoidal.orthogonality_step([OMEGA], block=linearized_block),
     "linearized blocks d = 4 are not orthogonal": sinusoidal.orthogonality_step(
-        exact_frequencies(4), block=linearized_block),
+        exact_frequencies(4), block=linearized_block
+    ),
     "reflection has determinant −1": sinusoidal.determinant_step([OMEGA], block=reflection_block),
     "symmetric blocks do not compose": sinusoidal.composition_step([OMEGA], block=symmetric_block),
     "symmetric block: M_{−k} is not M_kᵀ": sinusoidal.inverse_step([OMEGA], block=symmetric_block),
@@ -141,7 +157,8 @@ MUTANTS = {
     "dot product with sine in both slots": sinusoidal.dot_product_step([OMEGA], family=SineOnly),
     "dot product with exponent i/d": sinusoidal.dot_product_step(exact_frequencies(4), family=HalfExponent),
     "sine-only score is not translation invariant": sinusoidal.translation_step(
-        [OMEGA], score=sine_only_score),
+        [OMEGA], score=sine_only_score
+    ),
     "rotated score changes under swapping": sinusoidal.swap_step([OMEGA], score=rotated_score),
     "rotated score tells before from after": sinusoidal.symmetry_step([OMEGA], score=rotated_score),
     "distance of a doubled encoding": sinusoidal.distance_step([OMEGA], family=Doubled),

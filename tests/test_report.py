@@ -662,11 +662,7 @@ def test_counts_below_a_threshold_are_certified_or_marked() -> None:
 def test_close_pairs_are_counted_from_the_exact_values() -> None:
     d, n = 6, 30
     with mpmath.workdps(50):
-        value = {
-            (p, j): Sinusoidal(d, figures.BASE).value_mp(p, j)
-            for p in range(n)
-            for j in range(d)
-        }
+        value = {(p, j): Sinusoidal(d, figures.BASE).value_mp(p, j) for p in range(n) for j in range(d)}
         gaps = sorted(
             abs(value[a] - value[b])
             for a, b in itertools.combinations(value, 2)

@@ -78,8 +78,9 @@ def test_reference_has_relative_property(config: dict, seed: int, scale: float, 
 @given(rope_configs(), SEED, SCALE, st.data())
 def test_reference_preserves_norm(config: dict, seed: int, scale: float, data: st.DataObject) -> None:
     n = data.draw(st.integers(1, 3))
-    result = check_norm_preservation(rotation(config), vectors(seed, n, config["d"], scale),
-                                     data.draw(positions_lists(n)))
+    result = check_norm_preservation(
+        rotation(config), vectors(seed, n, config["d"], scale), data.draw(positions_lists(n))
+    )
     assert result.holds, result
 
 
@@ -101,8 +102,9 @@ def test_reference_layouts_are_permutations_of_each_other(
     half_split = Rope(d, config["base"], "half_split", fraction)
     interleaved = Rope(d, config["base"], "interleaved", fraction)
     assert half_split.rotary_dim == rotary_dimension(d, fraction)
-    result = check_layout_equivalence(half_split, interleaved, vectors(seed, n, d, scale),
-                                      data.draw(positions_lists(n)))
+    result = check_layout_equivalence(
+        half_split, interleaved, vectors(seed, n, d, scale), data.draw(positions_lists(n))
+    )
     assert result.holds, result
 
 
@@ -191,8 +193,9 @@ def test_partial_rotary_rotates_the_leading_dims_only(config: dict, seed: int, p
     x = vectors(seed, 2, d)
     out = rotation(config).rotate(x, positions)
     np.testing.assert_array_equal(out[:, r:], x[:, r:])
-    np.testing.assert_array_equal(out[:, :r], apply_rope(x[:, :r], positions, base=config["base"],
-                                                         layout=config["layout"]))
+    np.testing.assert_array_equal(
+        out[:, :r], apply_rope(x[:, :r], positions, base=config["base"], layout=config["layout"])
+    )
 
 
 def test_leading_axes_are_batch_axes() -> None:
@@ -220,8 +223,14 @@ def test_layouts_coincide_for_d_2() -> None:
     """With a single pair there is nothing to lay out: mixing the layouts is harmless only here."""
     np.testing.assert_array_equal(layout_permutation(2), [0, 1])
     q, k = vectors(1, 2, 2), vectors(2, 2, 2)
-    result = check_relative_property_qk(Rope(2, layout="interleaved"), Rope(2, layout="half_split"),
-                                        q, k, np.array([3.0, -8.0]), np.array([11.0, 5.0]))
+    result = check_relative_property_qk(
+        Rope(2, layout="interleaved"),
+        Rope(2, layout="half_split"),
+        q,
+        k,
+        np.array([3.0, -8.0]),
+        np.array([11.0, 5.0]),
+    )
     assert result.holds, result
 
 
@@ -288,8 +297,9 @@ class Truncates(Rope):
 
 
 def test_twin_mixed_layouts_fails_relative_property() -> None:
-    result = check_relative_property_qk(Rope(16, layout="interleaved"), Rope(16, layout="half_split"),
-                                        Q, K, M, N)
+    result = check_relative_property_qk(
+        Rope(16, layout="interleaved"), Rope(16, layout="half_split"), Q, K, M, N
+    )
     assert not result.holds, result
 
 
@@ -417,13 +427,16 @@ def test_other_functions_reject_bad_input() -> None:
         check_norm_preservation(Rope(4), np.ones((0, 4)), [])
 
 
-@pytest.mark.parametrize(("make", "match"), [
-    (lambda: Rope(3), "even"),
-    (lambda: Rope(8, layout="diagonal"), "layout must be one of"),
-    (lambda: Rope(8, rotary_fraction=0.1), "rotary dimension"),
-    (lambda: Rope(8).rotate(np.ones((1, 4)), [0.0]), "length d = 8"),
-    (lambda: Rope(8).rotate_mp([1.0] * 4, 0), "length d = 8"),
-])
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: Rope(3), "even"),
+        (lambda: Rope(8, layout="diagonal"), "layout must be one of"),
+        (lambda: Rope(8, rotary_fraction=0.1), "rotary dimension"),
+        (lambda: Rope(8).rotate(np.ones((1, 4)), [0.0]), "length d = 8"),
+        (lambda: Rope(8).rotate_mp([1.0] * 4, 0), "length d = 8"),
+    ],
+)
 def test_rope_rejects_bad_parameters(make, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         make()
@@ -439,5 +452,6 @@ def test_rope_forms_agree(layout: str) -> None:
     thetas = [sp.Integer(1), sp.Rational(1, 10)]
     exact = rope.rotate_exact(sp.Matrix(x[0].tolist()), sp.Integer(7), thetas)
     np.testing.assert_allclose(rope.rotate(x, [position])[0], [float(e) for e in exact], atol=1e-14)
-    np.testing.assert_allclose([float(e) for e in rope.rotate_mp(x[0].tolist(), position)],
-                               [float(e) for e in exact], atol=1e-14)
+    np.testing.assert_allclose(
+        [float(e) for e in rope.rotate_mp(x[0].tolist(), position)], [float(e) for e in exact], atol=1e-14
+    )

@@ -90,8 +90,9 @@ def test_bfloat16_drift_grows_with_the_shift_and_float32_angles_keep_it_flat() -
     m, n = np.arange(32) + 5, np.arange(32)
     shifts = np.array([0, 2**16])
     bf16 = np.median(score_drift(RopeInDtype(128, dtype="bfloat16"), q, k, m, n, shifts), axis=1)
-    f32 = np.median(score_drift(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"),
-                                q, k, m, n, shifts), axis=1)
+    f32 = np.median(
+        score_drift(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"), q, k, m, n, shifts), axis=1
+    )
     assert bf16[1] > 10 * bf16[0] and f32[1] < 2 * f32[0]
 
 
@@ -102,20 +103,25 @@ def test_a_looser_tolerance_is_used_when_given() -> None:
     assert check_shift_invariance(rotate, q, k, [1, 2, 3, 4], [0, 0, 0, 0], [0, 16], tolerance=1.0).holds
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: rope_in_dtype(np.ones((1, 3)), [0]), "even"),
-    (lambda: rope_in_dtype(np.ones((1, 4)), [0], "int8"), "dtype must be one of"),
-    (lambda: rope_in_dtype(np.ones((1, 4)), [70000], "float16"), "largest finite float16"),
-    (lambda: rope_in_dtype(np.ones((1, 4)), [0, 1]), "one per row"),
-    (lambda: rope_in_dtype(np.ones(4), [0]), r"\(n, d\)"),
-    (lambda: rope_in_dtype(np.ones((1, 4)), [np.nan]), "finite"),
-    (lambda: check_shift_invariance(Rope(4), np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0], -1.0),
-     "positive"),
-    (lambda: score_drift(Truncates(4), np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0]), "shape"),
-    (lambda: RopeInDtype(4, layout="half_split"), "interleaved"),
-    (lambda: RopeInDtype(4, dtype="int8"), "dtype must be one of"),
-    (lambda: RopeInDtype(8).rotate(np.ones((1, 4)), [0]), "length d = 8"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: rope_in_dtype(np.ones((1, 3)), [0]), "even"),
+        (lambda: rope_in_dtype(np.ones((1, 4)), [0], "int8"), "dtype must be one of"),
+        (lambda: rope_in_dtype(np.ones((1, 4)), [70000], "float16"), "largest finite float16"),
+        (lambda: rope_in_dtype(np.ones((1, 4)), [0, 1]), "one per row"),
+        (lambda: rope_in_dtype(np.ones(4), [0]), r"\(n, d\)"),
+        (lambda: rope_in_dtype(np.ones((1, 4)), [np.nan]), "finite"),
+        (
+            lambda: check_shift_invariance(Rope(4), np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0], -1.0),
+            "positive",
+        ),
+        (lambda: score_drift(Truncates(4), np.ones((1, 4)), np.ones((1, 4)), [0], [0], [0]), "shape"),
+        (lambda: RopeInDtype(4, layout="half_split"), "interleaved"),
+        (lambda: RopeInDtype(4, dtype="int8"), "dtype must be one of"),
+        (lambda: RopeInDtype(8).rotate(np.ones((1, 4)), [0]), "length d = 8"),
+    ],
+)
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()

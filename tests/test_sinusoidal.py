@@ -76,8 +76,10 @@ def test_odd_d_ends_with_a_sin_dimension(half: int, base: float, positions: list
     rows = sinusoidal_encoding(positions, d, base)
     assert rows.shape == (len(positions), d)
     with mpmath.workdps(50):
-        last = [float(mpmath.sin(mpmath.mpf(p) * mpmath.mpf(base) ** (mpmath.mpf(-2 * half) / d)))
-                for p in positions]
+        last = [
+            float(mpmath.sin(mpmath.mpf(p) * mpmath.mpf(base) ** (mpmath.mpf(-2 * half) / d)))
+            for p in positions
+        ]
     assert np.max(np.abs(rows[:, -1] - last)) <= angle_tolerance(max(abs(p) for p in positions))
 
 
@@ -91,33 +93,48 @@ def test_odd_d_norm_depends_on_position(d: int) -> None:
     assert abs(norms[1] - norms[0]) > 1e-3
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: sinusoidal_encoding([0], 0), "d must be a positive integer, got 0"),
-    (lambda: sinusoidal_encoding([0], -4), "d must be a positive integer, got -4"),
-    (lambda: sinusoidal_encoding([0], 6.5), "d must be a positive integer, got 6.5"),
-    (lambda: sinusoidal_encoding([0], 6.0), "d must be a positive integer, got 6.0"),
-    (lambda: sinusoidal_encoding([0], True), "d must be a positive integer, got True"),
-    (lambda: sinusoidal_encoding([0], "8"), "d must be a positive integer, got '8'"),
-    (lambda: sinusoidal_encoding([0], 8, base=1), "base must be a finite real number greater than 1, got 1"),
-    (lambda: sinusoidal_encoding([0], 8, base=0.5), "base must be a finite real number greater than 1"),
-    (lambda: sinusoidal_encoding([0], 8, base=float("nan")), "base must be a finite real number .*got nan"),
-    (lambda: sinusoidal_encoding([0], 8, base=float("inf")), "base must be a finite real number .*got inf"),
-    (lambda: sinusoidal_encoding([0], 8, base=True), "base must be a real number greater than 1, got True"),
-    (lambda: sinusoidal_encoding([0], 8, base="10000"), "base must be a real number greater than 1"),
-    (lambda: sinusoidal_encoding([0.0, float("nan")], 8), "positions must be finite"),
-    (lambda: sinusoidal_encoding([float("-inf")], 8), "positions must be finite"),
-    (lambda: sinusoidal_encoding([2**53 + 2], 8), r"beyond 2\*\*53"),
-    (lambda: sinusoidal_encoding([2.0**60], 8), r"beyond 2\*\*53"),
-    (lambda: sinusoidal_encoding(["3"], 8), "positions must be real numbers"),
-    (lambda: sinusoidal_encoding("0123", 8), "positions must be real numbers"),
-    (lambda: sinusoidal_encoding([True, False], 8), "positions must be real numbers"),
-    (lambda: frequencies(0), "d must be a positive integer"),
-    (lambda: frequency_exprs(8, 1), "base must be a finite real number greater than 1"),
-    (lambda: sinusoidal_encoding_mp([0], 0), "d must be a positive integer"),
-    (lambda: sinusoidal_encoding_mp([0], 8, base=1), "base must be a finite real number greater than 1"),
-    (lambda: sinusoidal_encoding_mp([float("nan")], 8), "positions must be finite"),
-    (lambda: sinusoidal_encoding_mp([[1, 2]], 8), "positions must be real numbers"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: sinusoidal_encoding([0], 0), "d must be a positive integer, got 0"),
+        (lambda: sinusoidal_encoding([0], -4), "d must be a positive integer, got -4"),
+        (lambda: sinusoidal_encoding([0], 6.5), "d must be a positive integer, got 6.5"),
+        (lambda: sinusoidal_encoding([0], 6.0), "d must be a positive integer, got 6.0"),
+        (lambda: sinusoidal_encoding([0], True), "d must be a positive integer, got True"),
+        (lambda: sinusoidal_encoding([0], "8"), "d must be a positive integer, got '8'"),
+        (
+            lambda: sinusoidal_encoding([0], 8, base=1),
+            "base must be a finite real number greater than 1, got 1",
+        ),
+        (lambda: sinusoidal_encoding([0], 8, base=0.5), "base must be a finite real number greater than 1"),
+        (
+            lambda: sinusoidal_encoding([0], 8, base=float("nan")),
+            "base must be a finite real number .*got nan",
+        ),
+        (
+            lambda: sinusoidal_encoding([0], 8, base=float("inf")),
+            "base must be a finite real number .*got inf",
+        ),
+        (
+            lambda: sinusoidal_encoding([0], 8, base=True),
+            "base must be a real number greater than 1, got True",
+        ),
+        (lambda: sinusoidal_encoding([0], 8, base="10000"), "base must be a real number greater than 1"),
+        (lambda: sinusoidal_encoding([0.0, float("nan")], 8), "positions must be finite"),
+        (lambda: sinusoidal_encoding([float("-inf")], 8), "positions must be finite"),
+        (lambda: sinusoidal_encoding([2**53 + 2], 8), r"beyond 2\*\*53"),
+        (lambda: sinusoidal_encoding([2.0**60], 8), r"beyond 2\*\*53"),
+        (lambda: sinusoidal_encoding(["3"], 8), "positions must be real numbers"),
+        (lambda: sinusoidal_encoding("0123", 8), "positions must be real numbers"),
+        (lambda: sinusoidal_encoding([True, False], 8), "positions must be real numbers"),
+        (lambda: frequencies(0), "d must be a positive integer"),
+        (lambda: frequency_exprs(8, 1), "base must be a finite real number greater than 1"),
+        (lambda: sinusoidal_encoding_mp([0], 0), "d must be a positive integer"),
+        (lambda: sinusoidal_encoding_mp([0], 8, base=1), "base must be a finite real number greater than 1"),
+        (lambda: sinusoidal_encoding_mp([float("nan")], 8), "positions must be finite"),
+        (lambda: sinusoidal_encoding_mp([[1, 2]], 8), "positions must be real numbers"),
+    ],
+)
 def test_bad_input_is_rejected(call: Callable, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()

@@ -32,12 +32,13 @@ def reference(base: int | Fraction, d: int) -> Sinusoidal:
     return Sinusoidal(d, str(base) if isinstance(base, int) else "2.25")
 
 
-
 def brute_rational(b: Fraction, s: Fraction) -> bool:
     """b^s ∈ ℚ by exact integer roots of b^u (s = u/q)."""
-    power = b ** s.numerator
-    return bool(integer_nthroot(power.numerator, s.denominator)[1]
-                and integer_nthroot(power.denominator, s.denominator)[1])
+    power = b**s.numerator
+    return bool(
+        integer_nthroot(power.numerator, s.denominator)[1]
+        and integer_nthroot(power.denominator, s.denominator)[1]
+    )
 
 
 def fails(steps: Sequence[Step]) -> bool:
@@ -49,11 +50,17 @@ def fails(steps: Sequence[Step]) -> bool:
 # Derivations
 # ---------------------------------------------------------------------------------------------------------
 
+
 def test_module_defines_the_expected_derivations() -> None:
     assert {derivation.id for derivation in DERIVATIONS} == {
-        "uniqueness.distinct_positions", "uniqueness.ratio_argument", "uniqueness.sine_dimension",
-        "uniqueness.cosine_dimension", "uniqueness.pi_side_condition", "uniqueness.sine_cosine_never",
-        "uniqueness.same_type_coincidence"}
+        "uniqueness.distinct_positions",
+        "uniqueness.ratio_argument",
+        "uniqueness.sine_dimension",
+        "uniqueness.cosine_dimension",
+        "uniqueness.pi_side_condition",
+        "uniqueness.sine_cosine_never",
+        "uniqueness.same_type_coincidence",
+    }
 
 
 @pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
@@ -88,6 +95,7 @@ def test_zero_set_and_pi_steps_reject_false_claims() -> None:
 # D3.3: whole vectors
 # ---------------------------------------------------------------------------------------------------------
 
+
 def test_ratio_argument_for_base_10000_up_to_16() -> None:
     """As written it fails for d ∈ {1, 2, 3, 4, 8}; using the sin-only frequency too, for d ∈ {1, 2, 4, 8}."""
     assert un.argument_failures(10000, 16) == (1, 2, 3, 4, 8)
@@ -100,8 +108,11 @@ def test_ratio_argument_for_base_10000_up_to_16() -> None:
 
 
 @settings(max_examples=40)
-@given(base=st.sampled_from(BASES) | st.builds(lambda r, e: r**e, st.integers(2, 12), st.integers(1, 12)),
-       d_max=st.integers(1, 40), split=st.booleans())
+@given(
+    base=st.sampled_from(BASES) | st.builds(lambda r, e: r**e, st.integers(2, 12), st.integers(1, 12)),
+    d_max=st.integers(1, 40),
+    split=st.booleans(),
+)
 def test_divisor_rule_matches_deciding_every_d(base: int | Fraction, d_max: int, split: bool) -> None:
     assert un.rule_mismatches(lambda b: un.argument_failure_rule(b, split), base, d_max, split) == ()
 
@@ -113,10 +124,15 @@ def test_brute_force_catches_wrong_divisor_rules() -> None:
     assert un.rule_mismatches(un.argument_failure_rule, 10000, 16, sin_only_case_split=True) == (3,)
 
 
-@given(d=st.integers(1, 32), base=st.sampled_from(BASES), p=st.integers(-10**6, 10**6),
-       q=st.integers(-10**6, 10**6))
-def test_different_positions_have_different_encodings_at_50_digits(d: int, base: int | Fraction, p: int,
-                                                                    q: int) -> None:
+@given(
+    d=st.integers(1, 32),
+    base=st.sampled_from(BASES),
+    p=st.integers(-(10**6), 10**6),
+    q=st.integers(-(10**6), 10**6),
+)
+def test_different_positions_have_different_encodings_at_50_digits(
+    d: int, base: int | Fraction, p: int, q: int
+) -> None:
     """PE(p) ≠ PE(q) for p ≠ q (uniqueness.distinct_positions): some dimension differs by ≥ 10^(−45)."""
     if p == q:
         return
@@ -129,9 +145,11 @@ def test_different_positions_have_different_encodings_at_50_digits(d: int, base:
 # D3.4: one dimension
 # ---------------------------------------------------------------------------------------------------------
 
+
 @given(d=st.integers(1, 24), base=st.sampled_from(BASES), data=st.data(), negative=st.booleans())
-def test_one_dimension_verdicts_hold_at_50_digits(d: int, base: int | Fraction, data: st.DataObject,
-                                                  negative: bool) -> None:
+def test_one_dimension_verdicts_hold_at_50_digits(
+    d: int, base: int | Fraction, data: st.DataObject, negative: bool
+) -> None:
     dim = data.draw(st.integers(0, d - 1))
     low = -(10**6) if negative else 0
     p1, p2 = data.draw(st.lists(st.integers(low, 10**6), min_size=2, max_size=2, unique=True))
@@ -151,13 +169,18 @@ def mp_collisions(omega: sp.Expr, kind: str, level: int, negative: bool) -> list
         w = mpmath.mpf(sp.N(omega, 70))
         f = mpmath.sin if kind == "sin" else mpmath.cos
         values = {p: f(p * w) for p in range(low, level + 1)}
-        return [(p1, p2) for p1 in values for p2 in values
-                if p1 < p2 and abs(values[p1] - values[p2]) < mpmath.mpf(10) ** -45]
+        return [
+            (p1, p2)
+            for p1 in values
+            for p2 in values
+            if p1 < p2 and abs(values[p1] - values[p2]) < mpmath.mpf(10) ** -45
+        ]
 
 
 @given(u=st.integers(1, 12), v=st.integers(1, 12), kind=st.sampled_from(un.KINDS), negative=st.booleans())
-def test_rational_multiples_of_pi_collide_at_the_smallest_witness(u: int, v: int, kind: str,
-                                                                  negative: bool) -> None:
+def test_rational_multiples_of_pi_collide_at_the_smallest_witness(
+    u: int, v: int, kind: str, negative: bool
+) -> None:
     """ω = (u/v)π must collide; the witness is the least by max |p| and the period is the least full turn."""
     omega = sp.Rational(u, v) * sp.pi
     verdict = un.frequency_collision(omega, kind, negative)
@@ -168,21 +191,24 @@ def test_rational_multiples_of_pi_collide_at_the_smallest_witness(u: int, v: int
     assert all(max(abs(p) for p in pair) == level for pair in found)
     with mpmath.workdps(60):
         w = mpmath.mpf(sp.N(omega, 70))
-        turns = [k for k in range(1, verdict.period + 1)
-                 if abs(mpmath.cos(k * w) - 1) < mpmath.mpf(10) ** -45]
+        turns = [
+            k for k in range(1, verdict.period + 1) if abs(mpmath.cos(k * w) - 1) < mpmath.mpf(10) ** -45
+        ]
     assert turns[0] == verdict.period
     dim = un.KINDS.index(kind)
     p1, p2 = verdict.witness
     assert co.check_witnesses(Sinusoidal(2, omegas=tuple([omega])), [(p1, dim, p2, dim)])
 
 
-@pytest.mark.parametrize("omega", [sp.sqrt(2), sp.Integer(1), sp.Integer(10) ** sp.Rational(-8, 3),
-                                   sp.pi * sp.sqrt(3)])
+@pytest.mark.parametrize(
+    "omega", [sp.sqrt(2), sp.Integer(1), sp.Integer(10) ** sp.Rational(-8, 3), sp.pi * sp.sqrt(3)]
+)
 def test_frequencies_irrational_over_pi_never_collide_in_sin(omega: sp.Expr) -> None:
     verdict = un.frequency_collision(omega, "sin", allow_negative=True)
     assert not verdict.collides and verdict.witness is None
-    assert co.check_distinct(Sinusoidal(1, omegas=tuple([omega])), [(p, 0, p + k, 0) for p in (-7, 0, 3)
-                                                               for k in (1, 2, 6, 44)])
+    assert co.check_distinct(
+        Sinusoidal(1, omegas=tuple([omega])), [(p, 0, p + k, 0) for p in (-7, 0, 3) for k in (1, 2, 6, 44)]
+    )
 
 
 def test_pi_over_three_collides_as_in_the_side_condition() -> None:
@@ -196,6 +222,7 @@ def test_pi_over_three_collides_as_in_the_side_condition() -> None:
 # ---------------------------------------------------------------------------------------------------------
 # D3.5: two dimensions
 # ---------------------------------------------------------------------------------------------------------
+
 
 def test_exact_coincidences_for_base_10000() -> None:
     """d ≤ 16: exactly d ∈ {4, 8, 12, 16}; d = 8: sin(1·ω_0) = sin(10·ω_1); d = 512: ratios 10, 100, 1000."""
@@ -227,8 +254,9 @@ def test_divisor_rule_pairs_equal_minimal_polynomial_pairs(d: int, base: int | F
 
 
 @given(d=st.integers(2, 32), base=st.sampled_from(BASES), data=st.data(), negative=st.booleans())
-def test_two_dimension_verdicts_hold_at_50_digits(d: int, base: int | Fraction, data: st.DataObject,
-                                                  negative: bool) -> None:
+def test_two_dimension_verdicts_hold_at_50_digits(
+    d: int, base: int | Fraction, data: st.DataObject, negative: bool
+) -> None:
     """'Never' ⇒ random positions differ; a coinciding pair ⇒ positions off its family differ."""
     dim1, dim2 = data.draw(st.lists(st.integers(0, d - 1), min_size=2, max_size=2, unique=True))
     low = -(10**5) if negative else 0
@@ -253,8 +281,9 @@ WITH_COINCIDENCES = [(d, base) for d in range(2, 33) for base in BASES if un.cro
 
 
 @given(setting=st.sampled_from(WITH_COINCIDENCES), data=st.data(), negative=st.booleans())
-def test_witness_families_agree_at_50_digits(setting: tuple[int, int | Fraction], data: st.DataObject,
-                                             negative: bool) -> None:
+def test_witness_families_agree_at_50_digits(
+    setting: tuple[int, int | Fraction], data: st.DataObject, negative: bool
+) -> None:
     """Every member of a coinciding pair's family agrees to all digits; nearby positions off it differ."""
     d, base = setting
     pair = data.draw(st.sampled_from(un.coinciding_dim_pairs(d, base)))
@@ -301,25 +330,32 @@ def test_family_members_are_validated() -> None:
     cos_pair = un.cross_dimension_coincidence(8, 10000, 1, 3, allow_negative=True)
     assert cos_pair.member(-2, -1) == (-2, 1, 20, 3)
     never = un.cross_dimension_coincidence(8, 10000, 0, 3)
-    for call in (lambda: sin_pair.member(0), lambda: sin_pair.member(-1), lambda: sin_pair.member(1, -1),
-                 lambda: never.member(1)):
+    for call in (
+        lambda: sin_pair.member(0),
+        lambda: sin_pair.member(-1),
+        lambda: sin_pair.member(1, -1),
+        lambda: never.member(1),
+    ):
         with pytest.raises(ValueError):
             call()
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: un.cross_dimension_coincidence(8, 10000, 2, 2), "must differ"),
-    (lambda: un.cross_dimension_coincidence(8, 10000, 0, 8), r"\[0, 8\)"),
-    (lambda: un.cross_dimension_coincidence(0, 10000, 0, 1), "positive integer"),
-    (lambda: un.cross_dimension_coincidence(8, 1, 0, 2), "greater than 1"),
-    (lambda: un.dimension_collision(8, 10000, -1), r"\[0, 8\)"),
-    (lambda: un.frequency_collision(sp.pi, "tan"), "'sin' or 'cos'"),
-    (lambda: un.frequency_collision(1.0, "sin"), "exact SymPy number"),
-    (lambda: un.document_argument_holds(8, 10000.5), "not exact"),
-    (lambda: un.argument_failures(10000, 0), "positive integer"),
-    (lambda: un.frequency_list_coincidences([sp.pi / 3]), "algebraic"),
-    (lambda: un.frequency_list_coincidences([]), "at least one"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: un.cross_dimension_coincidence(8, 10000, 2, 2), "must differ"),
+        (lambda: un.cross_dimension_coincidence(8, 10000, 0, 8), r"\[0, 8\)"),
+        (lambda: un.cross_dimension_coincidence(0, 10000, 0, 1), "positive integer"),
+        (lambda: un.cross_dimension_coincidence(8, 1, 0, 2), "greater than 1"),
+        (lambda: un.dimension_collision(8, 10000, -1), r"\[0, 8\)"),
+        (lambda: un.frequency_collision(sp.pi, "tan"), "'sin' or 'cos'"),
+        (lambda: un.frequency_collision(1.0, "sin"), "exact SymPy number"),
+        (lambda: un.document_argument_holds(8, 10000.5), "not exact"),
+        (lambda: un.argument_failures(10000, 0), "positive integer"),
+        (lambda: un.frequency_list_coincidences([sp.pi / 3]), "algebraic"),
+        (lambda: un.frequency_list_coincidences([]), "at least one"),
+    ],
+)
 def test_bad_input_is_rejected_with_a_message(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
@@ -328,6 +364,7 @@ def test_bad_input_is_rejected_with_a_message(call: object, message: str) -> Non
 # ---------------------------------------------------------------------------------------------------------
 # 50-digit confirmation for d = 8, 512 (base 10000) and d = 4096 (base 500000)
 # ---------------------------------------------------------------------------------------------------------
+
 
 def all_witnesses(d: int, base: int) -> list[un.ValuePair]:
     """The smallest witness of every coinciding pair and, for cos pairs, the member with p2 < 0."""
@@ -346,8 +383,11 @@ def test_every_exact_witness_agrees_and_neighbours_differ(d: int) -> None:
 def test_d4096_base_500000_has_only_near_misses() -> None:
     """500000 = 2^5·5^6 (E = 1): no ratio is rational, so even the best-rounded positions differ."""
     assert un.coinciding_dim_pairs(4096, 500000) == ()
-    pairs = [pair for dims in ((0, 4094), (2, 2048), (100, 3000))
-             for pair in co.near_misses(4096, 500000, *dims, count=1)]
+    pairs = [
+        pair
+        for dims in ((0, 4094), (2, 2048), (100, 3000))
+        for pair in co.near_misses(4096, 500000, *dims, count=1)
+    ]
     assert len(pairs) == 3
     assert co.check_distinct(reference(500000, 4096), pairs)
 
@@ -364,8 +404,9 @@ class Mutant(Sinusoidal):
         with mpmath.workdps(dps):
             omegas = [self.omega_of(i, d) for i in range((d + 1) // 2)]  # type: ignore[misc]
             first, second = (mpmath.cos, mpmath.sin) if self.layout_swapped else (mpmath.sin, mpmath.cos)
-            return [[(first if j % 2 == 0 else second)(p * omegas[j // 2]) for j in range(d)]
-                    for p in positions]
+            return [
+                [(first if j % 2 == 0 else second)(p * omegas[j // 2]) for j in range(d)] for p in positions
+            ]
 
 
 def _mutant(omega_of: Callable[[int, int], mpmath.mpf], layout_swapped: bool = False) -> Mutant:
@@ -394,15 +435,18 @@ def test_reference_rows_match_the_shared_encoder() -> None:
     assert rows == sinusoidal_encoding_mp([3, -7], 6, "10000", 50)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: co.check_witnesses(reference(10000, 8), [(1, 0, 10, 2)], dps=30), "at least 50"),
-    (lambda: co.check_witnesses(reference(10000, 8), []), "must not be empty"),
-    (lambda: co.check_distinct(reference(10000, 8), [(1, 0, 10, 8)]), r"\[0, 8\)"),
-    (lambda: co.check_distinct(reference(10000, 8), [(1.5, 0, 10, 2)]), "four integers"),
-    (lambda: co.near_misses(8, 10000, 0, 9), r"\[0, 8\)"),
-    (lambda: Sinusoidal(2, omegas=()), "non-empty"),
-    (lambda: Sinusoidal(8, "1"), "greater than 1"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: co.check_witnesses(reference(10000, 8), [(1, 0, 10, 2)], dps=30), "at least 50"),
+        (lambda: co.check_witnesses(reference(10000, 8), []), "must not be empty"),
+        (lambda: co.check_distinct(reference(10000, 8), [(1, 0, 10, 8)]), r"\[0, 8\)"),
+        (lambda: co.check_distinct(reference(10000, 8), [(1.5, 0, 10, 2)]), "four integers"),
+        (lambda: co.near_misses(8, 10000, 0, 9), r"\[0, 8\)"),
+        (lambda: Sinusoidal(2, omegas=()), "non-empty"),
+        (lambda: Sinusoidal(8, "1"), "greater than 1"),
+    ],
+)
 def test_coincidence_checks_reject_bad_input(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
