@@ -10,7 +10,7 @@ Properties (d drawn from the battery's dimensions):
 * fastest-at-most-one — θ_0 ≤ 1 (within 4u): every reference rule (unscaled, linear, NTK, dynamic NTK,
   YaRN, Llama 3, with factors ≥ 1) keeps or slows the fastest pair, none makes it turn faster than 1 rad.
 
-Identification fits the vectors against the Hugging Face rules of `properties.scaling` — unscaled
+Identification fits the vectors against the Hugging Face rules of `properties.scaling.RopeScaling` — unscaled
 base^(−2i/d) (the declared base, another base, or another exponent), linear interpolation, NTK-aware, YaRN
 and Llama 3 — on the relative deviation max_(d,i) |θ'_i/θ_ref_i − 1|, and names the rule with its
 parameters. Dynamic NTK at one sequence length is the same vector as NTK with another factor, so one call
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,14 +47,7 @@ from .battery import (
     unit_roundoff,
 )
 from .frequencies import exponents
-from .scaling import (
-    frequency_tolerance,
-    linear_scaling_frequencies,
-    llama3_frequencies,
-    ntk_scaling_frequencies,
-    rope_frequencies,
-    yarn_frequencies,
-)
+from .scaling import RopeScaling, frequency_tolerance, rope_frequencies
 
 FAMILY_NAME = "rope-frequencies"
 
@@ -369,17 +362,14 @@ def _first_step_base(fit: Fit) -> float | None:
 
 
 def _ratio_rule(
-    fit: Fit,
-    variant: str,
-    base: float,
-    structure: dict[str, Any],
-    reference: Callable[[int, float], np.ndarray],
-    multiplier: Callable[[float], float],
-    rank: int,
-    labels: tuple[str, ...],
+    fit: Fit, base: float, scheme: RopeScaling, rank: int, labels: tuple[str, ...]
 ) -> Candidate | None:
     """Fit the factor s of a rule θ'_i = θ_i·(1 − w_i·(1 − 1/s)) (linear: w = 1; YaRN: the ramp; Llama 3:
-    1 − σ): w comes from the reference itself at s = 2, then 1 − 1/s by least squares."""
+    1 − σ): w comes from `scheme` itself at s = 2, then 1 − 1/s by least squares."""
+
+    def reference(d: int, s: float) -> np.ndarray:
+        return replace(scheme, factor=s).frequencies(d, base)
+
     weights, ratios = [], []
     for d, theta in fit.observed.items():
         plain = rope_frequencies(d, base)
@@ -396,13 +386,33 @@ def _ratio_rule(
         return fit.deviation(lambda d: reference(d, s)) if s >= 1 else math.inf
 
     def tolerance(s: float) -> float:
-        return fit.tolerance(base, s, multiplier(s))
+        # the Llama 3 blend carries σ's error times up to s·high/(high − low) (as `check_llama3_regimes`)
+        high, low = scheme.high_freq_factor, scheme.low_freq_factor
+        return fit.tolerance(base, s, 1.0 + s * high / (high - low) if scheme.kind == "llama3" else 1.0)
 
     s, dev, rounded = _snapped(1.0 / (1.0 - t), deviation, tolerance)
     if s == 1.0:
         return None
-    parameters = {"base": base, "factor": s, **structure}
-    return Candidate(variant, parameters, dev, tolerance(s), rank if rounded else 4, labels)
+    parameters = {"base": base, "factor": s, **_structure(scheme)}
+    return Candidate(scheme.kind, parameters, dev, tolerance(s), rank if rounded else 4, labels)
+
+
+def _structure(scheme: RopeScaling) -> dict[str, Any]:
+    """The parameters of a YaRN or Llama 3 scheme besides base and factor, under the reference's names."""
+    if scheme.kind == "yarn":
+        return {
+            "original_max_position_embeddings": scheme.original_context,
+            "beta_fast": scheme.beta_fast,
+            "beta_slow": scheme.beta_slow,
+            "truncate": scheme.truncate,
+        }
+    if scheme.kind == "llama3":
+        return {
+            "original_max_position_embeddings": scheme.original_context,
+            "low_freq_factor": scheme.low_freq_factor,
+            "high_freq_factor": scheme.high_freq_factor,
+        }
+    return {}
 
 
 def _ntk(fit: Fit) -> Candidate | None:
@@ -416,7 +426,7 @@ def _ntk(fit: Fit) -> Candidate | None:
         return None
 
     def deviation(s: float) -> float:
-        return fit.deviation(lambda d: ntk_scaling_frequencies(d, base, s)) if s >= 1 else math.inf
+        return fit.deviation(lambda d: RopeScaling("ntk", s).frequencies(d, base)) if s >= 1 else math.inf
 
     s, dev, rounded = _snapped(math.exp(log_s), deviation, lambda s: fit.tolerance(base, s))
     if s == 1.0:
@@ -424,8 +434,18 @@ def _ntk(fit: Fit) -> Candidate | None:
     return Candidate("ntk", {"base": base, "factor": s}, dev, fit.tolerance(base, s), 1 if rounded else 4)
 
 
-def _one(s: float) -> float:
-    return 1.0
+def _schemes() -> list[RopeScaling]:
+    """The ratio rules tried, each at factor 1: linear, then YaRN and Llama 3 over `CONTEXTS` and their
+    parameter sets (Llama 3 from its default L₀ = 8192)."""
+    out = [RopeScaling("linear")]
+    for context in CONTEXTS:
+        for fast, slow in YARN_BETAS:
+            for truncate in (True, False):
+                out.append(RopeScaling("yarn", 1.0, context, fast, slow, truncate=truncate))
+    for context in (8192, *(c for c in CONTEXTS if c != 8192)):
+        for low, high in LLAMA3_FACTORS:
+            out.append(RopeScaling("llama3", 1.0, context, low_freq_factor=low, high_freq_factor=high))
+    return out
 
 
 def _scaled(fit: Fit) -> list[Candidate]:
@@ -437,48 +457,7 @@ def _scaled(fit: Fit) -> list[Candidate]:
         bases.append(other)
     for base in bases:
         rank, labels = (1, ()) if base == fit.base else (3, ("wrong-base",))
-        out.append(
-            _ratio_rule(
-                fit,
-                "linear",
-                base,
-                {},
-                lambda d, s, b=base: linear_scaling_frequencies(d, b, s),
-                _one,
-                rank,
-                labels,
-            )
-        )
-        for context in CONTEXTS:
-            for fast, slow in YARN_BETAS:
-                for truncate in (True, False):
-                    structure = {
-                        "original_max_position_embeddings": context,
-                        "beta_fast": fast,
-                        "beta_slow": slow,
-                        "truncate": truncate,
-                    }
-
-                    def yarn(d: int, s: float, b=base, c=context, f=fast, w=slow, t=truncate) -> np.ndarray:
-                        return yarn_frequencies(d, b, s, c, f, w, t)
-
-                    out.append(_ratio_rule(fit, "yarn", base, structure, yarn, _one, rank, labels))
-        for context in (8192, *(c for c in CONTEXTS if c != 8192)):
-            for low, high in LLAMA3_FACTORS:
-                structure = {
-                    "original_max_position_embeddings": context,
-                    "low_freq_factor": low,
-                    "high_freq_factor": high,
-                }
-
-                def llama3(d: int, s: float, b=base, c=context, lo=low, hi=high) -> np.ndarray:
-                    return llama3_frequencies(d, b, s, lo, hi, c)
-
-                # the blend carries σ's error times up to s·high/(high − low) (as `check_llama3_regimes`)
-                def multiplier(s: float, lo=low, hi=high) -> float:
-                    return 1.0 + s * hi / (hi - lo)
-
-                out.append(_ratio_rule(fit, "llama3", base, structure, llama3, multiplier, rank, labels))
+        out.extend(_ratio_rule(fit, base, scheme, rank, labels) for scheme in _schemes())
     return [c for c in out if c is not None]
 
 

@@ -1,35 +1,52 @@
 """RoPE frequency scaling for longer contexts: each scheme maps θ_i = base^(−2i/d) to scaled frequencies θ'_i.
 
-The schemes follow Hugging Face transformers ``modeling_rope_utils.py``:
+The schemes (`RopeScaling.kind`) follow Hugging Face transformers ``modeling_rope_utils.py``:
 
-* linear position interpolation (``_compute_linear_scaling_rope_parameters``): θ'_i = θ_i/s;
-* NTK-aware (``_compute_ntk_parameters``, in the versions that have it): base' = base·s^(d/(d−2)); dynamic NTK
-  (``_compute_dynamic_ntk_parameters``) uses s' = s·L/L₀ − (s − 1) for a sequence of length L > L₀;
-* YaRN (Peng, Quesnelle, Fan & Shippole 2023, "YaRN: Efficient Context Window Extension of Large Language
-  Models"; ``_compute_yarn_parameters``): NTK-by-parts, keep θ_i where it turns more than β_fast times over
-  the original context L₀, divide by s where it turns fewer than β_slow times, blend in between; and the
-  attention factor √(1/t) = 0.1·ln s + 1 (``get_mscale``; the ``mscale_all_dim`` quotient is not covered);
-* Llama 3 (``_compute_llama3_parameters``): keep wavelengths below L₀/high_freq_factor, divide those above
+* ``none``: θ'_i = θ_i;
+* ``linear`` position interpolation (``_compute_linear_scaling_rope_parameters``): θ'_i = θ_i/s;
+* ``ntk``, NTK-aware (``_compute_ntk_parameters``, in the versions that have it): base' = base·s^(d/(d−2));
+* ``dynamic-ntk`` (``_compute_dynamic_ntk_parameters``): NTK-aware by s' = s·L/L₀ − (s − 1) for a sequence
+  of length L > L₀;
+* ``yarn`` (Peng, Quesnelle, Fan & Shippole 2023, "YaRN: Efficient Context Window Extension of Large
+  Language Models"; ``_compute_yarn_parameters``): NTK-by-parts, keep θ_i where it turns more than β_fast
+  times over the original context L₀, divide by s where it turns fewer than β_slow times, blend in between;
+  and the attention factor √(1/t) = 0.1·ln s + 1 (``get_mscale``; the ``mscale_all_dim`` quotient is not
+  covered);
+* ``llama3`` (``_compute_llama3_parameters``): keep wavelengths below L₀/high_freq_factor, divide those above
   L₀/low_freq_factor by s, blend in between.
 
-The checks take a scaling function with the positional signature of the reference (e.g.
-``yarn(d, base, factor, original_max_position_embeddings, beta_fast, beta_slow)``) returning the d/2
-frequencies, and return a `CheckResult`. Scaling factors are ≥ 1 (a context extension), as the reference's
-validation asks.
+One object per configuration, `RopeScaling(kind, factor, original_context, beta_fast, beta_slow,
+low_freq_factor, high_freq_factor, seq_len, truncate)`, declares the parameters (those a kind does not read
+are still validated) and offers every form (the unscaled θ_i come from `frequencies.py`):
+
+* `frequencies(d, base)`: the d/2 scaled frequencies θ'_i in float64, as the reference computes them;
+* `frequencies_mp(d, base, dps)`: the same rule with `dps` significant digits (mpmath numbers);
+* `attention_factor(mscale)`: the factor on cos and sin (YaRN's 0.1·mscale·ln s + 1, else 1).
+
+The checks take a RopeScaling (the implementation under test, its parameters the ones checked) and the
+model's (d, base), and return a `CheckResult`. As for `rope.Rope`, a broken twin is a subclass overriding
+the one form it breaks. Scaling factors are ≥ 1 (a context extension), as the reference's validation asks.
+The free functions ``*_frequencies`` are the float64 form of one configuration, for callers that pass
+parameters positionally.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 
 from .checking import EPS64, CheckResult
-from .frequencies import frequencies
+from .frequencies import frequencies, frequencies_mp
 from .validation import require_base, require_even_dimension, require_positive_int, require_positive_real
 
-ScalingFunction = Callable[..., np.ndarray]
+#: The scaling schemes, the values of `RopeScaling.kind`.
+KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3")
+
+#: L₀'s name in messages: the field `original_context`, the reference's original_max_position_embeddings.
+CONTEXT_NAME = "original_context (original_max_position_embeddings)"
 
 
 def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
@@ -37,36 +54,123 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return frequencies(require_even_dimension(d), base)
 
 
+@dataclass(frozen=True)
+class RopeScaling:
+    """RoPE frequency scaling of one `kind` (see `KINDS`) by the context-extension factor s = `factor` ≥ 1.
+
+    `original_context` is L₀ (default 8192, the Llama 3 reference's); `beta_fast`, `beta_slow` and `truncate`
+    (floor/ceil the correction range) are YaRN's; `low_freq_factor`, `high_freq_factor` are Llama 3's;
+    `seq_len` is dynamic NTK's L (None: L = L₀, unscaled). Every form below computes the same rule; a
+    subclass overriding one of them is a different one.
+    """
+
+    kind: str = "none"
+    factor: float = 1.0
+    original_context: int = 8192
+    beta_fast: float = 32.0
+    beta_slow: float = 1.0
+    low_freq_factor: float = 1.0
+    high_freq_factor: float = 4.0
+    seq_len: int | None = None
+    truncate: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        factor = require_factor(self.factor)
+        if self.kind == "none" and factor != 1.0:
+            raise ValueError(f"factor must be 1 for kind 'none' (unscaled), got {factor}")
+        betas = _require_betas(self.beta_fast, self.beta_slow)
+        low, high = _require_frequency_factors(self.low_freq_factor, self.high_freq_factor)
+        if not isinstance(self.truncate, bool):
+            raise ValueError(f"truncate must be True or False, got {self.truncate!r}")
+        fields = {
+            "factor": factor,
+            "original_context": require_positive_int(self.original_context, CONTEXT_NAME),
+            "beta_fast": betas[0],
+            "beta_slow": betas[1],
+            "low_freq_factor": low,
+            "high_freq_factor": high,
+            "seq_len": None if self.seq_len is None else require_positive_int(self.seq_len, "seq_len"),
+        }
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def sequence_length(self) -> int:
+        """Dynamic NTK's sequence length L: `seq_len`, or L₀ when it is None."""
+        return self.original_context if self.seq_len is None else self.seq_len
+
+    @property
+    def effective_factor(self) -> float:
+        """Dynamic NTK's s' = s·L/L₀ − (s − 1) with L = max(seq_len, L₀), so s' = 1 up to L₀.
+
+        s' is computed as 1 + s·(L − L₀)/L₀, the same number, which rounds to exactly 1 at L = L₀.
+        """
+        original = self.original_context
+        return 1.0 + self.factor * (max(self.sequence_length, original) - original) / original
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        """The d/2 scaled frequencies θ'_i in float64, computed as the reference does (NTK: d ≥ 4)."""
+        if self.kind in ("ntk", "dynamic-ntk"):
+            return _ntk_frequencies(d, base, self.factor if self.kind == "ntk" else self.effective_factor)
+        theta = rope_frequencies(d, base)
+        if self.kind == "none":
+            return theta
+        if self.kind == "linear":
+            return theta / self.factor
+        if self.kind == "yarn":
+            return _yarn_frequencies(self, theta, d, float(base))
+        return _llama3_frequencies(self, theta)
+
+    def frequencies_mp(self, d: int, base: float | str = 10000, dps: int = 50) -> list[mpmath.mpf]:
+        """The d/2 scaled frequencies θ'_i as mpmath numbers with `dps` significant digits: the same rule,
+        with YaRN's correction range and Llama 3's regimes decided at that precision (a str base is exact)."""
+        d = require_even_dimension(d)
+        dps = require_positive_int(dps, "dps")
+        with mpmath.workdps(dps):
+            s = mpmath.mpf(self.factor)
+            if self.kind in ("ntk", "dynamic-ntk"):
+                d = _require_ntk_dimension(d)
+                if self.kind == "dynamic-ntk":
+                    original = self.original_context
+                    s = 1 + s * (max(self.sequence_length, original) - original) / original
+                scaled_base = mpmath.mpf(base) * s ** (mpmath.mpf(d) / (d - 2))
+                return frequencies_mp(d, scaled_base, dps, count=d // 2)
+            theta = frequencies_mp(d, base, dps, count=d // 2)
+            if self.kind == "none":
+                return theta
+            if self.kind == "linear":
+                return [t / s for t in theta]
+            if self.kind == "yarn":
+                keep = _yarn_keep_mp(self, d, mpmath.mpf(base))
+                return [t / s * (1 - k) + t * k for t, k in zip(theta, keep, strict=True)]
+            return [_llama3_mp(self, t, s) for t in theta]
+
+    def attention_factor(self, mscale: float = 1.0) -> float:
+        """The factor on cos and sin: YaRN's √(1/t) = 0.1·mscale·ln s + 1, so every logit q·k is scaled by
+        1/t; 1 for every other kind."""
+        mscale = require_positive_real(mscale, "mscale")
+        if self.kind != "yarn":
+            return 1.0
+        return 0.1 * mscale * math.log(self.factor) + 1.0
+
+
 def linear_scaling_frequencies(d: int, base: float, factor: float) -> np.ndarray:
-    """Position interpolation: θ'_i = θ_i/s, so position p turns by the angles position p/s had."""
-    return rope_frequencies(d, base) / require_factor(factor)
+    """Position interpolation θ'_i = θ_i/s, the float64 form of `RopeScaling("linear", factor)`."""
+    return RopeScaling("linear", factor).frequencies(d, base)
 
 
 def ntk_scaling_frequencies(d: int, base: float, factor: float) -> np.ndarray:
-    """NTK-aware: the frequencies of base' = base·s^(d/(d−2)); θ'_0 = θ_0, θ'_(d/2−1) = θ_(d/2−1)/s."""
-    d = _require_ntk_dimension(d)
-    base, s = require_base(base), require_factor(factor)
-    try:
-        scaled_base = base * s ** (d / (d - 2))
-    except OverflowError:
-        scaled_base = math.inf
-    if not math.isfinite(scaled_base):
-        raise ValueError(f"base·factor^(d/(d−2)) overflows float64 for base={base}, factor={s}, d={d}")
-    return rope_frequencies(d, scaled_base)
+    """NTK-aware base' = base·s^(d/(d−2)), the float64 form of `RopeScaling("ntk", factor)`."""
+    return RopeScaling("ntk", factor).frequencies(d, base)
 
 
 def dynamic_ntk_frequencies(
     d: int, base: float, factor: float, seq_len: int, max_position_embeddings: int
 ) -> np.ndarray:
-    """Dynamic NTK: NTK-aware scaling by s' = s·L/L₀ − (s − 1) with L = max(seq_len, L₀), so s' = 1 up to L₀.
-
-    s' is computed as 1 + s·(L − L₀)/L₀, the same number, which rounds to exactly 1 at L = L₀.
-    """
-    s = require_factor(factor)
-    length = require_positive_int(seq_len, "seq_len")
-    original = require_positive_int(max_position_embeddings, "max_position_embeddings")
-    effective = 1.0 + s * (max(length, original) - original) / original
-    return ntk_scaling_frequencies(d, base, effective)
+    """Dynamic NTK at length seq_len over L₀ = max_position_embeddings, the float64 form of `RopeScaling`."""
+    return RopeScaling("dynamic-ntk", factor, max_position_embeddings, seq_len=seq_len).frequencies(d, base)
 
 
 def yarn_frequencies(
@@ -78,30 +182,11 @@ def yarn_frequencies(
     beta_slow: float = 1.0,
     truncate: bool = True,
 ) -> np.ndarray:
-    """YaRN's NTK-by-parts frequencies, as the reference computes them.
-
-    The pair index where θ_i turns n times over L₀ is c(n) = d·ln(L₀/(2πn))/(2 ln base)
-    (``find_correction_dim``); the ramp runs from low = ⌊c(β_fast)⌋ to high = ⌈c(β_slow)⌉ (unrounded when
-    `truncate` is False), clamped to [0, d − 1] (``find_correction_range``), and is
-    clamp((i − low)/(high − low), 0, 1) (``linear_ramp_factor``). With γ_i = 1 − ramp_i,
-    θ'_i = (1 − γ_i)·θ_i/s + γ_i·θ_i. The paper's ramp γ(r) is linear in r = L₀θ_i/(2π); this one is linear
-    in i, that is in ln r (see the derivation ``scaling.yarn_reference_ramp``).
-    """
-    d = require_even_dimension(d)
-    base, s = require_base(base), require_factor(factor)
-    context = require_positive_int(original_max_position_embeddings, "original_max_position_embeddings")
-    beta_fast, beta_slow = _require_betas(beta_fast, beta_slow)
-    if not isinstance(truncate, bool):
-        raise ValueError(f"truncate must be True or False, got {truncate!r}")
-    low, high = _correction_range(beta_fast, beta_slow, d, base, context, truncate)
-    keep = 1.0 - _linear_ramp(low, high, d // 2)
-    theta = rope_frequencies(d, base)
-    return theta / s * (1.0 - keep) + theta * keep
-
-
-def yarn_attention_factor(factor: float, mscale: float = 1.0) -> float:
-    """YaRN's factor √(1/t) = 0.1·mscale·ln s + 1 on cos and sin, so every logit q·k is scaled by 1/t."""
-    return 0.1 * require_positive_real(mscale, "mscale") * math.log(require_factor(factor)) + 1.0
+    """YaRN's NTK-by-parts frequencies, the float64 form of `RopeScaling("yarn", …)`."""
+    scaling = RopeScaling(
+        "yarn", factor, original_max_position_embeddings, beta_fast, beta_slow, truncate=truncate
+    )
+    return scaling.frequencies(d, base)
 
 
 def llama3_frequencies(
@@ -112,17 +197,15 @@ def llama3_frequencies(
     high_freq_factor: float = 4.0,
     original_max_position_embeddings: int = 8192,
 ) -> np.ndarray:
-    """Llama 3 scaling: with λ_i = 2π/θ_i and σ_i = (L₀/λ_i − low)/(high − low), θ'_i is θ_i when
-    λ_i < L₀/high, θ_i/s when λ_i > L₀/low, and (1 − σ_i)·θ_i/s + σ_i·θ_i in between."""
-    s = require_factor(factor)
-    low, high = _require_frequency_factors(low_freq_factor, high_freq_factor)
-    context = require_positive_int(original_max_position_embeddings, "original_max_position_embeddings")
-    theta = rope_frequencies(d, base)
-    wavelength = 2.0 * math.pi / theta
-    smooth = (context / wavelength - low) / (high - low)
-    blended = (1.0 - smooth) * theta / s + smooth * theta
-    interpolated = np.where(wavelength > context / low, theta / s, blended)
-    return np.where(wavelength < context / high, theta, interpolated)
+    """Llama 3 scaling, the float64 form of `RopeScaling("llama3", …)`."""
+    scaling = RopeScaling(
+        "llama3",
+        factor,
+        original_max_position_embeddings,
+        low_freq_factor=low_freq_factor,
+        high_freq_factor=high_freq_factor,
+    )
+    return scaling.frequencies(d, base)
 
 
 def require_factor(value: object, name: str = "factor") -> float:
@@ -143,53 +226,41 @@ def frequency_tolerance(base: float, factor: float, slack: float = 8.0) -> float
     return slack * EPS64 * (4.0 + math.log(base) + 2.0 * math.log(factor))
 
 
-def check_linear_scaling(scaled: ScalingFunction, d: int, base: float, factor: float) -> CheckResult:
-    """scaled(d, base, s) = θ_i/s for every i: position interpolation divides every frequency by s."""
-    theta, s = rope_frequencies(d, base), require_factor(factor)
+def check_linear_scaling(scaling: RopeScaling, d: int, base: float) -> CheckResult:
+    """scaling.frequencies(d, base) = θ_i/s for every i: position interpolation divides each θ_i by s."""
+    theta, s = rope_frequencies(d, base), scaling.factor
     name = f"linear interpolation divides every frequency by s = {s}"
-    return _compare(name, scaled(d, base, s), theta / s, frequency_tolerance(base, s))
+    return _compare(name, scaling.frequencies(d, base), theta / s, frequency_tolerance(base, s))
 
 
-def check_ntk_scaling(scaled: ScalingFunction, d: int, base: float, factor: float) -> CheckResult:
-    """scaled(d, base, s) = θ_i·s^(−2i/(d−2)): θ_0 unchanged, the lowest θ_(d/2−1) divided by exactly s."""
+def check_ntk_scaling(scaling: RopeScaling, d: int, base: float) -> CheckResult:
+    """scaling.frequencies(d, base) = θ_i·s^(−2i/(d−2)): θ_0 unchanged, the lowest θ_(d/2−1) divided by s."""
     d = _require_ntk_dimension(d)
-    theta, s = rope_frequencies(d, base), require_factor(factor)
+    theta, s = rope_frequencies(d, base), scaling.factor
     expected = theta * s ** (-2.0 * np.arange(d // 2) / (d - 2))
     name = f"NTK-aware base·s^(d/(d−2)) keeps θ_0 and divides θ_(d/2−1) by s = {s}"
-    return _compare(name, scaled(d, base, s), expected, frequency_tolerance(base, s))
+    return _compare(name, scaling.frequencies(d, base), expected, frequency_tolerance(base, s))
 
 
-def check_dynamic_ntk(
-    scaled: ScalingFunction, d: int, base: float, factor: float, seq_len: int, max_position_embeddings: int
-) -> CheckResult:
-    """scaled(d, base, s, L, L₀) is NTK scaling by s' = max(1, s·L/L₀ − (s − 1)): unchanged up to L₀."""
+def check_dynamic_ntk(scaling: RopeScaling, d: int, base: float) -> CheckResult:
+    """scaling.frequencies(d, base) is NTK scaling by s' = max(1, s·L/L₀ − (s − 1)): unchanged up to L₀."""
     d = _require_ntk_dimension(d)
-    theta, s = rope_frequencies(d, base), require_factor(factor)
-    length = require_positive_int(seq_len, "seq_len")
-    original = require_positive_int(max_position_embeddings, "max_position_embeddings")
+    theta, s = rope_frequencies(d, base), scaling.factor
+    length, original = scaling.sequence_length, scaling.original_context
     effective = 1.0 + s * max(length - original, 0) / original
     expected = theta * effective ** (-2.0 * np.arange(d // 2) / (d - 2))
     name = f"dynamic NTK for L = {length}, L₀ = {original} is NTK scaling by s' = {effective}"
     tolerance = frequency_tolerance(base, effective)
-    return _compare(name, scaled(d, base, s, length, original), expected, tolerance)
+    return _compare(name, scaling.frequencies(d, base), expected, tolerance)
 
 
-def check_yarn_regimes(
-    scaled: ScalingFunction,
-    d: int,
-    base: float,
-    factor: float,
-    original_max_position_embeddings: int,
-    beta_fast: float = 32.0,
-    beta_slow: float = 1.0,
-) -> CheckResult:
+def check_yarn_regimes(scaling: RopeScaling, d: int, base: float) -> CheckResult:
     """With r_i = L₀·θ_i/(2π) turns over the original context: r_i > β_fast ⇒ θ'_i = θ_i; r_i < β_slow ⇒
     θ'_i = θ_i/s; in between θ'_i/θ_i lies in [1/s, 1]; and θ'_i/θ_i never increases with i."""
-    theta, s = rope_frequencies(d, base), require_factor(factor)
-    context = require_positive_int(original_max_position_embeddings, "original_max_position_embeddings")
-    beta_fast, beta_slow = _require_betas(beta_fast, beta_slow)
+    theta, s = rope_frequencies(d, base), scaling.factor
+    context, beta_fast, beta_slow = scaling.original_context, scaling.beta_fast, scaling.beta_slow
     name = f"YaRN keeps θ_i turning > {beta_fast} times in L₀ = {context}, divides those < {beta_slow} by s"
-    got = _frequency_vector(scaled(d, base, s, context, beta_fast, beta_slow), theta.size)
+    got = _frequency_vector(scaling.frequencies(d, base), theta.size)
     if got is None:
         return CheckResult(name, False, float("inf"), 0.0, {"reason": f"not {theta.size} finite frequencies"})
     turns = context * theta / (2.0 * math.pi)
@@ -212,11 +283,12 @@ def check_yarn_regimes(
     )
 
 
-def check_yarn_attention_factor(attention: Callable[[float], float], factor: float) -> CheckResult:
-    """attention(s) = 0.1·ln s + 1, the √(1/t) YaRN multiplies cos and sin by (|error| ≤ 8ε(1 + value))."""
-    s = require_factor(factor)
+def check_yarn_attention_factor(scaling: RopeScaling) -> CheckResult:
+    """scaling.attention_factor() = 0.1·ln s + 1, the √(1/t) YaRN multiplies cos and sin by (|error| ≤
+    8ε(1 + value))."""
+    s = scaling.factor
     expected = 0.1 * math.log(s) + 1.0
-    got = float(attention(s))
+    got = float(scaling.attention_factor())
     error = abs(got - expected) if math.isfinite(got) else float("inf")
     tolerance = 8.0 * EPS64 * (1.0 + expected)
     name = f"YaRN attention factor at s = {s} is 0.1·ln s + 1"
@@ -224,26 +296,17 @@ def check_yarn_attention_factor(attention: Callable[[float], float], factor: flo
     return CheckResult(name, error <= tolerance, error, tolerance, witness)
 
 
-def check_llama3_regimes(
-    scaled: ScalingFunction,
-    d: int,
-    base: float,
-    factor: float,
-    low_freq_factor: float = 1.0,
-    high_freq_factor: float = 4.0,
-    original_max_position_embeddings: int = 8192,
-) -> CheckResult:
+def check_llama3_regimes(scaling: RopeScaling, d: int, base: float) -> CheckResult:
     """λ_i < L₀/high ⇒ θ'_i = θ_i; λ_i > L₀/low ⇒ θ'_i = θ_i/s; in between θ'_i = ((1 − σ_i)/s + σ_i)·θ_i with
     σ_i = (L₀/λ_i − low)/(high − low).
 
     Tolerance: in the blend, σ_i carries the frequency's relative error times L₀/λ_i/(high − low) ≤
     high/(high − low), and a blended factor ≥ 1/s turns that into at most s times as much relative error.
     """
-    theta, s = rope_frequencies(d, base), require_factor(factor)
-    low, high = _require_frequency_factors(low_freq_factor, high_freq_factor)
-    context = require_positive_int(original_max_position_embeddings, "original_max_position_embeddings")
+    theta, s = rope_frequencies(d, base), scaling.factor
+    low, high, context = scaling.low_freq_factor, scaling.high_freq_factor, scaling.original_context
     name = f"Llama 3 keeps wavelengths < L₀/{high}, divides those > L₀/{low} by s = {s}, blends between"
-    got = _frequency_vector(scaled(d, base, s, low, high, context), theta.size)
+    got = _frequency_vector(scaling.frequencies(d, base), theta.size)
     if got is None:
         return CheckResult(name, False, float("inf"), 0.0, {"reason": f"not {theta.size} finite frequencies"})
     ratio = context * theta / (2.0 * math.pi)
@@ -264,6 +327,78 @@ def check_llama3_regimes(
             "expected": float(expected[worst]),
         },
     )
+
+
+def _ntk_frequencies(d: int, base: float, s: float) -> np.ndarray:
+    """The frequencies of base' = base·s^(d/(d−2)) (d ≥ 4): θ'_0 = θ_0, θ'_(d/2−1) = θ_(d/2−1)/s."""
+    d = _require_ntk_dimension(d)
+    base = require_base(base)
+    try:
+        scaled_base = base * s ** (d / (d - 2))
+    except OverflowError:
+        scaled_base = math.inf
+    if not math.isfinite(scaled_base):
+        raise ValueError(f"base·factor^(d/(d−2)) overflows float64 for base={base}, factor={s}, d={d}")
+    return rope_frequencies(d, scaled_base)
+
+
+def _yarn_frequencies(scaling: RopeScaling, theta: np.ndarray, d: int, base: float) -> np.ndarray:
+    """YaRN's NTK-by-parts θ'_i = (1 − γ_i)·θ_i/s + γ_i·θ_i, γ_i = 1 − ramp_i, as the reference computes it.
+
+    The pair index where θ_i turns n times over L₀ is c(n) = d·ln(L₀/(2πn))/(2 ln base)
+    (``find_correction_dim``); the ramp runs from low = ⌊c(β_fast)⌋ to high = ⌈c(β_slow)⌉ (unrounded when
+    `truncate` is False), clamped to [0, d − 1] (``find_correction_range``), and is
+    clamp((i − low)/(high − low), 0, 1) (``linear_ramp_factor``). The paper's ramp γ(r) is linear in
+    r = L₀θ_i/(2π); this one is linear in i, that is in ln r (see the derivation
+    ``scaling.yarn_reference_ramp``).
+    """
+    low = _correction_dimension(scaling.beta_fast, d, base, scaling.original_context)
+    high = _correction_dimension(scaling.beta_slow, d, base, scaling.original_context)
+    if scaling.truncate:
+        low, high = math.floor(low), math.ceil(high)
+    keep = 1.0 - _linear_ramp(max(low, 0), min(high, d - 1), theta.size)
+    return theta / scaling.factor * (1.0 - keep) + theta * keep
+
+
+def _yarn_keep_mp(scaling: RopeScaling, d: int, base: mpmath.mpf) -> list[mpmath.mpf]:
+    """γ_i = 1 − ramp_i of `_yarn_frequencies` at the current mpmath precision."""
+    context = scaling.original_context
+
+    def correction(turns: float) -> mpmath.mpf:
+        return d * mpmath.log(context / (mpmath.mpf(turns) * 2 * mpmath.pi)) / (2 * mpmath.log(base))
+
+    low, high = correction(scaling.beta_fast), correction(scaling.beta_slow)
+    if scaling.truncate:
+        low, high = mpmath.floor(low), mpmath.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    if low == high:
+        high += mpmath.mpf("0.001")
+    return [1 - min(max((i - low) / (high - low), 0), 1) for i in range(d // 2)]
+
+
+def _llama3_frequencies(scaling: RopeScaling, theta: np.ndarray) -> np.ndarray:
+    """Llama 3: with λ_i = 2π/θ_i and σ_i = (L₀/λ_i − low)/(high − low), θ'_i is θ_i when λ_i < L₀/high,
+    θ_i/s when λ_i > L₀/low, and (1 − σ_i)·θ_i/s + σ_i·θ_i in between."""
+    s, context = scaling.factor, scaling.original_context
+    low, high = scaling.low_freq_factor, scaling.high_freq_factor
+    wavelength = 2.0 * math.pi / theta
+    smooth = (context / wavelength - low) / (high - low)
+    blended = (1.0 - smooth) * theta / s + smooth * theta
+    interpolated = np.where(wavelength > context / low, theta / s, blended)
+    return np.where(wavelength < context / high, theta, interpolated)
+
+
+def _llama3_mp(scaling: RopeScaling, theta: mpmath.mpf, s: mpmath.mpf) -> mpmath.mpf:
+    """θ'_i of `_llama3_frequencies` for one θ_i at the current mpmath precision."""
+    context = scaling.original_context
+    low, high = mpmath.mpf(scaling.low_freq_factor), mpmath.mpf(scaling.high_freq_factor)
+    wavelength = 2 * mpmath.pi / theta
+    if wavelength < context / high:
+        return theta
+    if wavelength > context / low:
+        return theta / s
+    smooth = (context / wavelength - low) / (high - low)
+    return (1 - smooth) * theta / s + smooth * theta
 
 
 def _require_ntk_dimension(d: object) -> int:
@@ -294,17 +429,6 @@ def _require_frequency_factors(low: object, high: object) -> tuple[float, float]
 def _correction_dimension(turns: float, d: int, base: float, context: int) -> float:
     """``find_correction_dim``: the real pair index i with context·θ_i/(2π) = turns."""
     return d * math.log(context / (turns * 2.0 * math.pi)) / (2.0 * math.log(base))
-
-
-def _correction_range(
-    beta_fast: float, beta_slow: float, d: int, base: float, context: int, truncate: bool
-) -> tuple[float, float]:
-    """``find_correction_range``: [c(β_fast), c(β_slow)], floor/ceil if truncating, within [0, d − 1]."""
-    low = _correction_dimension(beta_fast, d, base, context)
-    high = _correction_dimension(beta_slow, d, base, context)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    return max(low, 0), min(high, d - 1)
 
 
 def _linear_ramp(low: float, high: float, n: int) -> np.ndarray:

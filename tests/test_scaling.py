@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
-from functools import partial
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given
@@ -12,7 +14,10 @@ from hypothesis import strategies as st
 
 from pe_verify.proofs import scaling as scaling_proofs
 from pe_verify.proofs.derivation import Derivation
+from pe_verify.properties import frequencies as fq
 from pe_verify.properties.scaling import (
+    KINDS,
+    RopeScaling,
     check_dynamic_ntk,
     check_linear_scaling,
     check_llama3_regimes,
@@ -20,11 +25,11 @@ from pe_verify.properties.scaling import (
     check_yarn_attention_factor,
     check_yarn_regimes,
     dynamic_ntk_frequencies,
+    frequency_tolerance,
     linear_scaling_frequencies,
     llama3_frequencies,
     ntk_scaling_frequencies,
     rope_frequencies,
-    yarn_attention_factor,
     yarn_frequencies,
 )
 
@@ -33,8 +38,11 @@ DERIVATIONS = [value for value in vars(scaling_proofs).values() if isinstance(va
 
 def log_uniform(low: float, high: float) -> st.SearchStrategy[float]:
     """Floats spread evenly in log scale over [low, high]."""
-    return st.floats(min_value=math.log(low), max_value=math.log(high)).map(math.exp).map(
-        lambda x: min(max(x, low), high))
+    return (
+        st.floats(min_value=math.log(low), max_value=math.log(high))
+        .map(math.exp)
+        .map(lambda x: min(max(x, low), high))
+    )
 
 
 dims = st.integers(min_value=2, max_value=512).map(lambda half: 2 * half)
@@ -43,81 +51,123 @@ factors = log_uniform(1.0, 1e4)
 extensions = log_uniform(1.01, 1e4)
 lengths = st.integers(min_value=1, max_value=10**6)
 
-LLAMA2 = {"d": 128, "base": 10000.0, "factor": 8.0, "original_max_position_embeddings": 4096}
-LLAMA31 = (128, 500000.0, 8.0, 1.0, 4.0, 8192)
+#: Llama 2 (d = 128, base 10⁴) extended by YaRN with s = 8 over L₀ = 4096.
+LLAMA2_YARN = RopeScaling("yarn", 8.0, 4096)
+#: Llama 3.1 (d = 128, base 5·10⁵): s = 8, low 1, high 4, L₀ = 8192.
+LLAMA31 = RopeScaling("llama3", 8.0, 8192, low_freq_factor=1.0, high_freq_factor=4.0)
 
 
-def linear_multiplied(d: int, base: float, factor: float) -> np.ndarray:
+# ------------------------------------------------------------------------------------------ broken twins
+
+
+class LinearMultiplied(RopeScaling):
     """Broken: multiplies the frequencies by s instead of dividing."""
-    return rope_frequencies(d, base) * factor
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        return rope_frequencies(d, base) * self.factor
 
 
-def ntk_exponent_one(d: int, base: float, factor: float) -> np.ndarray:
+class NtkExponentOne(RopeScaling):
     """Broken: base·s^(d/d) instead of base·s^(d/(d−2))."""
-    return rope_frequencies(d, base * factor)
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        return rope_frequencies(d, base * self.factor)
 
 
-def dynamic_ntk_unclamped(d: int, base: float, factor: float, seq_len: int, original: int) -> np.ndarray:
+class DynamicNtkUnclamped(RopeScaling):
     """Broken: s' = s·L/L₀ − (s − 1) without L = max(seq_len, L₀), so short inputs get s' < 1."""
-    effective = factor * seq_len / original - (factor - 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return rope_frequencies(d, base) * effective ** (-2.0 * np.arange(d // 2) / (d - 2))
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        effective = self.factor * self.sequence_length / self.original_context - (self.factor - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return rope_frequencies(d, base) * effective ** (-2.0 * np.arange(d // 2) / (d - 2))
 
 
-def dynamic_ntk_static(d: int, base: float, factor: float, seq_len: int, original: int) -> np.ndarray:
+class DynamicNtkStatic(RopeScaling):
     """Broken: ignores the sequence length and always scales by the full factor."""
-    return ntk_scaling_frequencies(d, base, factor)
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        return RopeScaling("ntk", self.factor).frequencies(d, base)
 
 
-def _yarn_blend(d: int, base: float, factor: float, keep: np.ndarray) -> np.ndarray:
+def _correction(scaling: RopeScaling, d: int, base: float, two_pi: float) -> tuple[int, int]:
+    """⌊c(β_fast)⌋ and ⌈c(β_slow)⌉ clamped to [0, d − 1], with 2π replaced by `two_pi`."""
+    context = scaling.original_context
+    low = d * math.log(context / (scaling.beta_fast * two_pi)) / (2 * math.log(base))
+    high = d * math.log(context / (scaling.beta_slow * two_pi)) / (2 * math.log(base))
+    return max(math.floor(low), 0), min(math.ceil(high), d - 1)
+
+
+def _yarn_blend(scaling: RopeScaling, d: int, base: float, keep: np.ndarray) -> np.ndarray:
     theta = rope_frequencies(d, base)
-    return theta / factor * (1.0 - keep) + theta * keep
+    return theta / scaling.factor * (1.0 - keep) + theta * keep
 
 
 def _ramp(low: float, high: float, n: int) -> np.ndarray:
     return np.clip((np.arange(n) - low) / (high - low), 0.0, 1.0)
 
 
-def yarn_ramp_reversed(
-    d: int, base: float, factor: float, original: int, fast: float, slow: float
-) -> np.ndarray:
+class YarnRampReversed(RopeScaling):
     """Broken: the ramp's weights swapped, so fast dimensions are interpolated and slow ones kept."""
-    low = max(math.floor(d * math.log(original / (fast * 2 * math.pi)) / (2 * math.log(base))), 0)
-    high = min(math.ceil(d * math.log(original / (slow * 2 * math.pi)) / (2 * math.log(base))), d - 1)
-    return _yarn_blend(d, base, factor, _ramp(low, high, d // 2))
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        low, high = _correction(self, d, base, 2 * math.pi)
+        return _yarn_blend(self, d, base, _ramp(low, high, d // 2))
 
 
-def yarn_without_two_pi(
-    d: int, base: float, factor: float, original: int, fast: float, slow: float
-) -> np.ndarray:
+class YarnWithoutTwoPi(RopeScaling):
     """Broken: find_correction_dim without the 2π, counting wavelengths in radians instead of turns."""
-    low = max(math.floor(d * math.log(original / fast) / (2 * math.log(base))), 0)
-    high = min(math.ceil(d * math.log(original / slow) / (2 * math.log(base))), d - 1)
-    return _yarn_blend(d, base, factor, 1.0 - _ramp(low, high, d // 2))
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        low, high = _correction(self, d, base, 1.0)
+        return _yarn_blend(self, d, base, 1.0 - _ramp(low, high, d // 2))
 
 
-def llama3_regimes_swapped(
-    d: int, base: float, factor: float, low: float, high: float, original: int
-) -> np.ndarray:
+class AttentionSquared(RopeScaling):
+    """Broken: YaRN's attention factor confused with its square 1/t."""
+
+    def attention_factor(self, mscale: float = 1.0) -> float:
+        return (0.1 * math.log(self.factor) + 1.0) ** 2
+
+
+class AttentionLog10(RopeScaling):
+    """Broken: the decimal logarithm instead of the natural one."""
+
+    def attention_factor(self, mscale: float = 1.0) -> float:
+        return 0.1 * math.log10(self.factor) + 1.0
+
+
+def _llama3_parts(scaling: RopeScaling, d: int, base: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """θ, the wavelengths λ and σ = (L₀/λ − low)/(high − low)."""
+    theta = rope_frequencies(d, base)
+    wavelength = 2 * math.pi / theta
+    low, high = scaling.low_freq_factor, scaling.high_freq_factor
+    return theta, wavelength, (scaling.original_context / wavelength - low) / (high - low)
+
+
+class Llama3RegimesSwapped(RopeScaling):
     """Broken: divides the short wavelengths by s and keeps the long ones."""
-    theta = rope_frequencies(d, base)
-    wavelength = 2 * math.pi / theta
-    smooth = (original / wavelength - low) / (high - low)
-    blended = (1 - smooth) * theta / factor + smooth * theta
-    return np.where(wavelength < original / high, theta / factor,
-                    np.where(wavelength > original / low, theta, blended))
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        theta, wavelength, smooth = _llama3_parts(self, d, base)
+        s, context = self.factor, self.original_context
+        blended = (1 - smooth) * theta / s + smooth * theta
+        kept = np.where(wavelength > context / self.low_freq_factor, theta, blended)
+        return np.where(wavelength < context / self.high_freq_factor, theta / s, kept)
 
 
-def llama3_blend_reversed(
-    d: int, base: float, factor: float, low: float, high: float, original: int
-) -> np.ndarray:
+class Llama3BlendReversed(RopeScaling):
     """Broken: σ and 1 − σ swapped in the blend, which jumps at both boundaries."""
-    theta = rope_frequencies(d, base)
-    wavelength = 2 * math.pi / theta
-    smooth = (original / wavelength - low) / (high - low)
-    blended = smooth * theta / factor + (1 - smooth) * theta
-    interpolated = np.where(wavelength > original / low, theta / factor, blended)
-    return np.where(wavelength < original / high, theta, interpolated)
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        theta, wavelength, smooth = _llama3_parts(self, d, base)
+        s, context = self.factor, self.original_context
+        blended = smooth * theta / s + (1 - smooth) * theta
+        interpolated = np.where(wavelength > context / self.low_freq_factor, theta / s, blended)
+        return np.where(wavelength < context / self.high_freq_factor, theta, interpolated)
+
+
+# ------------------------------------------------------------------------------------------ derivations
 
 
 @pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
@@ -128,47 +178,67 @@ def test_derivation_verifies(derivation: Derivation) -> None:
 
 def test_every_scaling_claim_has_a_derivation() -> None:
     assert {d.id for d in DERIVATIONS} == {
-        "scaling.linear", "scaling.ntk", "scaling.dynamic_ntk", "scaling.yarn_paper_ramp",
-        "scaling.yarn_reference_ramp", "scaling.llama3",
+        "scaling.linear",
+        "scaling.ntk",
+        "scaling.dynamic_ntk",
+        "scaling.yarn_paper_ramp",
+        "scaling.yarn_reference_ramp",
+        "scaling.llama3",
     }
+
+
+# ------------------------------------------------------------------------------------------ checks
 
 
 @given(d=dims, base=bases, factor=factors)
 def test_linear_scaling_divides_every_frequency(d: int, base: float, factor: float) -> None:
-    result = check_linear_scaling(linear_scaling_frequencies, d, base, factor)
+    result = check_linear_scaling(RopeScaling("linear", factor), d, base)
     assert result, result
 
 
 @given(d=dims, base=bases, factor=extensions)
 def test_linear_scaling_that_multiplies_fails(d: int, base: float, factor: float) -> None:
-    assert not check_linear_scaling(linear_multiplied, d, base, factor)
+    assert not check_linear_scaling(LinearMultiplied("linear", factor), d, base)
 
 
 @given(d=dims, base=bases, factor=factors)
 def test_ntk_keeps_the_highest_and_divides_the_lowest_by_s(d: int, base: float, factor: float) -> None:
-    result = check_ntk_scaling(ntk_scaling_frequencies, d, base, factor)
+    result = check_ntk_scaling(RopeScaling("ntk", factor), d, base)
     assert result, result
 
 
 @given(d=dims, base=bases, factor=extensions)
 def test_ntk_with_exponent_d_over_d_fails(d: int, base: float, factor: float) -> None:
     # The lowest frequency is then divided by s^((d−2)/d): off by s^(2/d) − 1 ≥ 1.01^(1/512) − 1 ≈ 2e−5.
-    assert not check_ntk_scaling(ntk_exponent_one, d, base, factor)
+    assert not check_ntk_scaling(NtkExponentOne("ntk", factor), d, base)
 
 
 @given(d=dims, base=bases, factor=factors, seq_len=lengths, original=lengths)
-def test_dynamic_ntk_is_ntk_by_the_effective_factor(d: int, base: float, factor: float, seq_len: int,
-                                                    original: int) -> None:
-    result = check_dynamic_ntk(dynamic_ntk_frequencies, d, base, factor, seq_len, original)
+def test_dynamic_ntk_is_ntk_by_the_effective_factor(
+    d: int, base: float, factor: float, seq_len: int, original: int
+) -> None:
+    result = check_dynamic_ntk(RopeScaling("dynamic-ntk", factor, original, seq_len=seq_len), d, base)
     assert result, result
 
 
 @given(d=dims, base=bases, factor=extensions, original=st.integers(min_value=2, max_value=10**6))
-def test_dynamic_ntk_without_the_length_clamp_fails_on_short_inputs(d: int, base: float, factor: float,
-                                                                   original: int) -> None:
+def test_dynamic_ntk_without_the_length_clamp_fails_on_short_inputs(
+    d: int, base: float, factor: float, original: int
+) -> None:
     # Any L < L₀ with s > 1 gives s' = s·L/L₀ − (s − 1) < 1 instead of 1.
-    assert not check_dynamic_ntk(dynamic_ntk_unclamped, d, base, factor, original // 2, original)
-    assert not check_dynamic_ntk(dynamic_ntk_static, d, base, factor, original // 2, original)
+    assert not check_dynamic_ntk(
+        DynamicNtkUnclamped("dynamic-ntk", factor, original, seq_len=original // 2), d, base
+    )
+    assert not check_dynamic_ntk(
+        DynamicNtkStatic("dynamic-ntk", factor, original, seq_len=original // 2), d, base
+    )
+
+
+def test_dynamic_ntk_without_a_sequence_length_is_unscaled() -> None:
+    scaling = RopeScaling("dynamic-ntk", 8.0, 4096)
+    assert scaling.sequence_length == 4096 and scaling.effective_factor == 1.0
+    assert np.array_equal(scaling.frequencies(128, 10000.0), rope_frequencies(128, 10000.0))
+    assert check_dynamic_ntk(scaling, 128, 10000.0)
 
 
 @given(
@@ -185,8 +255,7 @@ def test_yarn_keeps_fast_and_interpolates_slow_dimensions(
 ) -> None:
     # L₀ ≥ 32 > 2π·β_slow and L₀ ≤ 10⁵ < 2π·β_fast·base^(2(d−1)/d) (≥ 2π·16·100^1.5 ≈ 1.005·10⁵): the range
     # where the reference obeys the paper's regimes (see the two tests after the next).
-    yarn = partial(yarn_frequencies, truncate=truncate)
-    result = check_yarn_regimes(yarn, d, base, factor, original, fast, slow)
+    result = check_yarn_regimes(RopeScaling("yarn", factor, original, fast, slow, truncate=truncate), d, base)
     assert result, result
 
 
@@ -194,22 +263,23 @@ def test_yarn_matches_the_reference_correction_range_on_a_llama2_configuration()
     # c(32) = 128·ln(4096/(64π))/(2 ln 10⁴) ≈ 20.94 and c(1) ≈ 45.03, so low = 20 and high = 46:
     # pair 33 sits half-way up the ramp and keeps half of θ.
     theta = rope_frequencies(128, 10000.0)
-    scaled = yarn_frequencies(**LLAMA2)
+    scaled = LLAMA2_YARN.frequencies(128, 10000.0)
     np.testing.assert_array_equal(scaled[:21], theta[:21])
     np.testing.assert_allclose(scaled[46:], theta[46:] / 8.0, rtol=1e-15)
     np.testing.assert_allclose(scaled[33], theta[33] * (0.5 / 8.0 + 0.5), rtol=1e-15)
 
 
 def test_yarn_with_reversed_ramp_or_without_two_pi_fails() -> None:
-    args = (128, 10000.0, 8.0, 4096, 32.0, 1.0)
-    assert not check_yarn_regimes(yarn_ramp_reversed, *args)
-    assert not check_yarn_regimes(yarn_without_two_pi, *args)
+    fields = dataclasses.asdict(LLAMA2_YARN)
+    assert check_yarn_regimes(LLAMA2_YARN, 128, 10000.0)
+    assert not check_yarn_regimes(YarnRampReversed(**fields), 128, 10000.0)
+    assert not check_yarn_regimes(YarnWithoutTwoPi(**fields), 128, 10000.0)
 
 
 def test_reference_yarn_departs_from_the_paper_when_the_context_is_shorter_than_2pi_beta_slow() -> None:
     # L₀ = 4 < 2π: c(β_slow) < 0, find_correction_range returns high < low, the ramp is 0 everywhere and
     # every pair is kept, though every pair turns fewer than β_slow = 1 times.
-    result = check_yarn_regimes(yarn_frequencies, 128, 10000.0, 8.0, 4)
+    result = check_yarn_regimes(RopeScaling("yarn", 8.0, 4), 128, 10000.0)
     assert not result
     assert result.witness["turns"] < 1.0 and result.witness["theta'/theta"] == 1.0
 
@@ -218,21 +288,27 @@ def test_reference_yarn_departs_from_the_paper_when_c_beta_fast_exceeds_d_minus_
     # d = 8, base 2, L₀ = 1000 > 2π·32·2^(7/4) ≈ 676: c(β_fast) = 8·ln(1000/(64π))/(2 ln 2) ≈ 9.26, so
     # low = 9 > high = d − 1 = 7, the ramp is 1 everywhere and every pair is divided by s, though every
     # pair turns more than β_fast = 32 times.
-    result = check_yarn_regimes(yarn_frequencies, 8, 2.0, 8.0, 1000)
+    result = check_yarn_regimes(RopeScaling("yarn", 8.0, 1000), 8, 2.0)
     assert not result
     assert result.witness["turns"] > 32.0 and result.witness["theta'/theta"] == 1.0 / 8.0
 
 
 @given(factor=log_uniform(1.0, 1e6))
 def test_yarn_attention_factor_is_one_tenth_log_plus_one(factor: float) -> None:
-    result = check_yarn_attention_factor(yarn_attention_factor, factor)
+    result = check_yarn_attention_factor(RopeScaling("yarn", factor))
     assert result, result
 
 
 @given(factor=extensions)
 def test_yarn_attention_factor_confused_with_its_square_or_log10_fails(factor: float) -> None:
-    assert not check_yarn_attention_factor(lambda s: (0.1 * math.log(s) + 1.0) ** 2, factor)
-    assert not check_yarn_attention_factor(lambda s: 0.1 * math.log10(s) + 1.0, factor)
+    assert not check_yarn_attention_factor(AttentionSquared("yarn", factor))
+    assert not check_yarn_attention_factor(AttentionLog10("yarn", factor))
+
+
+def test_the_attention_factor_scales_with_mscale_for_yarn_and_is_one_otherwise() -> None:
+    assert RopeScaling("yarn", math.e).attention_factor(mscale=2.0) == 0.1 * 2.0 * 1.0 + 1.0
+    for kind in ("linear", "ntk", "dynamic-ntk", "llama3"):
+        assert RopeScaling(kind, 8.0).attention_factor() == 1.0
 
 
 @given(
@@ -246,46 +322,215 @@ def test_yarn_attention_factor_confused_with_its_square_or_log10_fails(factor: f
 def test_llama3_keeps_high_divides_low_and_blends_between(
     d: int, base: float, factor: float, low: float, width: float, original: int
 ) -> None:
-    result = check_llama3_regimes(llama3_frequencies, d, base, factor, low, low + width, original)
+    scaling = RopeScaling("llama3", factor, original, low_freq_factor=low, high_freq_factor=low + width)
+    result = check_llama3_regimes(scaling, d, base)
     assert result, result
 
 
 def test_llama3_31_configuration_has_all_three_regimes_and_passes() -> None:
-    result = check_llama3_regimes(llama3_frequencies, *LLAMA31)
+    result = check_llama3_regimes(LLAMA31, 128, 500000.0)
     assert result, result
     theta = rope_frequencies(128, 500000.0)
-    scaled = llama3_frequencies(*LLAMA31)
+    scaled = LLAMA31.frequencies(128, 500000.0)
     assert scaled[0] == theta[0] and scaled[-1] == theta[-1] / 8.0
     assert np.any((scaled < theta) & (scaled > theta / 8.0))
 
 
 def test_llama3_with_swapped_regimes_or_reversed_blend_fails() -> None:
-    assert not check_llama3_regimes(llama3_regimes_swapped, *LLAMA31)
-    assert not check_llama3_regimes(llama3_blend_reversed, *LLAMA31)
+    fields = dataclasses.asdict(LLAMA31)
+    assert not check_llama3_regimes(Llama3RegimesSwapped(**fields), 128, 500000.0)
+    assert not check_llama3_regimes(Llama3BlendReversed(**fields), 128, 500000.0)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: rope_frequencies(7), "d must be even"),
-    (lambda: rope_frequencies(0), "d must be a positive integer"),
-    (lambda: rope_frequencies(64.0), "d must be a positive integer"),
-    (lambda: rope_frequencies(64, 1.0), "base must be a finite real number greater than 1"),
-    (lambda: linear_scaling_frequencies(64, 10000.0, 0.5), "factor must be a real number ≥ 1"),
-    (lambda: linear_scaling_frequencies(64, 10000.0, math.nan), "factor must be a finite positive real"),
-    (lambda: ntk_scaling_frequencies(2, 10000.0, 2.0), "d must be an even integer ≥ 4"),
-    (lambda: ntk_scaling_frequencies(4, 1e300, 1e300), "overflows float64"),
-    (lambda: dynamic_ntk_frequencies(64, 10000.0, 2.0, -1, 4096), "seq_len must be a positive integer"),
-    (lambda: dynamic_ntk_frequencies(64, 10000.0, 2.0, 10, 0), "max_position_embeddings must be a positive"),
-    (lambda: yarn_frequencies(64, 10000.0, 2.0, 0), "original_max_position_embeddings must be a positive"),
-    (lambda: yarn_frequencies(64, 10000.0, 2.0, 4096, 1.0, 32.0), "beta_fast must be greater than beta_slow"),
-    (lambda: yarn_frequencies(64, 10000.0, 2.0, 4096, -1.0), "beta_fast must be a finite positive real"),
-    (lambda: yarn_frequencies(64, 10000.0, 2.0, 4096, truncate="no"), "truncate must be True or False"),
-    (lambda: yarn_attention_factor(0.9), "factor must be a real number ≥ 1"),
-    (lambda: yarn_attention_factor(2.0, mscale=0.0), "mscale must be a finite positive real"),
-    (lambda: llama3_frequencies(64, 10000.0, 8.0, 4.0, 1.0), "high_freq_factor must be greater"),
-    (lambda: llama3_frequencies(64, 10000.0, 8.0, 1.0, 4.0, 8192.5), "original_max_position_embeddings"),
-    (lambda: check_ntk_scaling(ntk_scaling_frequencies, 2, 10000.0, 2.0), "d must be an even integer ≥ 4"),
-    (lambda: check_yarn_regimes(yarn_frequencies, 64, 10000.0, 0.0, 4096), "factor must be a finite"),
-])
+# ------------------------------------------------------------------------------------------ the forms
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).view(np.uint64)
+
+
+def _ntk_before(d: int, base: float, s: float) -> np.ndarray:
+    return fq.frequencies(d, base * s ** (d / (d - 2)))
+
+
+def _yarn_before(
+    d: int, base: float, s: float, context: int, fast: float, slow: float, truncate: bool
+) -> np.ndarray:
+    low = d * math.log(context / (fast * 2.0 * math.pi)) / (2.0 * math.log(base))
+    high = d * math.log(context / (slow * 2.0 * math.pi)) / (2.0 * math.log(base))
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    if low == high:
+        high += 0.001
+    keep = 1.0 - np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)
+    theta = fq.frequencies(d, base)
+    return theta / s * (1.0 - keep) + theta * keep
+
+
+def _llama3_before(d: int, base: float, s: float, low: float, high: float, context: int) -> np.ndarray:
+    theta = fq.frequencies(d, base)
+    wavelength = 2.0 * math.pi / theta
+    smooth = (context / wavelength - low) / (high - low)
+    blended = (1.0 - smooth) * theta / s + smooth * theta
+    interpolated = np.where(wavelength > context / low, theta / s, blended)
+    return np.where(wavelength < context / high, theta, interpolated)
+
+
+def _before_and_after(kind: str, d: int, base: float, s: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(the free functions' expression before `RopeScaling`, the object's frequencies) for the grid."""
+    if kind == "none":
+        return [(fq.frequencies(d, base), RopeScaling().frequencies(d, base))]
+    if kind == "linear":
+        return [(fq.frequencies(d, base) / s, RopeScaling("linear", s).frequencies(d, base))]
+    if kind == "ntk":
+        return [(_ntk_before(d, base, s), RopeScaling("ntk", s).frequencies(d, base))]
+    if kind == "dynamic-ntk":
+        pairs = []
+        for length, context in ((1, 4096), (4096, 4096), (5000, 4096), (10**6, 4096), (100, 7)):
+            effective = 1.0 + s * (max(length, context) - context) / context
+            scaling = RopeScaling("dynamic-ntk", s, context, seq_len=length)
+            pairs.append((_ntk_before(d, base, effective), scaling.frequencies(d, base)))
+        return pairs
+    if kind == "yarn":
+        pairs = []
+        for context, (fast, slow), truncate in itertools.product(
+            (4, 32, 1000, 4096, 131072), ((32.0, 1.0), (16.0, 0.5), (64.0, 2.0)), (True, False)
+        ):
+            scaling = RopeScaling("yarn", s, context, fast, slow, truncate=truncate)
+            before = _yarn_before(d, base, s, context, fast, slow, truncate)
+            pairs.append((before, scaling.frequencies(d, base)))
+        return pairs
+    pairs = []
+    for (low, high), context in itertools.product(((1.0, 4.0), (0.5, 2.0), (2.0, 8.0)), (16, 8192, 131072)):
+        scaling = RopeScaling("llama3", s, context, low_freq_factor=low, high_freq_factor=high)
+        pairs.append((_llama3_before(d, base, s, low, high, context), scaling.frequencies(d, base)))
+    return pairs
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_frequencies_are_bit_identical_to_the_free_functions_they_replace(kind: str) -> None:
+    for d, base, s in itertools.product(
+        (4, 6, 8, 10, 64, 128, 512, 1000), (1.5, 2.0, 10000.0, 500000.0, 1e6), (1.0, 1.5, 8.0, 40.0, 1e4)
+    ):
+        if kind == "none" and s != 1.0:
+            continue
+        for before, after in _before_and_after(kind, d, base, s):
+            assert after.dtype == np.float64 and after.shape == (d // 2,)
+            assert np.array_equal(_bits(after), _bits(before)), (kind, d, base, s)
+
+
+def test_the_free_functions_are_the_float64_form_of_one_configuration() -> None:
+    d, base = 128, 10000.0
+    pairs = [
+        (linear_scaling_frequencies(d, base, 8.0), RopeScaling("linear", 8.0)),
+        (ntk_scaling_frequencies(d, base, 8.0), RopeScaling("ntk", 8.0)),
+        (
+            dynamic_ntk_frequencies(d, base, 8.0, 9000, 4096),
+            RopeScaling("dynamic-ntk", 8.0, 4096, seq_len=9000),
+        ),
+        (
+            yarn_frequencies(d, base, 8.0, 4096, 16.0, 2.0, False),
+            RopeScaling("yarn", 8.0, 4096, 16.0, 2.0, truncate=False),
+        ),
+        (
+            llama3_frequencies(d, base, 8.0, 1.0, 2.0, 4096),
+            RopeScaling("llama3", 8.0, 4096, low_freq_factor=1.0, high_freq_factor=2.0),
+        ),
+    ]
+    for free, scaling in pairs:
+        assert np.array_equal(_bits(free), _bits(scaling.frequencies(d, base))), scaling
+
+
+@pytest.mark.parametrize(
+    "scaling",
+    [
+        RopeScaling(),
+        RopeScaling("linear", 8.0),
+        RopeScaling("ntk", 40.0),
+        RopeScaling("dynamic-ntk", 4.0, 4096, seq_len=10000),
+        LLAMA2_YARN,
+        RopeScaling("yarn", 16.0, 2048, 16.0, 0.5, truncate=False),
+        LLAMA31,
+        RopeScaling("llama3", 32.0, 4096, low_freq_factor=0.5, high_freq_factor=2.0),
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize(("d", "base"), [(64, 10000.0), (128, 500000.0), (256, 1e6)])
+def test_the_mpmath_form_agrees_with_the_float64_form(scaling: RopeScaling, d: int, base: float) -> None:
+    # The float64 form is within the checks' tolerance of the same rule at 40 digits (the YaRN ramp ends and
+    # the Llama 3 regime boundaries of these configurations are far from a rounding's reach).
+    exact = scaling.frequencies_mp(d, base, dps=40)
+    assert len(exact) == d // 2 and all(isinstance(value, mpmath.mpf) for value in exact)
+    high, low = scaling.high_freq_factor, scaling.low_freq_factor
+    multiplier = 1.0 + scaling.factor * high / (high - low) if scaling.kind == "llama3" else 1.0
+    tolerance = frequency_tolerance(base, max(scaling.factor, scaling.effective_factor)) * multiplier
+    with mpmath.workdps(40):
+        got = [mpmath.mpf(float(value)) for value in scaling.frequencies(d, base)]
+        worst = max(abs(a / b - 1) for a, b in zip(got, exact, strict=True))
+    assert worst <= tolerance
+
+
+def test_the_mpmath_form_reads_a_str_base_exactly() -> None:
+    with mpmath.workdps(60):
+        expected = [value / 8 for value in fq.frequencies_mp(64, "10000.1", 60, count=32)]
+    assert RopeScaling("linear", 8.0).frequencies_mp(64, "10000.1", 60) == expected
+
+
+def test_fields_are_normalised_and_the_object_is_frozen() -> None:
+    scaling = RopeScaling("yarn", 8, 4096, 32, 1)
+    assert scaling == RopeScaling("yarn", 8.0, 4096, 32.0, 1.0)
+    assert isinstance(scaling.factor, float) and isinstance(scaling.beta_fast, float)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        scaling.factor = 2.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: rope_frequencies(7), "d must be even"),
+        (lambda: rope_frequencies(0), "d must be a positive integer"),
+        (lambda: rope_frequencies(64.0), "d must be a positive integer"),
+        (lambda: rope_frequencies(64, 1.0), "base must be a finite real number greater than 1"),
+        (lambda: RopeScaling("cubic"), "kind must be one of none, linear, ntk, dynamic-ntk, yarn, llama3"),
+        (lambda: RopeScaling("none", 2.0), "factor must be 1 for kind 'none'"),
+        (lambda: RopeScaling("linear", 0.5), "factor must be a real number ≥ 1"),
+        (lambda: RopeScaling("linear", math.nan), "factor must be a finite positive real"),
+        (lambda: RopeScaling("linear", 8.0).frequencies(64, 1.0), "base must be a finite real number"),
+        (lambda: RopeScaling("ntk", 2.0).frequencies(2, 10000.0), "d must be an even integer ≥ 4"),
+        (lambda: RopeScaling("ntk", 1e300).frequencies(4, 1e300), "overflows float64"),
+        (lambda: RopeScaling("dynamic-ntk", 2.0, 4096, seq_len=-1), "seq_len must be a positive integer"),
+        (
+            lambda: RopeScaling("dynamic-ntk", 2.0, 0, seq_len=10),
+            r"original_context \(.*\) must be a positive",
+        ),
+        (lambda: RopeScaling("yarn", 2.0, 8192.5), "original_max_position_embeddings\\) must be a positive"),
+        (lambda: RopeScaling("yarn", 2.0, 4096, 1.0, 32.0), "beta_fast must be greater than beta_slow"),
+        (lambda: RopeScaling("yarn", 2.0, 4096, -1.0), "beta_fast must be a finite positive real"),
+        (lambda: RopeScaling("yarn", 2.0, 4096, truncate="no"), "truncate must be True or False"),
+        (lambda: RopeScaling("yarn", 0.9), "factor must be a real number ≥ 1"),
+        (lambda: RopeScaling("yarn", 0.0), "factor must be a finite"),
+        (
+            lambda: RopeScaling("yarn", 2.0).attention_factor(mscale=0.0),
+            "mscale must be a finite positive real",
+        ),
+        (
+            lambda: RopeScaling("llama3", 8.0, low_freq_factor=4.0, high_freq_factor=1.0),
+            "high_freq_factor must be greater",
+        ),
+        (
+            lambda: RopeScaling("linear", 2.0).frequencies_mp(64, 10000.0, dps=0),
+            "dps must be a positive integer",
+        ),
+        (lambda: RopeScaling("ntk", 2.0).frequencies_mp(2, 10000.0), "d must be an even integer ≥ 4"),
+        (lambda: check_ntk_scaling(RopeScaling("ntk", 2.0), 2, 10000.0), "d must be an even integer ≥ 4"),
+        (
+            lambda: dynamic_ntk_frequencies(64, 10000.0, 2.0, 10, 0),
+            "max_position_embeddings\\) must be a positive",
+        ),
+        (lambda: yarn_frequencies(64, 10000.0, 2.0, 4096, truncate="no"), "truncate must be True or False"),
+    ],
+)
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
