@@ -1,64 +1,129 @@
 """ALiBi (Press, Smith & Lewis, "Train Short, Test Long", 2022): head h adds −m_h·(i − j) to the logit of
-query i and key j, with slopes m_h = 2^(−8h/n), h = 1, …, n, when the number of heads n is a power of two.
+query i and key j, so the bias depends on the offset i − j only and multiplies the softmax weight ratio of
+two keys at distances a < b by e^{m_h(b − a)}; for n = 2^k heads the slopes are m_h = 2^(−8h/n), h = 1, …, n.
 
 The slopes follow ``get_slopes`` of the authors' fairseq code (ofirpress/attention_with_linear_biases,
 ``fairseq/models/transformer.py``): for n = 2^k, ``start = ratio = 2**(-2**-(log2(n) - 3))`` = 2^(−8/n) and
 slope i is ``start * ratio**i``; for other n, the slopes of the closest lower power of two c, followed by
 ``get_slopes(2c)[0::2][:n - c]``. That code adds m_h·j to row i (constant along each row, which the softmax
-ignores) and masks keys j > i; `alibi_bias` builds the bias −m_h·(i − j) of the paper instead.
+ignores) and masks keys j > i; `Alibi.bias` builds the bias −m_h·(i − j) of the paper instead.
 
-The property checks take the slope function ``slopes(n_heads)`` or the bias function
-``bias(n_q, n_k, slopes)`` (shape (heads, n_q, n_k)) as an argument and return a `CheckResult`.
+One object, `Alibi(causal)`, offers every form of the slopes and the bias:
+
+* `exponents(n_heads)`: the exponents e_h of the slopes m_h = 2^(e_h) by fairseq's rule, exactly (Fractions);
+* `slopes(n_heads)`: the slopes in float64 (only exp2 rounds);
+* `slopes_mp(n_heads, dps)`: the slopes as mpmath numbers with `dps` significant digits;
+* `slopes_exact(n_heads)`: the slopes as exact SymPy numbers 2^(e_h);
+* `bias(n_q, n_k, n_heads)`: the float64 bias of shape (heads, n_q, n_k), −m_h·(i − j) with keys j > i masked
+  by −inf when `causal`, the symmetric −m_h·|i − j| otherwise.
+
+The property checks take an `Alibi` (the implementation under test: they read its `slopes` and `bias`) and
+return a `CheckResult`; the exact slopes they compare with are those of `REFERENCE`. As for
+`sinusoidal.Sinusoidal`, a broken twin is a subclass overriding the one form it breaks (`exponents` for a
+wrong rule, which the other slope forms and the bias follow). `alibi_slopes`, `alibi_slopes_exact` and
+`alibi_bias` (the bias of given slopes) are the module-level conveniences other modules import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from .checking import EPS64, CheckResult
 from .validation import require_positive_int
 
-SlopeFunction = Callable[[int], np.ndarray]
-BiasFunction = Callable[[int, int, np.ndarray], np.ndarray]
 _DIGITS = 40
 
 
-def alibi_slopes_exact(n_heads: int) -> tuple[Fraction, ...]:
-    """The exponents e_h of the slopes m_h = 2^(e_h), exactly: e_h = −8h/n (h = 1, …, n) when n = 2^k.
+def _require_causal(causal: object) -> bool:
+    if not isinstance(causal, bool):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    return causal
 
-    Other n follow the reference rule: the c = 2^⌊log₂ n⌋ exponents −8h/c, then every other exponent of 2c
-    heads, −8(2k − 1)/(2c) = −4(2k − 1)/c for k = 1, …, n − c.
+
+@dataclass(frozen=True)
+class Alibi:
+    """ALiBi with fairseq's slopes: head h adds −m_h·(i − j) to the logit of query i and key j.
+
+    `causal` masks the keys j > i with −inf; without it the bias is the symmetric −m_h·|i − j| of
+    bidirectional attention, which also depends on i − j only. Every form below is the same rule; a
+    subclass overriding one of them is a different one.
     """
-    n = require_positive_int(n_heads, "n_heads")
-    c = 1 << (n.bit_length() - 1)
-    powers = tuple(Fraction(-8 * h, c) for h in range(1, c + 1))
-    if c == n:
-        return powers
-    return powers + alibi_slopes_exact(2 * c)[0::2][: n - c]
+
+    causal: bool = True
+
+    def __post_init__(self) -> None:
+        _require_causal(self.causal)
+
+    def exponents(self, n_heads: int) -> tuple[Fraction, ...]:
+        """The exponents e_h of the slopes m_h = 2^(e_h), exactly: e_h = −8h/n (h = 1, …, n) when n = 2^k.
+
+        Other n follow the reference rule: the c = 2^⌊log₂ n⌋ exponents −8h/c, then every other exponent of
+        2c heads, −8(2k − 1)/(2c) = −4(2k − 1)/c for k = 1, …, n − c.
+        """
+        n = require_positive_int(n_heads, "n_heads")
+        c = 1 << (n.bit_length() - 1)
+        powers = tuple(Fraction(-8 * h, c) for h in range(1, c + 1))
+        doubled = tuple(Fraction(-8 * h, 2 * c) for h in range(1, 2 * c + 1))
+        return powers + doubled[0::2][: n - c]
+
+    def slopes(self, n_heads: int) -> np.ndarray:
+        """The slopes m_h = 2^(e_h) in float64; each e_h is a dyadic rational, so only exp2 rounds."""
+        return np.exp2(np.array([float(e) for e in self.exponents(n_heads)]))
+
+    def slopes_mp(self, n_heads: int, dps: int = 50) -> list[mpmath.mpf]:
+        """The slopes m_h = 2^(e_h) as mpmath numbers with `dps` significant digits."""
+        exponents = self.exponents(n_heads)
+        with mpmath.workdps(require_positive_int(dps, "dps")):
+            return [_exp2_mp(e) for e in exponents]
+
+    def slopes_exact(self, n_heads: int) -> list[sp.Expr]:
+        """The slopes m_h = 2^(e_h) as exact SymPy numbers."""
+        return [sp.Integer(2) ** sp.Rational(e.numerator, e.denominator) for e in self.exponents(n_heads)]
+
+    def bias(self, n_q: int, n_k: int, n_heads: int) -> np.ndarray:
+        """The bias of query i = 0, …, n_q − 1 and key j = 0, …, n_k − 1 per head: shape (heads, n_q, n_k).
+
+        −m_h·(i − j), with keys j > i masked by −inf when `causal`; −m_h·|i − j| otherwise.
+        """
+        n_q = require_positive_int(n_q, "n_q")
+        n_k = require_positive_int(n_k, "n_k")
+        return _linear_bias(n_q, n_k, require_slopes(self.slopes(n_heads)), self.causal)
+
+
+#: The reference rule the slope checks compare with.
+REFERENCE = Alibi()
+
+
+def alibi_slopes_exact(n_heads: int) -> tuple[Fraction, ...]:
+    """The exact exponents e_h of the reference slopes m_h = 2^(e_h) (`Alibi.exponents`)."""
+    return REFERENCE.exponents(n_heads)
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """The slopes m_h = 2^(e_h) in float64; every exponent e_h is a dyadic rational, so only exp2 rounds."""
-    exponents = np.array([float(e) for e in alibi_slopes_exact(n_heads)])
-    return np.exp2(exponents)
+    """The reference slopes in float64 (`Alibi.slopes`)."""
+    return REFERENCE.slopes(n_heads)
 
 
 def alibi_bias(n_q: int, n_k: int, slopes: Sequence[float] | np.ndarray, causal: bool = True) -> np.ndarray:
-    """The bias −m_h·(i − j) of query i = 0, …, n_q − 1 and key j = 0, …, n_k − 1: shape (heads, n_q, n_k).
+    """The bias −m_h·(i − j) of the given slopes, shape (heads, n_q, n_k), as `Alibi(causal).bias` builds it.
 
-    Keys j > i are masked with −inf when `causal`; with causal=False the bias is the symmetric variant
-    −m_h·|i − j| (used for bidirectional attention), which also depends on i − j only.
+    Keys j > i are masked with −inf when `causal`; with causal=False the bias is −m_h·|i − j|.
     """
     n_q = require_positive_int(n_q, "n_q")
     n_k = require_positive_int(n_k, "n_k")
     m = require_slopes(slopes)
-    if not isinstance(causal, bool):
-        raise ValueError(f"causal must be True or False, got {causal!r}")
+    return _linear_bias(n_q, n_k, m, _require_causal(causal))
+
+
+def _linear_bias(n_q: int, n_k: int, m: np.ndarray, causal: bool) -> np.ndarray:
+    """−m_h·|i − j| for each head, with −inf where j > i when `causal`."""
     offset = np.arange(n_q)[:, None] - np.arange(n_k)[None, :]
     bias = -m[:, None, None] * np.abs(offset)[None, :, :]
     if causal:
@@ -94,17 +159,18 @@ def slope_tolerance(n_heads: int, slack: float = 4.0) -> float:
     return slack * EPS64 * (require_positive_int(n_heads, "n_heads") + 1)
 
 
-def check_slopes_exact(slopes: SlopeFunction, n_heads: int) -> CheckResult:
-    """slopes(n)[h] = 2^(e_h) for every head, with e_h from `alibi_slopes_exact` and 2^(e_h) to 30 digits.
+def check_slopes_exact(alibi: Alibi, n_heads: int) -> CheckResult:
+    """alibi.slopes(n)[h] = 2^(e_h) for every head, e_h from `REFERENCE.exponents` (2^(e_h) to 30 digits).
 
     Tolerance: `slope_tolerance(n)`, relative.
     """
     n = require_positive_int(n_heads, "n_heads")
     name = f"ALiBi slopes for {n} heads equal 2^(e_h) of the reference rule"
-    got = _slope_vector(slopes, n)
+    got = _slope_vector(alibi, n)
     if got is None:
         return CheckResult(name, False, float("inf"), 0.0, {"n_heads": n, "reason": "not n finite slopes"})
-    high, low = np.array([_power_of_two(e) for e in alibi_slopes_exact(n)]).T
+    exponents = REFERENCE.exponents(n)
+    high, low = np.array([_power_of_two(e) for e in exponents]).T
     errors = np.abs((got - high) - low) / high
     head = int(np.argmax(errors))
     return _result(
@@ -115,13 +181,13 @@ def check_slopes_exact(slopes: SlopeFunction, n_heads: int) -> CheckResult:
             "n_heads": n,
             "head": head + 1,
             "slope": float(got[head]),
-            "exponent": str(alibi_slopes_exact(n)[head]),
+            "exponent": str(exponents[head]),
         },
     )
 
 
-def check_slopes_geometric(slopes: SlopeFunction, n_heads: int) -> CheckResult:
-    """For n = 2^k heads the slopes are geometric: m_1 = 2^(−8/n) and m_(h+1)/m_h = 2^(−8/n) for every h."""
+def check_slopes_geometric(alibi: Alibi, n_heads: int) -> CheckResult:
+    """For n = 2^k heads alibi.slopes(n) is geometric: m_1 = 2^(−8/n) and m_(h+1)/m_h = 2^(−8/n) for all h."""
     n = require_positive_int(n_heads, "n_heads")
     if n & (n - 1):
         raise ValueError(
@@ -129,7 +195,7 @@ def check_slopes_geometric(slopes: SlopeFunction, n_heads: int) -> CheckResult:
             "interleave two geometric sequences (use check_slopes_exact)"
         )
     name = f"ALiBi slopes for {n} heads are geometric with first term and ratio 2^(−8/{n})"
-    got = _slope_vector(slopes, n)
+    got = _slope_vector(alibi, n)
     if got is None:
         return CheckResult(name, False, float("inf"), 0.0, {"n_heads": n, "reason": "not n finite slopes"})
     ratio = 2.0 ** (-8.0 / n)
@@ -149,20 +215,19 @@ def check_slopes_geometric(slopes: SlopeFunction, n_heads: int) -> CheckResult:
     )
 
 
-def check_bias_depends_on_offset(
-    bias: BiasFunction, slopes: Sequence[float] | np.ndarray, n_q: int, n_k: int
-) -> CheckResult:
-    """B[h, i + 1, j + 1] = B[h, i, j] for every head, query and key: the bias is a function of i − j alone.
+def check_bias_depends_on_offset(alibi: Alibi, n_heads: int, n_q: int, n_k: int) -> CheckResult:
+    """B[h, i + 1, j + 1] = B[h, i, j] for every head, query and key of B = alibi.bias(n_q, n_k, n_heads):
+    the bias is a function of i − j alone.
 
     Masked entries must match masked entries. A bias computed as −m·(i − j) has equal entries for equal
     i − j exactly; the tolerance, 4ε·max |B|, admits an implementation that rounds −m·i + m·j instead.
     """
-    m = require_slopes(slopes)
+    n = require_positive_int(n_heads, "n_heads")
     n_q, n_k = require_positive_int(n_q, "n_q"), require_positive_int(n_k, "n_k")
     if n_q < 2 or n_k < 2:
         raise ValueError(f"need n_q ≥ 2 and n_k ≥ 2 to compare shifted entries, got {n_q} and {n_k}")
     name = "ALiBi bias depends on i − j only"
-    values = _bias_array(bias, m, n_q, n_k)
+    values = _bias_array(alibi, n, n_q, n_k)
     if isinstance(values, str):
         return CheckResult(name, False, float("inf"), 0.0, {"reason": values})
     errors = _entry_difference(values[:, 1:, 1:], values[:, :-1, :-1])
@@ -184,27 +249,28 @@ def check_bias_depends_on_offset(
 
 
 def check_softmax_weight_ratio(
-    bias: BiasFunction,
-    slopes: Sequence[float] | np.ndarray,
-    n: int,
-    content: np.ndarray | None = None,
+    alibi: Alibi, n_heads: int, n: int, content: np.ndarray | None = None
 ) -> CheckResult:
     """Adding the bias multiplies the softmax weight ratio w_a/w_b of keys at distances a < b by e^{m(b − a)}.
 
     For every head h, query i and visible key j < i (distance b = i − j, compared with the key at distance
-    a = 0), the softmax weights of content + bias and of content alone (an (n, n) array of query–key scores,
-    zeros by default) are computed in float64 and (w_i/w_j)/(w⁰_i/w⁰_j) is compared with e^{m_h(i − j)}.
-    Pairs whose weights underflow float64 are counted in the witness, not compared; a visible key that is
-    masked or NaN, or a row holding NaN or +inf, is an error. Tolerance: `softmax_ratio_tolerance` of the
-    largest logit.
+    a = 0), the softmax weights of content + alibi.bias(n, n, n_heads) and of content alone (an (n, n) array
+    of query–key scores, zeros by default) are computed in float64 and (w_i/w_j)/(w⁰_i/w⁰_j) is compared
+    with e^{m_h(i − j)}, m_h = alibi.slopes(n_heads)[h]. Pairs whose weights underflow float64 are counted
+    in the witness, not compared; a visible key that is masked or NaN, or a row holding NaN or +inf, is an
+    error. Tolerance: `softmax_ratio_tolerance` of the largest logit.
     """
-    m = require_slopes(slopes)
+    heads = require_positive_int(n_heads, "n_heads")
     n = require_positive_int(n, "n")
     if n < 2:
         raise ValueError(f"need at least 2 positions to compare two keys, got n={n}")
     scores = _content_scores(content, n)
     name = "ALiBi multiplies the softmax weight ratio of keys at distances a < b by exp(m(b − a))"
-    values = _bias_array(bias, m, n, n)
+    m = _slope_vector(alibi, heads)
+    if m is None:
+        witness = {"n_heads": heads, "reason": "not n finite slopes"}
+        return CheckResult(name, False, float("inf"), 0.0, witness)
+    values = _bias_array(alibi, heads, n, n)
     if isinstance(values, str):
         return CheckResult(name, False, float("inf"), 0.0, {"reason": values})
     logits = scores[None, :, :] + values
@@ -261,21 +327,28 @@ def _power_of_two(exponent: Fraction) -> tuple[float, float]:
     when the two are within a factor 2 of each other (Sterbenz), and a slope further off fails anyway.
     """
     with mpmath.workdps(_DIGITS):
-        value = mpmath.power(2, mpmath.mpf(exponent.numerator) / exponent.denominator)
+        value = _exp2_mp(exponent)
         high = float(value)
         return high, float(value - high)
 
 
-def _slope_vector(slopes: SlopeFunction, n: int) -> np.ndarray | None:
-    got = np.asarray(slopes(n), dtype=np.float64).reshape(-1)
+def _exp2_mp(exponent: Fraction) -> mpmath.mpf:
+    """2^exponent at the working precision of mpmath."""
+    return mpmath.power(2, mpmath.mpf(exponent.numerator) / exponent.denominator)
+
+
+def _slope_vector(alibi: Alibi, n: int) -> np.ndarray | None:
+    """alibi.slopes(n) as a float64 vector when it holds n finite positive slopes, else None."""
+    got = np.asarray(alibi.slopes(n), dtype=np.float64).reshape(-1)
     if got.shape != (n,) or not np.all(np.isfinite(got)) or np.any(got <= 0):
         return None
     return got
 
 
-def _bias_array(bias: BiasFunction, m: np.ndarray, n_q: int, n_k: int) -> np.ndarray | str:
-    values = np.asarray(bias(n_q, n_k, m), dtype=np.float64)
-    expected = (m.size, n_q, n_k)
+def _bias_array(alibi: Alibi, n_heads: int, n_q: int, n_k: int) -> np.ndarray | str:
+    """alibi.bias(n_q, n_k, n_heads) as a float64 array, or why it is not of shape (n_heads, n_q, n_k)."""
+    values = np.asarray(alibi.bias(n_q, n_k, n_heads), dtype=np.float64)
+    expected = (n_heads, n_q, n_k)
     if values.shape != expected:
         return f"bias has shape {values.shape}, expected (heads, n_q, n_k) = {expected}"
     return values

@@ -16,9 +16,9 @@ Properties (head counts drawn from ``settings.heads``, sequence lengths up to mi
 - deterministic: two calls with the same arguments give the same values (on j ≤ i for the bias).
 
 Identification compares the slopes (or those the bias implies) with the reference rule (fairseq
-``get_slopes``, `alibi.alibi_slopes`), the naive 2^(−8h/n) for every n and the reference in reverse order, and
-for the bias form describes its layout (causal-masked, symmetric −m|i − j|, row-constant-shifted as BLOOM)
-in the parameters.
+``get_slopes``, `alibi.REFERENCE`), the naive 2^(−8h/n) for every n and the reference in reverse order
+(`VARIANTS`, each an `alibi.Alibi`), and for the bias form describes its layout (causal-masked, symmetric
+−m|i − j|, row-constant-shifted as BLOOM) in the parameters.
 ALiBi has no position where a known bug shows only there, so the checks use no fixed probes: Hypothesis draws
 head counts and lengths, and shrinks a failure to the smallest.
 """
@@ -28,12 +28,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
-from .alibi import alibi_slopes, slope_tolerance
+from .alibi import REFERENCE, Alibi, slope_tolerance
 from .battery import (
     Backend,
     Family,
@@ -52,6 +53,7 @@ from .battery import (
     short,
     unit_roundoff,
 )
+from .validation import require_positive_int
 
 FAMILY_NAME = "alibi"
 #: The longest sequence the bias checks ask for (memory: heads · L² values per call).
@@ -392,21 +394,26 @@ def check_deterministic(adapter: AlibiTarget, settings: Settings) -> Outcome:
 # ------------------------------------------------------------------------------------------ identification
 
 
-def naive_slopes(n_heads: int) -> np.ndarray:
+class NaiveSlopes(Alibi):
     """2^(−8h/n), h = 1, …, n, for every n: the reference rule only when n is a power of two."""
-    return np.exp2(-8.0 * np.arange(1, n_heads + 1) / n_heads)
+
+    def exponents(self, n_heads: int) -> tuple[Fraction, ...]:
+        n = require_positive_int(n_heads, "n_heads")
+        return tuple(Fraction(-8 * h, n) for h in range(1, n + 1))
 
 
-def reversed_slopes(n_heads: int) -> np.ndarray:
+class ReversedSlopes(Alibi):
     """The reference slopes in reverse order (increasing with the head)."""
-    return alibi_slopes(n_heads)[::-1].copy()
+
+    def exponents(self, n_heads: int) -> tuple[Fraction, ...]:
+        return super().exponents(n_heads)[::-1]
 
 
 #: The variants identification tells apart, in order of preference when several match.
-VARIANTS: tuple[tuple[str, str, Callable[[int], np.ndarray]], ...] = (
-    ("reference", REFERENCE_RULE, alibi_slopes),
-    ("naive 2^(−8h/n)", "2^(−8h/n), h = 1, …, n, for every n", naive_slopes),
-    ("reversed order", "the reference rule's slopes in reverse order", reversed_slopes),
+VARIANTS: tuple[tuple[str, str, Alibi], ...] = (
+    ("reference", REFERENCE_RULE, REFERENCE),
+    ("naive 2^(−8h/n)", "2^(−8h/n), h = 1, …, n, for every n", NaiveSlopes()),
+    ("reversed order", "the reference rule's slopes in reverse order", ReversedSlopes()),
 )
 
 
@@ -428,12 +435,10 @@ class _Fit:
     worst: tuple[int, int, float, float]  # n, head, got, want
 
 
-def _fit(
-    name: str, rule: str, reference: Callable[[int], np.ndarray], seen: list[_Observed], u: float
-) -> _Fit:
+def _fit(name: str, rule: str, reference: Alibi, seen: list[_Observed], u: float) -> _Fit:
     deviation, matches, worst = -1.0, True, (seen[0].n, 0, 0.0, 0.0)
     for observed in seen:
-        want = reference(observed.n)
+        want = reference.slopes(observed.n)
         errors = np.abs(observed.slopes - want) / want
         allowed = slope_tolerance(observed.n) * (u / unit_roundoff("float64")) + observed.extra / want
         matches = matches and bool(np.all(errors <= allowed))
