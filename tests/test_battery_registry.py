@@ -1,5 +1,7 @@
 """One battery, driven by the property registry: every reference variant of every family passes every
-property registered for it, and every registered property has a broken twin that fails it.
+property registered for it, the suite's own family objects (`Rope`, `Sinusoidal`, `Alibi`, `RopeScaling`)
+pass it too and are identified as the variant they declare, and every registered property has a broken twin
+that fails it.
 
 A property added to a family without a twin here fails `test_every_property_has_a_broken_twin`, so no
 property of `pe-verify check` goes untested against an input it must reject. The implementations are those
@@ -19,9 +21,12 @@ import test_check_frequencies as frequencies
 import test_check_rope as rope
 import test_check_sinusoidal as sinusoidal
 
-from pe_verify import check  # noqa: F401  (files every family's properties)
-from pe_verify.properties.alibi import alibi_bias, alibi_slopes
+from pe_verify import check
+from pe_verify.properties.alibi import Alibi, alibi_bias, alibi_slopes
 from pe_verify.properties.battery import REGISTRY, Settings, run_battery
+from pe_verify.properties.rope import Rope
+from pe_verify.properties.scaling import RopeScaling
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 SETTINGS = {
     "rope": Settings(examples=8, max_pos=65536, ds=(2, 8, 64)),
@@ -57,6 +62,48 @@ VARIANTS: dict[str, dict[str, Callable]] = {
         "YaRN": frequencies.yarn,
         "Llama 3": frequencies.llama3,
         "float32": frequencies.default_rope_float32,
+    },
+}
+
+
+#: The suite's own family objects, each with the variant its identification must name: the references the
+#: catalog computes with run through the same battery as a user's code.
+FAMILY_OBJECTS: dict[str, dict[str, tuple[Callable, str]]] = {
+    "rope": {
+        **{
+            f"Rope(layout={layout!r})": (
+                lambda x, p, layout=layout: Rope(x.shape[-1], layout=layout).rotate(x, p),
+                layout,
+            )
+            for layout in ("interleaved", "half_split")
+        },
+        "Rope(layout='half_split'), q/k form": (
+            lambda q, k, p: tuple(Rope(x.shape[-1], layout="half_split").rotate(x, p) for x in (q, k)),
+            "half_split",
+        ),
+    },
+    "sinusoidal": {
+        "Sinusoidal.float64_rows": (lambda p, d: Sinusoidal(d).float64_rows(p), "interleaved"),
+        "Sinusoidal.rows": (lambda p, d: Sinusoidal(d).rows(p), "interleaved"),
+        "Sinusoidal(dtype='float32').stored_rows": (
+            lambda p, d: Sinusoidal(d, dtype="float32").stored_rows(p),
+            "interleaved",
+        ),
+    },
+    "alibi": {
+        "Alibi().slopes": (lambda n: Alibi().slopes(n), "reference"),
+        "Alibi().bias": (lambda n, length: Alibi().bias(length, length, n), "reference"),
+        "Alibi(causal=False).bias": (
+            lambda n, length: Alibi(causal=False).bias(length, length, n),
+            "reference",
+        ),
+    },
+    "rope-frequencies": {
+        f"RopeScaling({kind!r}, {factor})": (
+            RopeScaling(kind, factor).frequencies,
+            kind,
+        )
+        for kind, factor in (("none", 1), ("linear", 4), ("ntk", 4), ("yarn", 4), ("llama3", 8))
     },
 }
 
@@ -146,3 +193,15 @@ def test_each_broken_twin_fails_its_property(family: str, name: str) -> None:
     report = run_battery(family, TWINS[family, name], SETTINGS[family], target=f"twin of {name}")
     outcome = next(o for o in report.properties if o.name == name)
     assert not outcome.passed and outcome.counterexample, outcome
+
+
+@pytest.mark.parametrize(
+    ("family", "name"), [(family, name) for family, objects in FAMILY_OBJECTS.items() for name in objects]
+)
+def test_the_suites_family_objects_pass_and_are_identified_as_what_they_declare(
+    family: str, name: str
+) -> None:
+    function, variant = FAMILY_OBJECTS[family][name]
+    report = run_battery(family, function, SETTINGS[family], target=name)
+    failed = [o.message for o in (*report.properties, check.expected(report, variant)) if not o.passed]
+    assert not failed, failed
