@@ -152,8 +152,7 @@ def rope_layouts() -> Assessment:
             f"float64 bound (bounds up to {max(result.tolerance for result in floats):.1e}). No argument "
             "covering every even r at once is machine-checked, so the "
             "verdict is numerical support. Since the map is a conjugation by P, converting a checkpoint "
-            "between "
-            "the layouts only permutes the output rows of W_Q and W_K."
+            "between the layouts only permutes the output rows of W_Q and W_K."
         ),
     )
 
@@ -223,16 +222,14 @@ def rope_mixed_layouts() -> Assessment:
     return Assessment(
         evidence,
         explanation=(
-            "SymPy proves exact counterexamples at d = 4 (rational cosines, and the standard θ_0 = 1 with "
-            "q = k = e_0, where s(0, 0) = 1 ≠ cos²1 = s(1, 1)); the e_0 computation holds for "
-            f"{len(product_form)} of the {len(dims)} rotary dimensions tried up to 256. For random q, k at "
-            f"d = 128 the mixed score misses the offset-only value by up to "
+            "SymPy proves exact counterexamples at d = 4 (rational cosines, and the standard θ_0 = 1 with q "
+            "= k = e_0, where s(0, 0) = 1 ≠ cos²1 = s(1, 1)); the e_0 computation holds for "
+            f"{len(product_form)} of the {len(dims)} rotary dimensions tried up to 256. For random q, k at d "
+            "= 128 the mixed score misses the offset-only value by up to "
             f"{certified(mixed.max_error, mixed.tolerance, '.3g')} (tolerance {mixed.tolerance:.1e}), while "
             f"matched layouts stay within float64 rounding ({within(matched.max_error, matched.tolerance)}). "
-            "At r = 2 the "
-            "layouts coincide, so mixing is harmless there; general r is covered exactly only up to 256, "
-            "hence "
-            "numerical support."
+            "At r = 2 the layouts coincide, so mixing is harmless there; general r is covered exactly only "
+            "up to 256, hence numerical support."
         ),
     )
 
@@ -420,9 +417,9 @@ def yarn_ramp() -> Assessment:
         evidence,
         explanation=(
             "SymPy picks each branch of the paper's piecewise rule at symbolic test points and shows the "
-            "blend "
-            "is linear in r and meets both neighbours. On Llama 2 7B with s = 16, certified comparisons give "
-            f"{counts} of the 64 pairs: unlike position interpolation, the fast pairs keep their resolution."
+            "blend is linear in r and meets both neighbours. On Llama 2 7B with s = 16, certified "
+            f"comparisons give {counts} of the 64 pairs: unlike position interpolation, the fast pairs keep "
+            "their resolution."
         ),
     )
 
@@ -478,12 +475,10 @@ def yarn_reference_ramp() -> Assessment:
         explanation=(
             "SymPy shows the code's ramp equals (ln r − ln α)/(ln β − ln α) (L, 2π, d and ln b cancel) and "
             "differs from the paper's at α = 1, β = 32, r = 4: 2/5 against 3/31. On Llama 2 7B with s = 16 "
-            "both "
-            f"rules keep and divide the same pairs, but at pair {widest} the code puts weight "
+            f"both rules keep and divide the same pairs, but at pair {widest} the code puts weight "
             f"{float(code_at):.4f} on the unscaled frequency where the paper's formula gives {paper_at:.4f}: "
-            "an "
-            "implementation written from the paper's formula gets different frequencies from the reference "
-            f"code on {blended} pairs."
+            "an implementation written from the paper's formula gets different frequencies from the "
+            f"reference code on {blended} pairs."
         ),
     )
 
@@ -538,10 +533,9 @@ def yarn_temperature() -> Assessment:
         evidence,
         explanation=(
             "The score is bilinear, so the factor on cos and sin reaches the logit squared; SymPy confirms "
-            "this "
-            "with symbolic vectors at d = 4 (each further pair adds a term of the same form), and that 1/t "
-            f"starts at 1 and increases for s ≥ 1. At s = 16 the logits are multiplied by {at_16:.4f}, at "
-            f"s = 32 by {at_32:.4f}."
+            "this with symbolic vectors at d = 4 (each further pair adds a term of the same form), and that "
+            f"1/t starts at 1 and increases for s ≥ 1. At s = 16 the logits are multiplied by {at_16:.4f}, "
+            f"at s = 32 by {at_32:.4f}."
         ),
     )
 
@@ -579,10 +573,8 @@ def llama3_scaling() -> Assessment:
         evidence,
         explanation=(
             "SymPy turns each wavelength condition into a sign condition on L₀/λ, picks each branch at "
-            "symbolic "
-            "test points, checks continuity at both ends and identifies the blend with YaRN's h(θ) at α = "
-            "low, "
-            f"β = high. For Llama 3.1, certified comparisons give {counts} of the 64 pairs."
+            "symbolic test points, checks continuity at both ends and identifies the blend with YaRN's h(θ) "
+            f"at α = low, β = high. For Llama 3.1, certified comparisons give {counts} of the 64 pairs."
         ),
     )
 
@@ -654,10 +646,8 @@ def alibi_slopes() -> Assessment:
         evidence,
         explanation=(
             "SymPy rewrites fairseq's start 2^(−2^(−(log₂ n − 3))) as 2^(−8/n) for symbolic k and derives "
-            "the "
-            f"ratio and the last slope; exact exponents confirm the sequence for {len(geometric)} head "
-            "counts up "
-            f"to 1024. For 8 heads the slopes are {eight}."
+            f"the ratio and the last slope; exact exponents confirm the sequence for {len(geometric)} head "
+            f"counts up to 1024. For 8 heads the slopes are {eight}."
         ),
     )
 
@@ -711,10 +701,8 @@ def alibi_slopes_other() -> Assessment:
         explanation=(
             "SymPy proves the interleaving and the geometric-mean property for symbolic c and k, and that "
             "fairseq's rule computed exactly for n = 6, 12, 20 is the interleaved form. Exact exponents "
-            "confirm "
-            f"it for {len(interleaved)} head counts up to 256, and 2^(−8h/n) is wrong for "
-            f"{len(naive_differs)} "
-            f"of them; for 6 heads the slopes are {six}."
+            f"confirm it for {len(interleaved)} head counts up to 256, and 2^(−8h/n) is wrong for "
+            f"{len(naive_differs)} of them; for 6 heads the slopes are {six}."
         ),
     )
 
@@ -829,20 +817,13 @@ def rope_long_term_decay() -> Assessment:
         evidence,
         explanation=(
             "SymPy checks the summation identity behind the Abel bound (up to 8 terms; the triangle "
-            "inequality "
-            "does the rest) and float64 confirms the bound on 200 random h, where it is loose (|sum|/bound "
-            "at "
-            f"most {certified(ratio, bound.tolerance, '.3f')}). The "
-            f"plotted curve does decay over 0 … 250, from {near(profile.start, '.1f')} to "
-            f"{near(profile.end)}, "
-            f"but with oscillation ({profile.rises} rises in {profile.steps} steps). It is a trend, not a "
-            "limit: "
-            f"between distances 50000 and 100000 it climbs back to {near(far_peak, error=far_error)}, the "
-            "level "
-            "it had at distance "
-            f"{level_at}. The bound depends on q and k only through max |h_(j+1) − h_j|, so it does not say "
-            "how "
-            "a given score decays."
+            "inequality does the rest) and float64 confirms the bound on 200 random h, where it is loose "
+            f"(|sum|/bound at most {certified(ratio, bound.tolerance, '.3f')}). The plotted curve does decay "
+            f"over 0 … 250, from {near(profile.start, '.1f')} to {near(profile.end)}, but with oscillation "
+            f"({profile.rises} rises in {profile.steps} steps). It is a trend, not a limit: between "
+            f"distances 50000 and 100000 it climbs back to {near(far_peak, error=far_error)}, the level it "
+            f"had at distance {level_at}. The bound depends on q and k only through max |h_(j+1) − h_j|, so "
+            "it does not say how a given score decays."
         ),
     )
 
@@ -966,15 +947,11 @@ def rope_low_precision() -> Assessment:
         explanation=(
             f"With positions and angles in bfloat16 the median drift rises from {drift(bf16[0])} at s = 0 to "
             f"{drift(bf16[-1])} at s = 2^16 (float16: {drift(f16[0])} to {drift(f16[-1])} at s = 2^14), "
-            "while "
-            f"float64 stays within its rounding bound ({within(control.max_error, control.tolerance)}). "
-            "bfloat16 holds integers exactly only up to "
+            "while float64 stays within its rounding bound "
+            f"({within(control.max_error, control.tolerance)}). bfloat16 holds integers exactly only up to "
             f"{exact_up_to['bfloat16']} and rounds each angle (m + s)·θ_i to {bits} significant bits, an "
-            "error "
-            "that grows with the position. With the angles formed in float32 and only cos, sin and the "
-            "rotation "
-            f"rounded to bfloat16, the drift stays near {drift(f32_angles[0])} at every shift: in this "
-            "one-score "
-            "experiment the growth comes from the low-precision angles."
+            "error that grows with the position. With the angles formed in float32 and only cos, sin and "
+            f"the rotation rounded to bfloat16, the drift stays near {drift(f32_angles[0])} at every shift: "
+            "in this one-score experiment the growth comes from the low-precision angles."
         ),
     )
