@@ -32,7 +32,7 @@ from pe_verify.proofs.uniqueness import (
     frequency_collision,
 )
 from pe_verify.properties.alibi import alibi_slopes_exact
-from pe_verify.properties.checking import EPS64, angle_tolerance
+from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
 from pe_verify.properties.coincidence import check_distinct, check_witnesses, near_misses
 from pe_verify.properties.finite_precision import (
     DTYPES,
@@ -484,6 +484,12 @@ def d3_4() -> Assessment:
 # ---------------------------------------------------------------------------------------------------------
 
 
+def _differ(result: CheckResult) -> str:
+    """'PE(p1, j1) and PE(p2, j2) differ by g', every part from the one witness of a `check_distinct`."""
+    p1, dim1, p2, dim2 = result.witness["pair"]
+    return f"PE({p1}, {dim1}) and PE({p2}, {dim2}) differ by {result.witness['difference']}"
+
+
 def _intermediate_value_root(d: int, dim: int, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
     """The real y0 = asin(sin 1)/ω with sin(ω·y0) = sin 1 (ω the frequency of `dim`), and the residual."""
     with mpmath.workdps(dps):
@@ -521,6 +527,7 @@ def d3_5() -> Assessment:
     root, residual = _intermediate_value_root(NEAR_D, ARGUMENT_DIMS[1])
     misses = near_misses(NEAR_D, BASE, *ARGUMENT_DIMS)
     apart = check_distinct(Sinusoidal(NEAR_D, BASE), misses)
+    own = check_distinct(Sinusoidal(NEAR_D, BASE), misses[:1])
     first = coinciding[0].witness
     evidence = (
         from_derivation("uniqueness.same_type_coincidence"),
@@ -575,7 +582,6 @@ def d3_5() -> Assessment:
             (("statement", certificate.statement),),
         ),
     )
-    miss = misses[0]
     argument = (
         Evidence(
             DIGITS,
@@ -587,9 +593,9 @@ def d3_5() -> Assessment:
         from_check(
             apart,
             DIGITS,
-            f"rounding y0 gives near-equality only: at d = {NEAR_D} PE({miss[0]}, {miss[1]}) = sin 1 and "
-            f"PE({miss[2]}, {miss[3]}) differ by {apart.witness['difference']} (50 digits); 'very close, "
-            "therefore equal' does not follow",
+            f"rounding y0 gives near-equality only: at d = {NEAR_D}, {_differ(own)}, and the closest of the "
+            f"first {len(misses)} such roundings, {_differ(apart)} (50 digits); 'very close, therefore "
+            "equal' does not follow",
             STEP_FAILS,
         ),
     )

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 import sympy as sp
@@ -194,3 +195,53 @@ def test_a_confirmed_seqpe_description_would_clear_the_table(
 def test_broken_table_rows_really_repeat() -> None:
     rows = halved_positions(8, "float32").stored_rows(np.arange(4, dtype=np.int64))
     assert np.array_equal(rows[0], rows[1]) and not np.array_equal(rows[1], rows[2])
+
+
+PAIR_GAP = re.compile(r"PE\((\d+), (\d+)\)(?: = sin 1)? and PE\((\d+), (\d+)\) differ by ([0-9.e+-]+)")
+SIN_ONE = (re.compile(r"PE\((\d+), (\d+)\) = sin 1"), re.compile(r"sin 1 = PE\((\d+), (\d+)\)"))
+DIMENSION = re.compile(r"\bd = (\d+)")
+
+
+def _pair_sentence_errors(text: str) -> tuple[int, list[str]]:
+    """How many 'PE(p1, j1) and PE(p2, j2) differ by g' and 'PE(p, j) = sin 1' statements `text` makes, and
+    those its own numbers contradict: each gap is recomputed at 50 digits with the d last named before it."""
+    found, errors = 0, []
+    for pattern in (PAIR_GAP, *SIN_ONE):
+        for match in pattern.finditer(text):
+            named = DIMENSION.findall(text[: match.start()])
+            if not named:
+                errors.append(f"{match.group(0)!r} names no d before it")
+                continue
+            found += 1
+            encoding = Sinusoidal(int(named[-1]), doc.BASE)
+            numbers = [int(group) for group in match.groups()[:4]]
+            with mpmath.workdps(50):
+                first = encoding.value_mp(numbers[0], numbers[1])
+                if pattern in SIN_ONE:
+                    if abs(first - mpmath.sin(1)) > mpmath.mpf(10) ** -45:
+                        errors.append(f"{match.group(0)!r}: it is {mpmath.nstr(first, 8)}")
+                    continue
+                gap = abs(first - encoding.value_mp(numbers[2], numbers[3]))
+                if mpmath.nstr(gap, len(match.group(5).replace(".", "").lstrip("0"))) != match.group(5):
+                    errors.append(f"{match.group(0)!r}: the gap is {mpmath.nstr(gap, 8)}")
+    return found, errors
+
+
+def test_the_pair_checker_catches_positions_and_gap_from_different_witnesses() -> None:
+    # The sentence D3.5 printed before: the positions of one near miss beside the gap of another.
+    found, errors = _pair_sentence_errors("at d = 6 PE(1, 0) = sin 1 and PE(22, 2) differ by 0.0017055")
+    assert found == 2 and len(errors) == 1 and "the gap is 0.0112381" in errors[0], errors
+    assert _pair_sentence_errors("at d = 6, PE(2, 0) = sin 1")[1]
+    assert _pair_sentence_errors("at d = 512, sin 1 = PE(10, 126)")[1]
+
+
+def test_every_printed_pair_agrees_with_its_own_gap() -> None:
+    total, wrong = 0, []
+    for entry in ENTRIES:
+        found = entry.assess()
+        texts = [e.summary for e in (*found.evidence, *found.argument_evidence)] + [found.explanation]
+        for text in texts:
+            count, errors = _pair_sentence_errors(text)
+            total += count
+            wrong += [f"{entry.id}: {error}" for error in errors]
+    assert total >= 4 and not wrong, (total, wrong)
