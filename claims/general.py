@@ -20,7 +20,7 @@ import sympy as sp
 from pe_verify.proofs import alibi as alibi_proofs
 from pe_verify.proofs.rope import M, N, score, thetas, vector
 from pe_verify.properties.alibi import alibi_slopes_exact
-from pe_verify.properties.checking import CheckResult, angle_tolerance
+from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
 from pe_verify.properties.dtypes import dtype_spec
 from pe_verify.properties.finite_precision import first_collision_by_bisection
 from pe_verify.properties.frequencies import frequencies_arb
@@ -294,6 +294,28 @@ def _integer(ball: flint.arb, name: str) -> int:
     return int(value)
 
 
+def yarn_code_bounds(
+    d: int, base: int, context: int, alpha: int, beta: int
+) -> tuple[flint.arb, flint.arb, int, int]:
+    """c(β), c(α) (arb balls) and the code's ramp ends low = ⌊c(β)⌋, high = ⌈c(α)⌉ clamped to [0, d − 1],
+    with c(n) = d·ln(L/(2πn))/(2 ln base) (``find_correction_dim``, ``find_correction_range``)."""
+
+    def correction_dim(turns: int) -> flint.arb:
+        quotient = flint.arb(context) / (turns * 2 * flint.arb.pi())
+        return flint.arb(d) * quotient.log() / (2 * flint.arb(base).log())
+
+    c_beta, c_alpha = correction_dim(beta), correction_dim(alpha)
+    low = max(_integer(c_beta.floor(), "⌊c(β)⌋"), 0)
+    high = min(_integer(c_alpha.ceil(), "⌈c(α)⌉"), d - 1)
+    return c_beta, c_alpha, low, high
+
+
+def _ball_text(ball: flint.arb, spec: str) -> str:
+    """A ball's value to the digits `spec` asks for, certified by its radius (and the conversion to float)."""
+    middle = float(ball.mid())
+    return certified(middle, float(ball.rad()) + abs(middle) * EPS64, spec)
+
+
 def yarn_weights(
     d: int, base: int, context: int, alpha: int, beta: int
 ) -> tuple[list[flint.arb], list[Fraction]]:
@@ -304,12 +326,7 @@ def yarn_weights(
     (``find_correction_dim``), as exact fractions.
     """
 
-    def correction_dim(turns: int) -> flint.arb:
-        quotient = flint.arb(context) / (turns * 2 * flint.arb.pi())
-        return flint.arb(d) * quotient.log() / (2 * flint.arb(base).log())
-
-    low = max(_integer(correction_dim(beta).floor(), "⌊c(β)⌋"), 0)
-    high = min(_integer(correction_dim(alpha).ceil(), "⌈c(α)⌉"), d - 1)
+    _, _, low, high = yarn_code_bounds(d, base, context, alpha, beta)
     paper = [_clip_unit((r - alpha) / (beta - alpha)) for r in turns_per_context(d, base, context)]
     code = [1 - min(max(Fraction(i - low, high - low), Fraction(0)), Fraction(1)) for i in range(d // 2)]
     return paper, code
@@ -428,9 +445,10 @@ def yarn_ramp() -> Assessment:
     id="G.yarn_reference_ramp",
     source=YARN,
     statement="Hugging Face's YaRN (find_correction_dim, linear_ramp_factor) blends linearly in the pair "
-    "index i, that is linearly in ln r, not linearly in r as the paper's γ(r): the two agree where r = α "
-    "and r = β and differ in between. On YaRN's Llama 2 7B 64k configuration they keep and divide the same "
-    "pairs and give different weights to the blended ones.",
+    "index i, that is linearly in ln r, not linearly in r as the paper's γ(r). Without the rounding of its "
+    "ramp ends (truncate = False) the two agree where r = α and r = β and differ in between; with the "
+    "default floor and ceiling they agree there only approximately. On YaRN's Llama 2 7B 64k configuration "
+    "they keep and divide the same pairs and give different weights to the blended ones.",
     formal=r"\gamma_{\mathrm{ref}}(r) = \frac{\ln r - \ln\alpha}{\ln\beta - \ln\alpha} \ne "
     r"\frac{r - \alpha}{\beta - \alpha} = \gamma(r) \text{ for } \alpha < r < \beta",
     expected=PROVED,
@@ -451,6 +469,18 @@ def yarn_reference_ramp() -> Assessment:
         widest = max(range(len(gaps)), key=lambda i: gaps[i].mid())
         differs = _above(gaps[widest], MATERIAL)
         paper_at, code_at, gap = float(paper[widest].mid()), code[widest], float(gaps[widest].mid())
+        c_beta, c_alpha, low, high = yarn_code_bounds(
+            config["d"], config["base"], config["context"], config["alpha"], config["beta"]
+        )
+        at_beta, at_alpha = (
+            1 - (c - low) / (high - low) for c in (c_beta, c_alpha)
+        )  # low ≤ c(β) < c(α) ≤ high
+        rounded_ends = (
+            f"c(β) = {_ball_text(c_beta, '.4f')} and c(α) = {_ball_text(c_alpha, '.4f')} round to the ramp "
+            f"ends {low} and {high}, so the rounded code's weight is {_ball_text(at_beta, '.3f')} at r = β "
+            f"and {_ball_text(at_alpha, '.3f')} at r = α"
+        )
+        ends_moved = _above(abs(at_beta - 1), MATERIAL) and _above(at_alpha, MATERIAL)
     same_ends = paper_kept == {i for i, w in enumerate(code) if w == 1} and paper_divided == {
         i for i, w in enumerate(code) if w == 0
     }
@@ -469,13 +499,22 @@ def yarn_reference_ramp() -> Assessment:
                 ("code γ", f"{code_at} = {float(code_at):.6f}"),
             ),
         ),
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {CERTIFICATE_BITS} bits, the same configuration with Hugging Face's default "
+            f"truncate = True: {rounded_ends}, not 1 and 0",
+            ends_moved,
+            detail=(("low", str(low)), ("high", str(high))),
+        ),
     )
     return Assessment(
         evidence,
         explanation=(
-            "SymPy shows the code's ramp equals (ln r − ln α)/(ln β − ln α) (L, 2π, d and ln b cancel) and "
-            "differs from the paper's at α = 1, β = 32, r = 4: 2/5 against 3/31. On Llama 2 7B with s = 16 "
-            f"both rules keep and divide the same pairs, but at pair {widest} the code puts weight "
+            "SymPy shows the code's ramp, with its ends unrounded (truncate = False), equals (ln r − ln α)/"
+            "(ln β − ln α) (L, 2π, d and ln b cancel), so it is 1 at r = β and 0 at r = α, and differs from "
+            "the paper's at α = 1, β = 32, r = 4: 2/5 against 3/31. Hugging Face rounds the ends by default, "
+            f"which widens the ramp: on Llama 2 (L = 4096, d = 128) {rounded_ends}. On Llama 2 7B with "
+            f"s = 16 both rules keep and divide the same pairs, but at pair {widest} the code puts weight "
             f"{float(code_at):.4f} on the unscaled frequency where the paper's formula gives {paper_at:.4f}: "
             "an implementation written from the paper's formula gets different frequencies from the "
             f"reference code on {blended} pairs."

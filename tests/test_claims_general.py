@@ -132,6 +132,34 @@ def test_a_code_ramp_equal_to_the_papers_unsettles_the_reference_ramp_entry(
     assert general.yarn_reference_ramp.assess().verdict == UNSETTLED
 
 
+def test_ramp_ends_that_need_no_rounding_unsettle_the_reference_ramp_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Were c(β) and c(α) integers, the rounded code would meet the paper at r = β and r = α: the entry's
+    "only approximately" must then fail."""
+    original = general.yarn_code_bounds
+
+    def integer_ends(*args: int) -> tuple[flint.arb, flint.arb, int, int]:
+        _, _, low, high = original(*args)
+        return flint.arb(low), flint.arb(high), low, high
+
+    monkeypatch.setattr(general, "yarn_code_bounds", integer_ends)
+    found = general.yarn_reference_ramp.assess()
+    assert found.verdict == UNSETTLED and not found.evidence[-1].holds
+
+
+def test_the_rounded_ramp_ends_agree_with_a_float64_recomputation() -> None:
+    """The printed weights at r = β and r = α, recomputed from find_correction_dim in float64."""
+    config = general.YARN_LLAMA2
+    d, base, context = config["d"], config["base"], config["context"]
+    c_beta, c_alpha = (d * np.log(context / (n * 2 * np.pi)) / (2 * np.log(base)) for n in (32, 1))
+    low, high = int(np.floor(c_beta)), int(np.ceil(c_alpha))
+    weights = [f"{1 - (c - low) / (high - low):.3f}" for c in (c_beta, c_alpha)]
+    text = general.yarn_reference_ramp.assess().evidence[-1].summary
+    assert f"ends {low} and {high}" in text
+    assert f"weight is {weights[0]} at r = β and {weights[1]} at r = α" in text
+
+
 def test_frequencies_all_near_one_remove_the_decay(monkeypatch: pytest.MonkeyPatch) -> None:
     original = general.relative_upper_bound
     monkeypatch.setattr(
