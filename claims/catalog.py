@@ -1,22 +1,45 @@
 """The catalog: every claim of every document module, looked up by id, assessed once per process.
 
 An unknown id is answered with the closest ids; the id is echoed cut to `SHOWN_ID` characters, and ids far
-longer than any in the catalog are not compared at all.
+longer than any in the catalog are not compared at all. `broken_links` lists every id the catalog cites that
+resolves to nothing (and, given the documents, every section heading they lack), in the spirit of
+leanblueprint's ``checkdecls``.
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import importlib
+import inspect
+import re
 from collections.abc import Sequence
+from pathlib import Path
 
+from ..proofs import all_derivations
+from .figures import ILLUSTRATES
 from .model import Assessment, Claim
 
 MODULES = ("document_000", "document_001", "document_003", "general")
 
 #: Characters of an unknown id echoed in the error; longer ids are cut and their length stated.
 SHOWN_ID = 40
+
+#: The documents the entries speak of, by file name, with the SHA-256 of the text they were written against.
+DOCUMENTS = {
+    "000_76efdfd3f753ef97.txt": "5e1150bfd7566dea02f171d6cd1045ddd498b11f1f9e16696ffc05605989ca61",
+    "001_8f1b66f67cfe018c.txt": "d06d11eb796a1e3a5c452f1ed59ef3fc37738df775ad880fc33402830f4edf4b",
+    "003_4499b221b36b9134.txt": "447b2e91320ce0be57bd4e6a4cd47d8d70c51c7c9b1d95aacc4ff6b4e8118ce9",
+}
+#: The folder holding the documents, when they are at hand (`broken_links` then checks them too).
+DOCUMENTS_ENVIRONMENT = "PE_VERIFY_DOCUMENTS"
+#: A section name for the text before a document's first heading.
+INTRODUCTION = "(introduction)"
+#: How an entry's code cites a derivation: `from_derivation("id")`, `verification("id")`, `_steps("id")`.
+CITED_DERIVATION = re.compile(
+    r"""\b(?:from_derivation|verification|derivation|_steps)\(\s*["']([^"']+)["']"""
+)
 
 
 class UnknownClaim(LookupError):
@@ -66,3 +89,53 @@ def get(claim_id: str) -> Claim:
 def assessment(claim_id: str) -> Assessment:
     """Run a claim's checks (once per process) and return what they computed."""
     return get(claim_id).assess()
+
+
+def broken_links(documents: Path | None = None) -> list[str]:
+    """Every citation in the catalog that resolves to nothing, one line each (empty when all resolve).
+
+    Checked: each claim's `depends_on` ids, the derivation ids the catalog modules cite, the claim ids of
+    every figure (`figures.ILLUSTRATES`); with `documents` (a folder holding the files of `DOCUMENTS`), each
+    document's SHA-256 and each claim's section heading, which must be a line of its document.
+    """
+    claims = all_claims()
+    ids = {item.id for item in claims}
+    derivations = {item.id for item in all_derivations()}
+    broken = [
+        f"{item.id}: depends on {dependency!r}, which is no claim"
+        for item in claims
+        for dependency in item.depends_on
+        if dependency not in ids
+    ]
+    for name in MODULES:
+        module = importlib.import_module(f".{name}", __package__)
+        for cited in sorted(set(CITED_DERIVATION.findall(inspect.getsource(module)))):
+            if cited not in derivations:
+                broken.append(f"{name}.py: cites derivation {cited!r}, which is no derivation")
+    broken += [
+        f"figure {figure}: illustrates {claim_id!r}, which is no claim"
+        for figure, claim_ids in ILLUSTRATES.items()
+        for claim_id in claim_ids
+        if claim_id not in ids
+    ]
+    if documents is not None:
+        broken += _broken_sections(claims, documents)
+    return broken
+
+
+def _broken_sections(claims: Sequence[Claim], documents: Path) -> list[str]:
+    broken, headings = [], {}
+    for name, digest in DOCUMENTS.items():
+        path = documents / name
+        if not path.is_file():
+            broken.append(f"{name}: not in {documents}")
+            continue
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != digest:
+            broken.append(f"{name}: its SHA-256 is not the one the entries were written against")
+        headings[name] = {line.strip() for line in data.decode("utf-8").splitlines()} | {INTRODUCTION}
+    for item in claims:
+        document, section = item.source.document, item.source.section
+        if document in headings and section not in headings[document]:
+            broken.append(f"{item.id}: section {section!r} is not a line of {document}")
+    return broken

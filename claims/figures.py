@@ -129,15 +129,23 @@ def is_ours(png: bytes) -> bool:
     return png_text(png).get("Source") == MARKER
 
 
-def _plot(
-    name: str, title: str, caption: str, claims: tuple[str, ...], build: Callable[[Figure], None]
-) -> Plot:
+#: The claims each figure illustrates, by file name (the report shows a figure in those claims' sections).
+ILLUSTRATES: dict[str, tuple[str, ...]] = {
+    "encoding-heatmap.png": ("D0.3", "D0.6"),
+    "wavelengths.png": ("D0.4", "D3.1"),
+    "distance-by-offset.png": ("D0.7",),
+    "near-collision-gap.png": ("D3.5",),
+    "dtype-thresholds.png": ("D3.3", "D3.4"),
+}
+
+
+def _plot(name: str, title: str, caption: str, build: Callable[[Figure], None]) -> Plot:
     """Run `build` on a fresh figure in matplotlib's default style (a user's matplotlibrc changes nothing)."""
     content = content_digest(name, title, caption)
     with style.context("default"):
         figure = Figure(figsize=SIZE, dpi=DPI, layout="constrained")
         build(figure)
-        return Plot(name, title, caption, claims, png_bytes(figure, content), content)
+        return Plot(name, title, caption, ILLUSTRATES[name], png_bytes(figure, content), content)
 
 
 def _power_of_ten(n: int) -> str:
@@ -186,7 +194,7 @@ def encoding_heatmap(scales: Scales) -> Plot:
         f"{certified(spread[-1], bound[-1], '.2e')}; {count_below(spread, bound, 0.1)} of the {d} dims "
         "span less than 0.1."
     )
-    return _plot("encoding-heatmap.png", "The encoding as a heatmap", caption, ("D0.3", "D0.6"), build)
+    return _plot("encoding-heatmap.png", "The encoding as a heatmap", caption, build)
 
 
 def wavelengths(scales: Scales) -> Plot:
@@ -214,7 +222,7 @@ def wavelengths(scales: Scales) -> Plot:
         f"{shown}. Dims 2i and 2i+1 share one frequency; the longest wavelength is "
         f"{mpmath.nstr(longest, 6)} × 2π·{BASE:g}."
     )
-    return _plot("wavelengths.png", "Wavelength per dimension", caption, ("D0.4", "D3.1"), build)
+    return _plot("wavelengths.png", "Wavelength per dimension", caption, build)
 
 
 # ------------------------------------------------------------------------------------- distance by offset
@@ -288,7 +296,7 @@ def distance_by_offset(scales: Scales) -> Plot:
         f"‖PE(p+k) − PE(p)‖ = (Σ_i 2(1 − cos kω_i))^½ for 1 ≤ k < {_power_of_ten(n)}, base {BASE:g}, in "
         f"float64 by angle addition (`near_collision.offset_squared_distances`). {lines}."
     )
-    return _plot("distance-by-offset.png", "Vector distance against offset", caption, ("D0.7",), build)
+    return _plot("distance-by-offset.png", "Vector distance against offset", caption, build)
 
 
 # ------------------------------------------------------------------------------- cross-dimension gap by N
@@ -393,7 +401,7 @@ def gap_by_n(scales: Scales) -> Plot:
         f"{DPS} digits. " + "; ".join(_excluded(d) for d, _ in scans) + ".\n\n" + "\n".join(header + table)
     )
     title = "Cross-dimension near collisions against N"
-    return _plot("near-collision-gap.png", title, caption, ("D3.5",), build)
+    return _plot("near-collision-gap.png", title, caption, build)
 
 
 # ------------------------------------------------------------------------------------- finite precision
@@ -491,7 +499,7 @@ def dtype_thresholds(scales: Scales) -> Plot:
         + "\n".join(header + [_stored_row(summary) for summary in summaries])
     )
     title = "Finite precision: colliding positions and equal neighbours"
-    return _plot("dtype-thresholds.png", title, caption, ("D3.3", "D3.4"), build)
+    return _plot("dtype-thresholds.png", title, caption, build)
 
 
 def draw_figures(scales: Scales) -> tuple[Plot, ...]:

@@ -3,9 +3,14 @@ computed verdicts equal to the ones it records."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from pathlib import Path
+
 import pytest
 
-from pe_verify.claims.catalog import UnknownClaim, all_claims, assessment, get
+from pe_verify.claims import catalog
+from pe_verify.claims.catalog import UnknownClaim, all_claims, assessment, broken_links, get
 from pe_verify.claims.model import ARGUMENT_VERDICTS, VERDICTS
 
 INVENTORY = (
@@ -13,6 +18,7 @@ INVENTORY = (
 )
 CLAIMS = all_claims()
 IDS = [item.id for item in CLAIMS]
+DERIVATIONS = catalog.all_derivations()
 
 
 def test_every_inventory_id_has_an_entry() -> None:
@@ -80,3 +86,42 @@ def test_a_failing_derivation_unsettles_the_claim_that_cites_it(monkeypatch: pyt
     failed = replace(real(cited), steps=tuple(replace(s, holds=False) for s in real(cited).steps))
     monkeypatch.setattr(evidence, "verification", lambda name: failed if name == cited else real(name))
     assert get("D0.8").assess().verdict == UNSETTLED
+
+
+def test_every_citation_resolves() -> None:
+    assert broken_links() == []
+
+
+@pytest.mark.skipif(
+    not os.environ.get(catalog.DOCUMENTS_ENVIRONMENT),
+    reason=f"the documents are not at hand (set {catalog.DOCUMENTS_ENVIRONMENT} to their folder)",
+)
+def test_every_section_is_a_heading_of_its_document_and_the_documents_are_the_ones_read() -> None:
+    assert broken_links(Path(os.environ[catalog.DOCUMENTS_ENVIRONMENT])) == []
+
+
+def test_a_mistyped_dependency_derivation_or_figure_id_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    first, *rest = CLAIMS
+    mistyped = dataclasses.replace(first, depends_on=("D9.9",))
+    monkeypatch.setattr(catalog, "all_claims", lambda: (mistyped, *rest))
+    monkeypatch.setattr(catalog, "ILLUSTRATES", {"wavelengths.png": ("D0.44",)})
+    cited = {item.id for item in catalog.all_derivations()} - {"alibi.offset_only"}
+    monkeypatch.setattr(catalog, "all_derivations", lambda: [d for d in DERIVATIONS if d.id in cited])
+    assert broken_links() == [
+        f"{first.id}: depends on 'D9.9', which is no claim",
+        "document_001.py: cites derivation 'alibi.offset_only', which is no derivation",
+        "document_003.py: cites derivation 'alibi.offset_only', which is no derivation",
+        "figure wavelengths.png: illustrates 'D0.44', which is no claim",
+    ]
+
+
+def test_documents_other_than_the_ones_read_are_reported(tmp_path: Path) -> None:
+    for name in catalog.DOCUMENTS:
+        (tmp_path / name).write_text("another text\n", encoding="utf-8")
+    found = broken_links(tmp_path)
+    assert [line for line in found if "SHA-256" in line] == [
+        f"{name}: its SHA-256 is not the one the entries were written against" for name in catalog.DOCUMENTS
+    ]
+    cited = [item for item in CLAIMS if item.source.document in catalog.DOCUMENTS]
+    headed = [item for item in cited if item.source.section != catalog.INTRODUCTION]
+    assert len([line for line in found if "is not a line of" in line]) == len(headed) > 0
