@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..proofs import all_derivations
 from .figures import ILLUSTRATES
-from .model import Assessment, Claim
+from .model import WEAK, Assessment, Claim
 
 MODULES = ("document_000", "document_001", "document_003", "general")
 
@@ -139,3 +139,17 @@ def _broken_sections(claims: Sequence[Claim], documents: Path) -> list[str]:
         if document in headings and section not in headings[document]:
             broken.append(f"{item.id}: section {section!r} is not a line of {document}")
     return broken
+
+
+def location(item: Claim) -> tuple[str, int]:
+    """Where an entry is written: its file under the project's root (``claims/….py``) and the line of its
+    ``@claim`` decorator."""
+    function = inspect.unwrap(item.assess)
+    _, line = inspect.getsourcelines(function)
+    return f"claims/{function.__module__.rsplit('.', 1)[-1]}.py", line
+
+
+def weak_dependencies(item: Claim) -> list[tuple[str, str]]:
+    """The claims `item` depends on directly whose verdict is refuted or unsettled, with that verdict."""
+    verdicts = [(name, assessment(name).verdict) for name in item.depends_on]
+    return [(name, verdict) for name, verdict in verdicts if verdict in WEAK]

@@ -22,6 +22,8 @@ NUMERIC = "supported numerically"
 NOT_CHECKABLE = "not checkable"
 UNSETTLED = "unsettled"
 VERDICTS = (PROVED, REFUTED, CAVEAT, NUMERIC, NOT_CHECKABLE, UNSETTLED)
+#: The verdicts that leave a claim resting on them without support (flagged in the dependent's section).
+WEAK = (REFUTED, UNSETTLED)
 
 SOUND = "sound"
 CONDITIONS = "sound with unstated conditions"

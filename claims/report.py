@@ -50,6 +50,7 @@ from .model import (
     SYMBOLIC,
     UNSETTLED,
     VERDICTS,
+    WEAK,
     Assessment,
     Claim,
     Evidence,
@@ -223,7 +224,20 @@ Links = Callable[[str], str]
 
 
 def _source(claim: Claim) -> str:
-    return f"**Source:** {code(claim.source.document)}, section “{claim.source.section}”"
+    path, line = catalog.location(claim)
+    return (
+        f"**Source:** {code(claim.source.document)}, section “{claim.source.section}” · "
+        f"**Entry:** [{path}, line {line}](../{path}#L{line})"
+    )
+
+
+def _weak(claim: Claim, links: Links, verdicts: Mapping[str, str]) -> list[str]:
+    """A warning naming each direct dependency whose verdict is refuted or unsettled (none: no lines)."""
+    weak = [name for name in claim.depends_on if verdicts.get(name) in WEAK]
+    if not weak:
+        return []
+    named = ", ".join(f"{links(name)} ({verdicts[name]})" for name in weak)
+    return [f"**Warning:** this claim depends on {named}.", ""]
 
 
 def _verdicts(entry: Entry) -> list[str]:
@@ -263,10 +277,14 @@ def _figure(plot: figures.Plot) -> list[str]:
     return [f"![{plot.title}]({FIGURES}/{plot.name})", "", f"*{plot.title}.* {plot.caption}", ""]
 
 
-def claim_section(entry: Entry, links: Links, plots: Sequence[figures.Plot]) -> list[str]:
-    """Everything about one claim: source, statement, verdicts, evidence, details, derivations, figures."""
+def claim_section(
+    entry: Entry, links: Links, plots: Sequence[figures.Plot], verdicts: Mapping[str, str]
+) -> list[str]:
+    """Everything about one claim: source and entry, a warning when a dependency is refuted or unsettled
+    (`verdicts`: each claim's verdict by id), statement, verdicts, evidence, details, derivations, figures."""
     claim, assessment = entry.claim, entry.assessment
-    lines = [f"## {claim.id}", "", _source(claim), "", f"**Claim.** {claim.statement}", ""]
+    lines = [f"## {claim.id}", "", _source(claim), "", *_weak(claim, links, verdicts)]
+    lines += [f"**Claim.** {claim.statement}", ""]
     lines += ["$$", claim.formal, "$$", "", *_verdicts(entry), assessment.explanation, ""]
     lines += ["**Evidence on the claim.**", "", *evidence_table("E", assessment.evidence)]
     if assessment.argument_evidence:
@@ -311,13 +329,19 @@ def page_title(page: str, entries: Sequence[Entry]) -> str:
     return f"Document {number}: " + ", ".join(map(code, documents))
 
 
-def render_page(page: str, entries: Sequence[Entry], links: Links, plots: Sequence[figures.Plot]) -> str:
+def render_page(
+    page: str,
+    entries: Sequence[Entry],
+    links: Links,
+    plots: Sequence[figures.Plot],
+    verdicts: Mapping[str, str],
+) -> str:
     """A document's page: its claims in catalog order, each under a heading that is its id."""
     lines = [MARKER, "", f"# {page_title(page, entries)}", ""]
     lines += [f"[All claims]({DASHBOARD}) · {_count_line(entries)}.", "", *_legend()]
     for entry in entries:
         shown = [plot for plot in plots if entry.claim.id in plot.claims]
-        lines += claim_section(entry, links, shown)
+        lines += claim_section(entry, links, shown, verdicts)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -325,13 +349,14 @@ def _render_pages(
     pages: dict[str, list[Entry]], anchors: dict[str, str], plots: Sequence[figures.Plot]
 ) -> dict[str, str]:
     where = {entry.claim.id: page for page, entries in pages.items() for entry in entries}
+    verdicts = {entry.claim.id: entry.assessment.verdict for entries in pages.values() for entry in entries}
 
     def links(claim_id: str) -> str:
         if claim_id not in where:
             return f"{claim_id} (not in the catalog)"
         return f"[{claim_id}]({where[claim_id]}#{anchors.get(claim_id, '')})"
 
-    return {page: render_page(page, entries, links, plots) for page, entries in pages.items()}
+    return {page: render_page(page, entries, links, plots, verdicts) for page, entries in pages.items()}
 
 
 def claim_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> dict[str, str]:
@@ -407,6 +432,7 @@ def render_dashboard(
         "| id | document | statement | verdict | argument | strongest evidence | page |",
     ]
     lines += ["|---|---|---|---|---|---|---|", *(_claim_row(entry, anchors) for entry in entries), ""]
+    lines += dependency_graph(entries)
     lines += ["## Pages", ""]
     for page in pages:
         shown = [entry for entry in entries if entry.page == page]
@@ -416,6 +442,33 @@ def render_dashboard(
         lines += [f"### {plot.title}", "", *_figure(plot)]
     lines += ["---", "", numbers.RULE, "", FOOTER.format(version=drawn_with), ""]
     return "\n".join(lines)
+
+
+def dependency_graph(entries: Sequence[Entry]) -> list[str]:
+    """The claims that depend on others as a Mermaid graph (an arrow from a claim to what it depends on),
+    each node labelled with its id and verdict, the weak verdicts' nodes outlined."""
+    verdicts = {entry.claim.id: entry.assessment.verdict for entry in entries}
+    edges = [(entry.claim.id, name) for entry in entries for name in entry.claim.depends_on]
+    if not edges:
+        return []
+    nodes = sorted({name for edge in edges for name in edge} & set(verdicts), key=list(verdicts).index)
+
+    def node(name: str) -> str:
+        return "n_" + re.sub(r"[^0-9A-Za-z]", "_", name)
+
+    lines = [
+        "## Dependencies",
+        "",
+        f"An arrow leads from a claim to a claim it depends on ({len(edges)}).",
+        "",
+    ]
+    lines += ["```mermaid", "graph LR", "  classDef weak stroke:#c00,stroke-width:3px"]
+    lines += [f'  {node(name)}["{name} · {verdicts[name]}"]' for name in nodes]
+    lines += [f"  {node(a)} --> {node(b)}" for a, b in edges if a in verdicts and b in verdicts]
+    weak = [node(name) for name in nodes if verdicts[name] in WEAK]
+    if weak:
+        lines.append(f"  class {','.join(weak)} weak")
+    return [*lines, "```", ""]
 
 
 def recorded_matplotlib_version(dashboard: str) -> str | None:

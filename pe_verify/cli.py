@@ -343,6 +343,8 @@ def run_show(claim_id: str, as_json: bool, fresh: bool = False, quiet: bool = Fa
 
 
 def _show_record(item, found) -> dict:
+    from pe_verify.claims.catalog import weak_dependencies
+
     return {
         "id": item.id,
         "document": item.source.document,
@@ -359,10 +361,12 @@ def _show_record(item, found) -> dict:
         "evidence": [_evidence_json(e) for e in found.evidence],
         "argument_evidence": [_evidence_json(e) for e in found.argument_evidence],
         "depends_on": list(item.depends_on),
+        "weak_dependencies": [{"id": name, "verdict": verdict} for name, verdict in weak_dependencies(item)],
     }
 
 
 def _show_lines(item, found) -> list[str]:
+    from pe_verify.claims.catalog import weak_dependencies
     from pe_verify.claims.evidence import derivation, verification
     from pe_verify.claims.report import verdict_label
     from pe_verify.proofs import render_markdown
@@ -385,6 +389,7 @@ def _show_lines(item, found) -> list[str]:
             lines += [f"    {label}: {value}" for label, value in e.detail]
     if item.depends_on:
         lines.append(f"depends on: {', '.join(item.depends_on)}")
+    lines += [f"warning: depends on {name}, which is {verdict}" for name, verdict in weak_dependencies(item)]
     for e in (*found.evidence, *found.argument_evidence):
         for label, value in e.detail:
             if label == "derivation":

@@ -50,6 +50,17 @@ def test_show_text_includes_the_derivation_steps(capsys) -> None:
     assert "verdict: proved" in out and "### " in out and "$$" in out
 
 
+def test_show_warns_of_a_dependency_that_is_refuted_and_only_then(capsys) -> None:
+    weak = [(name, catalog.assessment(name).verdict) for name in catalog.get("D1.6b").depends_on]
+    assert ("D1.8", "refuted") in weak
+    _, out, _ = _run(capsys, "show", "D1.6b")
+    assert "warning: depends on D1.8, which is refuted" in out
+    _, out, _ = _run(capsys, "show", "D1.6b", "--json")
+    assert {"id": "D1.8", "verdict": "refuted"} in json.loads(out)["weak_dependencies"]
+    _, out, _ = _run(capsys, "show", "D3.3b")
+    assert "warning:" not in out
+
+
 def test_an_unknown_id_is_a_usage_error_with_suggestions(capsys) -> None:
     status, out, err = _run(capsys, "show", "D3.55")
     assert status == 2 and out == ""

@@ -25,7 +25,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from pe_verify.claims import figures, publish, report
+from pe_verify.claims import catalog, figures, publish, report
 from pe_verify.claims.evidence import from_derivation
 from pe_verify.claims.model import (
     CAVEAT,
@@ -582,6 +582,28 @@ def test_changing_one_claims_evidence_changes_the_dashboard_counts(reuse_plots: 
     report.write_reports(tmp_path, (f0_1, counterexample_gone, d0_7, f1_1, g_1, g_2))
     after = counts(read(tmp_path / "README.md"))
     assert after == before | {REFUTED: before[REFUTED] - 1, PROVED: before[PROVED] + 1}
+
+
+def test_a_refuted_dependency_is_flagged_and_the_graph_drawn(reuse_plots: None, tmp_path: Path) -> None:
+    dependent = dataclasses.replace(f0_1, id="F0.3", depends_on=("F0.2", "F0.1"))
+    report.write_reports(tmp_path, (f0_1, f0_2, dependent))
+    page = read(tmp_path / "document-000.md")
+    warnings = [line for line in page.splitlines() if line.startswith("**Warning:**")]
+    assert warnings == ["**Warning:** this claim depends on [F0.2](document-000.md#f02) (refuted)."]
+    assert page.index(warnings[0]) > page.index("## F0.3")
+    dashboard = read(tmp_path / "README.md")
+    assert (
+        "```mermaid" in dashboard
+        and "  n_F0_3 --> n_F0_2" in dashboard
+        and "  n_F0_3 --> n_F0_1" in dashboard
+    )
+    assert '  n_F0_2["F0.2 · refuted"]' in dashboard and "  class n_F0_2 weak" in dashboard
+
+
+def test_each_section_links_to_the_line_of_its_entry() -> None:
+    path, line = catalog.location(catalog.get("D3.5"))
+    lines = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8").splitlines()
+    assert lines[line - 1] == "@claim(" and lines[line] == '    id="D3.5",'
 
 
 # --------------------------------------------------------------------------------------- small pieces
