@@ -41,11 +41,11 @@ from .model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CONFIRMED_BY_SOURCES,
     EXACT,
     FLAWED,
     FLOAT,
     LIMITS,
-    NOT_CHECKABLE,
     NUMERIC,
     PROVED,
     REFUTED,
@@ -396,7 +396,7 @@ def d0_3a() -> Assessment:
     statement="The formula is the one of the original Transformer paper, which computes the position "
     "vectors with sine and cosine instead of learning them.",
     formal=r"\text{Vaswani et al. (2017), §3.5}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.3",),
 )
 def d0_3b() -> Assessment:
@@ -920,7 +920,7 @@ def d0_10() -> Assessment:
     source=LEARNED,
     statement="BERT uses a learned position table and its input is limited to 512 tokens.",
     formal=r"\text{BERT: } L = 512",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.10",),
 )
 def d0_10a() -> Assessment:
@@ -988,7 +988,7 @@ def d0_11() -> Assessment:
     "trained on short contexts does not work on much longer ones just because its positional encoding "
     "extends.",
     formal=r"\text{(empirical)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.11",),
 )
 def d0_11a() -> Assessment:
@@ -1424,7 +1424,7 @@ def d0_16() -> Assessment:
     statement="Attention maps of trained models show heads that follow the diagonal, attending to adjacent "
     "tokens.",
     formal=r"\text{(empirical)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.16",),
 )
 def d0_16a() -> Assessment:
@@ -1482,7 +1482,7 @@ def d0_17() -> Assessment:
     statement="Recent decoder-only LLMs (the document names the Qwen and Llama families) use RoPE rather "
     "than adding position vectors to the input embeddings.",
     formal=r"\text{(model attribution)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.17",),
 )
 def d0_17a() -> Assessment:
@@ -1605,7 +1605,7 @@ def d0_18() -> Assessment:
     statement="Qwen and Llama models expose RoPE settings named rope_theta and rope_scaling in their "
     "configurations, used for context extension.",
     formal=r"\text{(model configuration)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.18",),
 )
 def d0_18a() -> Assessment:

@@ -37,16 +37,18 @@ from .model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CONFIRMED_BY_SOURCES,
+    CONTRADICTED_BY_SOURCES,
     DIGITS,
     EXACT,
     FLAWED,
     FLOAT,
     LIMITS,
-    NOT_CHECKABLE,
     NUMERIC,
     PROVED,
     REFUTED,
     REFUTES,
+    SOURCES_DISAGREE,
     STEP_CHECKED,
     STEP_FAILS,
     SUPPORTS,
@@ -353,7 +355,7 @@ def d1_3() -> Assessment:
     source=Source(DOC, INTRODUCTION),
     statement="RoPE is used in LLaMA and Mistral.",
     formal=r"\text{attribution (not mathematics)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
 )
 def d1_3a() -> Assessment:
     return Assessment(
@@ -369,7 +371,7 @@ def d1_3a() -> Assessment:
     source=Source(DOC, INTRODUCTION),
     statement="ALiBi extrapolates well to sequences longer than those seen in training.",
     formal=r"\text{empirical (not mathematics)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
 )
 def d1_3b() -> Assessment:
     return Assessment(
@@ -384,7 +386,7 @@ def d1_3b() -> Assessment:
     source=Source(DOC, INTRODUCTION),
     statement="BERT and GPT use learned position embeddings.",
     formal=r"\text{attribution (not mathematics)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
 )
 def d1_3c() -> Assessment:
     return Assessment(
@@ -702,7 +704,7 @@ def d1_5a() -> Assessment:
     statement="Table row 'Sinusoidal (absolute)': maximum context = the training length, extrapolation "
     "moderate, used in the original Transformer.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.2",),
 )
 def d1_6a() -> Assessment:
@@ -721,7 +723,7 @@ def d1_6a() -> Assessment:
     statement="Table row 'Learned embedding': maximum context = the training length, extrapolation low, "
     "used in BERT and GPT-2.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.8",),
 )
 def d1_6b() -> Assessment:
@@ -739,7 +741,7 @@ def d1_6b() -> Assessment:
     statement="Table row 'RoPE': maximum context 8K–128K+, extrapolation excellent, used in LLaMA, Mistral "
     "and Qwen.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=NOT_CHECKABLE,
+    expected=SOURCES_DISAGREE,
     depends_on=("D1.7d",),
 )
 def d1_6c() -> Assessment:
@@ -765,7 +767,7 @@ def d1_6c() -> Assessment:
     source=Source(DOC, TABLE),
     statement="Table row 'ALiBi': maximum context unlimited, extrapolation very good, used in BLOOM and MPT.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.7e",),
 )
 def d1_6d() -> Assessment:
@@ -784,7 +786,7 @@ def d1_6d() -> Assessment:
     statement="Table row 'YaRN (RoPE extension)': maximum context 128K+, extrapolation excellent, used in "
     "LLaMA 2 Long.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=NOT_CHECKABLE,
+    expected=SOURCES_DISAGREE,
 )
 def d1_6e() -> Assessment:
     return Assessment(
@@ -803,7 +805,7 @@ def d1_6e() -> Assessment:
     statement="The comparison table of methods: maximum context, extrapolation quality and the models that "
     "use each (rows D1.6a–D1.6e).",
     formal=r"\text{attributions and empirical ratings, row by row}",
-    expected=NOT_CHECKABLE,
+    expected=SOURCES_DISAGREE,
 )
 def d1_6() -> Assessment:
     rows = {row.id: row.assess() for row in (d1_6a, d1_6b, d1_6c, d1_6d, d1_6e)}
@@ -827,7 +829,7 @@ def d1_6() -> Assessment:
     "positional-encoding limits; replacing a 4K-context model with a RoPE-based 128K model lets the whole "
     "document be processed without chunking.",
     formal=r"\text{empirical (not mathematics)}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
 )
 def d1_7a() -> Assessment:
     return Assessment(
@@ -885,7 +887,7 @@ def d1_7b() -> Assessment:
     statement="(interview) With sin/cos, relative position is a linear transformation without any "
     "training, so the model generalises well.",
     formal=r"PE(p+k) = M_k\,PE(p)\ \Rightarrow\ \text{good generalisation}\ ?",
-    expected=NOT_CHECKABLE,
+    expected=CONTRADICTED_BY_SOURCES,
     expected_argument=FLAWED,
     depends_on=("D0.8", "D1.2"),
 )
@@ -916,7 +918,7 @@ def d1_7c() -> Assessment:
     statement="(technical discussion) RoPE extrapolates well because only the relative position enters the "
     "query-key dot product.",
     formal=r"\langle R_m q, R_n k\rangle = g(q, k, n-m)\ \Rightarrow\ \text{extrapolation}\ ?",
-    expected=NOT_CHECKABLE,
+    expected=CONTRADICTED_BY_SOURCES,
     expected_argument=FLAWED,
     depends_on=("D0.17", "D1.3"),
 )

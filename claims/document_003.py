@@ -62,20 +62,22 @@ from .model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CONFIRMED_BY_SOURCES,
+    CONTRADICTED_BY_SOURCES,
     DIGITS,
     EXACT,
     FLAWED,
     FLOAT,
     KINDS,
     LIMITS,
-    NOT_CHECKABLE,
-    NUMERIC,
     PROVED,
     REFUTED,
     REFUTES,
+    SOURCES_DISAGREE,
     STEP_CHECKED,
     STEP_FAILS,
     SUPPORTS,
+    UNSETTLED,
     Assessment,
     Claim,
     Evidence,
@@ -679,7 +681,7 @@ def d3_6() -> Assessment:
     statement="The sinusoidal encoding's expressiveness is simple, which makes complex structure hard to "
     "learn.",
     formal=r"\text{empirical: not a mathematical statement}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
 )
 @functools.cache
 def d3_6b() -> Assessment:
@@ -895,7 +897,7 @@ def d3_9() -> Assessment:
     statement="RoPE is the standard in recent large language models such as GPT-NeoX and LLaMA, and is "
     "strong at long contexts.",
     formal=r"\text{factual: model architectures and published evaluations}",
-    expected=NOT_CHECKABLE,
+    expected=SOURCES_DISAGREE,
 )
 @functools.cache
 def d3_9b() -> Assessment:
@@ -990,7 +992,7 @@ def d3_10() -> Assessment:
     statement="ALiBi extrapolates very well to long contexts and is used in long-context models such as "
     "GPT-3.5/4, Falcon and MPT.",
     formal=r"\text{factual: published evaluations and model configurations}",
-    expected=NOT_CHECKABLE,
+    expected=SOURCES_DISAGREE,
 )
 @functools.cache
 def d3_10b() -> Assessment:
@@ -1038,7 +1040,7 @@ def d3_10b() -> Assessment:
     "from an initial state, and each next position's encoding is updated from the previous position's "
     "encoding and a signal for the position difference.",
     formal=r"h_{p+1} = f(h_p, \Delta_p)\quad\text{(the document's description)}",
-    expected=NOT_CHECKABLE,
+    expected=CONTRADICTED_BY_SOURCES,
 )
 @functools.cache
 def d3_11() -> Assessment:
@@ -1096,7 +1098,7 @@ def table_cell(row: str, cells: str, claim_id: str) -> Evidence:
     bearing = REFUTES if found.sources_point == "against" else _BEARING.get(verdict, SUPPORTS)
     deciding = [e.kind for e in found.evidence if e.bearing == bearing and e.holds] or [CITATION]
     kind = min(deciding, key=KINDS.index)
-    holds = verdict in (PROVED, NUMERIC, NOT_CHECKABLE, CAVEAT, REFUTED)
+    holds = verdict != UNSETTLED
     return Evidence(
         kind,
         f"{row}: '{cells}' — {claim_id} is {verdict}",

@@ -3,10 +3,12 @@
 Verdicts are computed from evidence every run; an entry records the verdict it expects only so that a change
 shows up as a failing test. The vocabulary is kept small:
 
-- claim verdicts: proved, refuted, holds with caveat, supported numerically, not checkable — and `unsettled`,
-  which only appears when a check that should have confirmed something did not (a defect to look at).
-  "Refuted" needs a computed counterexample; a matter of fact is "not checkable" whichever way its cited
-  primary sources point (`Assessment.sources_point` says which);
+- mathematical verdicts: proved, refuted, holds with caveat, supported numerically — and `unsettled`, which
+  only appears when a check that should have confirmed something did not (a defect to look at). "Refuted"
+  needs a computed counterexample;
+- factual verdicts, for a matter of fact that no computation decides: confirmed by sources, contradicted by
+  sources, sources disagree (the way its cited primary sources point, `Assessment.sources_point`), and not
+  checkable when no cited source decides it;
 - argument verdicts (where the document argues): sound, sound with unstated conditions, flawed.
 """
 
@@ -21,7 +23,29 @@ CAVEAT = "holds with caveat"
 NUMERIC = "supported numerically"
 NOT_CHECKABLE = "not checkable"
 UNSETTLED = "unsettled"
-VERDICTS = (PROVED, REFUTED, CAVEAT, NUMERIC, NOT_CHECKABLE, UNSETTLED)
+CONFIRMED_BY_SOURCES = "confirmed by sources"
+CONTRADICTED_BY_SOURCES = "contradicted by sources"
+SOURCES_DISAGREE = "sources disagree"
+MATHEMATICAL_VERDICTS = (PROVED, REFUTED, CAVEAT, NUMERIC, UNSETTLED)
+FACTUAL_VERDICTS = (CONFIRMED_BY_SOURCES, CONTRADICTED_BY_SOURCES, SOURCES_DISAGREE, NOT_CHECKABLE)
+VERDICTS = (
+    PROVED,
+    REFUTED,
+    CAVEAT,
+    NUMERIC,
+    CONFIRMED_BY_SOURCES,
+    CONTRADICTED_BY_SOURCES,
+    SOURCES_DISAGREE,
+    NOT_CHECKABLE,
+    UNSETTLED,
+)
+#: The factual verdict for each way the cited sources point (`sources_point`; None: no source decides).
+BY_SOURCES = {
+    "for": CONFIRMED_BY_SOURCES,
+    "against": CONTRADICTED_BY_SOURCES,
+    "mixed": SOURCES_DISAGREE,
+    None: NOT_CHECKABLE,
+}
 #: The verdicts that leave a claim resting on them without support (flagged in the dependent's section).
 WEAK = (REFUTED, UNSETTLED)
 
@@ -94,8 +118,8 @@ class Evidence:
 def claim_verdict(evidence: Sequence[Evidence]) -> str:
     """The verdict the evidence supports.
 
-    A computed counterexample refutes. A claim with no computed support is a matter of fact: not checkable
-    (its citations say which way the sources point). Otherwise a counterexample outside an unstated condition,
+    A computed counterexample refutes. A claim with no computed support is a matter of fact: its verdict is
+    the way its cited sources point (`BY_SOURCES`). Otherwise a counterexample outside an unstated condition,
     or a cited source against part of the claim, limits it; else it is proved when every computed support is
     exact, and supported numerically when some is a measurement. Corroborating checks must hold but do not
     weaken a proof; a support or corroboration that fails leaves the claim unsettled.
@@ -107,7 +131,7 @@ def claim_verdict(evidence: Sequence[Evidence]) -> str:
         return REFUTED
     computed_support = [e for e in computed if e.bearing == SUPPORTS]
     if not computed_support:
-        return NOT_CHECKABLE if any(e.kind == CITATION for e in evidence) else UNSETTLED
+        return BY_SOURCES[sources_point(evidence)] if any(e.kind == CITATION for e in evidence) else UNSETTLED
     if any(e.holds for e in evidence if e.bearing in (LIMITS, REFUTES)):
         return CAVEAT
     return PROVED if {e.kind for e in computed_support} <= EXACT_KINDS else NUMERIC

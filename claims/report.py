@@ -34,16 +34,21 @@ from .model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CONFIRMED_BY_SOURCES,
+    CONTRADICTED_BY_SOURCES,
     CORROBORATES,
+    FACTUAL_VERDICTS,
     FLAWED,
     KINDS,
     LIMITS,
+    MATHEMATICAL_VERDICTS,
     NOT_CHECKABLE,
     NUMERIC,
     PROVED,
     REFUTED,
     REFUTES,
     SOUND,
+    SOURCES_DISAGREE,
     STEP_CHECKED,
     STEP_FAILS,
     SUPPORTS,
@@ -74,7 +79,10 @@ VERDICT_MEANINGS = {
     CAVEAT: "holds only under a condition the document does not state (a counterexample outside it is "
     "shown), or a cited source contradicts part of it",
     NUMERIC: "checked over a stated finite range at a stated precision, not proved",
-    NOT_CHECKABLE: "a matter of fact, not of mathematics: primary sources are cited, with the way they point",
+    CONFIRMED_BY_SOURCES: "a matter of fact, not of mathematics: the cited primary sources confirm it",
+    CONTRADICTED_BY_SOURCES: "a matter of fact: the cited primary sources contradict it",
+    SOURCES_DISAGREE: "a matter of fact: some cited sources confirm part of it and others contradict part",
+    NOT_CHECKABLE: "a matter of fact that no cited source decides",
     UNSETTLED: "a check that should have confirmed the claim did not: a defect to look at",
 }
 ARGUMENT_MEANINGS = {
@@ -172,7 +180,7 @@ def code(text: str) -> str:
 
 def deciding_evidence(assessment: Assessment) -> list[Evidence]:
     """The evidence a verdict rests on: the computed counterexamples of a refuted claim, the failed checks of
-    an unsettled one, the citations of a claim that is not checkable, the computed support otherwise."""
+    an unsettled one, the citations of a claim with a factual verdict, the computed support otherwise."""
     evidence, verdict = assessment.evidence, assessment.verdict
     computed = [e for e in evidence if e.kind != CITATION]
     if verdict == REFUTED:
@@ -180,7 +188,7 @@ def deciding_evidence(assessment: Assessment) -> list[Evidence]:
     if verdict == UNSETTLED:
         failed = [e for e in evidence if e.bearing in (SUPPORTS, CORROBORATES) and not e.holds]
         return failed or list(evidence)
-    if verdict == NOT_CHECKABLE:
+    if verdict in FACTUAL_VERDICTS:
         return [e for e in evidence if e.kind == CITATION]
     return [e for e in computed if e.bearing == SUPPORTS]
 
@@ -192,9 +200,7 @@ def strongest_kind(assessment: Assessment) -> str:
 
 
 def verdict_label(assessment: Assessment) -> str:
-    """The verdict; for a claim that is not checkable, with the way its cited sources point."""
-    if assessment.verdict == NOT_CHECKABLE and assessment.sources_point:
-        return f"{assessment.verdict} (cited sources: {assessment.sources_point})"
+    """The verdict as shown: a factual verdict already says which way the sources point."""
     return assessment.verdict
 
 
@@ -423,7 +429,8 @@ def render_dashboard(
         "## Verdicts",
         "",
     ]
-    lines += _counts_table("verdict", VERDICTS, verdicts, VERDICT_MEANINGS)
+    lines += _counts_table("verdict", MATHEMATICAL_VERDICTS, verdicts, VERDICT_MEANINGS)
+    lines += _counts_table("factual verdict", FACTUAL_VERDICTS, verdicts, VERDICT_MEANINGS)
     lines += _counts_table("argument", (*ARGUMENT_VERDICTS, UNSETTLED, NONE), arguments, ARGUMENT_MEANINGS)
     lines += _changed(entries)
     lines += [

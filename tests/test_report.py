@@ -32,13 +32,15 @@ from pe_verify.claims.model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
+    CONFIRMED_BY_SOURCES,
     CORROBORATES,
     DIGITS,
     EXACT,
+    FACTUAL_VERDICTS,
     FLAWED,
     FLOAT,
     LIMITS,
-    NOT_CHECKABLE,
+    MATHEMATICAL_VERDICTS,
     NUMERIC,
     PROVED,
     REFUTED,
@@ -47,7 +49,6 @@ from pe_verify.claims.model import (
     STEP_CHECKED,
     STEP_FAILS,
     UNSETTLED,
-    VERDICTS,
     Assessment,
     Claim,
     Evidence,
@@ -144,7 +145,7 @@ def f1_1() -> Assessment:
     source=Source("RoFormer (arXiv 2104.09864)", "§3.4.3"),
     statement="A model uses this encoding.",
     formal=r"\text{attribution}",
-    expected=NOT_CHECKABLE,
+    expected=CONFIRMED_BY_SOURCES,
 )
 def g_1() -> Assessment:
     return Assessment((Evidence(CITATION, "the published config says so", True),), "Cited.")
@@ -235,7 +236,9 @@ def test_writes_one_page_per_document_general_page_dashboard_and_figures(drawn: 
 
 def test_dashboard_counts_every_verdict_in_vocabulary_order(drawn: Path) -> None:
     dashboard = read(drawn / "README.md")
-    assert list(counts(dashboard).items()) == [(verdict, 1) for verdict in VERDICTS]
+    assert list(counts(dashboard).items()) == [(verdict, 1) for verdict in MATHEMATICAL_VERDICTS]
+    factual = [(verdict, int(verdict == CONFIRMED_BY_SOURCES)) for verdict in FACTUAL_VERDICTS]
+    assert list(counts(dashboard, "factual verdict").items()) == factual
     arguments = {SOUND: 1, CONDITIONS: 1, FLAWED: 1, UNSETTLED: 0, "—": 3}
     assert list(counts(dashboard, "argument").items()) == list(arguments.items())
     assert "Every computed verdict is the one its entry records." in dashboard
@@ -252,7 +255,7 @@ def test_dashboard_rows_link_each_claim_to_its_heading(drawn: Path) -> None:
     assert row["F0.1"][1:3] == ("document-000.md", "f01")
     assert "| refuted | flawed | exact argument |" in row["F0.2"][3]
     assert r"Every \| cell-breaking claim is true for all k." in row["F0.2"][3]
-    assert "| not checkable (cited sources: for) | — | citation |" in row["G.1"][3]
+    assert "| confirmed by sources | — | citation |" in row["G.1"][3]
     assert f"| {CAVEAT} | {CONDITIONS} | {FLOAT} |" in row["D0.7"][3]
     assert "A shift of the encoding is a fixed linear map. |" in row["F0.1"][3]
 
@@ -278,7 +281,7 @@ def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) 
 def test_general_entries_and_second_document_get_their_own_pages(drawn: Path) -> None:
     beyond = read(drawn / "beyond-the-documents.md")
     assert "# Beyond the documents" in beyond and "## G.1" in beyond and "## G.2" in beyond
-    assert "**Verdict:** not checkable (cited sources: for)" in beyond
+    assert "**Verdict:** confirmed by sources" in beyond
     assert "*corroborates*: a measurement cross-checking" in beyond
     assert "**Verdict:** unsettled" in beyond and "| E1 | floating-point experiment | false |" in beyond
     second = read(drawn / "document-001.md")
