@@ -28,3 +28,26 @@ _PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI")
 if _PROFILE not in ("ci", "dev", "thorough"):
     raise pytest.UsageError(f"HYPOTHESIS_PROFILE must be one of ci, dev, thorough; got {_PROFILE!r}")
 settings.load_profile(_PROFILE)
+
+#: Test files that read the catalog's assessments, which are computed once per process (`catalog.assessment`):
+#: under `-n 2 --dist loadgroup` (pyproject.toml) they share one worker, so no assessment is computed twice.
+CATALOG_FILES = frozenset(
+    {
+        "test_cache_cli.py",
+        "test_catalog.py",
+        "test_catalog_cli.py",
+        "test_claims_document_000.py",
+        "test_claims_document_001.py",
+        "test_claims_document_003.py",
+        "test_claims_general.py",
+        "test_evidence_battery.py",
+        "test_readme.py",
+        "test_reports_fresh.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in CATALOG_FILES:
+            item.add_marker(pytest.mark.xdist_group("catalog"))
