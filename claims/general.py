@@ -280,6 +280,21 @@ def regime_counts(turns: list[flint.arb], low: int, high: int) -> tuple[int, int
     return kept, divided, len(turns) - kept - divided
 
 
+def _regimes(config: dict, bounds: tuple[int, int], factor: str, compared: str) -> tuple[str, Evidence]:
+    """How many of a configuration's pairs are kept, divided by the factor and blended (certified), and the
+    evidence that all three regimes occur; `compared` says what was compared with what."""
+    with _ball_precision(CERTIFICATE_BITS):
+        turns = turns_per_context(config["d"], config["base"], config["context"])
+        kept, divided, blended = regime_counts(turns, *bounds)
+    counts = f"{kept} kept, {divided} divided by {factor}, {blended} blended"
+    return counts, Evidence(
+        CERTIFICATE,
+        f"arb balls at {CERTIFICATE_BITS} bits: {compared}: {counts}",
+        min(kept, divided, blended) > 0,
+        detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended))),
+    )
+
+
 def _clip_unit(ball: flint.arb) -> flint.arb:
     """clamp(ball, 0, 1), certified."""
     if not _above(ball, 0):
@@ -416,20 +431,13 @@ def dynamic_ntk() -> Assessment:
 )
 def yarn_ramp() -> Assessment:
     config = YARN_LLAMA2
-    with _ball_precision(CERTIFICATE_BITS):
-        turns = turns_per_context(config["d"], config["base"], config["context"])
-        kept, divided, blended = regime_counts(turns, config["alpha"], config["beta"])
-    counts = f"{kept} kept, {divided} divided by s, {blended} blended"
-    evidence = (
-        from_derivation("scaling.yarn_paper_ramp"),
-        Evidence(
-            CERTIFICATE,
-            f"arb balls at {CERTIFICATE_BITS} bits: r_i = 4096·10000^(−i/64)/(2π) against "
-            f"α = 1 and β = 32 for the 64 pairs of Llama 2 7B: {counts}",
-            min(kept, divided, blended) > 0,
-            detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended))),
-        ),
+    counts, regimes = _regimes(
+        config,
+        (config["alpha"], config["beta"]),
+        "s",
+        "r_i = 4096·10000^(−i/64)/(2π) against α = 1 and β = 32 for the 64 pairs of Llama 2 7B",
     )
+    evidence = (from_derivation("scaling.yarn_paper_ramp"), regimes)
     return Assessment(
         evidence,
         explanation=(
@@ -594,20 +602,13 @@ def yarn_temperature() -> Assessment:
 )
 def llama3_scaling() -> Assessment:
     config = LLAMA31
-    with _ball_precision(CERTIFICATE_BITS):
-        turns = turns_per_context(config["d"], config["base"], config["context"])
-        kept, divided, blended = regime_counts(turns, config["low"], config["high"])
-    counts = f"{kept} kept, {divided} divided by 8, {blended} blended"
-    evidence = (
-        from_derivation("scaling.llama3"),
-        Evidence(
-            CERTIFICATE,
-            f"arb balls at {CERTIFICATE_BITS} bits: L₀/λ_i = 8192·500000^(−i/64)/(2π) "
-            f"against 1 and 4 for the 64 pairs of Llama 3.1: {counts}",
-            min(kept, divided, blended) > 0,
-            detail=(("kept", str(kept)), ("divided", str(divided)), ("blended", str(blended))),
-        ),
+    counts, regimes = _regimes(
+        config,
+        (config["low"], config["high"]),
+        "8",
+        "L₀/λ_i = 8192·500000^(−i/64)/(2π) against 1 and 4 for the 64 pairs of Llama 3.1",
     )
+    evidence = (from_derivation("scaling.llama3"), regimes)
     return Assessment(
         evidence,
         explanation=(
