@@ -48,6 +48,7 @@ from .model import (
     LIMITS,
     NUMERIC,
     PROVED,
+    QUESTION,
     REFUTED,
     REFUTES,
     SOUND,
@@ -605,6 +606,7 @@ def odd_dimension_norm_gap() -> flint.arb:
     formal=r"\lVert PE(pos)\rVert^2 = \sum_i \big(\sin^2 pos\,\omega_i + \cos^2 pos\,\omega_i\big) = d/2",
     expected=CAVEAT,
     depends_on=("D0.5",),
+    role=QUESTION,
 )
 def d0_5a() -> Assessment:
     gap = odd_dimension_norm_gap()
@@ -1311,6 +1313,7 @@ def position_term_counterexample() -> tuple[sp.Expr, sp.Expr]:
     formal=r"\forall W_Q, W_K:\ p_i W_Q W_K^\top p_j^\top = f(i - j)",
     expected=REFUTED,
     depends_on=("D0.9", "D0.15"),
+    role=QUESTION,
 )
 def d0_15a() -> Assessment:
     first, second = position_term_counterexample()

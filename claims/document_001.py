@@ -33,6 +33,7 @@ from pe_verify.properties.torch_code import (
 
 from .evidence import from_battery, from_check, from_derivation
 from .model import (
+    AGGREGATE,
     CAVEAT,
     CITATION,
     CONDITION_MISSING,
@@ -806,6 +807,7 @@ def d1_6e() -> Assessment:
     "use each (rows D1.6a–D1.6e).",
     formal=r"\text{attributions and empirical ratings, row by row}",
     expected=SOURCES_DISAGREE,
+    role=AGGREGATE,
 )
 def d1_6() -> Assessment:
     rows = {row.id: row.assess() for row in (d1_6a, d1_6b, d1_6c, d1_6d, d1_6e)}
@@ -970,6 +972,7 @@ def d1_7e() -> Assessment:
     statement="The 'say it like this' lines (D1.7a–D1.7e).",
     formal=r"\text{five statements, premise and conclusion separated}",
     expected=REFUTED,
+    role=AGGREGATE,
 )
 def d1_7() -> Assessment:
     lines = {line.id: line.assess() for line in (d1_7a, d1_7b, d1_7c, d1_7d, d1_7e)}

@@ -46,6 +46,12 @@ BY_SOURCES = {
     "mixed": SOURCES_DISAGREE,
     None: NOT_CHECKABLE,
 }
+#: What an entry is: a claim a document makes, a question the catalog adds to a document's section (its
+#: statement says so), or an aggregate of other entries (a table, a list of lines); counted apart.
+CLAIM = "claim"
+QUESTION = "question"
+AGGREGATE = "aggregate"
+ROLES = (CLAIM, QUESTION, AGGREGATE)
 #: The verdicts that leave a claim resting on them without support (flagged in the dependent's section).
 WEAK = (REFUTED, UNSETTLED)
 
@@ -198,6 +204,7 @@ class Claim:
     expected: str
     expected_argument: str | None = None
     depends_on: tuple[str, ...] = ()
+    role: str = CLAIM
 
 
 def claim(
@@ -208,10 +215,13 @@ def claim(
     expected: str,
     expected_argument: str | None = None,
     depends_on: tuple[str, ...] = (),
+    role: str = CLAIM,
 ) -> Callable[[Callable[[], Assessment]], Claim]:
     """Decorator turning a function that runs the checks and returns an `Assessment` into a `Claim`."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
 
     def wrap(assess: Callable[[], Assessment]) -> Claim:
-        return Claim(id, source, statement, formal, assess, expected, expected_argument, depends_on)
+        return Claim(id, source, statement, formal, assess, expected, expected_argument, depends_on, role)
 
     return wrap

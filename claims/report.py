@@ -29,6 +29,7 @@ from pe_verify.proofs.derivation import render_markdown
 from . import catalog, figures, numbers, publish
 from .evidence import derivation, verification
 from .model import (
+    AGGREGATE,
     ARGUMENT_VERDICTS,
     CAVEAT,
     CITATION,
@@ -45,6 +46,7 @@ from .model import (
     NOT_CHECKABLE,
     NUMERIC,
     PROVED,
+    QUESTION,
     REFUTED,
     REFUTES,
     SOUND,
@@ -383,6 +385,26 @@ def _counts_table(title: str, values: Sequence[str], found: Counter, meanings: d
     return [*rows, ""]
 
 
+OWN = "claims the documents make"
+GROUPS = (
+    OWN,
+    "questions the catalog adds to a document's section",
+    "aggregates of other entries",
+    "claims beyond the documents",
+)
+
+
+def entry_groups(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
+    """The entries by what they are (`GROUPS`): the documents' own claims, the catalog's questions, the
+    aggregates, the claims beyond the documents; each entry in exactly one group."""
+    groups: dict[str, list[Entry]] = {name: [] for name in GROUPS}
+    for entry in entries:
+        role = entry.claim.role
+        name = GROUPS[1] if role == QUESTION else GROUPS[2] if role == AGGREGATE else None
+        groups[name or (GROUPS[3] if entry.page == BEYOND else OWN)].append(entry)
+    return groups
+
+
 def _claim_row(entry: Entry, anchors: dict[str, str]) -> str:
     claim, assessment = entry.claim, entry.assessment
     cells = (
@@ -419,8 +441,10 @@ def render_dashboard(
 ) -> str:
     """Counts per verdict and per argument verdict, one row per claim, the pages, the figures, and the
     matplotlib version `drawn_with` that drew them."""
-    verdicts = Counter(entry.assessment.verdict for entry in entries)
-    arguments = Counter(argument_label(entry.assessment) for entry in entries)
+    groups = entry_groups(entries)
+    own = groups[OWN]
+    verdicts = Counter(entry.assessment.verdict for entry in own)
+    arguments = Counter(argument_label(entry.assessment) for entry in own)
     lines = [MARKER, "", "# Claims about positional encodings, checked", ""]
     lines += [
         f"{_claims(len(entries))}. Each verdict is computed from the evidence of the suite's own checks; "
@@ -428,10 +452,15 @@ def render_dashboard(
         "",
         "## Verdicts",
         "",
+        f"Of the {len(own)} claims the documents make:",
+        "",
     ]
     lines += _counts_table("verdict", MATHEMATICAL_VERDICTS, verdicts, VERDICT_MEANINGS)
     lines += _counts_table("factual verdict", FACTUAL_VERDICTS, verdicts, VERDICT_MEANINGS)
     lines += _counts_table("argument", (*ARGUMENT_VERDICTS, UNSETTLED, NONE), arguments, ARGUMENT_MEANINGS)
+    others = [f"- {name}: {_count_line(group)}" for name, group in groups.items() if name != OWN and group]
+    if others:
+        lines += ["Counted apart:", "", *others, ""]
     lines += _changed(entries)
     lines += [
         "## Claims",

@@ -263,6 +263,7 @@ def _record(item, found) -> dict:
     return {
         "row": {
             "id": item.id,
+            "role": item.role,
             "document": item.source.document,
             "statement": item.statement,
             "verdict": found.verdict,
@@ -347,6 +348,7 @@ def _show_record(item, found) -> dict:
 
     return {
         "id": item.id,
+        "role": item.role,
         "document": item.source.document,
         "section": item.source.section,
         "statement": item.statement,

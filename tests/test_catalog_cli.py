@@ -12,7 +12,7 @@ from pe_verify import cli
 from pe_verify.claims import catalog, figures, headlines, publish, report
 from pe_verify.claims.model import EXACT, PROVED, Assessment, Evidence, Source, claim
 
-SHOW_FIELDS = {"id", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
+SHOW_FIELDS = {"id", "role", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
 
 
 @pytest.fixture(autouse=True)

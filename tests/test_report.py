@@ -28,6 +28,7 @@ import pytest
 from pe_verify.claims import catalog, figures, publish, report
 from pe_verify.claims.evidence import from_derivation
 from pe_verify.claims.model import (
+    AGGREGATE,
     CAVEAT,
     CITATION,
     CONDITION_MISSING,
@@ -43,6 +44,7 @@ from pe_verify.claims.model import (
     MATHEMATICAL_VERDICTS,
     NUMERIC,
     PROVED,
+    QUESTION,
     REFUTED,
     REFUTES,
     SOUND,
@@ -236,10 +238,13 @@ def test_writes_one_page_per_document_general_page_dashboard_and_figures(drawn: 
 
 def test_dashboard_counts_every_verdict_in_vocabulary_order(drawn: Path) -> None:
     dashboard = read(drawn / "README.md")
-    assert list(counts(dashboard).items()) == [(verdict, 1) for verdict in MATHEMATICAL_VERDICTS]
-    factual = [(verdict, int(verdict == CONFIRMED_BY_SOURCES)) for verdict in FACTUAL_VERDICTS]
-    assert list(counts(dashboard, "factual verdict").items()) == factual
-    arguments = {SOUND: 1, CONDITIONS: 1, FLAWED: 1, UNSETTLED: 0, "—": 3}
+    # The documents' own claims are counted; G.1 (confirmed by sources) and G.2 (unsettled) are counted apart.
+    mathematical = [(verdict, int(verdict != UNSETTLED)) for verdict in MATHEMATICAL_VERDICTS]
+    assert list(counts(dashboard).items()) == mathematical
+    factual = list(counts(dashboard, "factual verdict").items())
+    assert factual == [(verdict, 0) for verdict in FACTUAL_VERDICTS]
+    assert "- claims beyond the documents: 2 claims: 1 confirmed by sources, 1 unsettled" in dashboard
+    arguments = {SOUND: 1, CONDITIONS: 1, FLAWED: 1, UNSETTLED: 0, "—": 1}
     assert list(counts(dashboard, "argument").items()) == list(arguments.items())
     assert "Every computed verdict is the one its entry records." in dashboard
 
@@ -585,6 +590,18 @@ def test_changing_one_claims_evidence_changes_the_dashboard_counts(reuse_plots: 
     report.write_reports(tmp_path, (f0_1, counterexample_gone, d0_7, f1_1, g_1, g_2))
     after = counts(read(tmp_path / "README.md"))
     assert after == before | {REFUTED: before[REFUTED] - 1, PROVED: before[PROVED] + 1}
+
+
+def test_questions_and_aggregates_are_counted_apart(reuse_plots: None, tmp_path: Path) -> None:
+    question = dataclasses.replace(f0_1, id="F0.3", role=QUESTION)
+    aggregate = dataclasses.replace(f0_2, id="F0.4", role=AGGREGATE)
+    report.write_reports(tmp_path, (f0_1, f0_2, question, aggregate))
+    dashboard = read(tmp_path / "README.md")
+    assert "Of the 2 claims the documents make:" in dashboard
+    assert counts(dashboard)[PROVED] == 1 and counts(dashboard)[REFUTED] == 1
+    assert "- questions the catalog adds to a document's section: 1 claim: 1 proved" in dashboard
+    assert "- aggregates of other entries: 1 claim: 1 refuted" in dashboard
+    assert "claims beyond the documents" not in dashboard
 
 
 def test_a_refuted_dependency_is_flagged_and_the_graph_drawn(reuse_plots: None, tmp_path: Path) -> None:
