@@ -36,6 +36,7 @@ from pe_verify.properties.sinusoidal import Sinusoidal, pair_index, sinusoidal_e
 
 from .evidence import from_derivation
 from .model import (
+    BEYOND_DOMAIN,
     CAVEAT,
     CERTIFICATE,
     CITATION,
@@ -537,7 +538,7 @@ def sine_only_origin(d: int = TABLE_D) -> list[sp.Expr]:
     statement="PE(0) is not the zero vector: its sin entries are 0 and its cos entries are 1; thanks to "
     "this the first position also gets a vector of its own.",
     formal=r"PE(0) = (0, 1, 0, 1, \dots) \neq 0",
-    expected=CAVEAT,
+    expected=PROVED,
     expected_argument=FLAWED,
     depends_on=("D0.3",),
 )
@@ -560,7 +561,7 @@ def d0_5() -> Assessment:
             EXACT,
             f"d = 1: PE(0) = {tuple(lone_sine)}, the zero vector (the only dim is a sine).",
             all(value == 0 for value in lone_sine),
-            LIMITS,
+            BEYOND_DOMAIN,
         ),
     )
     argument = (
@@ -583,10 +584,12 @@ def d0_5() -> Assessment:
     )
     return Assessment(
         evidence,
-        "True for every d ≥ 2: PE(0) = (0, 1, 0, 1, …); for d = 1 the only entry is sin 0 = 0. The "
-        "inference 'nonzero, so position 0 has its own vector' does not hold as reasoning: what makes PE(0) "
-        "differ from every other PE(p) is sin p ≠ 0 for integers p ≠ 0 (π is irrational), which would hold "
-        "even if PE(0) were zero. The conclusion is true; the stated reason is not what proves it.",
+        "Proved for every d the document uses (d ≥ 2, where the dims come in sin/cos pairs): PE(0) = "
+        "(0, 1, 0, 1, …). Beyond that domain, and not held against the claim: for d = 1 the only entry is "
+        "sin 0 = 0. The inference 'nonzero, so position 0 has its own vector' does not hold as reasoning: "
+        "what makes PE(0) differ from every other PE(p) is sin p ≠ 0 for integers p ≠ 0 (π is irrational), "
+        "which would hold even if PE(0) were zero. The conclusion is true; the stated reason is not what "
+        "proves it.",
         argument,
     )
 

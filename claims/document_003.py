@@ -57,6 +57,7 @@ from pe_verify.properties.sinusoidal import (
 
 from .evidence import from_check, from_derivation
 from .model import (
+    BEYOND_DOMAIN,
     CAVEAT,
     CERTIFICATE,
     CITATION,
@@ -406,7 +407,7 @@ COS_DIM = 1
     "The document's proof: equality needs k/w_j = 2πn (case 1) or, by the symmetry of the sine, 2·p1 + k "
     "= a term containing π (case 2); an integer cannot equal an irrational number.",
     formal=r"p_1 \neq p_2 \implies PE(p_1, j) \neq PE(p_2, j)",
-    expected=CAVEAT,
+    expected=PROVED,
     expected_argument=FLAWED,
 )
 @functools.cache
@@ -426,7 +427,7 @@ def d3_4() -> Assessment:
             f"over all integers a cos dimension repeats: {cos_dim.reason} — witness {cos_dim.witness} "
             f"(dim {COS_DIM}, d = {D_MODEL}); relative schemes use such negative offsets",
             cos_dim.collides,
-            LIMITS,
+            BEYOND_DOMAIN,
         ),
         Evidence(
             FLOAT,
@@ -435,7 +436,7 @@ def d3_4() -> Assessment:
             f"neighbouring values, e.g. dim {shown_dim} shows {shown_text} at positions {shown_position} "
             f"and {shown_position + 1}{digits}",
             printed.count > 0,
-            LIMITS,
+            BEYOND_DOMAIN,
             tuple((f"positions {a}, {a + 1}, dim {j}", text) for a, j, text in printed.pairs),
         ),
         Evidence(
@@ -444,7 +445,7 @@ def d3_4() -> Assessment:
             f"average {_mean_text(stored.mean_equal_dims, '.1f')} of the {D_MODEL} dims keep their value "
             f"from p to p + 1 (up to {stored.max_equal_dims})",
             stored.mean_equal_dims > 0,
-            LIMITS,
+            BEYOND_DOMAIN,
         ),
     )
     argument = (
@@ -471,12 +472,14 @@ def d3_4() -> Assessment:
         ),
     )
     explanation = (
-        "Holds exactly for sin dimensions over all integers and for cos dimensions over non-negative "
-        f"positions; a cos dimension repeats at (p, −p), e.g. {cos_dim.witness}, and at finite precision "
-        f"values repeat (document 000's printed table shows {printed.count} equal neighbours; in bfloat16 "
-        f"{_mean_text(stored.mean_equal_dims, '.0f')} of {D_MODEL} dims keep their value per step). The "
-        "proof is flawed: its case 2 covers sines only, missing the cos case n = 0 where no π appears, and "
-        "'contains π' needs ω_j/π ∉ ℚ, unstated."
+        "Proved on the document's domain, token positions (non-negative integers) and exact values: a sin "
+        "dimension never repeats a value over the integers, a cos dimension never over non-negative "
+        "positions. Beyond that domain, and not held against the claim: a cos dimension repeats at "
+        f"(p, −p), e.g. {cos_dim.witness}, which the negative offsets of relative schemes reach; and at "
+        f"finite precision values repeat (document 000's printed table shows {printed.count} equal "
+        f"neighbours; in bfloat16 {_mean_text(stored.mean_equal_dims, '.0f')} of {D_MODEL} dims keep their "
+        "value per step). The proof is flawed: its case 2 covers sines only, missing the cos case n = 0 "
+        "where no π appears, and 'contains π' needs ω_j/π ∉ ℚ, unstated."
     )
     return Assessment(evidence, explanation, argument)
 

@@ -76,7 +76,11 @@ SUPPORTS = "supports"  # the check confirms (part of) the claim as stated
 REFUTES = "refutes"  # the check is a counterexample to the claim as stated
 LIMITS = "limits"  # a counterexample outside a condition the document does not state; the claim holds inside
 CORROBORATES = "corroborates"  # a measurement that cross-checks what exact evidence already shows
-BEARINGS = (SUPPORTS, REFUTES, LIMITS, CORROBORATES)
+#: A counterexample outside the domain the document speaks of (negative positions where it speaks of token
+#: positions, d = 1, floats where it reasons in exact arithmetic): reported as a note, it leaves the verdict
+#: on the document's own domain as it is.
+BEYOND_DOMAIN = "beyond the document's domain"
+BEARINGS = (SUPPORTS, REFUTES, LIMITS, CORROBORATES, BEYOND_DOMAIN)
 
 #: How a piece of evidence bears on the document's argument when its check comes out true.
 STEP_CHECKED = "step checked"  # a step of the argument holds as written

@@ -31,6 +31,7 @@ from .evidence import derivation, verification
 from .model import (
     AGGREGATE,
     ARGUMENT_VERDICTS,
+    BEYOND_DOMAIN,
     CAVEAT,
     CITATION,
     CONDITION_MISSING,
@@ -99,6 +100,8 @@ BEARING_MEANINGS = {
     REFUTES: "a true outcome is a counterexample to the claim",
     LIMITS: "a true outcome is a counterexample outside a condition the document does not state",
     CORROBORATES: "a measurement cross-checking what exact evidence shows: it must come out true",
+    BEYOND_DOMAIN: "a true outcome is a counterexample outside the domain the document speaks of: a note, "
+    "the verdict judges the claim on its own domain",
     STEP_CHECKED: "a true outcome means the argument's step holds as written",
     STEP_FAILS: "a true outcome is a counterexample to a step of the argument",
     CONDITION_MISSING: "a true outcome means a step holds only under an unstated condition",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pe_verify.claims.model import (
+    BEYOND_DOMAIN,
     CAVEAT,
     CITATION,
     CONDITION_MISSING,
@@ -50,6 +51,9 @@ def ev(kind: str = SYMBOLIC, holds: bool = True, bearing: str = "supports") -> E
         ([ev(), ev(EXACT, bearing=LIMITS)], CAVEAT),
         ([ev(), ev(EXACT, holds=False, bearing=REFUTES)], PROVED),
         ([ev(), ev(EXACT, holds=False, bearing=LIMITS)], PROVED),
+        ([ev(), ev(EXACT, bearing=BEYOND_DOMAIN)], PROVED),
+        ([ev(), ev(DIGITS), ev(EXACT, bearing=BEYOND_DOMAIN)], NUMERIC),
+        ([ev(EXACT, bearing=BEYOND_DOMAIN)], UNSETTLED),
         ([ev(), ev(holds=False)], UNSETTLED),
         ([ev(EXACT, holds=False, bearing=REFUTES)], UNSETTLED),
         ([ev(EXACT, bearing=LIMITS)], UNSETTLED),
