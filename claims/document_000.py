@@ -154,7 +154,7 @@ def attention_position_readout(copies: int = 3) -> tuple[sp.Matrix, sp.Matrix]:
     "permutes the outputs.",
     formal=r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X) \text{ for every permutation matrix } P \text{ (no "
     r"mask, no PE)}",
-    expected=CAVEAT,
+    expected=PROVED,
     expected_argument=CONDITIONS,
 )
 def d0_1() -> Assessment:
@@ -170,11 +170,11 @@ def d0_1() -> Assessment:
         f"rational arithmetic) give the three copies of t the causal outputs {shown}, all different, while "
         f"unmasked attention gives each of them {tuple(unmasked.row(1))}.",
         reads_positions,
-        LIMITS,
+        BEYOND_DOMAIN,
     )
     evidence = (
         from_derivation("attention.permutation_equivariance"),
-        from_derivation("attention.causal_mask_breaks_equivariance", LIMITS),
+        from_derivation("attention.causal_mask_breaks_equivariance", BEYOND_DOMAIN),
         readout,
     )
     argument = (
@@ -183,11 +183,12 @@ def d0_1() -> Assessment:
     )
     return Assessment(
         evidence,
-        "Proved for unmasked self-attention: it is permutation-equivariant (outputs move with the tokens), "
-        "so without PE it cannot say where a token stood. The document's setting, decoder-only LLMs, uses a "
-        "causal mask, and then this fails: the mask breaks equivariance and lets a head read positions "
-        f"without any PE — identical tokens t get the outputs {shown}. So 'the model cannot know positions' "
-        "needs the unstated condition 'no causal mask'.",
+        "Proved for self-attention in its basic form, without a mask, the domain the claim names: it is "
+        "permutation-equivariant (outputs move with the tokens), so without PE it cannot say where a token "
+        "stood. Beyond that domain, and not held against the claim: a causal mask breaks equivariance and "
+        f"lets a head read positions without any PE — identical tokens t get the outputs {shown}. The "
+        "argument is carried over to the document's setting, decoder-only LLMs, which use that mask; there "
+        "'the model cannot know positions' needs the unstated condition 'no causal mask'.",
         argument,
     )
 
