@@ -5,7 +5,9 @@ Select one with HYPOTHESIS_PROFILE=<name>; `thorough` runs ten times the example
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -51,3 +53,35 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in CATALOG_FILES:
             item.add_marker(pytest.mark.xdist_group("catalog"))
+
+
+def _claim_module_caches() -> list:
+    """The functools caches of the catalog modules' own helpers (batteries, tables) and entries, not the
+    catalog's own `assessment` cache."""
+    from pe_verify.claims import catalog
+    from pe_verify.claims.model import Claim
+
+    caches = []
+    for name in catalog.MODULES:
+        module = importlib.import_module(f"pe_verify.claims.{name}")
+        for value in vars(module).values():
+            function = value.assess if isinstance(value, Claim) else value
+            if callable(getattr(function, "cache_clear", None)) and function.__module__ == module.__name__:
+                caches.append(function)
+    return caches
+
+
+@pytest.fixture(autouse=True)
+def _no_cached_twin(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that monkeypatches runs the catalog modules' cached helpers afresh, and leaves nothing cached
+    behind: otherwise a twin computed first would be what every later assessment reads (and a twin run
+    after would not reach the helper at all)."""
+    if "monkeypatch" not in request.fixturenames:
+        yield
+        return
+    caches = _claim_module_caches()
+    for cache in caches:
+        cache.cache_clear()
+    yield
+    for cache in caches:
+        cache.cache_clear()
