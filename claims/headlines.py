@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import catalog
-from .report import argument_label, cell, github_slug, page_name, short_statement, verdict_label
+from .report import argument_label, cell, github_slug, page_name, short_statement
 
 #: The claims the README leads with: the three proofs of document 003 and the most-repeated folk claims.
 HEADLINES = (
@@ -33,7 +33,7 @@ def headline_table() -> str:
         target = f"reports/{page_name(item.source.document)}#{github_slug(item.id)}"
         link = f"[{item.id}]({target}) {cell(short_statement(item.statement, 80))}"
         why = cell(short_statement(found.explanation, 160))
-        rows.append(f"| {link} | {verdict_label(found)} | {argument_label(found)} | {why} |")
+        rows.append(f"| {link} | {found.verdict} | {argument_label(found)} | {why} |")
     return "\n".join(rows)
 
 

@@ -204,11 +204,6 @@ def strongest_kind(assessment: Assessment) -> str:
     return next((kind for kind in KINDS if kind in kinds), NONE)
 
 
-def verdict_label(assessment: Assessment) -> str:
-    """The verdict as shown: a factual verdict already says which way the sources point."""
-    return assessment.verdict
-
-
 def argument_label(assessment: Assessment) -> str:
     """The argument verdict, or a dash when the document gives no argument."""
     return assessment.argument_verdict or NONE
@@ -253,7 +248,7 @@ def _weak(claim: Claim, links: Links, verdicts: Mapping[str, str]) -> list[str]:
 
 def _verdicts(entry: Entry) -> list[str]:
     claim, assessment = entry.claim, entry.assessment
-    verdict = f"**Verdict:** {verdict_label(assessment)}"
+    verdict = f"**Verdict:** {assessment.verdict}"
     if assessment.verdict != claim.expected:
         verdict += f" (the entry expects *{claim.expected}*: the computed verdict has changed)"
     argument = f"**Argument:** {argument_label(assessment)}"
@@ -389,12 +384,13 @@ def _counts_table(title: str, values: Sequence[str], found: Counter, meanings: d
 
 
 OWN = "claims the documents make"
-GROUPS = (
-    OWN,
-    "questions the catalog adds to a document's section",
-    "aggregates of other entries",
-    "claims beyond the documents",
-)
+BEYOND_GROUP = "claims beyond the documents"
+#: The group of each role other than a plain claim (whose group is its page's: a document's or beyond).
+ROLE_GROUPS = {
+    QUESTION: "questions the catalog adds to a document's section",
+    AGGREGATE: "aggregates of other entries",
+}
+GROUPS = (OWN, *ROLE_GROUPS.values(), BEYOND_GROUP)
 
 
 def entry_groups(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
@@ -402,9 +398,8 @@ def entry_groups(entries: Sequence[Entry]) -> dict[str, list[Entry]]:
     aggregates, the claims beyond the documents; each entry in exactly one group."""
     groups: dict[str, list[Entry]] = {name: [] for name in GROUPS}
     for entry in entries:
-        role = entry.claim.role
-        name = GROUPS[1] if role == QUESTION else GROUPS[2] if role == AGGREGATE else None
-        groups[name or (GROUPS[3] if entry.page == BEYOND else OWN)].append(entry)
+        plain = BEYOND_GROUP if entry.page == BEYOND else OWN
+        groups[ROLE_GROUPS.get(entry.claim.role, plain)].append(entry)
     return groups
 
 
@@ -414,7 +409,7 @@ def _claim_row(entry: Entry, anchors: dict[str, str]) -> str:
         f"[{claim.id}]({entry.page}#{anchors[claim.id]})",
         code(claim.source.document),
         cell(short_statement(claim.statement)),
-        verdict_label(assessment),
+        assessment.verdict,
         argument_label(assessment),
         strongest_kind(assessment),
         f"[{entry.page}]({entry.page})",

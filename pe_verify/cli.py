@@ -257,9 +257,9 @@ def _verdict_status(changes: Iterable[str | None]) -> int:
 
 def _record(item, found) -> dict:
     """Everything `list` and `show` print about one claim, as JSON-ready values (what the cache keeps)."""
-    from pe_verify.claims.report import argument_label, short_statement, verdict_label
+    from pe_verify.claims.report import argument_label, short_statement
 
-    verdict, argument = verdict_label(found), argument_label(found)
+    verdict, argument = found.verdict, argument_label(found)
     return {
         "row": {
             "id": item.id,
@@ -370,14 +370,13 @@ def _show_record(item, found) -> dict:
 def _show_lines(item, found) -> list[str]:
     from pe_verify.claims.catalog import weak_dependencies
     from pe_verify.claims.evidence import derivation, verification
-    from pe_verify.claims.report import verdict_label
     from pe_verify.proofs import render_markdown
 
     lines = [
         f"{item.id} — {item.source.document}, section “{item.source.section}”",
         f"claim: {item.statement}",
         f"formal: {item.formal}",
-        f"verdict: {verdict_label(found)} (recorded: {item.expected})",
+        f"verdict: {found.verdict} (recorded: {item.expected})",
     ]
     if found.argument_verdict is not None:
         lines.append(f"argument: {found.argument_verdict} (recorded: {item.expected_argument})")
