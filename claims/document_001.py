@@ -31,6 +31,7 @@ from pe_verify.properties.torch_code import (
     broadcast_shape,
 )
 
+from . import catalog
 from .evidence import from_battery, from_check, from_derivation
 from .model import (
     AGGREGATE,
@@ -810,7 +811,7 @@ def d1_6e() -> Assessment:
     role=AGGREGATE,
 )
 def d1_6() -> Assessment:
-    rows = {row.id: row.assess() for row in (d1_6a, d1_6b, d1_6c, d1_6d, d1_6e)}
+    rows = {row.id: catalog.assessment(row.id) for row in (d1_6a, d1_6b, d1_6c, d1_6d, d1_6e)}
     verdicts = {key: value.verdict for key, value in rows.items()}
     return Assessment(
         tuple(e for row in rows.values() for e in row.evidence),
@@ -975,7 +976,7 @@ def d1_7e() -> Assessment:
     role=AGGREGATE,
 )
 def d1_7() -> Assessment:
-    lines = {line.id: line.assess() for line in (d1_7a, d1_7b, d1_7c, d1_7d, d1_7e)}
+    lines = {line.id: catalog.assessment(line.id) for line in (d1_7a, d1_7b, d1_7c, d1_7d, d1_7e)}
     verdicts = {key: value.verdict for key, value in lines.items()}
     return Assessment(
         tuple(e for line in lines.values() for e in line.evidence),

@@ -55,6 +55,7 @@ from pe_verify.properties.sinusoidal import (
     sinusoidal_encoding_mp,
 )
 
+from . import catalog
 from .evidence import from_check, from_derivation
 from .model import (
     BEYOND_DOMAIN,
@@ -80,7 +81,6 @@ from .model import (
     SUPPORTS,
     UNSETTLED,
     Assessment,
-    Claim,
     Evidence,
     Source,
     claim,
@@ -199,7 +199,6 @@ def period(d: int, base: int, dim: int) -> sp.Expr:
     expected=PROVED,
     depends_on=("D0.4",),
 )
-@functools.cache
 def d3_1() -> Assessment:
     periods = {dim: period(D_MODEL, BASE, dim) for dim in RULER_DIMS}
     stated = {dim: 2 * sp.pi * sp.Integer(BASE) ** sp.Rational(2 * (dim // 2), D_MODEL) for dim in RULER_DIMS}
@@ -237,7 +236,6 @@ def d3_1() -> Assessment:
     formal=r"PE(p_1) \neq PE(p_2) \iff \exists j:\ PE(p_1, j) \neq PE(p_2, j)",
     expected=PROVED,
 )
-@functools.cache
 def d3_2() -> Assessment:
     first = sp.Symbol("delta_0", real=True, nonzero=True)
     rest = sp.Symbol("S", nonnegative=True)
@@ -278,7 +276,6 @@ def d3_2() -> Assessment:
     expected=PROVED,
     expected_argument=CONDITIONS,
 )
-@functools.cache
 def d3_3() -> Assessment:
     failures = argument_failures(BASE, ARGUMENT_SCAN)
     predicted = tuple(d for d in argument_failure_rule(BASE) if d <= ARGUMENT_SCAN)
@@ -344,7 +341,6 @@ def _rows_at_collision(dtype: str) -> tuple[int, float, bool, bool]:
     expected=CAVEAT,
     depends_on=("D3.3",),
 )
-@functools.cache
 def d3_3b() -> Assessment:
     tables = {
         dtype: find_duplicate_rows(common_code_encoding(D_MODEL, dtype), TABLE_POSITIONS)
@@ -410,7 +406,6 @@ COS_DIM = 1
     expected=PROVED,
     expected_argument=FLAWED,
 )
-@functools.cache
 def d3_4() -> Assessment:
     cos_dim = dimension_collision(D_MODEL, BASE, COS_DIM, allow_negative=True)
     printed = rounded_equal_neighbours()
@@ -515,7 +510,6 @@ def _intermediate_value_root(d: int, dim: int, dps: int = 50) -> tuple[mpmath.mp
     expected=CAVEAT,
     expected_argument=FLAWED,
 )
-@functools.cache
 def d3_5() -> Assessment:
     coinciding = coinciding_dim_pairs(D_MODEL, BASE)
     witnesses = [tuple(verdict.witness) for verdict in coinciding]
@@ -632,7 +626,6 @@ TABLE_LENGTHS = (256, 1024)
     formal=r"PE(p, 2i) = \sin(p\,\omega_i),\ PE(p, 2i+1) = \cos(p\,\omega_i)\ \text{defined for every } p",
     expected=CAVEAT,
 )
-@functools.cache
 def d3_6() -> Assessment:
     p = sp.Symbol("p", integer=True)
     free = set().union(*((p * omega).free_symbols for omega in frequency_exprs(D_MODEL, BASE)))
@@ -686,7 +679,6 @@ def d3_6() -> Assessment:
     formal=r"\text{empirical: not a mathematical statement}",
     expected=CONFIRMED_BY_SOURCES,
 )
-@functools.cache
 def d3_6b() -> Assessment:
     evidence = (
         Evidence(
@@ -718,7 +710,6 @@ DOT_POSITIONS, DOT_OFFSETS = (0, 3, 17, 250), (1, 2, 5, 40, 333)
     expected=CAVEAT,
     depends_on=("D0.9", "D0.15"),
 )
-@functools.cache
 def d3_7() -> Assessment:
     even = check_dot_product_even(Sinusoidal(D_MODEL, BASE), DOT_POSITIONS, DOT_OFFSETS)
     evidence = (
@@ -789,7 +780,6 @@ def _transformer_xl_checks() -> tuple[bool, bool]:
     r"+ u^\top W_{k,E} E_j + v^\top W_{k,R} R_{i-j}",
     expected=PROVED,
 )
-@functools.cache
 def d3_8() -> Assessment:
     (n_q, n_k), k = RELATIVE_SHAPE, RELATIVE.max_distance
     clipping = check_clipping(RELATIVE, n_q, n_k)
@@ -859,7 +849,6 @@ def addition_operations(d: int) -> int:
     r"\lVert R_m x\rVert = \lVert x\rVert",
     expected=PROVED,
 )
-@functools.cache
 def d3_9() -> Assessment:
     per_coordinate = sp.Rational(rotation_operations(ROPE(8)), 8)
     linear = rotation_operations(ROPE(16)) == 2 * rotation_operations(ROPE(8))
@@ -902,7 +891,6 @@ def d3_9() -> Assessment:
     formal=r"\text{factual: model architectures and published evaluations}",
     expected=SOURCES_DISAGREE,
 )
-@functools.cache
 def d3_9b() -> Assessment:
     evidence = (
         Evidence(
@@ -955,7 +943,6 @@ def slope_reach(exponents: Sequence[object]) -> list[tuple[sp.Expr, sp.Expr, sp.
     formal=r"s_{ij} = q_i\cdot k_j - m\,(i - j),\qquad \frac{w_a}{w_b} = e^{m(b-a)}\frac{w^0_a}{w^0_b}",
     expected=PROVED,
 )
-@functools.cache
 def d3_10() -> Assessment:
     reach = slope_reach(alibi_slopes_exact(ALIBI_HEADS))
     ordered = sorted(reach, key=lambda head: head[0])
@@ -997,7 +984,6 @@ def d3_10() -> Assessment:
     formal=r"\text{factual: published evaluations and model configurations}",
     expected=SOURCES_DISAGREE,
 )
-@functools.cache
 def d3_10b() -> Assessment:
     evidence = (
         Evidence(
@@ -1045,7 +1031,6 @@ def d3_10b() -> Assessment:
     formal=r"h_{p+1} = f(h_p, \Delta_p)\quad\text{(the document's description)}",
     expected=CONTRADICTED_BY_SOURCES,
 )
-@functools.cache
 def d3_11() -> Assessment:
     evidence = (
         Evidence(
@@ -1084,9 +1069,8 @@ def d3_11() -> Assessment:
 
 
 def assessed(claim_id: str) -> Assessment:
-    """The assessment of one of this module's entries (each runs once per process; the tables reuse it)."""
-    entries = {value.id: value for value in globals().values() if isinstance(value, Claim)}
-    return entries[claim_id].assess()
+    """The assessment of one of the entries (the catalog runs each once per process; the tables reuse it)."""
+    return catalog.assessment(claim_id)
 
 
 _BEARING = {REFUTED: REFUTES, CAVEAT: LIMITS}
@@ -1153,7 +1137,6 @@ COMPARISON_TABLE = (
     expected=CAVEAT,
     depends_on=tuple(claim_id for _, _, claim_id in SUMMARY_TABLE),
 )
-@functools.cache
 def d3_12() -> Assessment:
     evidence = tuple(table_cell(*cell) for cell in SUMMARY_TABLE)
     unchecked = (
@@ -1172,7 +1155,6 @@ def d3_12() -> Assessment:
     expected=CAVEAT,
     depends_on=tuple(claim_id for _, _, claim_id in COMPARISON_TABLE),
 )
-@functools.cache
 def d3_12b() -> Assessment:
     evidence = tuple(table_cell(*cell) for cell in COMPARISON_TABLE)
     unchecked = (

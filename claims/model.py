@@ -14,31 +14,102 @@ shows up as a failing test. The vocabulary is kept small:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
-PROVED = "proved"
-REFUTED = "refuted"
-CAVEAT = "holds with caveat"
-NUMERIC = "supported numerically"
-NOT_CHECKABLE = "not checkable"
-UNSETTLED = "unsettled"
-CONFIRMED_BY_SOURCES = "confirmed by sources"
-CONTRADICTED_BY_SOURCES = "contradicted by sources"
-SOURCES_DISAGREE = "sources disagree"
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:
+
+    class StrEnum(str, Enum):
+        """`enum.StrEnum` of Python 3.11: members are their string values."""
+
+        __str__ = str.__str__
+        __format__ = str.__format__
+
+
+class Verdict(StrEnum):
+    """What the evidence makes of a claim: mathematical verdicts first, then factual ones, then unsettled."""
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    CAVEAT = "holds with caveat"
+    NUMERIC = "supported numerically"
+    CONFIRMED_BY_SOURCES = "confirmed by sources"
+    CONTRADICTED_BY_SOURCES = "contradicted by sources"
+    SOURCES_DISAGREE = "sources disagree"
+    NOT_CHECKABLE = "not checkable"
+    UNSETTLED = "unsettled"
+
+
+class Role(StrEnum):
+    """What an entry is: a claim a document makes, a question the catalog adds to a document's section (its
+    statement says so), or an aggregate of other entries (a table, a list of lines); counted apart."""
+
+    CLAIM = "claim"
+    QUESTION = "question"
+    AGGREGATE = "aggregate"
+
+
+class ArgumentVerdict(StrEnum):
+    """What the evidence makes of a document's argument for a claim."""
+
+    SOUND = "sound"
+    CONDITIONS = "sound with unstated conditions"
+    FLAWED = "flawed"
+
+
+class Kind(StrEnum):
+    """Evidence kinds, strongest first. The first three are exact; the rest measure or cite."""
+
+    SYMBOLIC = "symbolic identity"
+    EXACT = "exact argument"
+    CERTIFICATE = "interval certificate"
+    DIGITS = "high-precision numeric"
+    HYPOTHESIS = "hypothesis search"
+    FLOAT = "floating-point experiment"
+    CITATION = "citation"
+
+
+class Bearing(StrEnum):
+    """How a piece of evidence bears on the claim when its check comes out true.
+
+    - supports: the check confirms (part of) the claim as stated;
+    - refutes: the check is a counterexample to the claim as stated;
+    - limits: a counterexample outside a condition the document does not state; the claim holds inside;
+    - corroborates: a measurement that cross-checks what exact evidence already shows;
+    - beyond the document's domain: a counterexample outside the domain the document speaks of (negative
+      positions where it speaks of token positions, d = 1, floats where it reasons in exact arithmetic):
+      reported as a note, it leaves the verdict on the document's own domain as it is.
+    """
+
+    SUPPORTS = "supports"
+    REFUTES = "refutes"
+    LIMITS = "limits"
+    CORROBORATES = "corroborates"
+    BEYOND_DOMAIN = "beyond the document's domain"
+
+
+class ArgumentBearing(StrEnum):
+    """How a piece of evidence bears on the document's argument when its check comes out true: a step holds
+    as written, a step does not hold (a counterexample to it), or it holds only under a condition left
+    unstated."""
+
+    STEP_CHECKED = "step checked"
+    STEP_FAILS = "step fails"
+    CONDITION_MISSING = "condition missing"
+
+
+PROVED, REFUTED, CAVEAT, NUMERIC = Verdict.PROVED, Verdict.REFUTED, Verdict.CAVEAT, Verdict.NUMERIC
+NOT_CHECKABLE, UNSETTLED = Verdict.NOT_CHECKABLE, Verdict.UNSETTLED
+CONFIRMED_BY_SOURCES = Verdict.CONFIRMED_BY_SOURCES
+CONTRADICTED_BY_SOURCES = Verdict.CONTRADICTED_BY_SOURCES
+SOURCES_DISAGREE = Verdict.SOURCES_DISAGREE
 MATHEMATICAL_VERDICTS = (PROVED, REFUTED, CAVEAT, NUMERIC, UNSETTLED)
 FACTUAL_VERDICTS = (CONFIRMED_BY_SOURCES, CONTRADICTED_BY_SOURCES, SOURCES_DISAGREE, NOT_CHECKABLE)
-VERDICTS = (
-    PROVED,
-    REFUTED,
-    CAVEAT,
-    NUMERIC,
-    CONFIRMED_BY_SOURCES,
-    CONTRADICTED_BY_SOURCES,
-    SOURCES_DISAGREE,
-    NOT_CHECKABLE,
-    UNSETTLED,
-)
+VERDICTS = tuple(Verdict)
 #: The factual verdict for each way the cited sources point (`sources_point`; None: no source decides).
 BY_SOURCES = {
     "for": CONFIRMED_BY_SOURCES,
@@ -46,47 +117,26 @@ BY_SOURCES = {
     "mixed": SOURCES_DISAGREE,
     None: NOT_CHECKABLE,
 }
-#: What an entry is: a claim a document makes, a question the catalog adds to a document's section (its
-#: statement says so), or an aggregate of other entries (a table, a list of lines); counted apart.
-CLAIM = "claim"
-QUESTION = "question"
-AGGREGATE = "aggregate"
-ROLES = (CLAIM, QUESTION, AGGREGATE)
+CLAIM, QUESTION, AGGREGATE = Role.CLAIM, Role.QUESTION, Role.AGGREGATE
+ROLES = tuple(Role)
 #: The verdicts that leave a claim resting on them without support (flagged in the dependent's section).
 WEAK = (REFUTED, UNSETTLED)
 
-SOUND = "sound"
-CONDITIONS = "sound with unstated conditions"
-FLAWED = "flawed"
-ARGUMENT_VERDICTS = (SOUND, CONDITIONS, FLAWED)
+SOUND, CONDITIONS, FLAWED = ArgumentVerdict.SOUND, ArgumentVerdict.CONDITIONS, ArgumentVerdict.FLAWED
+ARGUMENT_VERDICTS = tuple(ArgumentVerdict)
 
-#: Evidence kinds, strongest first. The first three are exact; the rest measure or cite.
-SYMBOLIC = "symbolic identity"
-EXACT = "exact argument"
-CERTIFICATE = "interval certificate"
-DIGITS = "high-precision numeric"
-HYPOTHESIS = "hypothesis search"
-FLOAT = "floating-point experiment"
-CITATION = "citation"
-KINDS = (SYMBOLIC, EXACT, CERTIFICATE, DIGITS, HYPOTHESIS, FLOAT, CITATION)
+SYMBOLIC, EXACT, CERTIFICATE, DIGITS = Kind.SYMBOLIC, Kind.EXACT, Kind.CERTIFICATE, Kind.DIGITS
+HYPOTHESIS, FLOAT, CITATION = Kind.HYPOTHESIS, Kind.FLOAT, Kind.CITATION
+KINDS = tuple(Kind)
 EXACT_KINDS = frozenset({SYMBOLIC, EXACT, CERTIFICATE})
 
-#: How a piece of evidence bears on the claim when its check comes out true.
-SUPPORTS = "supports"  # the check confirms (part of) the claim as stated
-REFUTES = "refutes"  # the check is a counterexample to the claim as stated
-LIMITS = "limits"  # a counterexample outside a condition the document does not state; the claim holds inside
-CORROBORATES = "corroborates"  # a measurement that cross-checks what exact evidence already shows
-#: A counterexample outside the domain the document speaks of (negative positions where it speaks of token
-#: positions, d = 1, floats where it reasons in exact arithmetic): reported as a note, it leaves the verdict
-#: on the document's own domain as it is.
-BEYOND_DOMAIN = "beyond the document's domain"
-BEARINGS = (SUPPORTS, REFUTES, LIMITS, CORROBORATES, BEYOND_DOMAIN)
+SUPPORTS, REFUTES, LIMITS = Bearing.SUPPORTS, Bearing.REFUTES, Bearing.LIMITS
+CORROBORATES, BEYOND_DOMAIN = Bearing.CORROBORATES, Bearing.BEYOND_DOMAIN
+BEARINGS = tuple(Bearing)
 
-#: How a piece of evidence bears on the document's argument when its check comes out true.
-STEP_CHECKED = "step checked"  # a step of the argument holds as written
-STEP_FAILS = "step fails"  # a step of the argument does not hold (a counterexample to the step)
-CONDITION_MISSING = "condition missing"  # a step holds only under a condition the document leaves unstated
-ARGUMENT_BEARINGS = (STEP_CHECKED, STEP_FAILS, CONDITION_MISSING)
+STEP_CHECKED, STEP_FAILS = ArgumentBearing.STEP_CHECKED, ArgumentBearing.STEP_FAILS
+CONDITION_MISSING = ArgumentBearing.CONDITION_MISSING
+ARGUMENT_BEARINGS = tuple(ArgumentBearing)
 
 
 @dataclass(frozen=True)
@@ -108,10 +158,10 @@ class Evidence:
     measurements behind them (largest errors, where they occurred), for `pe-verify show ID --json` only.
     """
 
-    kind: str
+    kind: Kind
     summary: str
     holds: bool
-    bearing: str = SUPPORTS
+    bearing: Bearing | ArgumentBearing = SUPPORTS
     detail: tuple[tuple[str, str], ...] = ()
     measured: tuple[tuple[str, object], ...] = ()
 
@@ -125,7 +175,7 @@ class Evidence:
             raise ValueError(f"unknown bearing {self.bearing!r}; allowed: {allowed}")
 
 
-def claim_verdict(evidence: Sequence[Evidence]) -> str:
+def claim_verdict(evidence: Sequence[Evidence]) -> Verdict:
     """The verdict the evidence supports.
 
     A computed counterexample refutes. A claim with no computed support is a matter of fact: its verdict is
@@ -157,7 +207,7 @@ def sources_point(evidence: Sequence[Evidence]) -> str | None:
     return "mixed" if against and supports else "against" if against else "for"
 
 
-def argument_verdict(evidence: Sequence[Evidence]) -> str:
+def argument_verdict(evidence: Sequence[Evidence]) -> ArgumentVerdict | Verdict:
     """Flawed when a step fails; sound with unstated conditions when a step needs one; sound otherwise."""
     if any(e.holds for e in evidence if e.bearing == STEP_FAILS):
         return FLAWED
@@ -178,11 +228,11 @@ class Assessment:
     argument_evidence: tuple[Evidence, ...] = ()
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         return claim_verdict(self.evidence)
 
     @property
-    def argument_verdict(self) -> str | None:
+    def argument_verdict(self) -> ArgumentVerdict | Verdict | None:
         return argument_verdict(self.argument_evidence) if self.argument_evidence else None
 
     @property
@@ -205,10 +255,10 @@ class Claim:
     statement: str
     formal: str
     assess: Callable[[], Assessment]
-    expected: str
-    expected_argument: str | None = None
+    expected: Verdict
+    expected_argument: ArgumentVerdict | None = None
     depends_on: tuple[str, ...] = ()
-    role: str = CLAIM
+    role: Role = CLAIM
 
 
 def claim(
@@ -216,10 +266,10 @@ def claim(
     source: Source,
     statement: str,
     formal: str,
-    expected: str,
-    expected_argument: str | None = None,
+    expected: Verdict,
+    expected_argument: ArgumentVerdict | None = None,
     depends_on: tuple[str, ...] = (),
-    role: str = CLAIM,
+    role: Role = CLAIM,
 ) -> Callable[[Callable[[], Assessment]], Claim]:
     """Decorator turning a function that runs the checks and returns an `Assessment` into a `Claim`."""
     if role not in ROLES:

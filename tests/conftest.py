@@ -56,8 +56,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _claim_module_caches() -> list:
-    """The functools caches of the catalog modules' own helpers (batteries, tables) and entries, not the
-    catalog's own `assessment` cache."""
+    """The functools caches of the catalog modules' own helpers (batteries, tables)."""
     from pe_verify.claims import catalog
     from pe_verify.claims.model import Claim
 
@@ -73,15 +72,20 @@ def _claim_module_caches() -> list:
 
 @pytest.fixture(autouse=True)
 def _no_cached_twin(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test that monkeypatches runs the catalog modules' cached helpers afresh, and leaves nothing cached
-    behind: otherwise a twin computed first would be what every later assessment reads (and a twin run
-    after would not reach the helper at all)."""
+    """A test that monkeypatches runs the catalog's assessments and the catalog modules' cached helpers
+    afresh, and leaves behind only what was cached before it: otherwise a twin computed first would be what
+    every later assessment reads (and a twin run after would not reach the helper at all)."""
     if "monkeypatch" not in request.fixturenames:
         yield
         return
-    caches = _claim_module_caches()
+    from pe_verify.claims import catalog
+
+    caches, saved = _claim_module_caches(), dict(catalog.ASSESSMENTS)
+    catalog.ASSESSMENTS.clear()
     for cache in caches:
         cache.cache_clear()
     yield
     for cache in caches:
         cache.cache_clear()
+    catalog.ASSESSMENTS.clear()
+    catalog.ASSESSMENTS.update(saved)

@@ -46,16 +46,17 @@ INVENTORY = [f"D3.{n}" for n in range(1, 13)]
 
 
 def clear_assessments() -> None:
-    for entry in ENTRIES:
-        entry.assess.cache_clear()
+    catalog.ASSESSMENTS.clear()
 
 
 @pytest.fixture
 def fresh() -> Iterator[None]:
-    """Every entry recomputed inside the test, and recomputed again by whoever asks after it."""
-    clear_assessments()
+    """Every entry recomputed inside the test; the catalog's assessments from before are restored after."""
+    saved = dict(catalog.ASSESSMENTS)
+    catalog.ASSESSMENTS.clear()
     yield
-    clear_assessments()
+    catalog.ASSESSMENTS.clear()
+    catalog.ASSESSMENTS.update(saved)
 
 
 def test_every_inventory_id_is_an_entry() -> None:
