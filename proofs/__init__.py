@@ -6,7 +6,17 @@ import importlib
 
 from .derivation import Derivation, Step, VerificationResult, render_markdown
 
-MODULES = ("trigonometry", "sinusoidal", "lipschitz", "rope", "attention", "alibi", "scaling", "uniqueness")
+MODULES = (
+    "trigonometry",
+    "sinusoidal",
+    "lipschitz",
+    "rope",
+    "attention",
+    "alibi",
+    "scaling",
+    "relative",
+    "uniqueness",
+)
 
 __all__ = ["Derivation", "Step", "VerificationResult", "all_derivations", "render_markdown"]
 
