@@ -18,8 +18,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from pe_verify.collisions import exact_coincidence_mask
 from pe_verify.properties import near_collision as nc
+from pe_verify.properties.collisions import exact_coincidence_mask
 
 
 def timed(run: Callable[[], object]) -> tuple[object, float]:

@@ -3,38 +3,44 @@ PyTorch code, a comparison table, "say it like this" lines and a common mistake.
 
 Evidence of kind CITATION records what a named primary source says; its `holds` is written down once and means
 "the source says what the summary says", which points the way of the evidence's bearing (SUPPORTS: the source
-agrees with the claim; REFUTES: the source contradicts it). Every other piece of evidence is computed here.
+agrees with the claim; REFUTES: the source contradicts it; LIMITS: the source shows where the claim stops).
+Every other piece of evidence is computed by the suite's derivations (`proofs`) and checks (`properties`),
+run on the document's own modules where it has code (`properties.torch_code`).
 """
 
 from __future__ import annotations
 
-import functools
-import math
-from collections.abc import Callable
+from fractions import Fraction
 
-import mpmath
 import numpy as np
-import sympy as sp
 
-from pe_verify.proofs.attention import attention, matrix, permutation_matrix, row_softmax
-from pe_verify.proofs.derivation import is_zero
-from pe_verify.properties.battery import Report, Settings, run_battery
-from pe_verify.properties.checking import EPS64, CheckResult, angle_tolerance
-from pe_verify.properties.frequencies import frequency_mp
+from pe_verify.properties.battery import Report
+from pe_verify.properties.checking import angle_tolerance
 from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.rope import check_agreement_with_reference, check_relative_property
-from pe_verify.properties.sinusoidal import Sinusoidal, sinusoidal_encoding
+from pe_verify.properties.learned_coverage import covers_positions_below, lookup_error, random_position_table
 from pe_verify.properties.torch_code import (
-    BroadcastMismatch,
     RotaryCache,
     SinusoidalTable,
-    broadcast_shape,
+    broadcast_outcome,
+    dropout_can_leave_unchanged,
+    shape_error,
+    training_dropout_outcomes,
 )
+from pe_verify.properties.torch_code_checks import (
+    float32_angle_bound,
+    rotary_cache_battery,
+    rotary_cache_checks,
+    sinusoidal_table_battery,
+    table_deviation,
+    usage_example_errors,
+)
+from pe_verify.properties.unseen_angles import unrotated_pairs
 
 from . import catalog
 from .evidence import from_battery, from_check, from_derivation
 from .model import (
     AGGREGATE,
+    BACKGROUND,
     CAVEAT,
     CITATION,
     CONDITION_MISSING,
@@ -46,8 +52,10 @@ from .model import (
     FLAWED,
     FLOAT,
     LIMITS,
+    NOT_CHECKABLE,
     NUMERIC,
     PROVED,
+    QUESTION,
     REFUTED,
     REFUTES,
     SOURCES_DISAGREE,
@@ -60,7 +68,7 @@ from .model import (
     Source,
     claim,
 )
-from .numbers import certified, within
+from .numbers import certified, libm_scalar, within
 
 DOC = "001_8f1b66f67cfe018c.txt"
 INTRODUCTION = "(introduction)"
@@ -69,7 +77,6 @@ TABLE = "📊 포지셔널 인코딩 방식 비교"
 SAY_IT = "🗣\ufe0f 실무에서 이렇게 말하세요"
 MISTAKES = "⚠\ufe0f 흔한 실수 & 주의사항"
 
-EPS32 = float(np.finfo(np.float32).eps)
 #: The usage example of the document's RoPE module: q and k of shape [batch, seq_len, heads, head_dim].
 EXAMPLE_Q_SHAPE = (2, 128, 8, 64)
 #: The document's sinusoidal module: d_model and its default max_len.
@@ -160,65 +167,52 @@ MISTRAL_README = (
     "the model does not use the full context anymore'"
 )
 
-
-# --------------------------------------------------------------------------------------- exact computations
-
-
-def pooled_output_invariant() -> bool:
-    """1ᵀ Attn(PX) = 1ᵀ Attn(X) for symbolic 3×2 X and 2×2 W_Q, W_K, W_V and two permutations, by SymPy.
-
-    The sum over tokens of unmasked self-attention does not change when the tokens are permuted.
-    """
-    x, w_q, w_k, w_v = matrix("X", 3, 2), matrix("Q", 2, 2), matrix("K", 2, 2), matrix("V", 2, 2)
-    pooled = sp.ones(1, 3)
-    return all(
-        is_zero(
-            pooled * attention(permutation_matrix(perm) * x, w_q, w_k, w_v, row_softmax)
-            - pooled * attention(x, w_q, w_k, w_v, row_softmax)
-        )
-        for perm in ((1, 2, 0), (1, 0, 2))
-    )
-
-
-def parameter_free_and_defined(dims: tuple[int, ...] = (2, 7, D_MODEL)) -> bool:
-    """Every entry of the sinusoidal encoding of a real position is a real, finite function of that position
-    alone (no other symbol, hence nothing to learn), for each d in `dims`; SymPy's assumptions decide it."""
-    pos = sp.Symbol("pos", real=True)
-    return all(
-        entry.free_symbols == {pos} and entry.is_real is True and entry.is_finite is True
-        for d in dims
-        for entry in Sinusoidal(d).column(pos)
-    )
-
-
-def shape_error(run: Callable[[], object]) -> str | None:
-    """The message of the ValueError (a shape mismatch) that `run` raises, or None when it runs."""
-    try:
-        run()
-    except ValueError as error:
-        return str(error)
-    return None
-
-
-def unrotated_pairs(d: int, trained_length: int, base: int = 10000, dps: int = 30) -> list[int]:
-    """The frequency pairs i whose angle (L − 1)·base^(−2i/d) stays below 2π: over the offsets (or positions)
-    0, …, L − 1 seen in training they never complete a turn, so every larger one gives an angle never seen.
-    Decided with mpmath at `dps` digits."""
-    with mpmath.workdps(dps):
-        turn = 2 * mpmath.pi
-        return [i for i in range(d // 2) if (trained_length - 1) * frequency_mp(i, d, base) < turn]
+STREAMING_LLM = (
+    "Xiao et al., arXiv 2309.17453 (StreamingLLM), abstract: a model 'trained with a finite length attention "
+    "window' generalises 'to infinite sequence length without any fine-tuning' by keeping the key/value "
+    "states of a few initial tokens (attention sinks) beside a window of recent ones; the authors' README "
+    "(mit-han-lab/streaming-llm, FAQ 2, 'Is the context window of LLMs expanded?'): 'No. The context window "
+    "remains unchanged. Only the most recent tokens and attention sinks are retained, discarding middle "
+    "tokens' — for Llama-2 pre-trained with 4096 tokens the cache stays at most 4096"
+)
+YARN_MODELS = (
+    "jquesnelle/yarn README (the YaRN authors' code): 7B and 13B Llama 2 models fine-tuned with YaRN at 64K "
+    "and 128K context windows (NousResearch/Yarn-Llama-2-7b-128k, -13b-128k)"
+)
+VIT_PAPER = (
+    "Dosovitskiy et al., arXiv 2010.11929 (ViT, ICLR 2021) §3.1: 'We use standard learnable 1D position "
+    "embeddings, since we have not observed significant performance gains from using more advanced "
+    "2D-aware position embeddings (Appendix D.4)'; Table 8 (ViT-B/16, ImageNet 5-shot linear): no "
+    "position embedding 0.61382, 1-D 0.64206, 2-D 0.64001, relative 0.64032"
+)
+VIT_RESOLUTION = (
+    "Dosovitskiy et al. 2020 §3.2: fine-tuning at a higher resolution needs '2D interpolation of the "
+    "pre-trained position embeddings, according to their location in the original image' — with patch "
+    "extraction, the only point where the 2D structure is put in by hand"
+)
+GPT4_TURBO = (
+    "OpenAI's DevDay announcement 'New models and developer products announced at DevDay' (6 November "
+    "2023): GPT-4 Turbo with a context window of 128K tokens"
+)
+CLAUDE3 = (
+    "Anthropic's announcement 'Introducing the next generation of Claude' (4 March 2024): the Claude 3 "
+    "models offer a 200K-token context window at launch"
+)
+GPT4_REPORT = (
+    "OpenAI, GPT-4 Technical Report, arXiv 2303.08774 §2: 'this report contains no further details about "
+    "the architecture (including model size), hardware, training compute, dataset construction, training "
+    "method, or similar'; Anthropic's Claude 3 model card likewise does not describe the architecture or "
+    "its position encoding"
+)
+TORCH_MODULE = (
+    "PyTorch (torch/nn/modules/module.py, Module.__init__) sets training = True: a module is in training "
+    "mode until .eval() is called; nn.Dropout's documentation: 'During training, randomly zeroes some of "
+    "the elements of the input tensor with probability p ... the outputs are scaled by a factor of "
+    "1/(1−p)'; in evaluation mode it is the identity"
+)
 
 
-def alibi_penalty_is_linear() -> bool:
-    """B(i, j) = −m(i − j) is linear with slope −m per step of i − j: its second differences in i and in j
-    vanish and B(i + 1, j) − B(i, j) = −m, decided by SymPy."""
-    i, j, m = sp.symbols("i j m", real=True)
-    bias = -m * (i - j)
-    return (
-        is_zero(bias.subs(i, i + 2) - 2 * bias.subs(i, i + 1) + bias)
-        and is_zero(bias.subs(j, j + 2) - 2 * bias.subs(j, j + 1) + bias)
-        and is_zero(bias.subs(i, i + 1) - bias + m)
-    )
+# ------------------------------------------------------------------------------ helpers
 
 
 def unseen_angle_step(unseen: list[int], setting: str, pairs: int, consequence: str) -> Evidence:
@@ -232,17 +226,6 @@ def unseen_angle_step(unseen: list[int], setting: str, pairs: int, consequence: 
         bool(unseen),
         STEP_FAILS,
     )
-
-
-def float32_angle_bound(max_angle: float, base: float = 10000.0, slack: float = 2.0) -> float:
-    """`angle_tolerance`'s error bound with float32's ε: slack·ε32·((2 + ln base)·|θ| + 1) per entry."""
-    return slack * EPS32 * ((2.0 + math.log(base)) * abs(max_angle) + 1.0)
-
-
-def math_scalar(value: float, spec: str) -> str:
-    """A bound computed in a few float64 steps with Python's `math` (each within an ulp), to the digits that
-    an error of 8 ulps leaves fixed."""
-    return certified(value, 8 * 2.0**-52 * abs(value), spec)
 
 
 # --------------------------------------------------------------------------------------------- D1.1, D1.2
@@ -262,12 +245,7 @@ def math_scalar(value: float, spec: str) -> str:
 def d1_1() -> Assessment:
     equivariant = from_derivation("attention.permutation_equivariance")
     causal = from_derivation("attention.causal_mask_breaks_equivariance", LIMITS)
-    pooled = Evidence(
-        EXACT,
-        "SymPy: the token-sum of unmasked self-attention is unchanged by permuting the "
-        "tokens (symbolic 3×2 X, 2×2 weights, permutations (1,2,0) and (1,0,2))",
-        pooled_output_invariant(),
-    )
+    pooled = from_derivation("attention.pooled_output_invariance")
     argument = (
         Evidence(
             SYMBOLIC,
@@ -308,13 +286,7 @@ def d1_1() -> Assessment:
     depends_on=("D0.8", "D0.11"),
 )
 def d1_2() -> Assessment:
-    defined = Evidence(
-        EXACT,
-        "SymPy: for d = 2, 7, 512 every entry of PE(pos), pos a real symbol, is "
-        "real and finite and has pos as its only free symbol (no parameter to learn, no "
-        "length limit)",
-        parameter_free_and_defined(),
-    )
+    defined = from_derivation("trigonometry.sinusoidal_parameter_free")
     linear = from_derivation("sinusoidal.offset_matrix")
     return Assessment(
         (defined, linear),
@@ -398,40 +370,112 @@ def d1_3c() -> Assessment:
     )
 
 
+@claim(
+    id="D1.3d",
+    source=Source(DOC, INTRODUCTION),
+    statement="YaRN is a technique that extends the context length to 100K tokens and more.",
+    formal=r"\text{factual: published context windows}",
+    expected=CONFIRMED_BY_SOURCES,
+)
+def d1_3d() -> Assessment:
+    return Assessment(
+        (cite(YARN_PAPER), cite(YARN_MODELS)),
+        explanation="Agrees with the sources: YaRN's authors publish Llama 2 7B and 13B fine-tuned to "
+        "128K-token context windows; the method itself is a RoPE frequency rule (G.yarn_ramp) plus "
+        "fine-tuning.",
+    )
+
+
+@claim(
+    id="D1.3e",
+    source=Source(DOC, INTRODUCTION),
+    statement="StreamingLLM is a technique that extends the context length to 100K tokens and more.",
+    formal=r"\text{factual: what StreamingLLM keeps in its cache}",
+    expected=CONTRADICTED_BY_SOURCES,
+)
+def d1_3e() -> Assessment:
+    return Assessment(
+        (cite(STREAMING_LLM, REFUTES),),
+        explanation="Contradicted by its authors: StreamingLLM lets a model run on streams of any length "
+        "(4 million tokens in the paper) by keeping a few initial 'attention sink' tokens and a window of "
+        "recent ones, but the context window stays the pre-training one (4096 tokens for Llama-2): the "
+        "middle of the stream is discarded, and the README says in so many words that the window is not "
+        "expanded.",
+    )
+
+
+@claim(
+    id="D1.3f",
+    source=Source(DOC, INTRODUCTION),
+    statement="A Vision Transformer needs a separate positional-encoding design to encode 2D coordinates.",
+    formal=r"\text{factual: what the ViT paper reports of 1-D and 2-D position embeddings}",
+    expected=CONTRADICTED_BY_SOURCES,
+)
+def d1_3f() -> Assessment:
+    return Assessment(
+        (cite(VIT_PAPER, REFUTES), cite(VIT_RESOLUTION, LIMITS)),
+        explanation="Contradicted by the ViT paper: a plain learned 1-D embedding of the patches in raster "
+        "order does as well as 2-D-aware and relative embeddings (Table 8: 0.64206 against 0.64001 and "
+        "0.64032, all far above 0.61382 without one), so no separate design is needed at a fixed "
+        "resolution. The 2-D structure does enter when the resolution changes: the learned table is "
+        "interpolated in 2-D.",
+    )
+
+
+@claim(
+    id="D1.3g",
+    source=Source(DOC, INTRODUCTION),
+    statement="GPT-4 Turbo and Claude 3 support contexts of 128K tokens and more.",
+    formal=r"\text{factual: published context windows}",
+    expected=CONFIRMED_BY_SOURCES,
+)
+def d1_3g() -> Assessment:
+    return Assessment(
+        (cite(GPT4_TURBO), cite(CLAUDE3)),
+        explanation="Agrees with the vendors' announcements: 128K tokens for GPT-4 Turbo, 200K for Claude 3.",
+    )
+
+
+@claim(
+    id="D1.3h",
+    source=Source(DOC, INTRODUCTION),
+    statement="Those 128K+ contexts are owed to advances in efficient positional encoding.",
+    formal=r"\text{factual: an attribution about undisclosed architectures}",
+    expected=NOT_CHECKABLE,
+    depends_on=("D1.3g",),
+)
+def d1_3h() -> Assessment:
+    return Assessment(
+        (cite(GPT4_REPORT, BACKGROUND),),
+        explanation="Not checkable: neither vendor has published how its models encode positions or how "
+        "their context was extended, so no source can confirm or refute that positional encoding is what "
+        "made 128K+ possible (memory-efficient attention, training data and fine-tuning are as plausible).",
+    )
+
+
+@claim(
+    id="D1.3i",
+    source=Source(DOC, INTRODUCTION),
+    statement="RAG systems that must process long documents prefer RoPE or ALiBi.",
+    formal=r"\text{factual: a preference of system builders}",
+    expected=NOT_CHECKABLE,
+)
+def d1_3i() -> Assessment:
+    return Assessment(
+        (cite(LLAMA_PAPER, BACKGROUND), cite(MISTRAL_CODE, BACKGROUND), cite(QWEN_CODE, BACKGROUND)),
+        explanation="Not checkable: the open models a RAG system is usually built on (LLaMA, Mistral, Qwen) "
+        "all use RoPE, so such systems use RoPE whatever their builders prefer; no source found surveys or "
+        "compares the choice for retrieval.",
+    )
+
+
 # ------------------------------------------------------------------------------------------- D1.4 (code)
 
 
-def _sinusoidal_runs() -> tuple[float, float, float]:
-    """Largest |table − reference| of the module in float64 and float32 (d = 512, positions 0..4999), and the
-    largest angle."""
-    reference = sinusoidal_encoding(np.arange(MAX_LEN), D_MODEL)
-    wide = SinusoidalTable(D_MODEL, MAX_LEN, dtype=np.float64).pe[0]
-    narrow = SinusoidalTable(D_MODEL, MAX_LEN).pe[0].astype(np.float64)
-    errors = (float(np.max(np.abs(wide - reference))), float(np.max(np.abs(narrow - reference))))
-    return errors[0], errors[1], float(MAX_LEN - 1)
-
-
-def identified_as(report: Report) -> str:
+def _identified_as(report: Report) -> str:
     """The layout and base a battery identified, in words ("the half-split layout with base 10000")."""
     parameters = report.identified.parameters
     return f"the {parameters['layout'].replace('_', '-')} layout with base {parameters['base']:g}"
-
-
-@functools.cache
-def _module_table(d: int) -> np.ndarray:
-    return SinusoidalTable(d, MAX_LEN).pe[0]
-
-
-def module_encode(positions: np.ndarray, d: int) -> np.ndarray:
-    """The sinusoidal module as written (float32), in the battery's contract ``encode(positions, d)``."""
-    return _module_table(d)[positions]
-
-
-@functools.cache
-def _sinusoidal_battery() -> Report:
-    """`pe-verify check` on the module as written: d = 512, positions below its max_len."""
-    settings = Settings(ds=(D_MODEL,), max_pos=MAX_LEN)
-    return run_battery("sinusoidal", module_encode, settings, target="SinusoidalPositionalEncoding")
 
 
 @claim(
@@ -445,7 +489,9 @@ def _sinusoidal_battery() -> Report:
     depends_on=("D0.3",),
 )
 def d1_4() -> Assessment:
-    wide_error, narrow_error, max_angle = _sinusoidal_runs()
+    wide_error = table_deviation(SinusoidalTable, D_MODEL, MAX_LEN, np.float64)
+    narrow_error, max_angle = table_deviation(SinusoidalTable, D_MODEL, MAX_LEN), float(MAX_LEN - 1)
+    battery = sinusoidal_table_battery(SinusoidalTable, D_MODEL, MAX_LEN)
     # angle_tolerance bounds the float64 module against the float64 reference, and the reference alone
     # against the formula: its error cannot move the certified digits of the float32 module's error.
     float64_bound, narrow_bound = angle_tolerance(max_angle, 1), float32_angle_bound(max_angle)
@@ -454,7 +500,7 @@ def d1_4() -> Assessment:
     narrow_text = certified(narrow_error, float64_bound, ".2e")
     reference_note = (
         "measured against the float64 reference, whose own error "
-        f"(≤ {math_scalar(float64_bound, '.2e')}) leaves these digits fixed"
+        f"(≤ {libm_scalar(float64_bound, '.2e')}) leaves these digits fixed"
     )
     evidence = (
         from_derivation("trigonometry.exp_log_frequency"),
@@ -471,19 +517,18 @@ def d1_4() -> Assessment:
             FLOAT,
             f"the module as written (float32, correctly rounded exp, sin and cos; d = {D_MODEL}, "
             f"positions 0..{MAX_LEN - 1}) matches the formula to {narrow_text} ≤ 2ε32((2 + ln "
-            f"10000)·{MAX_LEN - 1} + 1) = {math_scalar(narrow_bound, '.2e')}; {reference_note}",
+            f"10000)·{MAX_LEN - 1} + 1) = {libm_scalar(narrow_bound, '.2e')}; {reference_note}",
             narrow_error <= narrow_bound,
             detail=(
                 ("largest error", certified(narrow_error, float64_bound, ".3e")),
-                ("tolerance", math_scalar(narrow_bound, ".3e")),
+                ("tolerance", libm_scalar(narrow_bound, ".3e")),
             ),
             measured=(("largest error", narrow_error), ("tolerance", narrow_bound)),
         ),
         from_battery(
-            _sinusoidal_battery(),
+            battery,
             f"`pe-verify check` on the module as written (d = {D_MODEL}, positions < {MAX_LEN}): every "
-            "property of a sinusoidal encoding holds, and it is identified as "
-            f"{identified_as(_sinusoidal_battery())}",
+            f"property of a sinusoidal encoding holds, and it is identified as {_identified_as(battery)}",
             "interleaved",
         ),
         Evidence(
@@ -537,42 +582,64 @@ def d1_4a() -> Assessment:
     )
 
 
-# ------------------------------------------------------------------------------------------- D1.5 (code)
-
-
-@functools.cache
-def _rope_battery() -> Report:
-    """`pe-verify check` on the RoPE module as written: float32 vectors of dim 64 rotated by its forward
-    pass, positions below its 2048-row cache."""
-    cache = RotaryCache(64)
-    settings = Settings(ds=(64,), max_pos=cache.max_len)
-
-    def rotate(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-        return cache.rotate(x.astype(np.float32), positions)
-
-    return run_battery("rope", rotate, settings, target="RotaryPositionalEncoding")
-
-
-def _rope_checks() -> tuple[CheckResult, CheckResult, CheckResult, CheckResult, float]:
-    """The module (run in float64 and as written, float32) against the half-split and interleaved references
-    and the relative property, on 12 seeded random vectors of dim 64 at positions below its 2048-row cache.
-
-    Last, a bound on how far the 50-digit reference's rounding to float64 can move the float32 module's
-    largest error: half an ulp of entries up to 2·max |q|, and half an ulp of the difference."""
-    rng = np.random.default_rng(0)
-    q, k = rng.standard_normal((12, 64)), rng.standard_normal((12, 64))
-    positions = rng.integers(0, 2048, 12)
-    m = rng.integers(0, 1024, 12)
-    n = m + rng.integers(0, 1024, 12)
-    wide, narrow = RotaryCache(64, dtype=np.float64), RotaryCache(64)
-    as_written = check_agreement_with_reference(narrow.as_rope("half_split"), q, positions)
-    return (
-        check_agreement_with_reference(wide.as_rope("half_split"), q, positions),
-        check_agreement_with_reference(wide.as_rope("interleaved"), q, positions),
-        check_relative_property(wide.as_rope(), q, k, m, n),
-        as_written,
-        EPS64 * (float(np.max(np.abs(q))) + as_written.max_error),
+@claim(
+    id="D1.4b",
+    source=Source(DOC, CODE),
+    statement="(The catalog's question to the usage example.) x_with_pos, the module's output, is x plus the "
+    "encoding.",
+    formal=r"\texttt{sinusoidal\_pe}(x) = x + PE\ ?\quad\text{vs.}\quad \mathrm{dropout}_{0.1}(x + PE)",
+    expected=REFUTED,
+    role=QUESTION,
+    depends_on=("D1.4a",),
+)
+def d1_4b() -> Assessment:
+    p = Fraction(1, 10)
+    entries = 2 * 128 * D_MODEL
+    entry = Fraction(1)
+    outcomes = training_dropout_outcomes(entry, p)
+    return Assessment(
+        (
+            cite(TORCH_MODULE, BACKGROUND),
+            Evidence(
+                EXACT,
+                f"with p = {p}, training-mode dropout turns an entry v of x + PE into 0 or v/(1 − p) = "
+                f"10v/9: an entry {entry} comes out as {outcomes[0]} or {outcomes[1]}, never {entry}",
+                not dropout_can_leave_unchanged(entry, p),
+                REFUTES,
+                detail=(("entries of the example's output", str(entries)),),
+            ),
+        ),
+        explanation="No: the module is built with nn.Dropout(p=0.1) and, like every PyTorch module, starts "
+        f"in training mode, and the example never calls .eval(). So each of the {entries} entries of x + PE "
+        "is either zeroed or multiplied by 10/9, and none equals its entry of x + PE unless that entry is 0 "
+        "(x is Gaussian, so almost surely none is). The printed shape is unaffected (D1.4a); model.eval() "
+        "would make the output x + PE.",
     )
+
+
+@claim(
+    id="D1.4c",
+    source=Source(DOC, CODE),
+    statement="The code comment '# 10000^(2i/d_model) 계산' describes div_term = exp(arange(0, d_model, 2) · "
+    "(−ln 10000 / d_model)).",
+    formal=r"e^{2i\,(-\ln 10000/d)} = 10000^{2i/d}\ ?",
+    expected=REFUTED,
+    depends_on=("D1.4",),
+)
+def d1_4c() -> Assessment:
+    return Assessment(
+        (
+            from_derivation("trigonometry.exp_log_frequency"),
+            from_derivation("trigonometry.div_term_is_the_reciprocal", REFUTES),
+        ),
+        explanation="The comment names the reciprocal: div_term is 10000^(−2i/d_model) = "
+        "1/10000^(2i/d_model) (proved), which differs from 10000^(2i/d_model) for every i > 0. The code is "
+        "right — it multiplies the positions by div_term, which is dividing them by 10000^(2i/d_model) as "
+        "the formula says — only the comment is wrong.",
+    )
+
+
+# ------------------------------------------------------------------------------------------- D1.5 (code)
 
 
 @claim(
@@ -587,7 +654,8 @@ def _rope_checks() -> tuple[CheckResult, CheckResult, CheckResult, CheckResult, 
     depends_on=("D0.17", "D1.3"),
 )
 def d1_5() -> Assessment:
-    half_split, interleaved, relative, as_written, reference_error = _rope_checks()
+    half_split, interleaved, relative, as_written, reference_error = rotary_cache_checks(RotaryCache, 64)
+    battery = rotary_cache_battery(RotaryCache, 64)
     # The interleaved mismatch is far from float noise: the float64 run's a-priori bound fixes its digits.
     mismatch = certified(interleaved.max_error, interleaved.tolerance, ".2f")
     evidence = (
@@ -612,10 +680,10 @@ def d1_5() -> Assessment:
             "⟨rope(q, m), rope(k, n)⟩ = ⟨q, rope(k, n − m)⟩ (12 seeded pairs, 0 ≤ m ≤ n < 2048)",
         ),
         from_battery(
-            _rope_battery(),
+            battery,
             "`pe-verify check` on the module as written (float32 vectors of dim 64 through its forward "
             "pass, positions < 2048): every property of a rotary embedding holds, and it is identified as "
-            f"{identified_as(_rope_battery())}",
+            f"{_identified_as(battery)}",
             "half_split",
         ),
     )
@@ -634,35 +702,6 @@ def d1_5() -> Assessment:
     )
 
 
-def _example_outcome() -> tuple[str | None, str | None]:
-    """Run the document's usage example through the module; also ask numpy to broadcast the same shapes."""
-    cache = RotaryCache(64)
-    q = np.zeros(EXAMPLE_Q_SHAPE, dtype=np.float32)
-    cos_shape = cache.cos_cached[: EXAMPLE_Q_SHAPE[1]][None].shape
-    module_error = shape_error(lambda: cache.forward(q, q))
-    return module_error, shape_error(lambda: np.broadcast_shapes(q.shape, cos_shape))
-
-
-def _layouts_that_broadcast() -> dict[str, str]:
-    """What broadcasting gives for the layouts one might try, as shapes or errors (exact shape arithmetic)."""
-    batch, seq, heads, dim = EXAMPLE_Q_SHAPE
-
-    def outcome(q_shape: tuple[int, ...], cos_shape: tuple[int, ...]) -> str:
-        try:
-            return str(list(broadcast_shape(q_shape, cos_shape)))
-        except BroadcastMismatch as error:
-            return f"error ({error.shape_a} with {error.shape_b} at axis {error.dim})"
-
-    return {
-        "cos unsqueezed at axis 2, [1, 128, 1, 64]": outcome((batch, seq, heads, dim), (1, seq, 1, dim)),
-        "q as [2, 8, 128, 64], seq_len still read from axis 1": outcome(
-            (batch, heads, seq, dim), (1, heads, dim)
-        ),
-        "q as [2, 8, 128, 64], seq_len read from axis -2": outcome((batch, heads, seq, dim), (1, seq, dim)),
-        "one head, q as [2, 128, 1, 64]": outcome((batch, seq, 1, dim), (1, seq, dim)),
-    }
-
-
 @claim(
     id="D1.5a",
     source=Source(DOC, CODE),
@@ -672,8 +711,20 @@ def _layouts_that_broadcast() -> dict[str, str]:
     expected=REFUTED,
 )
 def d1_5a() -> Assessment:
-    module_error, numpy_error = _example_outcome()
-    layouts = _layouts_that_broadcast()
+    module_error, numpy_error = usage_example_errors(RotaryCache, 64, EXAMPLE_Q_SHAPE)
+    batch, seq, heads, dim = EXAMPLE_Q_SHAPE
+    layouts = {
+        "cos unsqueezed at axis 2, [1, 128, 1, 64]": broadcast_outcome(
+            (batch, seq, heads, dim), (1, seq, 1, dim)
+        ),
+        "q as [2, 8, 128, 64], seq_len still read from axis 1": broadcast_outcome(
+            (batch, heads, seq, dim), (1, heads, dim)
+        ),
+        "q as [2, 8, 128, 64], seq_len read from axis -2": broadcast_outcome(
+            (batch, heads, seq, dim), (1, seq, dim)
+        ),
+        "one head, q as [2, 128, 1, 64]": broadcast_outcome((batch, seq, 1, dim), (1, seq, dim)),
+    }
     fails = Evidence(
         EXACT,
         "running the example: q·cos with q of shape [2, 128, 8, 64] and cos = "
@@ -851,21 +902,25 @@ def d1_7a() -> Assessment:
     statement="(interview) Positional encoding is needed because self-attention is a permutation-invariant "
     "operation.",
     formal=r"\mathrm{Attn}(PX) = \mathrm{Attn}(X)\ ?\quad\text{vs.}\quad "
-    r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)",
-    expected=REFUTED,
+    r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X),\quad \mathbf{1}^\top\mathrm{Attn}(PX) = "
+    r"\mathbf{1}^\top\mathrm{Attn}(X)",
+    expected=CAVEAT,
     expected_argument=FLAWED,
     depends_on=("D1.1",),
 )
 def d1_7b() -> Assessment:
-    equivariant = from_derivation("attention.permutation_equivariance", REFUTES)
-    pooled = "unchanged" if pooled_output_invariant() else "NOT shown unchanged"
+    equivariant = from_derivation("attention.permutation_equivariance", LIMITS)
     return Assessment(
-        (equivariant,),
-        explanation="Self-attention is permutation-equivariant, not invariant: permuting the tokens "
-        "permutes the outputs, and SymPy exhibits inputs with Attn(PX) ≠ Attn(X). What is invariant is a "
-        f"summary over the tokens: SymPy finds the token-sum {pooled} under permutations. The conclusion, "
-        "that position information is needed, is right (for unmasked attention, D1.1), but the stated "
-        "reason is wrong.",
+        (equivariant, from_derivation("attention.pooled_output_invariance")),
+        explanation="The point holds; the word 'invariant' does not. Position information is needed: "
+        "without a mask, attention cannot tell two orders of the same tokens apart (D1.1), because it is "
+        "permutation-equivariant: permuting the tokens only permutes the outputs, so each token's output "
+        "is the same in every order, and the token-sum (any pooled output) is invariant (SymPy, "
+        "for any number of tokens and any permutation, written out for three tokens). Attn itself is not "
+        "invariant: SymPy exhibits inputs with Attn(PX) ≠ Attn(X). The order-blindness the line means is "
+        "true and its conclusion follows, so the word limits the claim rather than refuting it: a caveat, "
+        "with the invariance true only of pooled outputs. As an argument it is flawed all the same, since "
+        "its premise, as worded, is false.",
         argument_evidence=(
             Evidence(
                 SYMBOLIC,
@@ -953,14 +1008,8 @@ def d1_7d() -> Assessment:
     expected=PROVED,
 )
 def d1_7e() -> Assessment:
-    linear = Evidence(
-        EXACT,
-        "SymPy: the penalty −m(i − j) has zero second differences in i and in j and "
-        "changes by −m per step of distance",
-        alibi_penalty_is_linear(),
-    )
     return Assessment(
-        (from_derivation("alibi.offset_only"), linear),
+        (from_derivation("alibi.offset_only"), from_derivation("alibi.linear_penalty")),
         explanation="ALiBi adds −m(i − j) to the score of query i and key j: linear in the distance, with "
         "slope −m per token, the same at every position. The rest of the line ('more flexible for context "
         "extension', 'RoPE may be better on unseen patterns') is a judgement and is not checked.",
@@ -972,7 +1021,7 @@ def d1_7e() -> Assessment:
     source=Source(DOC, SAY_IT),
     statement="The 'say it like this' lines (D1.7a–D1.7e).",
     formal=r"\text{five statements, premise and conclusion separated}",
-    expected=REFUTED,
+    expected=CAVEAT,
     role=AGGREGATE,
 )
 def d1_7() -> Assessment:
@@ -982,21 +1031,15 @@ def d1_7() -> Assessment:
         tuple(e for line in lines.values() for e in line.evidence),
         explanation="Line by line: " + "; ".join(f"{key} {value}" for key, value in verdicts.items()) + ". "
         "The checkable premises hold (relative position as a linear map, RoPE's offset-only score, ALiBi's "
-        "linear penalty) except 'permutation invariant'; the conclusions drawn from them about "
-        "generalisation and extrapolation do not follow and are contradicted by the sources.",
+        "linear penalty) except 'permutation invariant', which is true only of pooled outputs (attention "
+        "itself is equivariant, which is enough for D1.7b's point); the conclusions drawn from them about "
+        "generalisation and extrapolation do not follow and are contradicted by the sources. Pooled, every "
+        "computed check holds, and the word 'invariant' and the sources against D1.7c and D1.7d limit the "
+        "lines: holds with caveat as a whole.",
     )
 
 
 # ------------------------------------------------------------------------------------- D1.8 (common mistake)
-
-
-def _learned_table_outcome(length: int = 512, width: int = 8) -> tuple[bool, str | None]:
-    """A learned table of `length` rows: do all positions below it have a row, and what does position
-    `length` give (None when a row comes back, else the error message)?"""
-    weights = np.random.default_rng(0).standard_normal((length, width))
-    table = LearnedPositionTable(weights)
-    covered = table.max_len == length and table.lookup(np.arange(length)).shape == (length, width)
-    return covered, shape_error(lambda: table.lookup(length))
 
 
 @claim(
@@ -1005,32 +1048,38 @@ def _learned_table_outcome(length: int = 512, width: int = 8) -> tuple[bool, str
     statement="Past the training max_length a model with learned position embeddings (BERT, GPT-2) has no "
     "position embedding, so its performance degrades sharply.",
     formal=r"E \in \mathbb{R}^{L\times d}:\ E[p]\ \text{exists only for}\ 0 \le p < L",
-    expected=REFUTED,
+    expected=CAVEAT,
     depends_on=("D0.10",),
 )
 def d1_8() -> Assessment:
-    covered, past_end = _learned_table_outcome()
+    table = random_position_table(512, 8, table=LearnedPositionTable)
+    past_end = lookup_error(table, 512)
     evidence = (
-        Evidence(EXACT, "a learned table of L = 512 rows has a row for every position 0..511", covered),
+        Evidence(
+            EXACT,
+            "a learned table of L = 512 rows has a row for every position 0..511",
+            covers_positions_below(table, 512),
+        ),
         Evidence(
             EXACT,
             "position 512 has no row: the lookup returns nothing to run on, it fails",
             past_end is not None,
-            REFUTES,
+            LIMITS,
             detail=(("lookup(512)", str(past_end)),),
         ),
         cite(BERT_CODE),
         cite(GPT2_CODE),
-        cite(TORCH_INDEX_ERROR, REFUTES),
+        cite(TORCH_INDEX_ERROR, LIMITS),
     )
     return Assessment(
         evidence,
-        explanation="The first half is right: the table has L rows and position L has none. What follows "
-        f"is not a gradual or sharp loss of quality but a failed lookup: {past_end} — PyTorch's "
+        explanation="The substance is right: the table has L rows and position L has none, so past the "
+        "training length the model has no position embedding and cannot be used as trained. What happens "
+        f"there is stronger than a sharp degradation: the lookup fails — {past_end} — PyTorch's "
         "nn.Embedding raises IndexError, Google's BERT code fails its assertion seq_length ≤ "
-        "max_position_embeddings. The "
-        "one exception found is TensorFlow's tf.gather on GPU, which per its documentation silently "
-        "returns 0 for an out-of-range index (GPT-2's original code looks wpe up that way); only there "
-        "does the model run on, without position information. The advice to check the maximum context "
-        "stands.",
+        "max_position_embeddings. The one exception found is TensorFlow's tf.gather on GPU, which per its "
+        "documentation silently returns 0 for an out-of-range index (GPT-2's original code looks wpe up "
+        "that way); only there does the model run on, without position information. A failed lookup is "
+        "the limit of 'degrades sharply', not a counterexample to it: a caveat on how the model fails, not "
+        "a refutation, and the advice to check the maximum context stands.",
     )

@@ -7,9 +7,9 @@ import functools
 
 import numpy as np
 
-from pe_verify import check
 from pe_verify.proofs import all_derivations
 from pe_verify.proofs.derivation import Derivation, VerificationResult
+from pe_verify.properties import battery
 from pe_verify.properties.battery import Report
 from pe_verify.properties.checking import CheckResult
 
@@ -45,6 +45,7 @@ def from_derivation(derivation_id: str, bearing: str = SUPPORTS) -> Evidence:
         result.verified,
         bearing,
         (("derivation", derivation_id),),
+        instances=item.instances,
     )
 
 
@@ -98,7 +99,7 @@ def from_battery(report: Report, summary: str, expect: str, bearing: str = SUPPO
     was identified as `expect`. Detail: the properties (or each failure with its counterexample), the
     variant identified, the findings' labels and the search budget; the largest deviation from the
     identified variant is a float measurement, kept for `--json` only."""
-    expected = check.expected(report, expect)
+    expected = battery.expected(report, expect)
     failed = [o for o in (*report.properties, expected) if not o.passed]
     names = ", ".join(o.name for o in report.properties)
     shown = f"{names}: all hold" if not failed else "; ".join(o.message for o in failed)

@@ -31,10 +31,10 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from pe_verify.collisions import exact_coincidence_mask
 from pe_verify.properties import finite_precision as fp
 from pe_verify.properties import near_collision as nc
 from pe_verify.properties.checking import EPS64, angle_tolerance
+from pe_verify.properties.collisions import exact_coincidence_mask
 from pe_verify.properties.dtypes import DTYPES
 from pe_verify.properties.sinusoidal import Sinusoidal, frequencies, pair_index, sinusoidal_encoding
 

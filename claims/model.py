@@ -3,9 +3,10 @@
 Verdicts are computed from evidence every run; an entry records the verdict it expects only so that a change
 shows up as a failing test. The vocabulary is kept small:
 
-- mathematical verdicts: proved, refuted, holds with caveat, supported numerically — and `unsettled`, which
-  only appears when a check that should have confirmed something did not (a defect to look at). "Refuted"
-  needs a computed counterexample;
+- mathematical verdicts: proved, refuted, holds with caveat, verified on a finite range, supported
+  numerically — and `unsettled`, which only appears when a check that should have confirmed something did not
+  (a defect to look at). "Refuted" needs a computed counterexample; "proved" needs exact evidence covering
+  every case the claim speaks of (exact checks of some of its cases give "verified on a finite range");
 - factual verdicts, for a matter of fact that no computation decides: confirmed by sources, contradicted by
   sources, sources disagree (the way its cited primary sources point, `Assessment.sources_point`), and not
   checkable when no cited source decides it;
@@ -36,6 +37,7 @@ class Verdict(StrEnum):
     PROVED = "proved"
     REFUTED = "refuted"
     CAVEAT = "holds with caveat"
+    FINITE = "verified on a finite range"
     NUMERIC = "supported numerically"
     CONFIRMED_BY_SOURCES = "confirmed by sources"
     CONTRADICTED_BY_SOURCES = "contradicted by sources"
@@ -82,7 +84,9 @@ class Bearing(StrEnum):
     - corroborates: a measurement that cross-checks what exact evidence already shows;
     - beyond the document's domain: a counterexample outside the domain the document speaks of (negative
       positions where it speaks of token positions, d = 1, floats where it reasons in exact arithmetic):
-      reported as a note, it leaves the verdict on the document's own domain as it is.
+      reported as a note, it leaves the verdict on the document's own domain as it is;
+    - background: a cited fact that informs the claim but decides it neither way (a claim whose citations are
+      all background is not checkable).
     """
 
     SUPPORTS = "supports"
@@ -90,6 +94,7 @@ class Bearing(StrEnum):
     LIMITS = "limits"
     CORROBORATES = "corroborates"
     BEYOND_DOMAIN = "beyond the document's domain"
+    BACKGROUND = "background"
 
 
 class ArgumentBearing(StrEnum):
@@ -103,11 +108,12 @@ class ArgumentBearing(StrEnum):
 
 
 PROVED, REFUTED, CAVEAT, NUMERIC = Verdict.PROVED, Verdict.REFUTED, Verdict.CAVEAT, Verdict.NUMERIC
+FINITE = Verdict.FINITE
 NOT_CHECKABLE, UNSETTLED = Verdict.NOT_CHECKABLE, Verdict.UNSETTLED
 CONFIRMED_BY_SOURCES = Verdict.CONFIRMED_BY_SOURCES
 CONTRADICTED_BY_SOURCES = Verdict.CONTRADICTED_BY_SOURCES
 SOURCES_DISAGREE = Verdict.SOURCES_DISAGREE
-MATHEMATICAL_VERDICTS = (PROVED, REFUTED, CAVEAT, NUMERIC, UNSETTLED)
+MATHEMATICAL_VERDICTS = (PROVED, REFUTED, CAVEAT, FINITE, NUMERIC, UNSETTLED)
 FACTUAL_VERDICTS = (CONFIRMED_BY_SOURCES, CONTRADICTED_BY_SOURCES, SOURCES_DISAGREE, NOT_CHECKABLE)
 VERDICTS = tuple(Verdict)
 #: The factual verdict for each way the cited sources point (`sources_point`; None: no source decides).
@@ -131,7 +137,7 @@ KINDS = tuple(Kind)
 EXACT_KINDS = frozenset({SYMBOLIC, EXACT, CERTIFICATE})
 
 SUPPORTS, REFUTES, LIMITS = Bearing.SUPPORTS, Bearing.REFUTES, Bearing.LIMITS
-CORROBORATES, BEYOND_DOMAIN = Bearing.CORROBORATES, Bearing.BEYOND_DOMAIN
+CORROBORATES, BEYOND_DOMAIN, BACKGROUND = Bearing.CORROBORATES, Bearing.BEYOND_DOMAIN, Bearing.BACKGROUND
 BEARINGS = tuple(Bearing)
 
 STEP_CHECKED, STEP_FAILS = ArgumentBearing.STEP_CHECKED, ArgumentBearing.STEP_FAILS
@@ -156,6 +162,9 @@ class Evidence:
     as (label, value) pairs: witnesses with their digits, ranges, precisions, budgets — printed on committed
     pages, so only in the forms `claims.numbers` allows. `measured` carries the raw floating-point
     measurements behind them (largest errors, where they occurred), for `pe-verify show ID --json` only.
+    `instances` is the evidence's scope: None when it covers every case the claim speaks of (symbolic
+    parameters, an argument over all cases, or a claim about finitely many cases all checked), else the
+    finite set of cases it checked ("r = 2, 4, …, 256"), for a claim about more.
     """
 
     kind: Kind
@@ -164,6 +173,7 @@ class Evidence:
     bearing: Bearing | ArgumentBearing = SUPPORTS
     detail: tuple[tuple[str, str], ...] = ()
     measured: tuple[tuple[str, object], ...] = ()
+    instances: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.holds, bool):
@@ -180,9 +190,11 @@ def claim_verdict(evidence: Sequence[Evidence]) -> Verdict:
 
     A computed counterexample refutes. A claim with no computed support is a matter of fact: its verdict is
     the way its cited sources point (`BY_SOURCES`). Otherwise a counterexample outside an unstated condition,
-    or a cited source against part of the claim, limits it; else it is proved when every computed support is
-    exact, and supported numerically when some is a measurement. Corroborating checks must hold but do not
-    weaken a proof; a support or corroboration that fails leaves the claim unsettled.
+    or a cited source against part of the claim, limits it; else it is supported numerically when some
+    computed support is a measurement, verified on a finite range when every one is exact but some checked
+    only instances of what the claim quantifies over, and proved when every one is exact and universal.
+    Corroborating checks (instances beside a universal proof, measurements) must hold but do not weaken a
+    proof; a support or corroboration that fails leaves the claim unsettled.
     """
     if any(not e.holds for e in evidence if e.bearing in (SUPPORTS, CORROBORATES)):
         return UNSETTLED
@@ -194,15 +206,17 @@ def claim_verdict(evidence: Sequence[Evidence]) -> Verdict:
         return BY_SOURCES[sources_point(evidence)] if any(e.kind == CITATION for e in evidence) else UNSETTLED
     if any(e.holds for e in evidence if e.bearing in (LIMITS, REFUTES)):
         return CAVEAT
-    return PROVED if {e.kind for e in computed_support} <= EXACT_KINDS else NUMERIC
+    if not {e.kind for e in computed_support} <= EXACT_KINDS:
+        return NUMERIC
+    return FINITE if any(e.instances is not None for e in computed_support) else PROVED
 
 
 def sources_point(evidence: Sequence[Evidence]) -> str | None:
-    """Which way the cited primary sources point: for, against, or mixed (None without citations)."""
+    """Which way the cited primary sources point: for, against, or mixed (None when no citation decides)."""
     cited = [e for e in evidence if e.kind == CITATION and e.holds]
     against = any(e.bearing in (REFUTES, LIMITS) for e in cited)
     supports = any(e.bearing == SUPPORTS for e in cited)
-    if not cited:
+    if not (against or supports):
         return None
     return "mixed" if against and supports else "against" if against else "for"
 

@@ -16,7 +16,10 @@ from __future__ import annotations
 import math
 from decimal import Decimal, localcontext
 
+import flint
+import mpmath
 import numpy as np
+import sympy as sp
 
 #: The rule as the dashboard's footer states it.
 RULE = (
@@ -79,3 +82,30 @@ def certain_argmax(values: object, bound: float) -> bool:
     no other comes within 2·bound of it."""
     array = np.sort(np.asarray(values, dtype=np.float64).reshape(-1))
     return array.size < 2 or certain_signs([array[-1] - array[-2]], bound)
+
+
+def libm_scalar(value: float, spec: str) -> str:
+    """A value computed in a few float64 steps with Python's `math` (each within an ulp of exact), to the
+    digits that an error of 8 ulps leaves fixed."""
+    return certified(value, 8 * 2.0**-52 * abs(value), spec)
+
+
+def ball_digits(ball: flint.arb, digits: int = 8) -> str:
+    """The midpoint of a ball (computed at a stated precision) with `digits` significant digits."""
+    return ball.str(digits, radius=False)
+
+
+def ball_text(ball: flint.arb, spec: str) -> str:
+    """A ball's value to the digits `spec` asks for, certified by its radius (and the conversion to float)."""
+    middle = float(ball.mid())
+    return certified(middle, float(ball.rad()) + abs(middle) * float(np.finfo(np.float64).eps), spec)
+
+
+def exact_digits(value: object, digits: int = 6) -> str:
+    """An exact SymPy number (or anything SymPy evaluates) to `digits` significant digits."""
+    return mpmath.nstr(mpmath.mpf(sp.N(value, digits + 10)), digits)
+
+
+def tex(expr: sp.Expr) -> str:
+    """An exact SymPy number as inline LaTeX, $…$."""
+    return f"${sp.latex(expr)}$"

@@ -31,6 +31,7 @@ from .evidence import derivation, verification
 from .model import (
     AGGREGATE,
     ARGUMENT_VERDICTS,
+    BACKGROUND,
     BEYOND_DOMAIN,
     CAVEAT,
     CITATION,
@@ -40,6 +41,7 @@ from .model import (
     CONTRADICTED_BY_SOURCES,
     CORROBORATES,
     FACTUAL_VERDICTS,
+    FINITE,
     FLAWED,
     KINDS,
     LIMITS,
@@ -77,10 +79,12 @@ FOOTER = "figures drawn with matplotlib {version}"
 NONE = "—"
 
 VERDICT_MEANINGS = {
-    PROVED: "holds exactly: every supporting check is symbolic, an exact decision or an interval certificate",
+    PROVED: "holds exactly for every case it speaks of: every supporting check is symbolic, an exact "
+    "decision or an interval certificate, and covers all those cases",
     REFUTED: "false as stated: the suite computed a counterexample",
     CAVEAT: "holds only under a condition the document does not state (a counterexample outside it is "
     "shown), or a cited source contradicts part of it",
+    FINITE: "checked exactly, but only on a stated finite set of the cases it speaks of: not proved",
     NUMERIC: "checked over a stated finite range at a stated precision, not proved",
     CONFIRMED_BY_SOURCES: "a matter of fact, not of mathematics: the cited primary sources confirm it",
     CONTRADICTED_BY_SOURCES: "a matter of fact: the cited primary sources contradict it",
@@ -102,6 +106,7 @@ BEARING_MEANINGS = {
     CORROBORATES: "a measurement cross-checking what exact evidence shows: it must come out true",
     BEYOND_DOMAIN: "a true outcome is a counterexample outside the domain the document speaks of: a note, "
     "the verdict judges the claim on its own domain",
+    BACKGROUND: "a cited fact that informs the claim but decides it neither way",
     STEP_CHECKED: "a true outcome means the argument's step holds as written",
     STEP_FAILS: "a true outcome is a counterexample to a step of the argument",
     CONDITION_MISSING: "a true outcome means a step holds only under an unstated condition",
@@ -273,6 +278,8 @@ def details(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
     lines = []
     for number, e in enumerate(evidence, start=1):
         values = [(label, value) for label, value in e.detail if label != "derivation"]
+        if e.instances is not None:
+            values.append(("checked only on", e.instances))
         if values:
             lines.append(f"- **{prefix}{number}**")
             lines += [f"  - {label}: {code(' '.join(value.split()))}" for label, value in values]

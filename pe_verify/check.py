@@ -127,34 +127,6 @@ def require_expectable(family: str, expect: str) -> str:
     return expect
 
 
-def _words(variant: str) -> set[str]:
-    """The first and last words of a variant's name ("rope half_split", "naive 2^(−8h/n)")."""
-    words = variant.replace(",", " ").split()
-    return {words[0], words[-1]} if words else set()
-
-
-def expected(report: Report, expect: str) -> battery.Outcome:
-    """A property that holds when the identified variant is `expect` (a rule, a layout or a variant name)."""
-    found = report.identified
-    names = (
-        set()
-        if found is None
-        else {found.variant, *_words(found.variant), str(found.parameters.get("layout"))}
-    )
-    shown = "nothing" if found is None else found.variant
-    if found is not None and not found.matches:
-        names = set()
-    passed = expect in names
-    counterexample = None if passed else {"expected": expect, "identified": shown}
-    return battery.Outcome(
-        f"expect {expect}",
-        passed,
-        "the identified variant",
-        "identification",
-        counterexample,
-    )
-
-
 def text(report: Report) -> str:
     """The report as plain text: each property, the identification, the findings, the verdict."""
     lines = [f"{report.target} ({report.family}): {CONTRACTS[report.family]}"]

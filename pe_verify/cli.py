@@ -404,8 +404,21 @@ def _evidence_json(e) -> dict:
         "summary": e.summary,
         "holds": e.holds,
         "bearing": e.bearing,
+        "instances": e.instances,
         "detail": dict(e.detail),
+        "measured": {label: _plain_number(value) for label, value in e.measured},
     }
+
+
+def _plain_number(value: object) -> object:
+    """A measured value as JSON can hold it: numpy scalars unwrapped, lists kept, non-finite floats and
+    anything else as text."""
+    if isinstance(value, (list, tuple)):
+        return [_plain_number(item) for item in value]
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
 
 
 def run_report(out: str, readme: str | None, quiet: bool = False, redraw: bool = False) -> int:
@@ -472,7 +485,8 @@ def _readme_text(readme: Path, folder: Path) -> str:
 def run_collisions(args: argparse.Namespace) -> int:
     """Answer every collision question for the user's settings; bad settings, and settings beyond the
     memory and time limits, are usage errors."""
-    from pe_verify.collisions import ANSWERS, analyse, parse_base
+    from pe_verify.collisions import analyse, parse_base
+    from pe_verify.properties.collisions import ANSWERS
 
     try:
         base = parse_base(args.base)
@@ -518,7 +532,7 @@ def run_collisions(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     """Run a family's battery on the user's callable: exit 0 when every property holds, 1 when one fails."""
     from pe_verify import check
-    from pe_verify.properties.battery import Settings, properties_of
+    from pe_verify.properties.battery import Settings, expected, properties_of
 
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
@@ -553,9 +567,7 @@ def run_check(args: argparse.Namespace) -> int:
     except check.TargetError as exc:
         raise UsageError(str(exc)) from None
     if args.expect:
-        report = dataclasses.replace(
-            report, properties=(*report.properties, check.expected(report, args.expect))
-        )
+        report = dataclasses.replace(report, properties=(*report.properties, expected(report, args.expect)))
     if args.json:
         print(json.dumps(report.as_json(), indent=2, ensure_ascii=json_ascii(), default=str))
     elif args.markdown:

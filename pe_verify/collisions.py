@@ -1,94 +1,27 @@
-"""When can two sinusoidal encoding values coincide? Every answer for one (d, base, N, dtype), with evidence.
+"""`pe-verify collisions`: the settings read from the command line and the analysis of
+`properties.collisions` run on them, with every refusal stated in terms of the command's flags.
 
-This composes the exact decisions of `proofs.uniqueness` with the measurements of `properties` (dtype
-experiments, high-precision scans, witness confirmation at 50 digits); each answer names its evidence kind:
-exact, digits (mpmath at the stated precision), or dtype experiment (numpy casts in the named dtype).
-
-Nothing is allocated before `plan` has estimated what every answer needs — peak memory from the sizes of the
-arrays it builds, time from rates measured on a laptop-class machine — and `analyse` refuses settings beyond
-the limits it is given, naming the answer, the estimate and the command-line flag that raises the limit.
-The exact answers need the prime factorisation of the base, so a base with a large composite factor that
-cannot be factored quickly is refused too.
+The analysis estimates what each answer needs before anything is allocated and refuses settings beyond the
+memory and time limits; here such a refusal also names the flags that lower the estimate or raise the limit.
+Settings are named in messages as their flags are (`max-pos`, `scan-values`) and a base is echoed as typed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 
-import mpmath
-import numpy as np
-import sympy as sp
-
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_number, shown
-from pe_verify.proofs.number_theory import frequency_count, power_exponent, ratio_step
-from pe_verify.proofs.uniqueness import (
-    ValuePair,
-    cross_dim_exact_exists,
-    cross_dimension_coincidence,
-    dimension_collision,
-    document_argument_holds,
-)
-from pe_verify.properties.coincidence import check_witnesses
-from pe_verify.properties.finite_precision import (
-    common_code_encoding,
-    dtype_spec,
-    find_duplicate_rows,
-    neighbour_equality,
-    position_collision,
-)
-from pe_verify.properties.near_collision import (
-    MAX_POSITION,
-    NearRepeat,
-    nearest_cross_dimension_pair,
-    nearest_vector_offsets,
-)
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties import collisions
+from pe_verify.properties.collisions import GIB, MEMORY, TIME, Answer, LimitExceeded, require_analysable_base
+from pe_verify.properties.near_collision import MAX_POSITION
 from pe_verify.properties.validation import require_positive_int
 
-EXACT = "exact"
-DIGITS = "digits"
-DTYPE = "dtype experiment"
-NOT_COMPUTED = "not computed"
-
-__all__ = ["MAX_MEMORY_GIB", "MAX_MINUTES", "SCAN_VALUES"]
-
-DPS = 50
-GIB = 2**30
-
-#: The answers `analyse` gives, in order.
-ANSWERS = (
-    "position_collision",
-    "vector_collision",
-    "document_argument",
-    "cross_dim_exact_exists",
-    "cross_dim_witness",
-    "cross_dim_nearest",
-    "same_dim_collisions",
-    "vector_nearest",
-)
-
-#: Composite factors of the base up to this size are factored quickly (above it factoring can take hours).
-_FACTORABLE = 10**20
-_TRIAL_LIMIT = 10**5
-
-# Measured rates (seconds) and sizes (bytes) behind `plan`; the estimates are rough on purpose.
-_SECONDS_PER_STORED_VALUE = 1.5e-7  # one dtype scan, per table entry computed in float32 and compared
-_SECONDS_PER_SCANNED_VALUE = 1e-6  # the cross-dimension scan, per value sorted, searched and re-ranked
-_SECONDS_PER_OFFSET_TERM = 5e-10  # the vector offset scan, per offset and dimension
-_SECONDS_PER_OFFSET = 1e-7  # the vector offset scan, per offset
-_SECONDS_PER_DIM = 5e-5  # mpmath frequencies and witness values, per dimension
-_SECONDS_PER_MASK_ENTRY = 1e-8  # the d×d table of dim pairs left out of the cross-dimension scan
-_SECONDS_PER_RATIO = 1e-4  # one exact frequency ratio of the document's argument
-_SCAN_BYTES_PER_POSITION = 64  # `finite_precision`: hashes, order and candidates per position
-_SCAN_BYTES_PER_VALUE = 40  # `finite_precision`: one table entry while it is computed and hashed
-_SORT_BYTES_PER_VALUE = 28  # `near_collision`: value, label and sorted copy per value
-_MASK_COPIES = 4  # the d×d boolean tables alive while the cross-dimension exclusion is built
-_MP_BYTES_PER_VALUE = 400  # one mpmath number at about 60 digits, with its Python object
-_OFFSET_BLOCK = 1024  # `near_collision.offset_squared_distances`: offsets per block
-_OFFSET_BLOCKS_PER_PASS = 2**22 // _OFFSET_BLOCK
-_OFFSET_ARRAYS = 14  # float64 arrays of (blocks per pass) × d/2 alive in one pass of the offset scan
+#: What to change when the estimate of each resource exceeds its limit.
+ADVICE = {
+    MEMORY: "lower --d, --max-pos or --scan-values, or raise --max-memory",
+    TIME: "lower --d or --max-pos, or raise --max-minutes",
+}
 
 
 def parse_base(text: str) -> Fraction:
@@ -101,142 +34,7 @@ def parse_base(text: str) -> Fraction:
     value = parse_number(text, "base")
     if value <= 1:
         raise ValueError(f"base must be a number greater than 1, got {shown(text.strip())}")
-    try:
-        nearest = float(value)
-    except OverflowError:
-        raise ValueError(
-            f"base {text.strip()} is beyond the largest float64 (about 1.8e308), which the dtype experiments "
-            "and scans compute with"
-        ) from None
-    if nearest <= 1:
-        raise ValueError(
-            f"base {text.strip()} is greater than 1 but its nearest float64 is {nearest!r}, and the dtype "
-            "experiments and scans need a base whose float64 value exceeds 1"
-        )
-    for part in (value.numerator, value.denominator):
-        for factor in sp.factorint(part, limit=_TRIAL_LIMIT, use_rho=False, use_pm1=False, use_ecm=False):
-            if factor >= _FACTORABLE and not _prime_power(factor):
-                raise ValueError(
-                    f"base {text.strip()} cannot be factored quickly (a composite part of {len(str(factor))} "
-                    "digits remains after trial division), and the exact answers need its prime factorisation"
-                )
-    return value
-
-
-def _prime_power(n: int) -> bool:
-    """Whether n = p^e for a prime p (these factor at once; other large composites may take hours)."""
-    root = sp.perfect_power(n)
-    return sp.isprime(root[0] if root else n)
-
-
-def exact_coincidence_mask(d: int, base: Fraction) -> np.ndarray:
-    """The d×d mask of dim pairs that coincide exactly somewhere (rational frequency ratio, same kind).
-
-    Dims j1 ≠ j2 coincide exactly ⇔ both are sin or both cos and their frequency indices differ by a
-    multiple of `ratio_step` (ω_i/ω_j = b^(2(j−i)/d) is rational exactly then): the mask compares one key
-    per dim, kind + 2·(index mod step), with no per-pair work.
-    """
-    d = require_positive_int(d, "d")
-    step = ratio_step(d, base)
-    if step >= frequency_count(d):
-        return np.zeros((d, d), dtype=bool)
-    dims = np.arange(d)
-    key = dims % 2 + 2 * ((dims // 2) % step)
-    mask = key[:, None] == key[None, :]
-    np.fill_diagonal(mask, False)
-    return mask
-
-
-def coinciding_pair_count(d: int, base: Fraction) -> int:
-    """How many dim pairs dim1 < dim2 coincide exactly: for each multiple k of the ratio step, the sin pairs
-    (2i, 2i + 2k) and the cos pairs (2i + 1, 2i + 2k + 1) that fit in d dims."""
-    count, step = frequency_count(d), ratio_step(d, base)
-    return sum((count - k) + max(0, d // 2 - k) for k in range(step, count, step))
-
-
-@dataclass(frozen=True)
-class Answer:
-    """One answer: the value reported (JSON-ready), what it means, and the kind of evidence behind it."""
-
-    value: object
-    summary: str
-    evidence: str
-
-
-@dataclass(frozen=True)
-class Need:
-    """What computing one answer is estimated to take: peak bytes (`holding` says of what) and seconds."""
-
-    answer: str
-    bytes: int
-    seconds: float
-    holding: str
-
-
-class LimitExceeded(ValueError):
-    """Settings whose estimated memory or time exceed the limits; the message names the flag to raise."""
-
-
-def scan_positions(d: int, max_pos: int, scan_values: int) -> int:
-    """Positions the cross-dimension scan covers: all of them, or as many as `scan_values` values allow."""
-    return min(max_pos, max(2, scan_values // d))
-
-
-def plan(d: int, base: Fraction, max_pos: int, scan_values: int) -> list[Need]:
-    """The estimated memory and time of each answer (`analyse` computes them one after another)."""
-    table = max_pos * d
-    scan_bytes = max_pos * _SCAN_BYTES_PER_POSITION + d * _SCAN_BYTES_PER_VALUE
-    scan_seconds = table * _SECONDS_PER_STORED_VALUE
-    scan_holding = f"{_SCAN_BYTES_PER_POSITION} bytes per position and one row at a time"
-    scanned = scan_positions(d, max_pos, scan_values) * d
-    needs = [
-        Need("vector_collision", scan_bytes, scan_seconds, scan_holding),
-        Need("document_argument", 0, _document_argument_seconds(d, base), "exact ratios"),
-        Need("cross_dim_witness", 2 * d * _MP_BYTES_PER_VALUE, d * _SECONDS_PER_DIM, "two rows at 50 digits"),
-        Need(
-            "cross_dim_nearest",
-            scanned * _SORT_BYTES_PER_VALUE + _MASK_COPIES * d * d,
-            scanned * _SECONDS_PER_SCANNED_VALUE + d * _SECONDS_PER_DIM + d * d * _SECONDS_PER_MASK_ENTRY,
-            f"{scanned:.3g} sorted values and the {d}×{d} table of dim pairs",
-        ),
-        Need("same_dim_collisions", scan_bytes, scan_seconds, scan_holding),
-    ]
-    if d % 2 == 0:
-        blocks = min(-(-max_pos // _OFFSET_BLOCK), _OFFSET_BLOCKS_PER_PASS)
-        per_pass = 8 * blocks * (_OFFSET_ARRAYS * d // 2 + 3 * _OFFSET_BLOCK)
-        needs.append(
-            Need(
-                "vector_nearest",
-                17 * max_pos + per_pass + 24 * _OFFSET_BLOCK * d,
-                table * _SECONDS_PER_OFFSET_TERM + max_pos * _SECONDS_PER_OFFSET + d * _SECONDS_PER_DIM,
-                f"{max_pos:.3g} offsets and blocks of {blocks} × {d // 2} angles",
-            )
-        )
-    return needs
-
-
-def _document_argument_seconds(d: int, base: Fraction) -> float:
-    """The ratio argument stops at its first irrational ratio; only when d | 2E (b = r^E) are all compared."""
-    if (2 * power_exponent(base)) % d:
-        return 0.0
-    usable = d // 2
-    return usable * (usable - 1) / 2 * _SECONDS_PER_RATIO
-
-
-def check_limits(needs: list[Need], max_bytes: float, max_seconds: float) -> None:
-    """LimitExceeded for the largest need beyond `max_bytes`, or a total time beyond `max_seconds`."""
-    largest = max(needs, key=lambda need: need.bytes)
-    if largest.bytes > max_bytes:
-        raise LimitExceeded(
-            f"{largest.answer} needs about {largest.bytes / GIB:.3g} GiB ({largest.holding}) and the limit "
-            f"is {max_bytes / GIB:.3g} GiB: lower --d, --max-pos or --scan-values, or raise --max-memory"
-        )
-    seconds = sum(need.seconds for need in needs)
-    if seconds > max_seconds:
-        raise LimitExceeded(
-            f"this analysis would take about {seconds / 60:.3g} minutes (a rough estimate) and the limit is "
-            f"{max_seconds / 60:.3g} minutes: lower --d or --max-pos, or raise --max-minutes"
-        )
+    return require_analysable_base(value, text.strip())
 
 
 def analyse(
@@ -250,14 +48,11 @@ def analyse(
     max_seconds: float = MAX_MINUTES * 60,
     on_answer: Callable[[str], None] | None = None,
 ) -> dict[str, Answer]:
-    """Every collision question for sinusoidal PE (d, base) over positions 0 ≤ p < max_pos, in `dtype`.
-
-    The settings are checked and their needs estimated before anything is computed (LimitExceeded beyond
-    the limits); `on_answer(key)` is called as each answer is done.
-    """
-    d = require_positive_int(d, "d")
+    """`properties.collisions.analyse` on settings from the command line: a ValueError for settings out of
+    range names the flag, and one for settings beyond the limits adds what to change (`ADVICE`)."""
+    require_positive_int(d, "d")
     max_pos = require_positive_int(max_pos, "max-pos")
-    scan_values = require_positive_int(scan_values, "scan-values")
+    require_positive_int(scan_values, "scan-values")
     if max_pos < 2:
         raise ValueError(f"max-pos must be at least 2 (two positions to compare), got {max_pos}")
     if max_pos > MAX_POSITION:
@@ -265,173 +60,16 @@ def analyse(
             f"max-pos must be at most 2^32 = {MAX_POSITION} (the scans' accurate float64 values need "
             f"positions below it), got {max_pos}"
         )
-    spec = dtype_spec(dtype)
-    check_limits(plan(d, base, max_pos, scan_values), max_bytes, max_seconds)
-    budget = int(max_bytes)
-    steps: dict[str, Callable[[], Answer]] = {
-        "position_collision": lambda: _position_collision(spec.name, max_pos),
-        "vector_collision": lambda: _vector_collision(d, base, max_pos, spec.name, budget),
-        "document_argument": lambda: _document_argument(d, base),
-        "cross_dim_exact_exists": lambda: _cross_dim_exact_exists(d, base),
-        "cross_dim_witness": lambda: _cross_dim_witness(d, base),
-        "cross_dim_nearest": lambda: _cross_dim_nearest(d, base, max_pos, scan_values),
-        "same_dim_collisions": lambda: _same_dim_collisions(d, base, max_pos, spec.name, budget),
-        "vector_nearest": lambda: _vector_nearest(d, base, max_pos),
-    }
-    answers = {}
-    for key, compute in steps.items():
-        answers[key] = compute()
-        if on_answer is not None:
-            on_answer(key)
-    return answers
-
-
-def _position_collision(dtype: str, max_pos: int) -> Answer:
-    found = position_collision(dtype)
-    p = found.first_collision
-    value = {"p1": p, "p2": p + 1} if p + 1 < max_pos else None
-    where = f"first at positions {p} and {p + 1} (both stored as {found.stored_value:g})"
-    check = "agrees with" if found.agrees else "DIFFERS from"
-    summary = f"integer positions held in {dtype}: {where}; {check} the formula 2^(m+1) = {found.formula}"
-    return Answer(value, summary, DTYPE)
-
-
-def _vector_collision(d: int, base: Fraction, max_pos: int, dtype: str, budget: int) -> Answer:
-    encoding = common_code_encoding(d, dtype, float(base))
-    found = find_duplicate_rows(encoding, max_pos, memory_budget=budget)
-    value = _pair(found.first_duplicate)
-    first = "none" if value is None else f"first rows {value['p1']} and {value['p2']}"
-    summary = (
-        f"{encoding.label}, positions < {max_pos}: {first}; "
-        f"{found.duplicate_rows} rows equal an earlier row (compared exactly)"
-    )
-    return Answer(value, summary, DTYPE)
-
-
-def _document_argument(d: int, base: Fraction) -> Answer:
-    verdict = document_argument_holds(d, base)
-    state = "reaches its contradiction" if verdict.holds else "does not reach its contradiction"
-    return Answer(
-        {"holds": verdict.holds, "reason": verdict.reason},
-        f"the ratio argument of Proof 1 {state}: {verdict.reason}",
-        EXACT,
-    )
-
-
-def _cross_dim_exact_exists(d: int, base: Fraction) -> Answer:
-    exists = cross_dim_exact_exists(d, base)
-    summary = (
-        f"{coinciding_pair_count(d, base)} dim pairs have a rational frequency ratio and coincide exactly"
-        if exists
-        else "no two dims coincide exactly at different positions: every frequency ratio is irrational, "
-        "and a sin value never equals a cos value"
-    )
-    return Answer(exists, summary, EXACT)
-
-
-def first_witness(d: int, base: Fraction) -> ValuePair | None:
-    """The exact coincidence with the smallest positions (then the smallest dims), or None when none exists.
-
-    A pair of frequency indices i < j coincides ⇔ j − i = k·s (s the ratio step); its witness is
-    (p1, p2) = (den^k, num^k) with b^(2s/d) = num/den > 1, so k = 1 has the smallest positions, and among
-    those the pair (dim 0, dim 2s) the smallest dims: no other pair needs to be built.
-    """
-    step = ratio_step(d, base)
-    if step >= frequency_count(d):
-        return None
-    return cross_dimension_coincidence(d, base, 0, 2 * step).witness
-
-
-def _cross_dim_witness(d: int, base: Fraction) -> Answer:
-    witness = first_witness(d, base)
-    if witness is None:
-        return Answer(None, "no witness: no exact coincidence exists", EXACT)
-    confirmed = check_witnesses(Sinusoidal(d, str(base)), [tuple(witness)], DPS)
-    value = {"p1": witness.p1, "dim1": witness.dim1, "p2": witness.p2, "dim2": witness.dim2}
-    agreement = "agree" if confirmed.holds else "DO NOT agree"
-    summary = (
-        f"PE({witness.p1}, dim {witness.dim1}) = PE({witness.p2}, dim {witness.dim2}) exactly "
-        f"(p1·ω = p2·ω' with a rational ratio); the values {agreement} to {DPS} digits "
-        f"(difference {confirmed.max_error:.1e})"
-    )
-    return Answer(value, summary, EXACT if confirmed.holds else DIGITS)
-
-
-def _cross_dim_nearest(d: int, base: Fraction, max_pos: int, scan_values: int) -> Answer:
-    if d < 2:
-        return Answer(None, "d = 1 has a single dimension: no pair of different dims", EXACT)
-    n = scan_positions(d, max_pos, scan_values)
-    found = nearest_cross_dimension_pair(
-        Sinusoidal(d, float(base)), n, exclude=exact_coincidence_mask(d, base), dps=DPS
-    )
-    (p1, dim1), (p2, dim2) = found.nearest.first, found.nearest.second
-    gap = found.nearest.gap
-    value = {
-        "p1": p1,
-        "dim1": dim1,
-        "p2": p2,
-        "dim2": dim2,
-        "gap": float(gap),
-        "gap_digits": mpmath.nstr(gap, 30),
-        "max_pos": n,
-        "ranking": found.evidence,
-    }
-    scope = f"positions < {n}" + ("" if n == max_pos else f" (scan capped at {scan_values:.0e} values)")
-    summary = (
-        f"over {scope}, among dim pairs that cannot coincide exactly: PE({p1}, dim {dim1}) and "
-        f"PE({p2}, dim {dim2}) differ by {mpmath.nstr(gap, 12)} (mpmath {found.dps} digits; "
-        f"{len(found.candidates)} candidates re-ranked; {found.evidence})"
-    )
-    return Answer(value, summary, DIGITS)
-
-
-def _same_dim_collisions(d: int, base: Fraction, max_pos: int, dtype: str, budget: int) -> Answer:
-    kinds = {"sin": 0, "cos": 1}
-    exact = {}
-    for kind, dim in kinds.items():
-        if dim < d:
-            verdict = dimension_collision(d, base, dim, allow_negative=True)
-            exact[kind] = _pair(verdict.witness)
-    stored = neighbour_equality(common_code_encoding(d, dtype, float(base)), max_pos, memory_budget=budget)
-    in_dtype = {
-        "mean_equal_dims": round(stored.mean_equal_dims, 6),
-        "max_equal_dims": stored.max_equal_dims,
-        "first_over_half": stored.first_over_half,
-        "equal_rows": stored.equal_rows,
-    }
-    value = {"exact_over_integers": exact, "dtype": in_dtype}
-    cos = exact.get("cos")
-    cos_text = "" if cos is None else f"; a cos dim repeats at ({cos['p1']}, {cos['p2']}) over all integers"
-    summary = (
-        f"exact: no dimension repeats a value over non-negative positions{cos_text}. In {dtype} "
-        f"(stored after float32 computation), a row keeps {stored.mean_equal_dims:.1f} of {d} values "
-        f"from p to p+1 on average (max {stored.max_equal_dims})"
-    )
-    return Answer(value, summary, f"{EXACT} + {DTYPE}")
-
-
-def _vector_nearest(d: int, base: Fraction, max_pos: int) -> Answer:
-    if d % 2:
-        return Answer(
-            None,
-            f"not computed for odd d = {d}: the last sin dim has no cos partner, so ‖PE(p+k) − PE(p)‖ "
-            "depends on p as well as on k, and the scan over offsets k does not apply",
-            NOT_COMPUTED,
+    try:
+        return collisions.analyse(
+            d,
+            base,
+            max_pos,
+            dtype,
+            scan_values,
+            max_bytes=max_bytes,
+            max_seconds=max_seconds,
+            on_answer=on_answer,
         )
-    found = nearest_vector_offsets(Sinusoidal(d, float(base)), max_pos, count=3, dps=DPS)
-    best = found.repeats[0]
-    value = [{"offset": r.offset, "distance": float(_distance(r))} for r in found.repeats]
-    summary = (
-        f"‖PE(p+k) − PE(p)‖ depends only on k; over positions < {max_pos} the closest offset is "
-        f"k = {best.offset} (distance {mpmath.nstr(_distance(best), 10)}, "
-        f"{found.evidence} at {found.dps} digits)"
-    )
-    return Answer(value, summary, DIGITS)
-
-
-def _pair(pair: tuple[int, int] | None) -> dict[str, int] | None:
-    return None if pair is None else {"p1": int(pair[0]), "p2": int(pair[1])}
-
-
-def _distance(repeat: NearRepeat) -> mpmath.mpf | float:
-    return repeat.float_distance if repeat.distance is None else repeat.distance
+    except LimitExceeded as exc:
+        raise LimitExceeded(f"{exc}: {ADVICE[exc.resource]}", exc.resource) from None

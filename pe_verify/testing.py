@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 
 from pe_verify import check
-from pe_verify.properties.battery import Report, Settings, run_battery
+from pe_verify.properties.battery import Report, Settings, expected, run_battery
 
 
 def _assert(
@@ -38,7 +38,7 @@ def _assert(
     report = run_battery(family, function, settings, check.backend(backend), name)
     outcomes = list(report.properties)
     if expect is not None:
-        outcomes.append(check.expected(report, expect))
+        outcomes.append(expected(report, expect))
     failed = [o for o in outcomes if not o.passed]
     if failed:
         lines = [f"{name} fails the {family} battery:", *(f"  {o.message}" for o in failed)]

@@ -4,7 +4,7 @@ softmax weights, and the head slopes of the authors' fairseq ``get_slopes``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
@@ -23,6 +23,11 @@ OTHER_HEAD_COUNTS = (6, 12, 20)
 def causal_bias(i: sp.Expr, j: sp.Expr) -> sp.Expr:
     """The ALiBi bias of query i and key j: −m·(i − j) for j ≤ i, −∞ (masked) for j > i."""
     return sp.Piecewise((-SLOPE * (i - j), j <= i), (-sp.oo, True))
+
+
+def penalty(i: sp.Expr, j: sp.Expr) -> sp.Expr:
+    """The ALiBi penalty of query i and key j ≤ i, unmasked: −m·(i − j)."""
+    return -SLOPE * (i - j)
 
 
 def softmax(logits: list[sp.Expr]) -> list[sp.Expr]:
@@ -97,17 +102,18 @@ def offset_only() -> Iterator[Step]:
     statement=r"\frac{w_a}{w_b} = e^{\,m(b-a)}\,\frac{w^0_a}{w^0_b} \quad\text{and}\quad e^{\,m(b-a)} > 1"
     r"\ \text{for } a < b",
     hypotheses=(
-        r"one query row with three visible keys at distances $a$, $b$, $c$ and content logits "
-        r"$s_a, s_b, s_c$ (symbolic reals); $w$ the softmax weights with the bias, $w^0$ without",
+        r"one query row with any number of visible keys; two of them at distances $a$ and $b$ with content "
+        r"logits $s_a, s_b$ (symbolic reals); $w_k = e^{x_k}/Z$ the softmax weights with the bias "
+        r"($x_k = s_k - m k$, $Z = \sum_l e^{x_l} > 0$ symbolic), $w^0_k = e^{s_k}/Z_0$ without",
         r"$m > 0$; $b = a + \delta$ with $\delta > 0$",
     ),
 )
 def softmax_ratio() -> Iterator[Step]:
-    s_a, s_b, s_c = sp.symbols("s_a s_b s_c", real=True)
-    c = sp.Symbol("c", nonnegative=True)
+    s_a, s_b = sp.symbols("s_a s_b", real=True)
+    total, total0 = sp.symbols("Z Z_0", positive=True)
     b = A + DELTA
-    w_a, w_b, _ = softmax([s_a - SLOPE * A, s_b - SLOPE * b, s_c - SLOPE * c])
-    w0_a, w0_b, _ = softmax([s_a, s_b, s_c])
+    w_a, w_b = sp.exp(s_a - SLOPE * A) / total, sp.exp(s_b - SLOPE * b) / total
+    w0_a, w0_b = sp.exp(s_a) / total0, sp.exp(s_b) / total0
     yield identity(
         w_a / w_b,
         sp.exp(s_a - s_b) * sp.exp(SLOPE * (b - A)),
@@ -123,7 +129,7 @@ def softmax_ratio() -> Iterator[Step]:
     yield identity(
         (w_a / w_b) / (w0_a / w0_b),
         sp.exp(SLOPE * DELTA),
-        r"divide: the content scores and the third key drop out; only $b - a = \delta$ remains",
+        r"divide: the content scores and the normalisers drop out; only $b - a = \delta$ remains",
         claim=r"\frac{w_a/w_b}{w^0_a/w^0_b} = e^{m(b-a)}",
     )
     yield fact(
@@ -142,7 +148,11 @@ def softmax_ratio() -> Iterator[Step]:
     title="For 2^k heads the slopes are geometric with first term and ratio 2^(−8/n)",
     statement=r"m_h = 2^{-8h/n}\ (h = 1, \dots, n): \quad m_1 = 2^{-8/n},"
     r"\quad \frac{m_{h+1}}{m_h} = 2^{-8/n},\quad m_n = 2^{-8}",
-    hypotheses=(r"$n = 2^k$, $k \ge 0$ a symbolic integer; $h \ge 1$ a symbolic integer",),
+    hypotheses=(
+        r"$n = 2^k$, $k \ge 0$ a symbolic integer; $h \ge 1$ a symbolic integer",
+        r"the reference rule (`Alibi.exponents`): the $c = 2^{\lfloor\log_2 n\rfloor}$ exponents $-8h/c$, "
+        r"then every other exponent of $2c$ heads, the first $n - c$ of them",
+    ),
 )
 def slopes_power_of_two() -> Iterator[Step]:
     def slope(h: sp.Expr) -> sp.Expr:
@@ -160,6 +170,18 @@ def slopes_power_of_two() -> Iterator[Step]:
         slope(H),
         r"slope $h - 1$ of fairseq is start·ratio$^{h-1}$ with ratio = start",
         claim=r"2^{-8/n}\,\bigl(2^{-8/n}\bigr)^{h-1} = 2^{-8h/n}",
+    )
+    yield fact(
+        r"c = 2^{\lfloor \log_2 n\rfloor} = n",
+        r"$\lfloor \log_2 2^k\rfloor = k$ for a symbolic integer $k$: the reference rule's power of two is "
+        r"$n$ itself, so its exponents are $e_h = -8h/n$ with no extra slopes",
+        lambda: sp.simplify(sp.floor(sp.log(HEADS, 2))) == LOG2_HEADS,
+    )
+    yield identity(
+        (sp.Integer(2) ** (-8 / HEADS)) ** H,
+        slope(H),
+        r"the exponents $-8h/n$ are $h$ times $-8/n$: slope $h$ is the $h$-th power of the first",
+        claim=r"m_h = 2^{-8h/n} = \bigl(2^{-8/n}\bigr)^h",
     )
     yield identity(slope(1), sp.Integer(2) ** (-8 / HEADS), "the first term", claim=r"m_1 = 2^{-8/n}")
     yield identity(
@@ -185,7 +207,8 @@ def slopes_power_of_two() -> Iterator[Step]:
     hypotheses=(
         r"the rule of fairseq's ``get_slopes``: the $c$ slopes of $c$ heads, then every other slope of $2c$ "
         r"heads, the first $n - c$ of them",
-        r"$c > 0$ and $k \ge 1$ symbolic; $m_0 = 1$; checked exactly for $n = 6, 12, 20$",
+        r"$c > 0$, $r > 0$ and $k \ge 1$ symbolic; $m_0 = 1$; fairseq's rule also computed exactly for "
+        r"$n = 6, 12, 20$",
     ),
 )
 def slopes_other_counts() -> Iterator[Step]:
@@ -227,4 +250,87 @@ def slopes_other_counts() -> Iterator[Step]:
         sp.Matrix([sp.Integer(2) ** sp.Rational(-8 * h, 6) for h in range(1, 7)]),
         r"the rule is not $2^{-8h/n}$ with $n = 6$: e.g. $m_1 = 2^{-2} \ne 2^{-4/3}$",
         claim=r"\mathrm{get\_slopes}(6) \neq \bigl(2^{-8h/6}\bigr)_{h=1}^{6}",
+    )
+    extra_heads = sp.Symbol("r", positive=True)
+    gap = sp.simplify(-8 / POWER + 8 / (POWER + extra_heads))
+    yield fact(
+        r"n = c + r,\ r > 0:\quad -\frac{8}{c} - \Bigl(-\frac{8}{n}\Bigr) = -\frac{8r}{c\,(c+r)} < 0",
+        r"for every head count that is not a power of two the first slope $2^{-8/c}$ lies below "
+        r"$2^{-8/n}$: the rule is never $2^{-8h/n}$",
+        lambda: (
+            sp.simplify(gap + 8 * extra_heads / (POWER * (POWER + extra_heads))) == 0
+            and bool(gap.is_negative)
+        ),
+    )
+
+
+def slope_reach(slopes: Sequence[sp.Expr], distance: int) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """Per slope m, exactly: m, the distance ln 10/m at which a key keeps a tenth of the nearest key's
+    softmax weight (equal content), and the factor e^(m·distance) the nearest key gains over one that far."""
+    return [(m, sp.log(10) / m, sp.exp(m * distance)) for m in slopes]
+
+
+@derivation(
+    id="alibi.linear_penalty",
+    title="The ALiBi penalty is linear in the distance: −m per token, the same at every position",
+    statement=r"B(i, j) = -m\,(i-j):\quad \Delta_i^2 B = \Delta_j^2 B = 0,\qquad B(i+1, j) - B(i, j) = -m",
+    hypotheses=(r"$i, j$ integers (query, key), $m > 0$ the head's slope; $\Delta$ the forward difference",),
+)
+def linear_penalty() -> Iterator[Step]:
+    bias = penalty(QUERY, KEY)
+    second = (
+        (QUERY, r"B(i+2, j) - 2B(i+1, j) + B(i, j) = 0"),
+        (KEY, r"B(i, j+2) - 2B(i, j+1) + B(i, j) = 0"),
+    )
+    for symbol, claim in second:
+        yield identity(
+            bias.subs(symbol, symbol + 2) - 2 * bias.subs(symbol, symbol + 1) + bias,
+            sp.Integer(0),
+            f"second difference in ${symbol}$: a linear function has none",
+            claim=claim,
+        )
+    yield identity(
+        bias.subs(QUERY, QUERY + 1) - bias,
+        -SLOPE,
+        r"one step farther costs $m$ whatever $i$ and $j$: the slope is the same at every position",
+        claim=r"B(i+1, j) - B(i, j) = -m",
+    )
+
+
+@derivation(
+    id="alibi.slope_reach",
+    title="A smaller slope keeps distant keys in play; a larger one concentrates attention nearby",
+    statement=r"\frac{w_{a}}{w_{0}} = e^{-m a}:\quad a_{1/10}(m) = \frac{\ln 10}{m} \text{ falls and } "
+    r"e^{mD} \text{ grows as } m \text{ grows}",
+    hypotheses=(
+        r"one query row, a key at distance 0 and one at distance $a \ge 0$ with equal content scores; "
+        r"$m > 0$ the slope, $D > 0$ a distance",
+    ),
+)
+def slope_reach_order() -> Iterator[Step]:
+    distance = sp.Symbol("D", positive=True)
+    s = sp.Symbol("s", real=True)
+    near, far = softmax([s, s - SLOPE * A])
+    reach = sp.log(10) / SLOPE
+    yield identity(
+        far / near,
+        sp.exp(-SLOPE * A),
+        "equal content: the ratio of the two weights is the bias term alone (`alibi.softmax_ratio`)",
+        claim=r"\frac{w_a}{w_0} = e^{-m a}",
+    )
+    yield identity(
+        sp.exp(-SLOPE * reach),
+        sp.Rational(1, 10),
+        r"the far key keeps a tenth of the near key's weight at $a = \ln 10 / m$",
+        claim=r"e^{-m \ln 10 / m} = \tfrac{1}{10}",
+    )
+    yield fact(
+        r"\frac{d}{dm}\,\frac{\ln 10}{m} = -\frac{\ln 10}{m^2} < 0",
+        "SymPy differentiates and decides the sign for m > 0: the reach shrinks as the slope grows",
+        lambda: bool(sp.diff(reach, SLOPE).is_negative),
+    )
+    yield fact(
+        r"\frac{d}{dm}\, e^{mD} = D\,e^{mD} > 0",
+        "SymPy: the factor the nearest key gains over one at distance D grows with the slope",
+        lambda: bool(sp.diff(sp.exp(SLOPE * distance), SLOPE).is_positive),
     )

@@ -1,7 +1,13 @@
-"""Self-attention and position: permutation equivariance, the causal mask, and absolute-encoding score terms.
+"""Self-attention and position: permutation equivariance, invariance of the token-sum, the causal mask, and
+absolute-encoding score terms.
 
 Attn(X) = row-softmax(X W_Q (X W_K)ᵀ / √d) X W_V, the rows of X being the tokens. Sinusoidal blocks are the
 row vectors p_i = (sin iω, cos iω); the offset matrix M_k satisfies p_{i+k} = p_i M_k.
+
+Equivariance and the invariance of the token-sum are derived for a symbolic number of tokens n and symbolic
+widths: index lemmas, with the permutation matrix written entry by entry as P_ab = [b = σ(a)] for an undefined
+σ, then SymPy MatrixSymbol algebra with P orthogonal. The n = 3 checks, entry by entry for every permutation,
+are kept beside them as corroboration.
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import sympy as sp
+from sympy.matrices.expressions import DiagMatrix, MatMul
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from .derivation import Expr, Step, derivation, fact, identity, inequality, is_zero
 
@@ -164,6 +173,326 @@ SWAP = (1, 0, 2)
 _EXAMPLE_TEXT = r"$X = ((1,0),(0,1),(1,1))$, $W_Q = \sqrt2 \log 2\, I$, $W_K = W_V = I$ ($d = 2$)"
 
 
+# Symbolic number of tokens: the chain of `permutation_equivariance` and `pooled_output_invariance`.
+#
+# Attn(X) = D(X)⁻¹ E(X) X W_V with S(X) = X W_Q (X W_K)ᵀ/√d_k, E = exp∘S entrywise, D = diag(E𝟙). Matrix steps
+# use SymPy MatrixSymbols of symbolic size; index steps write P entry by entry as P_ab = [b = σ(a)] for an
+# undefined σ (SymPy's KroneckerDelta with the index range 0, …, n − 1) and let SymPy evaluate the index sums.
+
+#: Symbolic sizes: n tokens, model width d, key width d_k, value width d_v.
+TOKENS = sp.Symbol("n", integer=True, positive=True)
+MODEL_WIDTH, KEY_WIDTH, VALUE_WIDTH = sp.symbols("d d_k d_v", integer=True, positive=True)
+SYMBOLIC_X = sp.MatrixSymbol("X", TOKENS, MODEL_WIDTH)
+SYMBOLIC_W_Q = sp.MatrixSymbol("W_Q", MODEL_WIDTH, KEY_WIDTH)
+SYMBOLIC_W_K = sp.MatrixSymbol("W_K", MODEL_WIDTH, KEY_WIDTH)
+SYMBOLIC_W_V = sp.MatrixSymbol("W_V", MODEL_WIDTH, VALUE_WIDTH)
+#: The permutation matrix, an n×n MatrixSymbol; ORTHOGONAL (PᵀP = PPᵀ = I) is what the matrix steps assume.
+PERMUTATION = sp.MatrixSymbol("P", TOKENS, TOKENS)
+ORTHOGONAL = sp.Q.orthogonal(PERMUTATION)
+ONES = sp.OneMatrix(TOKENS, 1)
+#: exp as one fixed Lambda, so that exp∘S built twice is the same expression.
+_Z = sp.Symbol("z")
+EXP = sp.Lambda(_Z, sp.exp(_Z))
+#: The permutation σ of the index form, its index range, the entry indices and the Lambda variables.
+SIGMA = sp.Function("sigma")
+INDEX_RANGE = (0, TOKENS - 1)
+INDEX_I, INDEX_J = sp.symbols("i j", integer=True, nonnegative=True)
+_ROW, _COL = sp.symbols("a b", integer=True, nonnegative=True)
+
+#: A row-wise softmax on matrix expressions of symbolic size: score matrix ↦ attention-weight matrix.
+SymbolicSoftmax = Callable[[MatrixExpr], MatrixExpr]
+#: What a softmax divides by, as a function of E = exp∘S: E ↦ E𝟙 (the row sums) for the softmax over each row.
+Normaliser = Callable[[MatrixExpr], MatrixExpr]
+
+
+def symbolic_scores(x: MatrixExpr) -> MatrixExpr:
+    """S(X) = X W_Q (X W_K)ᵀ / √d_k, of symbolic size n×n."""
+    return x * SYMBOLIC_W_Q * (x * SYMBOLIC_W_K).T / sp.sqrt(KEY_WIDTH)
+
+
+def row_sums(e: MatrixExpr) -> MatrixExpr:
+    """E𝟙: the normaliser of the softmax over each row."""
+    return e * ONES
+
+
+def symbolic_row_softmax(scores: MatrixExpr) -> MatrixExpr:
+    """D⁻¹E with E = exp∘S (entrywise) and D = diag(E𝟙)."""
+    e = ElementwiseApplyFunction(EXP, scores)
+    return sp.Inverse(DiagMatrix(row_sums(e))) * e
+
+
+def symbolic_attention(x: MatrixExpr, softmax: SymbolicSoftmax = symbolic_row_softmax) -> MatrixExpr:
+    """Attn(X) = softmax(S(X)) X W_V = D(X)⁻¹ E(X) X W_V, of symbolic size n×d_v."""
+    return softmax(symbolic_scores(x)) * x * SYMBOLIC_W_V
+
+
+def index_permutation(sigma: sp.FunctionClass = SIGMA) -> sp.FunctionMatrix:
+    """P_ab = [b = σ(a)] (row a of PX is row σ(a) of X), n×n with n symbolic and σ(a) in 0, …, n − 1."""
+    return sp.FunctionMatrix(
+        TOKENS, TOKENS, sp.Lambda((_ROW, _COL), sp.KroneckerDelta(sigma(_ROW), _COL, INDEX_RANGE))
+    )
+
+
+def index_matrix(name: str, cols: sp.Expr = TOKENS) -> sp.FunctionMatrix:
+    """The n×cols matrix whose entry (a, b) is name(a, b), name an undefined function."""
+    return sp.FunctionMatrix(TOKENS, cols, sp.Lambda((_ROW, _COL), sp.Function(name)(_ROW, _COL)))
+
+
+def index_diagonal_inverse(column: MatrixExpr) -> sp.FunctionMatrix:
+    """diag(v)⁻¹ entry by entry, [a = b] / v_a, for a column v of nonzero entries."""
+    return sp.FunctionMatrix(
+        TOKENS, TOKENS, sp.Lambda((_ROW, _COL), sp.KroneckerDelta(_ROW, _COL, INDEX_RANGE) / column[_ROW, 0])
+    )
+
+
+def entry(m: MatrixExpr, row: sp.Expr = INDEX_I, col: sp.Expr = INDEX_J) -> sp.Expr:
+    """Entry (row, col) of a matrix expression, its index sums evaluated by SymPy."""
+    return m[row, col].doit()
+
+
+def vanishes(expr: MatrixExpr) -> bool:
+    """True when SymPy expands the matrix expression to the zero matrix."""
+    expanded = sp.expand(expr)
+    return expanded == 0 or expanded == sp.ZeroMatrix(*expr.shape)
+
+
+def flatten(expr: MatrixExpr) -> MatrixExpr:
+    """Nested matrix products merged into one and identity factors dropped, so that Pᵀ𝟙 or PᵀP is matched."""
+    return expr.replace(lambda e: isinstance(e, MatMul), lambda e: MatMul(*e.args, evaluate=True))
+
+
+def _conjugated(m: MatrixExpr, p: MatrixExpr) -> MatrixExpr | None:
+    """M when m = c·P M Pᵀ for a scalar c, else None."""
+    if not isinstance(m, MatMul):
+        return None
+    coefficient, factors = m.as_coeff_matrices()
+    if len(factors) < 3 or factors[0] != p or factors[-1] != p.T:
+        return None
+    return coefficient * MatMul(*factors[1:-1], evaluate=True)
+
+
+def _permuted(column: MatrixExpr, p: MatrixExpr) -> MatrixExpr | None:
+    """w when column = c·P w for a scalar c, else None."""
+    if not isinstance(column, MatMul):
+        return None
+    coefficient, factors = column.as_coeff_matrices()
+    if len(factors) < 2 or factors[0] != p:
+        return None
+    return coefficient * MatMul(*factors[1:], evaluate=True)
+
+
+def _is_entrywise_of_conjugate(e: sp.Basic, p: MatrixExpr) -> bool:
+    return isinstance(e, ElementwiseApplyFunction) and _conjugated(e.expr, p) is not None
+
+
+def _is_inverse_diagonal_of_permuted(e: sp.Basic, p: MatrixExpr) -> bool:
+    return (
+        isinstance(e, sp.Inverse)
+        and isinstance(e.arg, DiagMatrix)
+        and _permuted(e.arg._vector, p) is not None  # DiagMatrix keeps its column in _vector
+    )
+
+
+def apply_permutation_lemmas(
+    expr: MatrixExpr, assumption: sp.Basic = ORTHOGONAL, p: MatrixExpr = PERMUTATION
+) -> MatrixExpr:
+    """expr rewritten, until nothing changes, by the lemmas the index steps check and SymPy's `refine`.
+
+    Always f∘(c·PMPᵀ) = P (f∘(c·M)) Pᵀ (entrywise functions, any σ into range). Only when SymPy derives
+    Q.orthogonal(P) from `assumption`: Pᵀ𝟙 = 𝟙, diag(c·Pw)⁻¹ = P diag(c·w)⁻¹ Pᵀ (both need PPᵀ = PᵀP = I),
+    and the cancellation of each PᵀP, PPᵀ by `refine`. A weaker assumption leaves all three out.
+    """
+    orthogonal = sp.ask(sp.Q.orthogonal(p), assumption) is True
+    for _ in range(8):
+        new = expr.replace(
+            lambda e: _is_entrywise_of_conjugate(e, p),
+            lambda e: p * ElementwiseApplyFunction(e.function, _conjugated(e.expr, p)) * p.T,
+        )
+        new = flatten(new)
+        if orthogonal:
+            new = new.subs(p.T * ONES, ONES).replace(
+                lambda e: _is_inverse_diagonal_of_permuted(e, p),
+                lambda e: p * sp.Inverse(DiagMatrix(_permuted(e.arg._vector, p))) * p.T,
+            )
+            new = flatten(sp.refine(new, assumption))
+        if new == expr:
+            break
+        expr = new
+    return expr
+
+
+def index_rows_step(p: MatrixExpr | None = None) -> Step:
+    """P𝟙 = 𝟙 for P_ab = [b = σ(a)], n symbolic: each row holds one 1."""
+    p = index_permutation() if p is None else p
+    return fact(
+        r"(P\mathbf{1})_i = \textstyle\sum_b [b = \sigma(i)] = 1,\ \text{so } P\mathbf{1} = \mathbf{1} "
+        r"\quad (P_{ab} = [b = \sigma(a)],\ n \text{ symbolic})",
+        "SymPy evaluates the index sum over b = 0, …, n − 1: σ(i) is in range, so exactly one term is 1",
+        lambda: is_zero(entry(p * sp.OneMatrix(TOKENS, 1), INDEX_I, 0) - 1),
+    )
+
+
+def index_gram_step(p: MatrixExpr | None = None) -> Step:
+    """(PPᵀ)_ij = [σ(i) = σ(j)]: PPᵀ = I exactly when σ is injective."""
+    p = index_permutation() if p is None else p
+    return fact(
+        r"(P P^\top)_{ij} = \textstyle\sum_b [b = \sigma(i)][b = \sigma(j)] = [\sigma(i) = \sigma(j)]",
+        "SymPy evaluates the index sum. It is δ_ij exactly when σ is injective, i.e. a permutation of "
+        "0, …, n − 1; then PPᵀ = I and, P being square, PᵀP = I. SymPy cannot reindex the sum "
+        "(PᵀP)_ij = Σ_c [σ(c) = i][σ(c) = j] by an undefined bijection, so the matrix steps below take "
+        "PᵀP = PPᵀ = I as the assumption Q.orthogonal(P)",
+        lambda: is_zero(entry(p * p.T) - sp.KroneckerDelta(SIGMA(INDEX_I), SIGMA(INDEX_J), INDEX_RANGE)),
+    )
+
+
+def ones_fixed_step(assumption: sp.Basic = ORTHOGONAL) -> Step:
+    """Pᵀ𝟙 = PᵀP𝟙 = 𝟙: the column sums of P are 1."""
+    p = PERMUTATION
+    return fact(
+        r"P^\top \mathbf{1} = P^\top (P \mathbf{1}) = \mathbf{1},\ "
+        r"\text{so } \mathbf{1}^\top P = \mathbf{1}^\top",
+        "𝟙 = P𝟙 (each row of P holds one 1), and SymPy's refine under Q.orthogonal(P) cancels PᵀP",
+        lambda: vanishes(flatten(sp.refine(p.T * (p * ONES), assumption)) - ONES),
+    )
+
+
+def symbolic_scores_step(scores: Callable[[MatrixExpr], MatrixExpr] = symbolic_scores) -> Step:
+    """S(PX) = P S(X) Pᵀ for MatrixSymbols of symbolic size."""
+    p = PERMUTATION
+    return fact(
+        r"S(PX) = (PX) W_Q (PX W_K)^\top / \sqrt{d_k} = P\,S(X)\,P^\top "
+        r"\quad (X \in \mathbb{R}^{n \times d},\ W_Q, W_K \in \mathbb{R}^{d \times d_k})",
+        "(AB)ᵀ = BᵀAᵀ and associativity; SymPy expands the difference of the n×n matrix expressions to 0",
+        lambda: vanishes(scores(p * SYMBOLIC_X) - p * scores(SYMBOLIC_X) * p.T),
+    )
+
+
+def entrywise_step(p: MatrixExpr | None = None) -> Step:
+    """f∘(PSPᵀ) = P (f∘S) Pᵀ entry by entry, for an undefined f (every entrywise function) and for exp."""
+    p = index_permutation() if p is None else p
+    s = index_matrix("S")
+
+    def commutes(f: sp.FunctionClass) -> bool:
+        applied = sp.FunctionMatrix(TOKENS, TOKENS, sp.Lambda((_ROW, _COL), f(s[_ROW, _COL])))
+        return is_zero(f(entry(p * s * p.T)) - entry(p * applied * p.T))
+
+    return fact(
+        r"(P S P^\top)_{ij} = S_{\sigma(i)\sigma(j)},\ "
+        r"\text{so } f \circ (P S P^\top) = P\,(f \circ S)\,P^\top \text{ for every } f:\ "
+        r"E(PX) = \exp \circ S(PX) = P\,E(X)\,P^\top",
+        "index argument: SymPy evaluates both entries (i, j) to f(S_σ(i)σ(j)) for an undefined f and an "
+        "undefined n×n matrix S, and for f = exp",
+        lambda: commutes(sp.Function("f")) and commutes(sp.exp),
+    )
+
+
+def normaliser_step(normaliser: Normaliser = row_sums, assumption: sp.Basic = ORTHOGONAL) -> Step:
+    """E(PX)𝟙 = P E(X) Pᵀ 𝟙 = P E(X) 𝟙: the row sums move with the rows."""
+    p, e = PERMUTATION, ElementwiseApplyFunction(EXP, symbolic_scores(SYMBOLIC_X))
+    return fact(
+        r"E(PX)\mathbf{1} = P E(X) P^\top \mathbf{1} = P\,E(X)\mathbf{1},\ \text{so } "
+        r"D(PX) = \mathrm{diag}(P v),\ v = E(X)\mathbf{1}",
+        "E(PX) = P E(X) Pᵀ and Pᵀ𝟙 = 𝟙: a row's normaliser sums all its entries, and a permutation "
+        "of the keys does not change that sum",
+        lambda: vanishes(
+            apply_permutation_lemmas(
+                normaliser(ElementwiseApplyFunction(EXP, symbolic_scores(p * SYMBOLIC_X))), assumption
+            )
+            - p * normaliser(e)
+        ),
+    )
+
+
+def diagonal_step(p: MatrixExpr | None = None) -> Step:
+    """diag(Pv)⁻¹ P = P diag(v)⁻¹ entry by entry (applied to any n×m matrix A), v of nonzero entries."""
+    p = index_permutation() if p is None else p
+    v, a = index_matrix("v", 1), index_matrix("A", sp.Symbol("m", integer=True, positive=True))
+    return fact(
+        r"\mathrm{diag}(Pv)^{-1} P = P\,\mathrm{diag}(v)^{-1},\ \text{so } "
+        r"D(PX)^{-1} = \mathrm{diag}(Pv)^{-1} = P\,D(X)^{-1} P^\top",
+        "index argument: SymPy evaluates entry (i, j) of diag(Pv)⁻¹PA and of P diag(v)⁻¹A to "
+        "A_σ(i)j / v_σ(i) for undefined v (nonzero entries; here the row sums of exp, which are positive) "
+        "and an undefined n×m matrix A; then multiply by Pᵀ on the right, PPᵀ = I",
+        lambda: is_zero(
+            entry(index_diagonal_inverse(p * v) * p * a) - entry(p * index_diagonal_inverse(v) * a)
+        ),
+    )
+
+
+def symbolic_equivariance_step(
+    softmax: SymbolicSoftmax = symbolic_row_softmax, assumption: sp.Basic = ORTHOGONAL
+) -> Step:
+    """Attn(PX) = P Attn(X) for symbolic n, d, d_k, d_v: the lemmas above, then PᵀP = I."""
+    p = PERMUTATION
+    return fact(
+        r"\mathrm{Attn}(PX) = D(PX)^{-1} E(PX)\, PX W_V = P D(X)^{-1} P^\top\, P E(X) P^\top\, P X W_V "
+        r"= P\,\mathrm{Attn}(X) \quad (n, d, d_k, d_v \text{ symbolic})",
+        "rewrite Attn(PX) with the lemmas (E(PX) = P E Pᵀ, Pᵀ𝟙 = 𝟙, diag(Pv)⁻¹ = P diag(v)⁻¹ Pᵀ), let "
+        "SymPy's refine under Q.orthogonal(P) cancel each PᵀP, and expand the difference to the zero matrix",
+        lambda: vanishes(
+            apply_permutation_lemmas(symbolic_attention(p * SYMBOLIC_X, softmax), assumption)
+            - p * symbolic_attention(SYMBOLIC_X, softmax)
+        ),
+    )
+
+
+def symbolic_pooled_step(
+    softmax: SymbolicSoftmax = symbolic_row_softmax, assumption: sp.Basic = ORTHOGONAL
+) -> Step:
+    """1ᵀ Attn(PX) = 1ᵀ P Attn(X) = 1ᵀ Attn(X) for symbolic n, d, d_k, d_v."""
+    p = PERMUTATION
+    return fact(
+        r"\mathbf{1}^\top \mathrm{Attn}(PX) = \mathbf{1}^\top P\,\mathrm{Attn}(X) = \mathbf{1}^\top "
+        r"\mathrm{Attn}(X) \quad (n, d, d_k, d_v \text{ symbolic})",
+        "Attn(PX) = P Attn(X) by the same rewriting, then 1ᵀP = 1ᵀ",
+        lambda: vanishes(
+            apply_permutation_lemmas(ONES.T * symbolic_attention(p * SYMBOLIC_X, softmax), assumption).subs(
+                ONES.T * p, ONES.T
+            )
+            - ONES.T * symbolic_attention(SYMBOLIC_X, softmax)
+        ),
+    )
+
+
+def universal_equivariance_steps() -> list[Step]:
+    """The chain for a symbolic number of tokens: P in index form, then the matrix algebra."""
+    return [
+        index_rows_step(),
+        index_gram_step(),
+        ones_fixed_step(),
+        symbolic_scores_step(),
+        entrywise_step(),
+        normaliser_step(),
+        diagonal_step(),
+        symbolic_equivariance_step(),
+    ]
+
+
+_UNIVERSAL_TEXT = (
+    r"Universal chain: $n \ge 1$ tokens, model width $d$, key width $d_k$ and value width $d_v$ all "
+    r"symbolic; $X \in \mathbb{R}^{n \times d}$, $W_Q, W_K \in \mathbb{R}^{d \times d_k}$, "
+    r"$W_V \in \mathbb{R}^{d \times d_v}$ symbolic matrices (SymPy MatrixSymbols). "
+    r"$\mathrm{Attn}(X) = D^{-1} E X W_V$ with $S = X W_Q (X W_K)^\top / \sqrt{d_k}$, $E = \exp \circ S$ "
+    r"entrywise and $D = \mathrm{diag}(E\mathbf{1})$, whose entries are positive (the statement's $d$ is the "
+    r"key width $d_k$)."
+)
+_PERMUTATION_TEXT = (
+    r"$P$ is the matrix of a permutation $\sigma$ of $\lbrace 0, \dots, n-1 \rbrace$: in the index steps "
+    r"$P_{ab} = [b = \sigma(a)]$ with $\sigma$ an undefined function into that range. That $\sigma$ is a "
+    r"bijection, i.e. $P^\top P = P P^\top = I$, is not derived for symbolic $n$ (SymPy cannot reindex a "
+    r"sum by an undefined bijection): the matrix steps take it as SymPy's assumption "
+    r"$Q.\mathrm{orthogonal}(P)$; "
+    r"$(P P^\top)_{ij} = [\sigma(i) = \sigma(j)]$ and $P\mathbf{1} = \mathbf{1}$ are computed."
+)
+_REWRITE_TEXT = (
+    r"The last matrix step rewrites $\mathrm{Attn}(PX)$ with the lemmas of the index steps, used as "
+    r"patterns: "
+    r"$f \circ (c\,PMP^\top) = P (f \circ cM) P^\top$, $P^\top \mathbf{1} = \mathbf{1}$ and "
+    r"$\mathrm{diag}(c\,Pw)^{-1} = P\,\mathrm{diag}(c\,w)^{-1} P^\top$ (for every matrix $M$, column $w$ "
+    r"of nonzero entries and scalar $c$), then SymPy's refine under $Q.\mathrm{orthogonal}(P)$."
+)
+
+
 @derivation(
     id="attention.permutation_equivariance",
     title="Unmasked self-attention is permutation-equivariant (not invariant)",
@@ -171,14 +500,17 @@ _EXAMPLE_TEXT = r"$X = ((1,0),(0,1),(1,1))$, $W_Q = \sqrt2 \log 2\, I$, $W_K = W
     r"\mathrm{Attn}(X) = \mathrm{softmax}\big(X W_Q (X W_K)^\top / \sqrt{d}\big)\, X W_V",
     hypotheses=(
         r"No mask and no positional encoding; softmax is taken over each row.",
-        r"Lemma: $S$ a symbolic $3 \times 3$ matrix, all 6 permutations of $n = 3$ tokens.",
-        r"Attention: $X$ a symbolic $3 \times 2$ matrix, $W_Q, W_K, W_V$ symbolic $2 \times 2$ ($d = 2$).",
+        _UNIVERSAL_TEXT,
+        _PERMUTATION_TEXT,
+        _REWRITE_TEXT,
+        r"Corroboration at $n = 3$, entry by entry: $S$ a symbolic $3 \times 3$ matrix, $X$ a symbolic "
+        r"$3 \times 2$ matrix, $W_Q, W_K, W_V$ symbolic $2 \times 2$ ($d = 2$), all 6 permutations.",
         rf"Invariance counterexample: {_EXAMPLE_TEXT}, $P$ swapping tokens 0 and 1.",
     ),
 )
 def permutation_equivariance() -> list[Step]:
     x, w_q, w_k, w_v = matrix("X", 3, 2), matrix("Q", 2, 2), matrix("K", 2, 2), matrix("V", 2, 2)
-    steps = []
+    steps = universal_equivariance_steps()
     for perm in itertools.permutations(range(3)):
         steps += [
             permutation_is_orthogonal_step(permutation_matrix(perm)),
@@ -187,6 +519,56 @@ def permutation_equivariance() -> list[Step]:
             equivariance_step(row_softmax, perm, x, w_q, w_k, w_v),
         ]
     return [*steps, invariance_fails_step(SWAP, *EXAMPLE)]
+
+
+def ones_row_step(perm: Sequence[int]) -> Step:
+    """1ᵀP = 1ᵀ: every column of a permutation matrix holds one 1, so summing over the tokens undoes P."""
+    p, ones = permutation_matrix(perm), sp.ones(1, len(perm))
+    return identity(
+        ones * p,
+        ones,
+        "one 1 in each column of P",
+        claim=rf"\mathbf{{1}}^\top P = \mathbf{{1}}^\top \quad (\pi = {tuple(perm)})",
+    )
+
+
+def pooled_invariance_step(
+    softmax: Softmax, perm: Sequence[int], x: sp.Matrix, w_q: sp.Matrix, w_k: sp.Matrix, w_v: sp.Matrix
+) -> Step:
+    """1ᵀ Attn(PX) = 1ᵀ Attn(X): the sum of the output rows over the tokens does not see the permutation."""
+    p, ones = permutation_matrix(perm), sp.ones(1, x.rows)
+    attn = _name(softmax)
+    return identity(
+        ones * attention(p * x, w_q, w_k, w_v, softmax),
+        ones * attention(x, w_q, w_k, w_v, softmax),
+        "Attn(PX) = P Attn(X) (attention.permutation_equivariance) and 1ᵀP = 1ᵀ",
+        claim=rf"\mathbf{{1}}^\top {attn}(PX) = \mathbf{{1}}^\top {attn}(X) \quad (\pi = {tuple(perm)})",
+    )
+
+
+@derivation(
+    id="attention.pooled_output_invariance",
+    title="The token-sum of unmasked self-attention is permutation-invariant",
+    statement=r"\mathbf{1}^\top \mathrm{Attn}(PX) = \mathbf{1}^\top \mathrm{Attn}(X) "
+    r"\text{ for every permutation matrix } P",
+    hypotheses=(
+        r"No mask and no positional encoding; softmax is taken over each row.",
+        _UNIVERSAL_TEXT,
+        _PERMUTATION_TEXT,
+        _REWRITE_TEXT + r" The same chain as attention.permutation_equivariance gives "
+        r"$\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X)$; then $\mathbf{1}^\top P = \mathbf{1}^\top$.",
+        r"Corroboration at $n = 3$, entry by entry: $X$ a symbolic $3 \times 2$ matrix, $W_Q, W_K, W_V$ "
+        r"symbolic $2 \times 2$ ($d = 2$), all 6 permutations.",
+        r"Any pooling that sums or averages over the tokens ($\tfrac{1}{n}\mathbf{1}^\top$) inherits the "
+        r"invariance.",
+    ),
+)
+def pooled_output_invariance() -> list[Step]:
+    x, w_q, w_k, w_v = matrix("X", 3, 2), matrix("Q", 2, 2), matrix("K", 2, 2), matrix("V", 2, 2)
+    steps = [*universal_equivariance_steps(), symbolic_pooled_step()]
+    for perm in itertools.permutations(range(3)):
+        steps += [ones_row_step(perm), pooled_invariance_step(row_softmax, perm, x, w_q, w_k, w_v)]
+    return steps
 
 
 def mask_moves_step(perm: Sequence[int], n: int = 3) -> Step:
@@ -373,6 +755,7 @@ NOT_COMMUTING = sp.diag(1, 0)
         r"commuting with the offsets are exactly the scaled rotations, and $d = 4$ with a scaled rotation in "
         r"each block. Counterexample: $A = \mathrm{diag}(1, 0)$, $\cos\omega = 3/5$, $\sin\omega = 4/5$.",
     ),
+    instances="d = 2 and 4 (symbolic entries)",
 )
 def absolute_pe_score() -> list[Step]:
     x_i, x_j, w_q, w_k = matrix("x", 1, 4), matrix("y", 1, 4), matrix("Q", 4, 4), matrix("K", 4, 4)

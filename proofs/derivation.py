@@ -59,6 +59,9 @@ class Derivation:
     statement: str
     hypotheses: tuple[str, ...]
     build: Callable[[], Iterable[Step]]
+    #: None when the steps are checked for symbolic parameters (every case of the statement); else the finite
+    #: set of cases they are checked for ("d = 2, 4, 6, 8").
+    instances: str | None = None
 
     def steps(self) -> tuple[Step, ...]:
         return tuple(self.build())
@@ -70,12 +73,12 @@ class Derivation:
 
 
 def derivation(
-    id: str, title: str, statement: str, hypotheses: Iterable[str] = ()
+    id: str, title: str, statement: str, hypotheses: Iterable[str] = (), instances: str | None = None
 ) -> Callable[[Callable[[], Iterable[Step]]], Derivation]:
-    """Decorator turning a generator of steps into a `Derivation`."""
+    """Decorator turning a generator of steps into a `Derivation` (checked on `instances` only, if given)."""
 
     def wrap(build: Callable[[], Iterable[Step]]) -> Derivation:
-        return Derivation(id, title, statement, tuple(hypotheses), build)
+        return Derivation(id, title, statement, tuple(hypotheses), build, instances)
 
     return wrap
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import reduce
 
@@ -136,6 +136,28 @@ def rational_ratio_pairs(d: object, base: object) -> tuple[tuple[int, int, sp.Ra
         (i, j, rational_power(b, sp.Rational(ratio_exponent(i, j, d))))
         for i in range(count)
         for j in range(i + step, count, step)
+    )
+
+
+def period(d: object, base: object, dim: object) -> sp.Expr:
+    """T = 2π/ω_i, the period of dimension `dim` (frequency index i = dim // 2, so dims 2i and 2i + 1 share
+    it), exactly."""
+    d = require_positive_int(d, "d")
+    dim = _require_index(dim, d, "dimension dim")
+    return 2 * sp.pi / frequency(d, base, dim // 2)
+
+
+def period_ratio(d: object, base: object, dim1: object, dim2: object) -> sp.Expr:
+    """T_dim2 / T_dim1 = ω_a/ω_b = b^(2(b' − a)/d) exactly (a = dim1 // 2, b' = dim2 // 2), simplified."""
+    return sp.simplify(period(d, base, dim2) / period(d, base, dim1))
+
+
+def follows_period_formula(periods: Mapping[int, sp.Expr], d: object, base: object) -> bool:
+    """Whether each given T_dim is exactly 2π·b^(2⌊dim/2⌋/d): SymPy reduces every difference to 0."""
+    d, b = require_positive_int(d, "d"), require_rational_base(base)
+    return all(
+        sp.simplify(value - 2 * sp.pi * b ** sp.Rational(2 * (dim // 2), d)) == 0
+        for dim, value in periods.items()
     )
 
 

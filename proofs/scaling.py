@@ -1,15 +1,19 @@
 """RoPE frequency scaling: position interpolation, NTK-aware and dynamic NTK, YaRN's ramp (the paper's and the
 reference code's), and Llama 3's piecewise rule; the formulas of Hugging Face transformers
-``modeling_rope_utils.py`` and of Peng, Quesnelle, Fan & Shippole, "YaRN" (2023)."""
+``modeling_rope_utils.py`` and of Peng, Quesnelle, Fan & Shippole, "YaRN" (2023); and YaRN's temperature,
+which scales every logit by a² when cos and sin are multiplied by a."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import sympy as sp
 
 from ..properties.frequencies import frequency_expr
+from ..properties.rope import Rope
 from .derivation import Step, derivation, fact, identity, inequality, is_zero
+from .rope import M, N, rotation, score, thetas, vector
 
 BASE, FACTOR, THETA = sp.symbols("b s theta", positive=True)
 POSITION = sp.Symbol("p", real=True)
@@ -398,4 +402,97 @@ def llama3() -> Iterator[Step]:
         r"and no temperature",
         claim=r"(1-\sigma)\frac{\theta}{s} + \sigma\theta = "
         r"h(\theta)\big|_{\alpha = l,\ \beta = h}",
+    )
+
+
+#: YaRN's factor a = √(1/t) on cos and sin, and the logit factor 1/t = a², as functions of s.
+ATTENTION_FACTOR = sp.log(FACTOR) / 10 + 1
+INVERSE_TEMPERATURE = ATTENTION_FACTOR**2
+SCALE = sp.Symbol("a", positive=True)
+
+
+@dataclass(frozen=True)
+class ScaledRope(Rope):
+    """RoPE whose output is multiplied by `scale` (YaRN's temperature folded into q and k)."""
+
+    scale: sp.Expr = sp.S.One
+
+    def rotate_exact(self, x: sp.Matrix, m: sp.Expr, thetas: Sequence[sp.Expr]) -> sp.Matrix:
+        return self.scale * super().rotate_exact(x, m, thetas)
+
+
+def block_scaling_step(scaled: ScaledRope | None = None) -> Step:
+    """⟨a R(α) u, a R(β) v⟩ = a²⟨R(α) u, R(β) v⟩ for one 2×2 block: u, v ∈ ℝ², angles α, β, a symbolic.
+
+    The block is rotated by the first pair of `scaled` (default: `ScaledRope(2, scale=a)`)."""
+    rope = ScaledRope(2, scale=SCALE) if scaled is None else scaled
+    u, v = vector("u", 2), vector("v", 2)
+    alpha, beta = sp.symbols("alpha beta", real=True)
+    lhs = (rope.rotate_exact(u, alpha, [1]).T * rope.rotate_exact(v, beta, [1]))[0]
+    rhs = SCALE**2 * ((rotation(alpha) * u).T * (rotation(beta) * v))[0]
+    return identity(
+        lhs,
+        rhs,
+        "the score of a block is bilinear in its two rotated vectors, so the factor a on each comes out "
+        "squared",
+        claim=r"\langle a R(\alpha) u, a R(\beta) v\rangle = a^2 \langle R(\alpha) u, R(\beta) v\rangle",
+    )
+
+
+def block_sum_step() -> Step:
+    """Σ_{i<d/2} a²·b_i = a²·Σ_{i<d/2} b_i for a symbolic number d/2 of blocks with scores b_i."""
+    i, half = sp.Symbol("i", integer=True), sp.Symbol("h", integer=True, positive=True)
+    block = sp.IndexedBase("b", real=True)
+    lhs = sp.Sum(SCALE**2 * block[i], (i, 0, half - 1))
+    rhs = SCALE**2 * sp.Sum(block[i], (i, 0, half - 1))
+    return fact(
+        r"\langle a R_m q, a R_n k\rangle = \sum_{i<d/2} a^2 b_i = a^2 \sum_{i<d/2} b_i = "
+        r"a^2 \langle R_m q, R_n k\rangle \quad (\text{every even } d)",
+        r"in either layout the $d/2$ pairs are disjoint coordinates, so the score is the sum of the block "
+        r"scores $b_i = \langle R(m\theta_i) q_i, R(n\theta_i) k_i\rangle$; SymPy takes the constant out of "
+        r"a sum of symbolic length $d/2$",
+        lambda: sp.simplify(lhs - rhs) == 0,
+    )
+
+
+def scaled_score_step(d: int = 4) -> Step:
+    """⟨a R_m q, a R_n k⟩ = a²⟨R_m q, R_n k⟩ with the `Rope` maps, symbolic q, k ∈ ℝ^d, m, n, θ_i and a."""
+    q, k, th = vector("q", d), vector("k", d), thetas(d)
+    scaled = ScaledRope(d, scale=SCALE)
+    lhs = score(scaled, scaled, q, k, M, N, th)
+    rhs = SCALE**2 * score(Rope(d), Rope(d), q, k, M, N, th)
+    return fact(
+        rf"\langle a R_m q, a R_n k\rangle = a^2 \langle R_m q, R_n k\rangle \quad (d = {d})",
+        "the assembled maps of `Rope`, expanded",
+        lambda: sp.expand(lhs - rhs) == 0,
+    )
+
+
+@derivation(
+    id="scaling.yarn_temperature",
+    title="YaRN's temperature scales every logit by (0.1 ln s + 1)²",
+    statement=r"\langle a R_m q, a R_n k\rangle = a^2\langle R_m q, R_n k\rangle,\quad a = 0.1\ln s + 1,"
+    r"\quad a^2 = 1 \text{ at } s = 1,\quad \frac{d}{ds} a^2 > 0 \ (s \ge 1)",
+    hypotheses=(
+        r"$q, k \in \mathbb{R}^d$, $m, n$, $\theta_i$ and $a > 0$ symbolic; $d/2$ a symbolic positive "
+        r"integer.",
+        r"$s = 1 + e$ with $e \ge 0$ symbolic for the monotonicity.",
+    ),
+)
+def yarn_temperature() -> Iterator[Step]:
+    excess = sp.Symbol("e", nonnegative=True)
+    yield block_scaling_step()
+    yield block_sum_step()
+    yield scaled_score_step()
+    yield identity(
+        INVERSE_TEMPERATURE.subs(FACTOR, 1),
+        1,
+        r"$\ln 1 = 0$: no change without extension",
+        claim=r"(0.1 \ln 1 + 1)^2 = 1",
+    )
+    yield fact(
+        r"\frac{d}{ds}(0.1 \ln s + 1)^2 > 0 \text{ at } s = 1 + e,\ e \ge 0",
+        r"the derivative $\tfrac{2}{10 s}(0.1\ln s + 1)$ is positive for $s \ge 1$: the factor grows with "
+        r"$s$ and sharpens the softmax",
+        lambda: bool(sp.diff(INVERSE_TEMPERATURE, FACTOR).subs(FACTOR, 1 + excess).is_positive),
     )

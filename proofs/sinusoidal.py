@@ -1,7 +1,10 @@
 """Sinusoidal encoding PE(pos)_{2i} = sin(pos·ω_i), PE(pos)_{2i+1} = cos(pos·ω_i): shifts are rotations.
 
 A shift by k multiplies PE(pos) by a block-diagonal rotation M_k that does not depend on pos; hence the norm
-is constant (even d), and dot products and distances depend only on the offset p − q.
+is constant (even d), and dot products and distances depend only on the offset p − q. Around the encoding:
+the frequencies ω_i = 10000^(−2i/d) strictly decrease (wavelengths from 2π to below 2π·10000), PE(0) =
+(0, 1, 0, 1, …) is not zero while a sine-only vector is, a position–position term p_i A p_jᵀ need not depend
+on i − j alone, and a larger base b' > b slows every pair but the first.
 
 The encoding is `properties.sinusoidal.Sinusoidal` in its exact form (`column`); a step is checked for the
 frequencies it is given (symbols, or exact numbers), and a broken twin is a `Sinusoidal` subclass overriding
@@ -14,8 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import sympy as sp
 
+from ..properties.frequencies import frequency_exponent, frequency_expr
 from ..properties.sinusoidal import Sinusoidal
-from .derivation import Step, derivation, identity, inequality
+from .derivation import Step, derivation, fact, identity, inequality
 from .trigonometry import euler_identity
 
 POS, K, A, B, P, Q, DELTA = sp.symbols("pos k a b p q delta", real=True)
@@ -357,6 +361,7 @@ def offset_matrix_group() -> Iterator[Step]:
         r"$\omega_i = 10000^{-2i/d}$ exactly; $pos, k, a, b$ symbolic reals",
         r"every $d \times d$ matrix is written out in full and compared entry by entry",
     ),
+    instances="d = 2, 4, 6, 8",
 )
 def offset_matrix_expanded() -> Iterator[Step]:
     for d in DIMENSIONS:
@@ -469,3 +474,226 @@ def distance() -> Iterator[Step]:
     )
     for d in DIMENSIONS:
         yield distance_step(exact_frequencies(d))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The frequencies, position 0, a position–position term, a larger base
+# ---------------------------------------------------------------------------------------------------------
+
+SYMBOLIC_DIM = sp.Symbol("d", positive=True)
+SYMBOLIC_INDEX = sp.Symbol("i", nonnegative=True)
+Exponent = Callable[[sp.Expr, sp.Expr], sp.Expr]
+Frequency = Callable[[sp.Expr, sp.Expr, sp.Expr], sp.Expr]
+#: Dimensions at which PE(0) is written out: every d up to 16, and 64.
+ORIGIN_DIMENSIONS = (*range(2, 17), 64)
+
+
+def exponent_decrease_step(exponent: Exponent = frequency_exponent) -> Step:
+    """e_(i+1) − e_i = −2/d < 0 for symbolic d > 0, i ≥ 0: the frequency 10000^(e_i) strictly decreases."""
+    d, i = SYMBOLIC_DIM, SYMBOLIC_INDEX
+    step = sp.simplify(exponent(i + 1, d) - exponent(i, d))
+    return fact(
+        rf"e_{{i+1}} - e_i = {sp.latex(step)} < 0,\qquad \frac{{\omega_{{i+1}}}}{{\omega_i}} = "
+        rf"10000^{{{sp.latex(step)}}} < 1",
+        "the exponent loses 2/d per pair (SymPy decides the sign for d > 0); 10000^x < 1 for x < 0",
+        lambda: step.is_negative is True,
+    )
+
+
+def first_exponent_step(exponent: Exponent = frequency_exponent) -> Step:
+    """e_0 = 0: the first pair has ω_0 = 1 and wavelength 2π."""
+    return fact(
+        r"e_0 = 0,\qquad \lambda_0 = 2\pi/10000^{0} = 2\pi",
+        "no factor of 10000 at i = 0",
+        lambda: sp.simplify(exponent(0, SYMBOLIC_DIM)) == 0,
+    )
+
+
+def last_exponent_step(exponent: Exponent = frequency_exponent) -> Step:
+    """e_(d/2−1) + 1 = 2/d > 0: the slowest wavelength 2π·10000^(−e) is below 2π·10000."""
+    d = SYMBOLIC_DIM
+    gap = sp.simplify(exponent(d / 2 - 1, d) + 1)
+    return fact(
+        rf"e_{{d/2-1}} + 1 = {sp.latex(gap)} > 0,\qquad \lambda_{{d/2-1}} = 2\pi\cdot 10000^{{1 - 2/d}} < "
+        r"2\pi\cdot 10000",
+        "the last pair's exponent is −(1 − 2/d) > −1 (SymPy decides the sign for d > 0)",
+        lambda: gap.is_positive is True,
+    )
+
+
+@derivation(
+    id="sinusoidal.frequency_order",
+    title="The frequencies strictly decrease, and the wavelengths run from 2π towards, but below, 2π·10000",
+    statement=r"\omega_i = 10000^{e_i},\ e_i = -\frac{2i}{d}:\quad \frac{\omega_{i+1}}{\omega_i} = "
+    r"10000^{-2/d} < 1,\quad \lambda_0 = 2\pi,\quad "
+    r"\lambda_{d/2-1} = 2\pi\cdot 10000^{1-2/d} < 2\pi\cdot 10000",
+    hypotheses=(
+        r"$d > 0$ and $i \ge 0$ symbolic; $e_i$ is the exponent of the formula (`frequency_exponent`)",
+        r"$\lambda_i = 2\pi/\omega_i = 2\pi\cdot 10000^{-e_i}$ grows exactly as $\omega_i$ shrinks",
+    ),
+)
+def frequency_order() -> Iterator[Step]:
+    yield exponent_decrease_step()
+    yield first_exponent_step()
+    yield last_exponent_step()
+
+
+def origin_step(d: int, family: Family = Sinusoidal) -> Step:
+    """PE(0) = (0, 1, 0, 1, …) for the encoding of `family` at d (exact frequencies)."""
+    expected = sp.Matrix([j % 2 for j in range(d)])
+    return identity(
+        family(d).column(sp.Integer(0)),
+        expected,
+        r"$\sin 0 = 0$ in the even dims, $\cos 0 = 1$ in the odd dims",
+        rf"d = {d}:\ PE(0) = ({', '.join(str(value) for value in expected)})",
+    )
+
+
+@derivation(
+    id="sinusoidal.origin",
+    title="PE(0) = (0, 1, 0, 1, …): not the zero vector when d ≥ 2",
+    statement=r"PE(0)_{2i} = \sin(0\cdot\omega_i) = 0,\quad PE(0)_{2i+1} = \cos(0\cdot\omega_i) = 1,\qquad "
+    r"PE(0)_1 = 1 \text{ for every } d \ge 2",
+    hypotheses=(
+        r"$\omega_i > 0$ any frequency; written out for $\omega_i = 10000^{-2i/d}$ at "
+        r"$d = 2, \dots, 16$ and $64$",
+        r"for $d = 1$ the only entry is $\sin 0 = 0$ (`sinusoidal.sine_only_origin`)",
+    ),
+)
+def origin() -> Iterator[Step]:
+    yield identity(sp.sin(0 * OMEGA), 0, "sin 0 = 0", r"\sin(0\cdot\omega) = 0")
+    yield identity(sp.cos(0 * OMEGA), 1, "cos 0 = 1", r"\cos(0\cdot\omega) = 1")
+    for d in ORIGIN_DIMENSIONS:
+        yield origin_step(d)
+
+
+def sine_only_step(d: int) -> Step:
+    """An encoding with sin(pos·ω_(j//2)) in every dim j is the zero vector at pos = 0."""
+    omegas = exact_frequencies(d)
+    sines = sp.Matrix([sp.sin(0 * omegas[j // 2]) for j in range(d)])
+    return identity(
+        sines,
+        sp.zeros(d, 1),
+        r"$\sin 0 = 0$ in every dim",
+        rf"d = {d}:\ PE'(0) = \big(\sin(0\cdot\omega_{{\lfloor j/2\rfloor}})\big)_j = 0",
+    )
+
+
+def sine_never_zero_step() -> Step:
+    """sin n ≠ 0 for every nonzero integer n (π is irrational)."""
+    n = sp.Symbol("n", integer=True, nonzero=True)
+    return fact(
+        r"\sin n \neq 0 \quad (n \in \mathbb{Z}\setminus\{0\})",
+        "sin n = 0 only at n ∈ πℤ, and π is irrational (SymPy)",
+        lambda: sp.sin(n).is_zero is False,
+    )
+
+
+@derivation(
+    id="sinusoidal.sine_only_origin",
+    title="Being nonzero is not what separates PE(0): a sine-only vector is zero at 0 yet differs from every "
+    "other position",
+    statement=r"PE'(pos)_j = \sin(pos\,\omega_{\lfloor j/2\rfloor}):\quad PE'(0) = 0,\qquad "
+    r"PE'(p)_0 = \sin p \neq 0 = PE'(0)_0\ (p \in \mathbb{Z}\setminus\{0\})",
+    hypotheses=(
+        r"$d = 1$ is the sinusoidal encoding itself (its only dim is a sine); the all-sine variant is shown "
+        r"at $d = 6$ with $\omega_i = 10000^{-2i/6}$",
+        r"$\omega_0 = 1$, so dim 0 is $\sin p$",
+    ),
+)
+def sine_only_origin() -> Iterator[Step]:
+    yield identity(
+        Sinusoidal(1).column(sp.Integer(0)),
+        sp.zeros(1, 1),
+        "the only dim of d = 1 is sin(0·ω_0)",
+        r"d = 1:\ PE(0) = (\sin 0) = (0)",
+    )
+    yield sine_only_step(6)
+    yield sine_never_zero_step()
+
+
+def position_term(a: sp.Matrix, i: int, j: int, d: int = 6) -> sp.Expr:
+    """p_i A p_jᵀ for the sinusoidal rows p_i = PE(i)ᵀ at d (exact frequencies), simplified."""
+    pe = Sinusoidal(d)
+    return sp.simplify((pe.column(sp.Integer(i)).T * a * pe.column(sp.Integer(j)))[0])
+
+
+def keep_first_dimension(d: int = 6) -> sp.Matrix:
+    """A = W_Q W_Kᵀ with W_Q = W_K = E_00: diag(1, 0, …, 0), which keeps dim 0 only."""
+    keep = sp.zeros(d, d)
+    keep[0, 0] = 1
+    return keep * keep.T
+
+
+def position_term_counterexample() -> tuple[sp.Expr, sp.Expr]:
+    """p_1 A p_0ᵀ and p_2 A p_1ᵀ at d = 6 with A = diag(1, 0, …, 0): two pairs at offset 1."""
+    a = keep_first_dimension()
+    return position_term(a, 1, 0), position_term(a, 2, 1)
+
+
+@derivation(
+    id="sinusoidal.position_term_not_relative",
+    title="The position–position term of an absolute encoding need not depend on the offset alone",
+    statement=r"d = 6,\ A = W_Q W_K^\top = \operatorname{diag}(1, 0, \dots, 0):\quad p_1 A p_0^\top = 0 \neq "
+    r"\sin 1\,\sin 2 = p_2 A p_1^\top",
+    hypotheses=(
+        r"$p_i = PE(i)^\top$ with $\omega_i = 10000^{-2i/6}$; $W_Q = W_K = E_{00}$ keeps dim 0 only, so the "
+        r"term is $\sin i\,\sin j$",
+        r"both pairs $(1, 0)$ and $(2, 1)$ have offset 1",
+    ),
+)
+def position_term_not_relative() -> Iterator[Step]:
+    first, second = position_term_counterexample()
+    yield identity(first, 0, "sin 0 = 0", r"p_1 A p_0^\top = \sin 1\,\sin 0 = 0")
+    yield identity(second, sp.sin(1) * sp.sin(2), "dim 0 only", r"p_2 A p_1^\top = \sin 2\,\sin 1")
+    yield inequality(
+        first, second, "sin 1 and sin 2 are nonzero (π is irrational)", r"p_1 A p_0^\top \neq p_2 A p_1^\top"
+    )
+
+
+def base_ratio_step(frequency: Frequency = frequency_expr) -> Step:
+    """θ_i(b(1 + g))/θ_i(b) = (1 + g)^(−2i/d): the ratio a larger base b' = b(1 + g) makes."""
+    b, d, i, g = sp.symbols("b d i g", positive=True)
+    ratio = sp.powsimp(frequency(i, d, b * (1 + g)) / frequency(i, d, b), force=True)
+    return fact(
+        r"\frac{\theta_i(b')}{\theta_i(b)} = \Big(\frac{b}{b'}\Big)^{2i/d} = (1 + g)^{-2i/d},"
+        r"\quad b' = b(1 + g)",
+        "law of exponents, (b(1 + g))^x / b^x = (1 + g)^x (SymPy, symbolic b, d, i, g > 0)",
+        lambda: sp.simplify(ratio - frequency(i, d, 1 + g)) == 0,
+    )
+
+
+def slower_step(frequency: Frequency = frequency_expr) -> Step:
+    """(1 + g)^(−2i/d) < 1 for g, d, i > 0, decreasing in i: its logarithm −(2i/d)·ln(1 + g) is negative and
+    falls with i."""
+    d, i, g = sp.symbols("d i g", positive=True)
+    log = sp.expand_log(sp.log(frequency(i, d, 1 + g)), force=True)
+    return fact(
+        rf"\ln\big((1 + g)^{{-2i/d}}\big) = {sp.latex(log)} < 0,\qquad "
+        rf"\frac{{\partial}}{{\partial i}} \ln\big((1 + g)^{{-2i/d}}\big) = {sp.latex(sp.diff(log, i))} < 0",
+        "ln(1 + g) > 0 for g > 0 (SymPy decides both signs): every pair i > 0 is slowed, and the factor "
+        "shrinks as i grows",
+        lambda: log.is_negative is True and sp.diff(log, i).is_negative is True,
+    )
+
+
+@derivation(
+    id="sinusoidal.larger_base",
+    title="A larger base keeps θ_0 = 1 and slows every other pair, the slowest most",
+    statement=r"b' > b > 0:\quad \theta_i(b') = \Big(\frac{b}{b'}\Big)^{2i/d}\theta_i(b) < \theta_i(b)\ "
+    r"(i > 0),\qquad \theta_0(b') = \theta_0(b) = 1",
+    hypotheses=(
+        r"$\theta_i(b) = b^{-2i/d}$ (`frequency_expr`): the same formula for RoPE and the sinusoidal "
+        r"encoding",
+        r"$b' = b(1 + g)$ with $g > 0$; $d, i > 0$ symbolic; the factor $(b/b')^{2i/d}$ shrinks as $i$ grows",
+    ),
+)
+def larger_base() -> Iterator[Step]:
+    yield base_ratio_step()
+    yield slower_step()
+    yield identity(
+        frequency_expr(0, SYMBOLIC_DIM, sp.Symbol("b", positive=True)),
+        1,
+        "b⁰ = 1",
+        r"\theta_0(b) = b^{0} = 1",
+    )

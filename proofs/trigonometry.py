@@ -1,4 +1,5 @@
-"""Trigonometry behind the encodings: angle addition, and exp/log frequencies as powers of the base."""
+"""Trigonometry behind the encodings: angle addition, exp/log frequencies as powers of the base, and the
+sinusoidal encoding as a fixed real function of the position, finite at every real position."""
 
 from __future__ import annotations
 
@@ -6,13 +7,17 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_exponent
-from .derivation import Expr, Step, derivation, identity
+from ..properties.frequencies import frequency_exponent, frequency_expr
+from ..properties.sinusoidal import Sinusoidal
+from .derivation import Expr, Step, derivation, fact, identity
 
 A, B = sp.symbols("a b", real=True)
 BASE = sp.Symbol("b", positive=True)
 INDEX = sp.Symbol("i", nonnegative=True)
 DIM = sp.Symbol("d", positive=True)
+POSITION = sp.Symbol("pos", real=True)
+#: The dimensions at which the sinusoidal encoding is shown parameter-free and defined: tiny, odd, BERT-sized.
+ENCODING_DIMS = (2, 7, 512)
 
 
 def vanishes_in_exponentials(expr: Expr) -> bool:
@@ -145,4 +150,93 @@ def exp_log_frequency() -> Iterator[Step]:
         powers,
         r"step 3 at $b = 10000$, $d = 8$: the RoPE code gives the same numbers",
         claim=r"d = 8:\ \big(1/10000^{2i/8}\big)_{i=0}^{3} = (1, 10^{-1}, 10^{-2}, 10^{-3})",
+    )
+
+
+def only_free_symbol_step(encoding: Sinusoidal) -> Step:
+    """Every entry of PE(pos) has pos as its only free symbol: no parameter, nothing to learn."""
+    return fact(
+        rf"d = {encoding.d}:\ \text{{every entry of }} PE(\mathrm{{pos}}) \text{{ has }} \mathrm{{pos}} "
+        r"\text{ as its only free symbol}",
+        "each entry is sin or cos of pos times a fixed number base^(−2i/d); SymPy lists the free symbols",
+        lambda: all(entry.free_symbols == {POSITION} for entry in encoding.column(POSITION)),
+    )
+
+
+def real_and_finite_step(encoding: Sinusoidal) -> Step:
+    """Every entry of PE(pos) is real and finite for every real pos."""
+    return fact(
+        rf"d = {encoding.d}:\ PE(\mathrm{{pos}})_j \text{{ is real and finite for every real pos and "
+        r"every } j",
+        "sin and cos of a real argument are real and bounded; SymPy decides both from pos being real",
+        lambda: all(entry.is_real is True and entry.is_finite is True for entry in encoding.column(POSITION)),
+    )
+
+
+@derivation(
+    id="trigonometry.sinusoidal_parameter_free",
+    title="The sinusoidal encoding has no parameter and is defined at every real position",
+    statement=r"PE(p)_{2i} = \sin(p\,\omega_i),\ PE(p)_{2i+1} = \cos(p\,\omega_i):\ "
+    r"\text{a real, finite function of } p \text{ alone, for every } p \in \mathbb{R}",
+    hypotheses=(
+        r"$\omega_i = 10000^{-2i/d}$ exact; $\mathrm{pos}$ a real symbol (no upper bound on it); the entry "
+        r"formula for a symbolic index $i \ge 0$ and dimension $d \ge 1$ (every $d$), then the whole vector "
+        rf"at $d \in \lbrace {', '.join(map(str, ENCODING_DIMS))} \rbrace$: the smallest even $d$, an odd "
+        r"one and the common $d_{\mathrm{model}} = 512$.",
+    ),
+)
+def sinusoidal_parameter_free() -> Iterator[Step]:
+    index = sp.Symbol("i", integer=True, nonnegative=True)
+    dim = sp.Symbol("d", integer=True, positive=True)
+    entries = [f(POSITION * frequency_expr(index, dim, 10000)) for f in (sp.sin, sp.cos)]
+    yield fact(
+        r"PE(\mathrm{pos})_{2i},\ PE(\mathrm{pos})_{2i+1} \text{ have free symbols } \lbrace \mathrm{pos}, "
+        r"i, d \rbrace \text{ only, and are real and finite, for symbolic } i, d",
+        "the entry formula for every index and dimension: nothing but the position, the index and d "
+        "enters, and sin, cos of a real argument are real and bounded",
+        lambda: all(
+            entry.free_symbols == {POSITION, index, dim} and entry.is_real is True and entry.is_finite is True
+            for entry in entries
+        ),
+    )
+    for d in ENCODING_DIMS:
+        encoding = Sinusoidal(d)
+        yield only_free_symbol_step(encoding)
+        yield real_and_finite_step(encoding)
+
+
+@derivation(
+    id="trigonometry.div_term_is_the_reciprocal",
+    title="div_term is 1/10000^(2i/d), the reciprocal of 10000^(2i/d): they agree only at i = 0",
+    statement=r"e^{2i\,(-\ln b/d)} = \frac{1}{b^{2i/d}} \ne b^{2i/d} \text{ for } i > 0,\ b > 1,"
+    r"\qquad \text{and } pos \cdot e^{2i\,(-\ln b/d)} = \frac{pos}{b^{2i/d}}",
+    hypotheses=(
+        r"$b > 1$, $d > 0$, $i > 0$ symbolic; `div_term` entry $i$ is $e^{2i\,(-\ln b/d)}$ "
+        r"(`trigonometry.exp_log_frequency`)",
+    ),
+)
+def div_term_is_the_reciprocal() -> Iterator[Step]:
+    base, index = sp.Symbol("b", positive=True), sp.Symbol("i", positive=True)
+    position = sp.Symbol("pos", real=True)
+    div_term = code_frequency(index, DIM, base)
+    commented = base ** -frequency_exponent(index, DIM)
+    yield identity(
+        div_term * commented,
+        sp.Integer(1),
+        r"$e^{-x\ln b}\,b^{x} = 1$: div_term times the commented power is 1",
+        claim=r"e^{2i\,(-\ln b/d)} \cdot b^{2i/d} = 1",
+    )
+    yield fact(
+        r"b^{2i/d} > 1 \ \Rightarrow\ \frac{1}{b^{2i/d}} < 1 < b^{2i/d}",
+        r"SymPy: for $b > 1$ and $2i/d > 0$ the power exceeds 1, so it differs from its reciprocal",
+        lambda: bool(
+            (sp.log(commented).expand(force=True) > 0).subs(base, 1 + sp.Symbol("u", positive=True))
+        ),
+    )
+    yield identity(
+        position * div_term,
+        position / commented,
+        "what the code multiplies the positions by is the formula's divisor inverted: the code is right, "
+        "the comment names the reciprocal",
+        claim=r"pos \cdot e^{2i\,(-\ln b/d)} = pos / b^{2i/d}",
     )

@@ -1,6 +1,7 @@
 """Do different positions get different sinusoidal values? Document 003's three proofs, decided exactly.
 
 PE(p, 2i) = sin(p·ω_i), PE(p, 2i+1) = cos(p·ω_i), ω_i = b^(−2i/d) with b rational > 1, positions integers.
+- Vectors (D3.2): one differing coordinate makes ‖u − v‖² positive, whatever the others do.
 - Whole vectors (D3.3): PE(p) ≠ PE(q) for p ≠ q and every d ≥ 1 (ω_0 = 1 and π is irrational). The
   document's ratio argument needs two frequencies with an irrational ratio; it fails exactly for d | 2E
   (b = r^E, E maximal) and, as written, also for d = 3.
@@ -135,6 +136,44 @@ def _sum_to_product_cos(x: sp.Expr, y: sp.Expr) -> Step:
 
 
 # ----------------------------------------------------------------------------------------------------------
+# D3.2: one differing coordinate
+# ----------------------------------------------------------------------------------------------------------
+
+FIRST_GAP = sp.Symbol("delta_0", real=True, nonzero=True)
+OTHER_GAPS = sp.Symbol("S", nonnegative=True)
+
+
+@derivation(
+    id="uniqueness.one_coordinate",
+    title="One differing coordinate makes two vectors differ, whatever the other coordinates do",
+    statement=r"u_0 \neq v_0 \implies \lVert u - v \rVert^2 = \delta_0^2 + S > 0 \implies u \neq v",
+    hypotheses=(
+        r"$u, v$ real vectors; $\delta_0 = u_0 - v_0 \neq 0$; $S = \sum_{j \ge 1} (u_j - v_j)^2$ over any "
+        r"number of other coordinates with any values",
+    ),
+)
+def one_coordinate() -> Iterator[Step]:
+    u_j, v_j = sp.symbols("u_j v_j", real=True)
+    yield fact(
+        r"(u_j - v_j)^2 \ge 0 \ \Rightarrow\ S \ge 0",
+        "SymPy: the square of a real number is non-negative, so is a sum of such squares",
+        lambda: ((u_j - v_j) ** 2).is_nonnegative is True,
+    )
+    yield fact(
+        r"\delta_0^2 + S > 0",
+        r"SymPy decides the sign: a nonzero real $\delta_0$ squared is positive, and $S \ge 0$",
+        lambda: (FIRST_GAP**2 + OTHER_GAPS).is_positive is True,
+    )
+    yield identity(
+        (FIRST_GAP**2 + OTHER_GAPS).subs({FIRST_GAP: 0, OTHER_GAPS: 0}),
+        0,
+        "with every difference 0 (equal vectors) the squared distance is 0: it vanishes exactly when all "
+        "coordinates agree",
+        claim=r"\delta_0 = 0,\ S = 0 \implies \lVert u - v \rVert^2 = 0",
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
 # D3.3: whole vectors
 # ----------------------------------------------------------------------------------------------------------
 
@@ -221,6 +260,7 @@ def ratio_rule_step() -> Step:
         r"for odd $d$ the last frequency has only a sin dimension, which gives $k\omega \in 2\pi\mathbb{Z}$ "
         r"or $(p + q)\,\omega \in \pi(2\mathbb{Z} + 1)$ instead",
     ),
+    instances="the rule b^(2m/d) ∈ ℚ ⇔ d | 2mE at b = 10000, 500000, 64, 9/4; d = 3, 4, 6, 8, 9, 12",
 )
 def ratio_argument() -> Iterator[Step]:
     n_i, n_j = sp.symbols("n_i n_j", integer=True, nonzero=True)
@@ -759,6 +799,15 @@ def coinciding_dim_pairs(
 def cross_dim_exact_exists(d: int, base: object) -> bool:
     """An exact cross-dimension coincidence exists ⇔ some |a − b| < ⌈d/2⌉ is a multiple of d / gcd(d, 2E)."""
     return ratio_step(d, base) <= frequency_count(d) - 1
+
+
+def dims_with_exact_coincidence(base: object, d_max: int, brute_force: bool = False) -> tuple[int, ...]:
+    """Every d ≤ d_max with an exact cross-dimension coincidence: by the rule of `cross_dim_exact_exists`, or
+    with `brute_force` pair by pair (`coinciding_dim_pairs`)."""
+    d_max = require_positive_int(d_max, "d_max")
+    if brute_force:
+        return tuple(d for d in range(1, d_max + 1) if coinciding_dim_pairs(d, base))
+    return tuple(d for d in range(1, d_max + 1) if cross_dim_exact_exists(d, base))
 
 
 def frequency_list_coincidences(

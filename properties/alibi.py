@@ -26,6 +26,7 @@ wrong rule, which the other slope forms and the bias follow). `alibi_slopes`, `a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -213,6 +214,33 @@ def check_slopes_geometric(alibi: Alibi, n_heads: int) -> CheckResult:
             "expected": ratio,
         },
     )
+
+
+def has_geometric_exponents(alibi: Alibi, n_heads: int) -> bool:
+    """Whether the exact exponents of alibi's n slopes start at −8/n, step by −8/n and end at −8: the slopes
+    are the geometric sequence m_h = 2^(−8h/n), h = 1, …, n."""
+    exponents = alibi.exponents(require_positive_int(n_heads, "n_heads"))
+    step = Fraction(-8, n_heads)
+    steps = {b - a for a, b in itertools.pairwise(exponents)}
+    return len(exponents) == n_heads and exponents[0] == step and steps <= {step} and exponents[-1] == -8
+
+
+def interleaves_two_geometric_sequences(alibi: Alibi, n_heads: int) -> bool:
+    """Whether, for c = 2^⌊log₂ n⌋ < n, alibi's exact exponents are −8h/c (h = 1…c) then −4(2k − 1)/c
+    (k = 1…n − c), each extra one the mean of the exponents of m_(k−1), m_k of the first (m_0 = 1)."""
+    n = require_positive_int(n_heads, "n_heads")
+    c = 1 << (n.bit_length() - 1)
+    first = [Fraction(-8 * h, c) for h in range(1, c + 1)]
+    extra = [Fraction(-4 * (2 * k - 1), c) for k in range(1, n - c + 1)]
+    neighbours = [Fraction(0), *first]
+    means = all(e == (neighbours[k - 1] + neighbours[k]) / 2 for k, e in enumerate(extra, start=1))
+    return list(alibi.exponents(n)) == first + extra and means
+
+
+def has_slopes(alibi: Alibi, n_heads: int, slopes: Sequence[sp.Expr]) -> bool:
+    """Whether alibi's n slopes, as exact SymPy numbers 2^(e_h), are exactly `slopes` (say fairseq's
+    get_slopes computed in exact arithmetic)."""
+    return alibi.slopes_exact(require_positive_int(n_heads, "n_heads")) == list(slopes)
 
 
 def check_bias_depends_on_offset(alibi: Alibi, n_heads: int, n_q: int, n_k: int) -> CheckResult:

@@ -8,13 +8,15 @@ dtype the implementation returns and the range of positions, and the budget it s
 
 Beside pass or fail, each family identifies what the code computes (layout, base, scaling rule) and reports
 findings under fixed labels (`LABELS`): a convention such as a layout is a finding, a broken property a
-failure. The implementation is called through a family's adapter, which turns a raised exception, a wrong
+failure; `expected` is the property that the variant identified is the one expected (`--expect`). The
+implementation is called through a family's adapter, which turns a raised exception, a wrong
 shape or a non-finite value into `Broken` with its label.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import math
 import random
@@ -220,6 +222,21 @@ class Family:
 
 SPECS: dict[str, Family] = {}
 
+#: The module that defines each family and files its properties, imported when the family is first used.
+FAMILY_MODULES = {
+    "sinusoidal": "battery_sinusoidal",
+    "rope": "battery_rope",
+    "alibi": "battery_alibi",
+    "rope-frequencies": "battery_frequencies",
+}
+
+
+def family_spec(family: str) -> Family:
+    """The family's definition, importing its module (which files its properties) the first time."""
+    if family not in SPECS:
+        importlib.import_module(f".{FAMILY_MODULES[family]}", __package__)
+    return SPECS[family]
+
 
 def define(family: Family) -> Family:
     """Make `family` known to `run_battery`."""
@@ -248,6 +265,7 @@ def register(
 
 def properties_of(family: str) -> list[Property]:
     """The registered properties of `family`, in registration order."""
+    family_spec(family)
     return [p for p in REGISTRY if p.family == family]
 
 
@@ -294,7 +312,7 @@ def run_battery(
 
     A ValueError says the function does not fit the family's contract (a usage error, nothing was run).
     """
-    spec = SPECS[family]
+    spec = family_spec(family)
     if not settings.ds and spec.ds:
         settings = dataclasses.replace(settings, ds=spec.ds)
     form = form_of(spec, function)
@@ -320,6 +338,34 @@ def run_battery(
     if progress is not None:
         progress("identification")
     return Report(target, family, outcomes, identified, tuple(collected.findings))
+
+
+def _words(variant: str) -> set[str]:
+    """The first and last words of a variant's name ("rope half_split", "naive 2^(−8h/n)")."""
+    words = variant.replace(",", " ").split()
+    return {words[0], words[-1]} if words else set()
+
+
+def expected(report: Report, expect: str) -> Outcome:
+    """A property that holds when the identified variant is `expect` (a rule, a layout or a variant name)."""
+    found = report.identified
+    names = (
+        set()
+        if found is None
+        else {found.variant, *_words(found.variant), str(found.parameters.get("layout"))}
+    )
+    shown = "nothing" if found is None else found.variant
+    if found is not None and not found.matches:
+        names = set()
+    passed = expect in names
+    counterexample = None if passed else {"expected": expect, "identified": shown}
+    return Outcome(
+        f"expect {expect}",
+        passed,
+        "the identified variant",
+        "identification",
+        counterexample,
+    )
 
 
 # ------------------------------------------------------------------------------------------ search

@@ -3,7 +3,8 @@
 The exact answers (which pairs coincide, and where) come from `pe_verify.proofs.uniqueness`. Here an
 encoding — a `sinusoidal.Sinusoidal`, read through its `rows_mp(positions, dps)` form (a broken twin
 overrides it, or gives other `omegas`) — is evaluated at ≥ 50 digits: a witness must agree to within
-10^(5−dps), a non-witness must differ by more than that.
+10^(5−dps), a non-witness must differ by more than that. `intermediate_value_root` gives the real position
+at which a sin dimension takes the value PE(1, 0) = sin 1, the step a near miss is rounded from.
 """
 
 from __future__ import annotations
@@ -104,3 +105,18 @@ def near_misses(d: int, base: float | str, dim1: int, dim2: int, count: int = 3)
         ratio = b ** fraction_mp(ratio_exponent(dim1 // 2, dim2 // 2, d))
         nearest = [(p1, int(mpmath.nint(p1 * ratio))) for p1 in range(1, count + 1)]
     return [(p1, dim1, p2, dim2) for p1, p2 in nearest if p2 != p1]
+
+
+def intermediate_value_root(
+    encoding: Sinusoidal, dim: int, dps: int = MIN_DPS
+) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The real position y0 = asin(C)/ω at which the sin dimension `dim` (ω = ω_{dim // 2}) takes the value
+    C = PE(1, 0) (sin 1 when ω_0 = 1), and the residual |PE(y0, dim) − C| of the encoding's own `rows_mp`."""
+    dps = _require_dps(dps)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 0 <= dim < encoding.d or dim % 2:
+        raise ValueError(f"dim must be an even (sin) dimension in [0, {encoding.d}), got {dim!r}")
+    with mpmath.workdps(dps):
+        omega = encoding.frequencies_mp(dps)[dim // 2]
+        target = encoding.value_mp(1, 0)
+        root = mpmath.asin(target) / omega
+        return root, abs(encoding.rows_mp([root], dps)[0][dim] - target)

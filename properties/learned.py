@@ -1,8 +1,12 @@
-"""Learned absolute positions: position p is encoded by row p of an (L, d) table, only for 0 ≤ p < L."""
+"""Learned absolute positions: position p is encoded by row p of an (L, d) table, only for 0 ≤ p < L.
+
+`table_reach` looks up the last row and the one past it: a table of L rows has no vector for position L.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,6 +26,12 @@ class LearnedPositionTable:
             raise ValueError("weights must be finite; got NaN or infinity")
         table.flags.writeable = False
         self._weights = table
+
+    @classmethod
+    def seeded(cls, max_len: int, d: int, seed: int = 0) -> LearnedPositionTable:
+        """A table of L = max_len rows of standard normal weights from a seeded generator (a stand-in for
+        trained weights)."""
+        return cls(np.random.default_rng(seed).standard_normal((max_len, d)))
 
     @property
     def max_len(self) -> int:
@@ -53,3 +63,23 @@ class LearnedPositionTable:
             offender = array.reshape(-1)[np.argmax((array < 0) | (array >= self.max_len))].item()
             raise ValueError(f"positions must be {allowed}; got {offender}")
         return array.astype(np.intp)
+
+
+@dataclass(frozen=True)
+class TableReach:
+    """What a learned table of L rows returns at its last row and past it."""
+
+    max_len: int
+    last_row_shape: tuple[int, ...]
+    past_the_end: str | None
+
+
+def table_reach(table: LearnedPositionTable) -> TableReach:
+    """Look up rows L − 1 and L of the table: the shape of the last row, and the message with which row L is
+    refused (None when a row comes back)."""
+    last = table.lookup(table.max_len - 1).shape
+    try:
+        table.lookup(table.max_len)
+    except ValueError as refusal:
+        return TableReach(table.max_len, last, str(refusal))
+    return TableReach(table.max_len, last, None)

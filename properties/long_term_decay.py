@@ -54,6 +54,12 @@ def relative_upper_bound(distances: np.ndarray, d: int = 128, base: float = 1000
     return np.mean(np.abs(phase_partial_sums(distances, theta)), axis=1)
 
 
+def relative_upper_bound_error(distances: np.ndarray, d: int = 128, base: float = 10000.0) -> float:
+    """A float64 bound on each value of `relative_upper_bound`: its partial sums add up to d/2 complex terms
+    e^(iΔθ), each a cos and a sin of an angle up to max Δ (θ_0 = 1)."""
+    return angle_tolerance(float(np.max(distances)), terms=d, base=base)
+
+
 def abel_bound(h: np.ndarray, distances: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """(max_j |h_{j+1} − h_j|, with h_{d/2} = 0) · Σ_{j=1}^{d/2} |S_j|: shape (n, len(distances))."""
     h, distances, theta = _require_sum_inputs(h, distances, theta)

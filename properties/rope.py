@@ -371,6 +371,37 @@ def check_layout_equivalence(
     )
 
 
+def check_layouts_agree_on_random_inputs(
+    rope_type: type[Rope],
+    cases: Sequence[tuple[int, float]],
+    vectors: int = 8,
+    max_position: int = 10**6,
+    seed: int = 0,
+) -> list[CheckResult]:
+    """`check_layout_equivalence` of rope_type(d, half-split) against rope_type(d, interleaved) with rotary
+    fraction f for each (d, f) of `cases`, on `vectors` Gaussian vectors at positions |p| < `max_position`
+    (one seeded generator, drawn case after case)."""
+    rng = np.random.default_rng(seed)
+    results = []
+    for d, fraction in cases:
+        x = rng.standard_normal((vectors, d))
+        positions = rng.integers(-max_position, max_position, size=vectors)
+        half_split = rope_type(d, layout="half_split", rotary_fraction=fraction)
+        interleaved = rope_type(d, layout="interleaved", rotary_fraction=fraction)
+        results.append(check_layout_equivalence(half_split, interleaved, x, positions))
+    return results
+
+
+def random_queries_and_keys(
+    d: int, count: int, max_position: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`count` seeded Gaussian (q, k) ∈ ℝ^d × ℝ^d and query and key positions in [0, max_position)."""
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((count, d)), rng.standard_normal((count, d))
+    m, n = rng.integers(0, max_position, size=count), rng.integers(0, max_position, size=count)
+    return q, k, m, n
+
+
 def check_agreement_with_reference(
     rope: Rope, x: np.ndarray, positions: np.ndarray, dps: int = 50
 ) -> CheckResult:

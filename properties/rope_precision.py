@@ -131,6 +131,39 @@ def score_drift(
     return np.abs(np.array(scores) - exact[None, :])
 
 
+def unit_queries_and_keys(
+    d: int, pairs: int, max_key: int = 16, max_offset: int = 64, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`pairs` seeded unit (q, k) ∈ ℝ^d × ℝ^d, keys at n ∈ [0, max_key) and queries at m = n + offset with
+    offset ∈ [0, max_offset): (q, k, m, n)."""
+    rng = np.random.default_rng(seed)
+    q, k = (rng.standard_normal((pairs, d)) for _ in range(2))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    k /= np.linalg.norm(k, axis=1, keepdims=True)
+    keys = rng.integers(0, max_key, size=pairs)
+    return q, k, keys + rng.integers(0, max_offset, size=pairs), keys
+
+
+def median_score_drift(
+    rope: Rope,
+    q: np.ndarray,
+    k: np.ndarray,
+    positions_q: np.ndarray,
+    positions_k: np.ndarray,
+    shifts: Sequence[int] | np.ndarray,
+) -> np.ndarray:
+    """The median over the pairs of `score_drift`, one value per shift."""
+    return np.median(score_drift(rope, q, k, positions_q, positions_k, shifts), axis=1)
+
+
+def reference_score_error(positions_q: np.ndarray, positions_k: np.ndarray, d: int) -> float:
+    """A float64 bound on the reference score ⟨R_m q, R_n k⟩ of unit (q, k) ∈ ℝ^d at those positions, and so
+    on every drift measured against it (the rounded scores themselves are exact functions of correctly
+    rounded values, summed in float64)."""
+    largest = float(max(np.max(positions_q), np.max(positions_k)))
+    return angle_tolerance(largest, terms=2 * d) + d * 2.0**-50
+
+
 def check_shift_invariance(
     rope: Rope,
     q: np.ndarray,

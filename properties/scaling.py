@@ -28,18 +28,24 @@ model's (d, base), and return a `CheckResult`. As for `rope.Rope`, a broken twin
 the one form it breaks. Scaling factors are ≥ 1 (a context extension), as the reference's validation asks.
 The free functions ``*_frequencies`` are the float64 form of one configuration, for callers that pass
 parameters positionally.
+
+The certified functions at the end decide, in arb ball arithmetic at the current flint precision, which pairs
+a YaRN or Llama 3 configuration keeps, divides and blends (r_i = L₀·θ_i/(2π) against its two thresholds), and
+compare the paper's YaRN weights γ(r_i) with the reference code's; a comparison a ball cannot decide raises.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
+import flint
 import mpmath
 import numpy as np
 
 from .checking import EPS64, CheckResult
-from .frequencies import frequencies, frequencies_mp
+from .frequencies import frequencies, frequencies_arb, frequencies_mp
 from .validation import require_base, require_even_dimension, require_positive_int, require_positive_real
 
 #: The scaling schemes, the values of `RopeScaling.kind`.
@@ -459,3 +465,160 @@ def _compare(name: str, got: object, expected: np.ndarray, tolerance: float) -> 
 def _result(name: str, errors: np.ndarray, tolerance: float, witness: dict[str, object]) -> CheckResult:
     max_error = float(np.max(errors))
     return CheckResult(name, bool(max_error <= tolerance), max_error, tolerance, witness)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Certified regimes and YaRN weights (arb balls at the current flint precision)
+# ---------------------------------------------------------------------------------------------------------
+
+
+def turns_per_context(d: int, base: int, context: int) -> list[flint.arb]:
+    """r_i = L·base^(−2i/d)/(2π): how many times pair i turns over the context L (arb balls)."""
+    pi = flint.arb.pi()
+    return [flint.arb(context) * omega / (2 * pi) for omega in frequencies_arb(d, base, count=d // 2)]
+
+
+def certainly_above(ball: flint.arb, threshold: float | Fraction) -> bool:
+    """Whether ball > threshold, certified: a ball containing the threshold raises instead of guessing."""
+    exact = Fraction(threshold)
+    limit = flint.arb(flint.fmpq(exact.numerator, exact.denominator))
+    if ball > limit:
+        return True
+    if ball < limit:
+        return False
+    raise ValueError(f"cannot decide {ball} against {threshold} at {flint.ctx.prec} bits")
+
+
+def regime_counts(turns: list[flint.arb], low: float, high: float) -> tuple[int, int, int]:
+    """How many pairs turn more than `high` times (kept), at most `low` times (divided by s), and between."""
+    kept = sum(certainly_above(r, high) for r in turns)
+    divided = sum(not certainly_above(r, low) for r in turns)
+    return kept, divided, len(turns) - kept - divided
+
+
+def ramp_thresholds(scaling: RopeScaling) -> tuple[float, float]:
+    """The turn counts where a ramp starts and ends: YaRN's (β_slow, β_fast), Llama 3's (low, high) factor
+    (Llama 3 compares L₀/λ_i, which is the same r_i)."""
+    if scaling.kind == "yarn":
+        return scaling.beta_slow, scaling.beta_fast
+    if scaling.kind == "llama3":
+        return scaling.low_freq_factor, scaling.high_freq_factor
+    raise ValueError(f"only YaRN and Llama 3 blend between two regimes, got kind {scaling.kind!r}")
+
+
+def scaling_regimes(scaling: RopeScaling, d: int, base: int) -> tuple[int, int, int]:
+    """How many of the d/2 pairs `scaling` keeps, divides by s and blends, certified (`regime_counts` of
+    the turns over its original context against its `ramp_thresholds`)."""
+    turns = turns_per_context(d, base, scaling.original_context)
+    return regime_counts(turns, *ramp_thresholds(scaling))
+
+
+def _clip_unit(ball: flint.arb) -> flint.arb:
+    """clamp(ball, 0, 1), certified."""
+    if not certainly_above(ball, 0):
+        return flint.arb(0)
+    return flint.arb(1) if certainly_above(ball, 1) else ball
+
+
+def _integer(ball: flint.arb, name: str) -> int:
+    value = ball.unique_fmpz()
+    if value is None:
+        raise ValueError(f"{name} = {ball} is not certified to one integer at {flint.ctx.prec} bits")
+    return int(value)
+
+
+def yarn_code_bounds(scaling: RopeScaling, d: int, base: int) -> tuple[flint.arb, flint.arb, int, int]:
+    """c(β), c(α) (arb balls, β = β_fast, α = β_slow) and the code's ramp ends low = ⌊c(β)⌋, high = ⌈c(α)⌉
+    clamped to [0, d − 1], with c(n) = d·ln(L₀/(2πn))/(2 ln base) (``find_correction_dim``,
+    ``find_correction_range`` with truncate = True)."""
+
+    def correction_dim(turns: float) -> flint.arb:
+        quotient = flint.arb(scaling.original_context) / (turns * 2 * flint.arb.pi())
+        return flint.arb(d) * quotient.log() / (2 * flint.arb(base).log())
+
+    c_beta, c_alpha = correction_dim(scaling.beta_fast), correction_dim(scaling.beta_slow)
+    low = max(_integer(c_beta.floor(), "⌊c(β)⌋"), 0)
+    high = min(_integer(c_alpha.ceil(), "⌈c(α)⌉"), d - 1)
+    return c_beta, c_alpha, low, high
+
+
+def yarn_weights(scaling: RopeScaling, d: int, base: int) -> tuple[list[flint.arb], list[Fraction]]:
+    """The weight γ_i on the unscaled θ_i of every pair, by the paper and by the reference code.
+
+    Paper: γ(r_i) = clamp((r_i − α)/(β − α), 0, 1), as arb balls. Code: 1 − clamp((i − low)/(high − low),
+    0, 1) with the ends of `yarn_code_bounds`, as exact fractions.
+    """
+    _, _, low, high = yarn_code_bounds(scaling, d, base)
+    alpha, beta = scaling.beta_slow, scaling.beta_fast
+    turns = turns_per_context(d, base, scaling.original_context)
+    paper = [_clip_unit((r - alpha) / (beta - alpha)) for r in turns]
+    code = [1 - min(max(Fraction(i - low, high - low), Fraction(0)), Fraction(1)) for i in range(d // 2)]
+    return paper, code
+
+
+@dataclass(frozen=True)
+class RampComparison:
+    """The paper's and the reference code's YaRN weights on one configuration, compared in ball arithmetic.
+
+    `same_ends`: both keep (weight 1) and divide (weight 0) the same pairs; `blended`: the pairs the code
+    blends; `widest`: the pair whose weights differ most, by `gap` (paper `paper_at`, code `code_at`), and
+    `differs` whether that gap exceeds the material difference; `c_beta`, `c_alpha`, `low`, `high` as in
+    `yarn_code_bounds`, `at_beta`, `at_alpha` the rounded code's weights at r = β and r = α, and
+    `ends_moved` whether both are materially off the paper's 1 and 0 there.
+    """
+
+    same_ends: bool
+    blended: int
+    widest: int
+    gap: flint.arb
+    paper_at: flint.arb
+    code_at: Fraction
+    differs: bool
+    c_beta: flint.arb
+    c_alpha: flint.arb
+    low: int
+    high: int
+    at_beta: flint.arb
+    at_alpha: flint.arb
+    ends_moved: bool
+
+
+def compare_yarn_ramps(scaling: RopeScaling, d: int, base: int, material: Fraction) -> RampComparison:
+    """The paper's γ(r_i) against the reference code's weights on `scaling` (`yarn_weights`), certified: a
+    difference counts when it exceeds `material`."""
+    alpha, beta = scaling.beta_slow, scaling.beta_fast
+    turns = turns_per_context(d, base, scaling.original_context)
+    paper, code = yarn_weights(scaling, d, base)
+    paper_kept = {i for i, r in enumerate(turns) if certainly_above(r, beta)}
+    paper_divided = {i for i, r in enumerate(turns) if not certainly_above(r, alpha)}
+    same_ends = paper_kept == {i for i, w in enumerate(code) if w == 1} and paper_divided == {
+        i for i, w in enumerate(code) if w == 0
+    }
+    gaps = [abs(flint.arb(w.numerator) / w.denominator - gamma) for gamma, w in zip(paper, code, strict=True)]
+    widest = max(range(len(gaps)), key=lambda i: gaps[i].mid())
+    c_beta, c_alpha, low, high = yarn_code_bounds(scaling, d, base)
+    at_beta, at_alpha = (1 - (c - low) / (high - low) for c in (c_beta, c_alpha))  # low ≤ c(β) < c(α) ≤ high
+    return RampComparison(
+        same_ends=same_ends,
+        blended=sum(0 < w < 1 for w in code),
+        widest=widest,
+        gap=gaps[widest],
+        paper_at=paper[widest],
+        code_at=code[widest],
+        differs=certainly_above(gaps[widest], material),
+        c_beta=c_beta,
+        c_alpha=c_alpha,
+        low=low,
+        high=high,
+        at_beta=at_beta,
+        at_alpha=at_alpha,
+        ends_moved=certainly_above(abs(at_beta - 1), material) and certainly_above(at_alpha, material),
+    )
+
+
+def logit_scale_mp(scaling: RopeScaling, dps: int = 30) -> mpmath.mpf:
+    """The factor 1/t = attention_factor² on every logit, with `dps` digits: (0.1·ln s + 1)² for YaRN."""
+    with mpmath.workdps(require_positive_int(dps, "dps")):
+        if scaling.kind != "yarn":
+            return mpmath.mpf(1)
+        return (mpmath.log(mpmath.mpf(scaling.factor)) / 10 + 1) ** 2

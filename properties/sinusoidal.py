@@ -7,10 +7,17 @@ parameters and offers every form the checks read (the frequencies come from `fre
 * `rows(positions)` with its a-priori bound `error`: float64 at integers 0 ≤ p < 2**32 by exact reduction of
   p·ω/2π, each entry within `VALUE_ERROR` = 2^−51 of the true value (`sin_cos_at_integers`);
 * `frequencies_mp(dps)`, `value_mp(p, j)`, `rows_mp(positions, dps)`: mpmath at any precision;
-* `row_balls(p)`: arb balls (python-flint) containing the true values;
+* `frequency_balls()`, `row_balls(p)`, `table_balls(positions)`: arb balls (python-flint) containing the true
+  values;
 * `column(pos)`: the exact SymPy column, for a symbolic or exact pos (and symbolic `omegas` in the proofs);
 * `stored_rows(positions)`, `label`: the common PyTorch code's table stored in `dtype` (float32 computation,
-  or float64 throughout), optionally with the positions first rounded to the dtype.
+  or float64 throughout), optionally with the positions first rounded to the dtype; `code_exponents()` and
+  `code_frequencies()`: that code's float32 exponents and frequencies (div_term).
+
+Properties of one encoding read from these forms: `wavelength_range` (the pairs share a frequency, which
+strictly decreases, so λ_i = 2π·base^(2i/d) runs from 2π towards, but below, 2π·base), `norm_gap` (how the
+length of PE(p) changes with p: not at all for even d) and `is_table_prefix` (a shorter stored table is the
+first rows of a longer one, bit for bit).
 
 `omegas` replaces base^(−2i/d) by ⌈d/2⌉ given frequencies (exact SymPy numbers, or symbols in the proofs).
 
@@ -26,6 +33,7 @@ callable, for a table known only by its rows (an implementation under test in th
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,7 +45,15 @@ import sympy as sp
 
 from .correct_rounding import correctly_rounded
 from .dtypes import DtypeSpec, dtype_spec
-from .frequencies import frequencies, frequencies_arb, frequencies_mp, frequency_exprs, frequency_mp
+from .frequencies import (
+    fraction_arb,
+    frequencies,
+    frequencies_arb,
+    frequencies_mp,
+    frequency_exponent,
+    frequency_exprs,
+    frequency_mp,
+)
 from .validation import require_base, require_positions, require_positive_int
 
 #: Positions must satisfy 0 ≤ p < MAX_POSITION for `Sinusoidal.rows`: a position times a 32-bit limb must
@@ -59,7 +75,7 @@ def pair_index(d: int) -> np.ndarray:
 def sinusoidal_encoding(positions: Iterable[float] | np.ndarray, d: int, base: float = 10000.0) -> np.ndarray:
     """The encoding of each position as a row, in float64: shape (len(positions), d)."""
     positions = require_positions(positions).reshape(-1)
-    return _float64_rows(positions, frequencies(d, base), d)
+    return _float64_rows(positions, frequencies(d, base), pair_index(d))
 
 
 def sinusoidal_encoding_mp(
@@ -69,9 +85,10 @@ def sinusoidal_encoding_mp(
     return _rows_mp(positions, frequencies_mp(d, base, dps), d, dps)
 
 
-def _float64_rows(positions: np.ndarray, omegas: np.ndarray, d: int) -> np.ndarray:
-    angles = positions[:, None] * omegas[pair_index(d)][None, :]
-    is_sin = np.arange(d) % 2 == 0
+def _float64_rows(positions: np.ndarray, omegas: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """sin/cos(p·ω) with dim j at the frequency omegas[index[j]]: sin in the even dims, cos in the odd."""
+    angles = positions[:, None] * omegas[index][None, :]
+    is_sin = np.arange(len(index)) % 2 == 0
     return np.where(is_sin, np.sin(angles), np.cos(angles))
 
 
@@ -142,9 +159,14 @@ class Sinusoidal:
             return frequencies(self.d, float(self.base))
         return np.array([float(self._numeric(omega, 17)) for omega in self.omegas])
 
+    def frequency_index(self) -> np.ndarray:
+        """The frequency index i of each dimension j (dims 2i and 2i+1 share ω_i): `pair_index(d)`."""
+        return pair_index(self.d)
+
     def float64_rows(self, positions: Iterable[float] | np.ndarray) -> np.ndarray:
         """Plain float64 rows sin/cos(p·ω), shape (len(positions), d), for finite real |p| ≤ 2**53."""
-        return _float64_rows(require_positions(positions).reshape(-1), self.frequencies64(), self.d)
+        positions = require_positions(positions).reshape(-1)
+        return _float64_rows(positions, self.frequencies64(), self.frequency_index())
 
     def rows(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Float64 rows of integers 0 ≤ p < 2^32, each entry within `error` (exact reduction)."""
@@ -178,14 +200,22 @@ class Sinusoidal:
 
     # ------------------------------------------------------------------------------------------- balls
 
-    def row_balls(self, position: int) -> list[flint.arb]:
-        """The d entries of PE(position) as arb balls (current flint precision) containing the true values."""
+    def frequency_balls(self) -> list[flint.arb]:
+        """The ⌈d/2⌉ frequencies as arb balls (current flint precision) containing the true values."""
         if self.omegas is not None:
             raise ValueError("an encoding with given omegas has no ball form")
+        return list(_frequency_balls(self.d, float(self.base), flint.ctx.prec))
+
+    def row_balls(self, position: int) -> list[flint.arb]:
+        """The d entries of PE(position) as arb balls (current flint precision) containing the true values."""
         row = []
-        for omega in _frequency_balls(self.d, float(self.base), flint.ctx.prec):
+        for omega in self.frequency_balls():
             row.extend((flint.arb(position) * omega).sin_cos())
         return row[: self.d]
+
+    def table_balls(self, positions: Iterable[int]) -> list[list[flint.arb]]:
+        """`row_balls` of each position: the table as rows of balls."""
+        return [self.row_balls(position) for position in positions]
 
     # ------------------------------------------------------------------------------------------- SymPy
 
@@ -207,6 +237,14 @@ class Sinusoidal:
         )
 
     # ------------------------------------------------------------------------------------------ stored
+
+    def code_exponents(self) -> np.ndarray:
+        """The exponents the common code passes to exp, in float32: arange(0, d, 2)·float32(−ln base/d)."""
+        return _code_exponents(self.d, float(self.base), np.float32)
+
+    def code_frequencies(self) -> np.ndarray:
+        """The common code's div_term in float32: the exp of `code_exponents`, correctly rounded."""
+        return correctly_rounded("exp", "float32", self.code_exponents())
 
     @property
     def stored_dtype(self) -> DtypeSpec:
@@ -248,13 +286,12 @@ class Sinusoidal:
             position = held.astype(compute)
         else:
             position = positions.astype(compute)
-        exponents = np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)
         table = np.empty((len(position), d), dtype=compute)
         if compute is np.float64:
-            angles = position[:, None] * np.exp(exponents)[None, :]
+            angles = position[:, None] * np.exp(_code_exponents(d, base, compute))[None, :]
             table[:, 0::2], table[:, 1::2] = np.sin(angles), np.cos(angles[:, : d // 2])
         else:
-            angles = position[:, None] * correctly_rounded("exp", "float32", exponents)[None, :]
+            angles = position[:, None] * self.code_frequencies()[None, :]
             table[:, 0::2] = correctly_rounded("sin", "float32", angles)
             table[:, 1::2] = correctly_rounded("cos", "float32", angles[:, : d // 2])
         return spec.cast(table)
@@ -264,6 +301,11 @@ class Sinusoidal:
         if omega.free_symbols:
             raise ValueError(f"the frequency {omega} is symbolic: only the exact column form exists")
         return sp.N(omega, digits)
+
+
+def _code_exponents(d: int, base: float, compute: type[np.floating]) -> np.ndarray:
+    """The common code's exponents arange(0, d, 2)·(−ln base/d), computed in `compute`."""
+    return np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)
 
 
 @functools.lru_cache(maxsize=64)
@@ -336,3 +378,53 @@ def sin_cos_at_integers(
     residual = (big - (angle - virtual)) + (small - virtual)
     sin, cos = np.sin(angle), np.cos(angle)
     return sin + cos * residual, cos - sin * residual
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Properties of one encoding
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Wavelengths:
+    """The pair structure and exact exponents of one encoding's frequencies, and the wavelengths they give."""
+
+    d: int
+    pairs_share_frequency: bool
+    strictly_decreasing: bool
+    shortest: flint.arb
+    longest: flint.arb
+    below_limit: bool
+
+
+def wavelength_range(encoding: Sinusoidal, prec: int) -> Wavelengths:
+    """Dims 2i and 2i+1 share the index i (`frequency_index`), the exact exponents −2i/d of ω_i = base^(−2i/d)
+    strictly decrease, and λ_i = 2π/ω_i runs from 2π to 2π·base^(2(⌈d/2⌉ − 1)/d) < 2π·base (`prec` bits)."""
+    d = encoding.d
+    index = encoding.frequency_index()
+    count = (d + 1) // 2
+    shared = bool(
+        np.array_equal(index[0::2], np.arange(count)) and np.array_equal(index[1::2], index[0::2][: d // 2])
+    )
+    exponents = [frequency_exponent(i, d) for i in range(count)]
+    decreasing = all(a > b for a, b in itertools.pairwise(exponents))
+    with flint.ctx.workprec(require_positive_int(prec, "prec")):
+        base = flint.arb(encoding.base)
+        two_pi = 2 * flint.arb.pi()
+        longest = two_pi * base ** fraction_arb(-exponents[-1])
+        return Wavelengths(d, shared, decreasing, two_pi, longest, bool(longest < two_pi * base))
+
+
+def norm_gap(encoding: Sinusoidal, position: int, reference: int, prec: int) -> flint.arb:
+    """‖PE(position)‖² − ‖PE(reference)‖² as a ball at `prec` bits: zero for even d, where every (sin, cos)
+    pair has length 1; the unpaired last sine of an odd d makes it sin²(pω) − sin²(qω)."""
+    with flint.ctx.workprec(require_positive_int(prec, "prec")):
+        at, ref = encoding.row_balls(position), encoding.row_balls(reference)
+        return sum((v * v for v in at), flint.arb(0)) - sum((v * v for v in ref), flint.arb(0))
+
+
+def is_table_prefix(encoding: Sinusoidal, short: int, long: int) -> bool:
+    """The stored table for max_len = short is the first `short` rows of the one for max_len = long, bit for
+    bit (no step of the computation depends on max_len)."""
+    head, full = encoding.stored_rows(np.arange(short)), encoding.stored_rows(np.arange(long))
+    return head.shape == full[:short].shape and head.tobytes() == full[:short].tobytes()

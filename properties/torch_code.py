@@ -25,8 +25,9 @@ float64 they are numpy's.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -72,7 +73,9 @@ class SliceAssignmentMismatch(ValueError):
 def broadcast_shape(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int, ...]:
     """The shape a ⊙ b takes under broadcasting, or `BroadcastMismatch` naming the first axis that fails.
 
-    Axes are counted in the result (of rank max(rank a, rank b)) from the left, as torch's message does.
+    Axes are counted in the result (of rank max(rank a, rank b)) from the left, as torch's message does. A
+    size-1 axis takes the other size, 0 included; sizes may be SymPy symbols (compared as written), so the
+    rule can be applied to shapes of symbolic size.
     """
     a, b = tuple(shape_a), tuple(shape_b)
     rank = max(len(a), len(b))
@@ -80,10 +83,27 @@ def broadcast_shape(shape_a: Sequence[int], shape_b: Sequence[int]) -> tuple[int
     for dim, (size_a, size_b) in enumerate(zip(padded_a, padded_b, strict=True)):
         if size_a != size_b and 1 not in (size_a, size_b):
             raise BroadcastMismatch(a, b, dim, size_a, size_b)
-    return tuple(
-        max(size_a, size_b) if 1 in (size_a, size_b) else size_a
-        for size_a, size_b in zip(padded_a, padded_b, strict=True)
-    )
+    return tuple(size_b if size_a == 1 else size_a for size_a, size_b in zip(padded_a, padded_b, strict=True))
+
+
+def broadcast_outcome(shape_a: Sequence[int], shape_b: Sequence[int]) -> str:
+    """What a ⊙ b gives under broadcasting: the result shape as a list, or the two shapes and the first axis
+    at which they fail (`broadcast_shape`)."""
+    try:
+        return str(list(broadcast_shape(shape_a, shape_b)))
+    except BroadcastMismatch as error:
+        return f"error ({error.shape_a} with {error.shape_b} at axis {error.dim})"
+
+
+def shape_error(run: Callable[[], object]) -> str | None:
+    """The message of the ValueError that `run` raises, or None when it runs. The modules here raise one for
+    a shape mismatch (`BroadcastMismatch`, `SliceAssignmentMismatch`), as torch does, and for invalid input;
+    any other exception propagates."""
+    try:
+        run()
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def broadcast_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -112,6 +132,19 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
     """(x1, x2) ↦ (−x2, x1) on the two halves of the last axis (``torch.cat((-x2, x1), dim=-1)``)."""
     half = x.shape[-1] // 2
     return np.concatenate((-x[..., half:], x[..., :half]), axis=-1)
+
+
+def training_dropout_outcomes(value: Fraction, p: Fraction) -> tuple[Fraction, Fraction]:
+    """What nn.Dropout(p) in training mode (a module's default) can make of an entry `value`: 0 when the entry
+    is dropped, value/(1 − p) when it is kept (the survivors are rescaled), exactly."""
+    if not 0 <= p < 1:
+        raise ValueError(f"a dropout probability must lie in [0, 1), got {p}")
+    return Fraction(0), Fraction(value) / (1 - p)
+
+
+def dropout_can_leave_unchanged(value: Fraction, p: Fraction) -> bool:
+    """Whether some draw of training-mode dropout returns `value` itself: only for 0, or when p = 0."""
+    return Fraction(value) in training_dropout_outcomes(value, p)
 
 
 class SinusoidalTable:

@@ -49,6 +49,7 @@ CATALOG_FILES = frozenset(
 )
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in CATALOG_FILES:

@@ -6,6 +6,7 @@ A broken twin is an `Alibi` subclass overriding the one form it breaks: `exponen
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -28,6 +29,9 @@ from pe_verify.properties.alibi import (
     check_slopes_exact,
     check_slopes_geometric,
     check_softmax_weight_ratio,
+    has_geometric_exponents,
+    has_slopes,
+    interleaves_two_geometric_sequences,
 )
 from pe_verify.properties.checking import EPS64
 
@@ -144,7 +148,23 @@ def test_every_alibi_claim_has_a_derivation() -> None:
         "alibi.softmax_ratio",
         "alibi.slopes_power_of_two",
         "alibi.slopes_other_counts",
+        "alibi.linear_penalty",
+        "alibi.slope_reach",
     }
+
+
+def test_a_quadratic_penalty_fails_the_linearity_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(alibi_proofs, "penalty", lambda i, j: -alibi_proofs.SLOPE * (i - j) ** 2)
+    assert not alibi_proofs.linear_penalty.verify().verified
+
+
+def test_slope_reach_is_exact_and_falls_with_the_slope() -> None:
+    slopes = Alibi().slopes_exact(8)
+    reach = alibi_proofs.slope_reach(slopes, 100)
+    assert [m for m, _, _ in reach] == slopes
+    assert all(sp.simplify(sp.exp(-m * r) - sp.Rational(1, 10)) == 0 for m, r, _ in reach)
+    ordered = sorted(reach, key=lambda head: head[0])
+    assert all(bool(a[1] > b[1]) and bool(a[2] < b[2]) for a, b in itertools.pairwise(ordered))
 
 
 def test_exact_slopes_of_six_heads_follow_the_reference_rule() -> None:
@@ -318,3 +338,36 @@ def test_a_twin_with_bad_slopes_fails_instead_of_raising() -> None:
 def test_bad_input_is_rejected_with_a_clear_message(call: Callable[[], object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ------------------------------------------------------------------ exact slope sequences
+
+
+def test_powers_of_two_have_geometric_exponents_and_other_counts_do_not() -> None:
+    assert all(has_geometric_exponents(Alibi(), 2**k) for k in range(11))
+    assert not any(has_geometric_exponents(Alibi(), n) for n in range(3, 257) if n & (n - 1))
+
+
+@given(k=st.integers(min_value=0, max_value=10))
+def test_slopes_counted_from_zero_are_not_the_geometric_sequence(k: int) -> None:
+    assert not has_geometric_exponents(SlopesFromZero(), 2**k)
+
+
+def test_other_counts_interleave_two_geometric_sequences() -> None:
+    assert all(interleaves_two_geometric_sequences(Alibi(), n) for n in range(1, 257))
+
+
+@given(n=st.integers(min_value=3, max_value=256).filter(lambda n: n & (n - 1)))
+def test_wrong_rules_do_not_interleave_two_geometric_sequences(n: int) -> None:
+    assert not interleaves_two_geometric_sequences(NaiveFormula(), n)
+    assert not interleaves_two_geometric_sequences(OddEntries(), n)
+    extra = n - _largest_power_of_two(n)
+    assert interleaves_two_geometric_sequences(WithoutEveryOther(), n) == (extra == 1)  # one extra: the same
+
+
+def test_the_reference_slopes_are_fairseqs_computed_exactly() -> None:
+    for n in (*(2**k for k in range(7)), 3, 5, 6, 7, 12, 20, 24, 40):
+        assert has_slopes(Alibi(), n, alibi_proofs.reference_slopes(n)), n
+    assert not has_slopes(SlopesFromZero(), 8, alibi_proofs.reference_slopes(8))
+    assert not has_slopes(NaiveFormula(), 6, alibi_proofs.reference_slopes(6))
+    assert not has_slopes(Alibi(), 8, alibi_proofs.reference_slopes(8)[:-1])

@@ -10,7 +10,10 @@ of the family corpora (`test_check_*.py`); the per-family files test counterexam
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import subprocess
+import sys
 from collections.abc import Callable
 
 import ml_dtypes
@@ -21,9 +24,8 @@ import test_check_frequencies as frequencies
 import test_check_rope as rope
 import test_check_sinusoidal as sinusoidal
 
-from pe_verify import check
 from pe_verify.properties.alibi import Alibi, alibi_bias, alibi_slopes
-from pe_verify.properties.battery import REGISTRY, Settings, run_battery
+from pe_verify.properties.battery import REGISTRY, Identification, Report, Settings, expected, run_battery
 from pe_verify.properties.rope import Rope
 from pe_verify.properties.scaling import RopeScaling
 from pe_verify.properties.sinusoidal import Sinusoidal
@@ -203,5 +205,48 @@ def test_the_suites_family_objects_pass_and_are_identified_as_what_they_declare(
 ) -> None:
     function, variant = FAMILY_OBJECTS[family][name]
     report = run_battery(family, function, SETTINGS[family], target=name)
-    failed = [o.message for o in (*report.properties, check.expected(report, variant)) if not o.passed]
+    failed = [o.message for o in (*report.properties, expected(report, variant)) if not o.passed]
     assert not failed, failed
+
+
+def _identified(variant: str, matches: bool = True, **parameters: object) -> Report:
+    return Report("target", "rope", (), Identification(variant, parameters, 0.0, matches), ())
+
+
+@pytest.mark.parametrize(
+    ("variant", "parameters", "expect"),
+    [
+        ("reference", {}, "reference"),
+        ("rope half_split", {}, "half_split"),
+        ("naive 2^(−8h/n)", {}, "naive"),
+        ("yarn, factor 8", {}, "yarn"),
+        ("rope", {"layout": "interleaved"}, "interleaved"),
+    ],
+)
+def test_expect_holds_for_the_variant_identified(variant: str, parameters: dict, expect: str) -> None:
+    outcome = expected(_identified(variant, **parameters), expect)
+    assert outcome.passed and outcome.name == f"expect {expect}" and outcome.counterexample is None
+
+
+def test_expect_fails_for_another_variant_a_mismatch_or_nothing_identified() -> None:
+    other = expected(_identified("rope half_split"), "interleaved")
+    assert not other.passed and other.counterexample == {
+        "expected": "interleaved",
+        "identified": "rope half_split",
+    }
+    assert not expected(_identified("rope half_split", matches=False), "half_split").passed
+    nothing = dataclasses.replace(_identified("reference"), identified=None)
+    assert expected(nothing, "reference").counterexample == {"expected": "reference", "identified": "nothing"}
+
+
+def test_a_family_runs_without_its_module_imported_first() -> None:
+    script = (
+        "import sys\n"
+        "from pe_verify.properties.alibi import alibi_slopes\n"
+        "from pe_verify.properties.battery import Settings, expected, run_battery\n"
+        "report = run_battery('alibi', alibi_slopes, Settings(examples=2, max_pos=8, heads=(1, 2)))\n"
+        "assert report.passed and expected(report, 'reference').passed\n"
+        "assert 'pe_verify.check' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -109,6 +109,7 @@ def test_a_mistyped_dependency_derivation_or_figure_id_is_reported(monkeypatch: 
     monkeypatch.setattr(catalog, "all_derivations", lambda: [d for d in DERIVATIONS if d.id in cited])
     assert broken_links() == [
         f"{first.id}: depends on 'D9.9', which is no claim",
+        "document_000.py: cites derivation 'alibi.offset_only', which is no derivation",
         "document_001.py: cites derivation 'alibi.offset_only', which is no derivation",
         "document_003.py: cites derivation 'alibi.offset_only', which is no derivation",
         "figure wavelengths.png: illustrates 'D0.44', which is no claim",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
@@ -10,15 +11,18 @@ import pytest
 
 from pe_verify import cli
 from pe_verify.claims import catalog, figures, headlines, publish, report
-from pe_verify.claims.model import EXACT, PROVED, Assessment, Evidence, Source, claim
+from pe_verify.claims.model import EXACT, PROVED, REFUTES, Assessment, Evidence, Source, claim
 
 SHOW_FIELDS = {"id", "role", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
 
 
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Results of `list` and `show` go to a folder of this test, never to the user's cache."""
-    monkeypatch.setenv("PE_VERIFY_CACHE", str(tmp_path_factory.mktemp("cache")))
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Results of `list` and `show` go to a folder of this test, never to the user's cache (set without the
+    `monkeypatch` fixture, which would make the test compute the catalog afresh)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PE_VERIFY_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -44,21 +48,32 @@ def test_show_json_has_the_promised_fields(capsys) -> None:
     assert all({"kind", "summary"} <= e.keys() for e in record["evidence"])
 
 
+def test_show_json_carries_the_raw_measurements_and_the_scope(capsys) -> None:
+    _, out, _ = _run(capsys, "show", "G.rope_low_precision", "--json")
+    evidence = json.loads(out)["evidence"]
+    measured = [e["measured"] for e in evidence if e["measured"]]
+    assert measured and all(
+        isinstance(value, (int, float, str, list)) for m in measured for value in m.values()
+    )
+    assert all("instances" in e for e in evidence)
+
+
 def test_show_text_includes_the_derivation_steps(capsys) -> None:
     status, out, _ = _run(capsys, "show", "D0.8")
     assert status == 0
     assert "verdict: proved" in out and "### " in out and "$$" in out
 
 
-def test_show_warns_of_a_dependency_that_is_refuted_and_only_then(capsys) -> None:
-    weak = [(name, catalog.assessment(name).verdict) for name in catalog.get("D1.6b").depends_on]
-    assert ("D1.8", "refuted") in weak
+def test_show_warns_of_a_dependency_that_is_refuted_and_only_then(capsys, monkeypatch) -> None:
+    assert "D1.8" in catalog.get("D1.6b").depends_on
     _, out, _ = _run(capsys, "show", "D1.6b")
-    assert "warning: depends on D1.8, which is refuted" in out
-    _, out, _ = _run(capsys, "show", "D1.6b", "--json")
-    assert {"id": "D1.8", "verdict": "refuted"} in json.loads(out)["weak_dependencies"]
-    _, out, _ = _run(capsys, "show", "D3.3b")
     assert "warning:" not in out
+    refuted = Assessment((Evidence(EXACT, "a counterexample", True, REFUTES),), "refuted")
+    monkeypatch.setitem(catalog.ASSESSMENTS, "D1.8", refuted)
+    _, out, _ = _run(capsys, "show", "D1.6b", "--fresh")
+    assert "warning: depends on D1.8, which is refuted" in out
+    _, out, _ = _run(capsys, "show", "D1.6b", "--json", "--fresh")
+    assert {"id": "D1.8", "verdict": "refuted"} in json.loads(out)["weak_dependencies"]
 
 
 def test_an_unknown_id_is_a_usage_error_with_suggestions(capsys) -> None:

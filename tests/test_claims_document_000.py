@@ -13,7 +13,9 @@ import pytest
 from pe_verify.claims import document_000
 from pe_verify.claims.model import (
     ARGUMENT_VERDICTS,
-    PROVED,
+    BEYOND_DOMAIN,
+    CERTIFICATE,
+    CORROBORATES,
     REFUTED,
     UNSETTLED,
     VERDICTS,
@@ -75,17 +77,6 @@ def test_numeric_entries_are_deterministic(claim_id: str) -> None:
     assert BY_ID[claim_id].assess() == assessed(claim_id)
 
 
-def test_div_term_is_the_correctly_rounded_float32_exp_of_its_exponents() -> None:
-    for d in (6, 512):
-        exponents, computed = document_000.div_term_exponents(d), document_000.div_term_float32(d)
-        assert computed.dtype == np.float32
-        for x, value in zip(exponents, computed, strict=True):
-            with mpmath.workprec(120):
-                exact = mpmath.exp(mpmath.mpf(float(x)))
-            with mpmath.workprec(24):
-                assert float(value) == float(+exact)
-
-
 @pytest.mark.parametrize("item", CLAIMS, ids=lambda item: item.id)
 def test_no_entry_prints_uncertified_digits(item: Claim) -> None:
     result = assessed(item.id)
@@ -102,10 +93,26 @@ def test_the_frequency_drift_names_correct_rounding_not_a_library() -> None:
     assert dict(result.evidence[0].measured)["d = 6: largest error (ulp)"] > 0
 
 
-def test_refuted_and_caveat_entries_name_their_witnesses() -> None:
-    assert "sin(1)*sin(2)" in assessed("D0.15a").evidence[0].summary
-    dips = [e.summary for e in assessed("D0.7").evidence if "farther position is closer" in e.summary]
-    assert len(dips) == 2 and "k = 0, …, 3" in dips[0] and "k = 0, …, 43" in dips[1]
+def test_refuted_entries_name_their_witnesses() -> None:
+    result = assessed("D0.15a")
+    assert ("derivation", "sinusoidal.position_term_not_relative") in result.evidence[0].detail
+    assert "0 for (i, j) = (1, 0) and 0.7651 for (2, 1)" in result.explanation
+
+
+def test_nearness_is_certified_and_the_dips_are_notes_beyond_the_claim() -> None:
+    result = assessed("D0.7")
+    dips = [e for e in result.evidence if "farther position is closer" in e.summary]
+    assert len(dips) == 2 and "k = 0, …, 3" in dips[0].summary and "k = 0, …, 43" in dips[1].summary
+    notes = [e for e in result.evidence if e.bearing == BEYOND_DOMAIN]
+    assert len(notes) == 3 and all(e.holds and "does not claim monotonicity" in e.summary for e in notes)
+    assert "3208 offsets come closer than k = 1" in notes[-1].summary and "first k = 6" in notes[-1].summary
+    nearest = [e for e in result.evidence if e.kind == CERTIFICATE and "least at k = 1 only" in e.summary]
+    assert len(nearest) == 1 and nearest[0].holds and nearest[0].bearing == CORROBORATES
+    assert (
+        "d = 512, 1 ≤ k ≤ 200000" in nearest[0].summary
+        and "nearest other offset is k = 2" in nearest[0].summary
+    )
+    assert "not monotone" in result.explanation and "beyond the claim" in result.explanation
 
 
 # ---------------------------------------------------------------------------------------- mutations
@@ -128,17 +135,16 @@ def test_a_table_from_another_base_is_not_supported(monkeypatch: pytest.MonkeyPa
     assert document_000.d0_12.assess().verdict == UNSETTLED
 
 
-def test_a_distance_that_only_grows_removes_the_caveat(monkeypatch: pytest.MonkeyPatch) -> None:
-    def growing(d: int, max_offset: int) -> list[flint.arb]:
-        return [flint.arb(k) / 2 for k in range(max_offset + 1)]
+def test_repeated_frequencies_that_bring_an_offset_back_unsettle_nearness(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Repeating(Sinusoidal):
+        def frequencies_mp(self, dps: int) -> list[mpmath.mpf]:
+            fastest = super().frequencies_mp(dps)[0]
+            return [fastest] * len(super().frequencies_mp(dps))
 
-    monkeypatch.setattr(document_000, "offset_distances", growing)
-    assert document_000.d0_7.assess().verdict == PROVED
-
-
-def test_an_all_sine_origin_is_not_supported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(document_000, "origin_encoding", document_000.sine_only_origin)
-    assert document_000.d0_5.assess().verdict == UNSETTLED
+    monkeypatch.setattr(document_000, "Sinusoidal", Repeating)
+    assert document_000.d0_7.assess().verdict == UNSETTLED
 
 
 def test_a_table_that_wraps_around_is_not_supported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,12 +157,13 @@ def test_a_table_that_wraps_around_is_not_supported(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_half_precision_div_term_breaks_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = document_000.div_term_float32
+    class HalfFrequencies(Sinusoidal):
+        def code_frequencies(self) -> np.ndarray:
+            return super().code_frequencies().astype(np.float16).astype(np.float32)
 
-    def half(d: int) -> np.ndarray:
-        return original(d).astype(np.float16).astype(np.float32)
-
-    monkeypatch.setattr(document_000, "div_term_float32", half)
+    monkeypatch.setattr(
+        document_000, "common_code_encoding", lambda d, dtype: HalfFrequencies(d, dtype=dtype)
+    )
     assert document_000.d0_3a.assess().verdict == UNSETTLED
 
 
@@ -171,13 +178,25 @@ def test_frequencies_in_reverse_order_swap_fast_and_slow(monkeypatch: pytest.Mon
     assert document_000.d0_13.assess().verdict == UNSETTLED
 
 
-def test_a_head_without_the_shift_peaks_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(document_000, "_shift_back", lambda row, omegas: row)
+def test_a_head_whose_pairs_turn_at_other_frequencies_peaks_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class ReversedPairs(Sinusoidal):
+        def row_balls(self, position: int) -> list[flint.arb]:
+            row = super().row_balls(position)
+            pairs = [row[j : j + 2] for j in range(0, self.d, 2)]
+            return [value for pair in reversed(pairs) for value in pair]
+
+    monkeypatch.setattr(document_000, "Sinusoidal", ReversedPairs)
     assert document_000.d0_16.assess().verdict == UNSETTLED
 
 
 def test_pairs_that_do_not_share_a_frequency_are_not_supported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(document_000, "pair_index", lambda d: np.arange(d))
+    class Unpaired(Sinusoidal):
+        def frequency_index(self) -> np.ndarray:
+            return np.arange(self.d)
+
+    monkeypatch.setattr(document_000, "Sinusoidal", Unpaired)
     assert document_000.d0_4.assess().verdict == UNSETTLED
 
 

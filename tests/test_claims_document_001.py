@@ -7,21 +7,25 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from pe_verify.claims import catalog, evidence
 from pe_verify.claims import document_001 as doc
 from pe_verify.claims.model import (
     CAVEAT,
     FLAWED,
     FLOAT,
+    LIMITS,
     NUMERIC,
     PROVED,
     REFUTED,
-    REFUTES,
+    SUPPORTS,
+    SYMBOLIC,
     UNSETTLED,
     Claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.proofs.attention import EXAMPLE, attention, causal_row_softmax, permutation_matrix
-from pe_verify.proofs.derivation import is_zero
+from pe_verify.proofs import alibi as alibi_proofs
+from pe_verify.proofs import attention, trigonometry
+from pe_verify.proofs.derivation import Derivation, Step
 from pe_verify.properties.learned import LearnedPositionTable
 from pe_verify.properties.sinusoidal import Sinusoidal
 from pe_verify.properties.torch_code import RotaryCache, SinusoidalTable, rotate_half
@@ -39,14 +43,14 @@ def test_every_inventory_id_is_present_and_sources_are_document_001() -> None:
 
 def test_assessments_are_deterministic() -> None:
     for entry in (doc.d1_4, doc.d1_5, doc.d1_5a):
-        first, second = entry.assess(), entry.assess()
+        first, second = catalog.assessment(entry.id), catalog.assessment(entry.id)
         assert first.explanation == second.explanation
         assert first.evidence == second.evidence
 
 
 def test_module_measurements_print_certified_digits_or_bounds_and_keep_the_raw_values() -> None:
     for entry in (doc.d1_4, doc.d1_5):
-        assessment = entry.assess()
+        assessment = catalog.assessment(entry.id)
         texts = [assessment.explanation, *(e.summary for e in assessment.evidence)]
         texts += [value for e in assessment.evidence for _, value in e.detail]
         assert not [text for text in texts if UNCERTIFIED in text]
@@ -55,18 +59,50 @@ def test_module_measurements_print_certified_digits_or_bounds_and_keep_the_raw_v
         assert "≤" in assessment.explanation and "correctly rounded float32" in assessment.explanation
 
 
-def test_d1_1_fails_when_the_pooled_check_is_run_on_causal_attention(monkeypatch: pytest.MonkeyPatch) -> None:
-    def causal_pooled() -> bool:
-        x, w_q, w_k, w_v = EXAMPLE
-        swap, pooled = permutation_matrix((1, 0, 2)), sp.ones(1, 3)
-        return is_zero(
-            pooled * attention(swap * x, w_q, w_k, w_v, causal_row_softmax)
-            - pooled * attention(x, w_q, w_k, w_v, causal_row_softmax)
-        )
+def verify_afresh(monkeypatch: pytest.MonkeyPatch, twin: Derivation) -> None:
+    """Entries citing `twin` run it anew, so a patched step reaches them; its cached result is neither read
+    nor replaced."""
+    cached = evidence.verification
+    monkeypatch.setattr(
+        evidence, "verification", lambda name: twin.verify() if name == twin.id else cached(name)
+    )
 
+
+def run_pooled_step_on_causal_attention(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation: the pooled-invariance derivation checks causally masked attention instead, on the exact
+    example inputs (whose weights are rational, so SymPy decides each difference at once)."""
+    step = attention.pooled_invariance_step
+
+    def causal_step(softmax: object, perm: tuple[int, ...], *weights: sp.Matrix) -> Step:
+        return step(attention.causal_row_softmax, perm, *attention.EXAMPLE)
+
+    monkeypatch.setattr(attention, "pooled_invariance_step", causal_step)
+    verify_afresh(monkeypatch, attention.pooled_output_invariance)
+
+
+def test_d1_1_fails_when_the_pooled_derivation_is_run_on_causal_attention(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert doc.d1_1.assess().verdict == CAVEAT
-    monkeypatch.setattr(doc, "pooled_output_invariant", causal_pooled)
+    run_pooled_step_on_causal_attention(monkeypatch)
     assert doc.d1_1.assess().verdict == UNSETTLED
+
+
+def test_d1_7b_is_a_caveat_on_the_word_invariant_with_the_point_supported() -> None:
+    found = catalog.assessment(doc.d1_7b.id)
+    assert (found.verdict, found.argument_verdict) == (CAVEAT, FLAWED)
+    cited = {(dict(e.detail)["derivation"], e.bearing) for e in found.evidence if e.kind == SYMBOLIC}
+    assert cited == {
+        ("attention.permutation_equivariance", LIMITS),
+        ("attention.pooled_output_invariance", SUPPORTS),
+    }
+
+
+def test_d1_7b_is_unsettled_when_the_pooled_derivation_is_run_on_causal_attention(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run_pooled_step_on_causal_attention(monkeypatch)
+    assert doc.d1_7b.assess().verdict == UNSETTLED
 
 
 class Unbounded(Sinusoidal):
@@ -93,7 +129,8 @@ def test_d1_2_is_not_proved_for_encodings_that_are_not_parameter_free_and_define
     monkeypatch: pytest.MonkeyPatch,
     broken: type[Sinusoidal],
 ) -> None:
-    monkeypatch.setattr(doc, "Sinusoidal", broken)
+    monkeypatch.setattr(trigonometry, "Sinusoidal", broken)
+    verify_afresh(monkeypatch, trigonometry.sinusoidal_parameter_free)
     assert doc.d1_2.assess().verdict != PROVED
 
 
@@ -160,9 +197,13 @@ class ClampingTable(LearnedPositionTable):
         return self.weights[np.minimum(np.asarray(positions), self.max_len - 1)]
 
 
-def test_d1_8_refutation_rests_on_the_failed_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_d1_8_caveat_rests_on_the_failed_lookup_and_the_cited_index_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    limits = [e for e in doc.d1_8.assess().evidence if e.bearing == LIMITS]
+    assert [e.kind for e in limits] == ["exact argument", "citation"] and all(e.holds for e in limits)
     monkeypatch.setattr(doc, "LearnedPositionTable", ClampingTable)
-    computed = [e for e in doc.d1_8.assess().evidence if e.bearing == REFUTES and e.kind == "exact argument"]
+    computed = [e for e in doc.d1_8.assess().evidence if e.bearing == LIMITS and e.kind == "exact argument"]
     assert computed and not any(e.holds for e in computed)
 
 
@@ -172,22 +213,16 @@ def test_d1_7d_argument_is_not_flawed_without_the_unseen_angles(monkeypatch: pyt
     assert doc.d1_7d.assess().argument_verdict != FLAWED
 
 
-def test_unrotated_pairs_match_the_float_count() -> None:
-    d, length = 128, 2048
-    theta = 10000.0 ** (-2.0 * np.arange(d // 2) / d)
-    expected = np.flatnonzero((length - 1) * theta < 2 * np.pi)
-    assert doc.unrotated_pairs(d, length) == [int(i) for i in expected]
-
-
-def quadratic_penalty_is_linear() -> bool:
-    """The second-difference test of `alibi_penalty_is_linear` applied to −m(i − j)², which must fail it."""
-    i, j, m = sp.symbols("i j m", real=True)
-    bias = -m * (i - j) ** 2
-    return is_zero(bias.subs(i, i + 2) - 2 * bias.subs(i, i + 1) + bias)
-
-
-def test_alibi_penalty_check_rejects_a_quadratic_penalty(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert doc.alibi_penalty_is_linear()
+def test_d1_7e_is_unsettled_for_a_quadratic_penalty(monkeypatch: pytest.MonkeyPatch) -> None:
     assert doc.d1_7e.assess().verdict == PROVED
-    monkeypatch.setattr(doc, "alibi_penalty_is_linear", quadratic_penalty_is_linear)
+    monkeypatch.setattr(alibi_proofs, "penalty", lambda i, j: -alibi_proofs.SLOPE * (i - j) ** 2)
+    verify_afresh(monkeypatch, alibi_proofs.linear_penalty)
     assert doc.d1_7e.assess().verdict == UNSETTLED
+
+
+def test_d1_4b_is_not_refuted_by_a_dropout_that_could_leave_entries_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert doc.d1_4b.assess().verdict == REFUTED
+    monkeypatch.setattr(doc, "dropout_can_leave_unchanged", lambda value, p: True)
+    assert doc.d1_4b.assess().verdict != REFUTED

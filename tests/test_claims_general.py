@@ -11,10 +11,23 @@ import flint
 import numpy as np
 import pytest
 
-from pe_verify.claims import general
-from pe_verify.claims.model import CAVEAT, FLOAT, NUMERIC, UNSETTLED, Assessment, Claim, claim_verdict
+from pe_verify.claims import catalog, evidence, general
+from pe_verify.claims.model import (
+    CAVEAT,
+    CORROBORATES,
+    FLOAT,
+    NUMERIC,
+    UNSETTLED,
+    Assessment,
+    Claim,
+    claim_verdict,
+)
+from pe_verify.proofs import rope as rope_proofs
+from pe_verify.properties import scaling as scaling_properties
+from pe_verify.properties.alibi import Alibi
 from pe_verify.properties.rope import Rope
 from pe_verify.properties.rope_precision import RopeInDtype, rope_in_dtype
+from pe_verify.properties.scaling import RopeScaling
 
 CLAIMS = [value for value in vars(general).values() if isinstance(value, Claim)]
 EXPECTED_IDS = {
@@ -56,22 +69,42 @@ def test_every_listed_entry_exists_once() -> None:
 @pytest.mark.parametrize("claim_id", ["G.rope_long_term_decay", "G.rope_low_precision"])
 def test_seeded_experiments_are_deterministic(claim_id: str) -> None:
     entry = next(item for item in CLAIMS if item.id == claim_id)
-    assert entry.assess() == assessed(claim_id)
+    assert catalog.assessment(entry.id) == assessed(claim_id)
 
 
 def test_numeric_verdicts_rest_on_floating_point_evidence_and_proofs_do_not() -> None:
+    """Floating-point evidence that only corroborates an exact proof does not make a verdict numerical."""
     for entry in CLAIMS:
-        kinds = {e.kind for e in assessed(entry.id).evidence}
+        kinds = {e.kind for e in assessed(entry.id).evidence if e.bearing != CORROBORATES}
         assert (FLOAT in kinds) == (entry.expected in (NUMERIC, CAVEAT)), entry.id
+
+
+def test_the_layout_entries_are_proved_for_every_rotary_dimension() -> None:
+    for claim_id, derivation_id in (
+        ("G.rope_layouts", "rope.half_split_permutation"),
+        ("G.rope_mixed_layouts", "rope.mixed_layouts_every_dimension"),
+    ):
+        found = assessed(claim_id)
+        cited = [e for e in found.evidence if ("derivation", derivation_id) in e.detail]
+        assert cited and cited[0].bearing != CORROBORATES and cited[0].holds
+        assert all(e.bearing == CORROBORATES for e in found.evidence if e.kind == FLOAT)
+
+
+def _verify_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the entries re-run their derivations (the catalog runs each once per process)."""
+    monkeypatch.setattr(evidence, "verification", lambda name: evidence.derivation(name).verify())
 
 
 # ------------------------------------------------------------------ breaking a check changes the verdict
 
 
 def test_a_wrong_layout_permutation_unsettles_the_layout_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(general, "EXACT_ROTARY_DIMS", (2, 4, 8))  # a few dimensions suffice, and are quick
-    monkeypatch.setattr(general, "layout_permutation", lambda d, rotary_dim=None: np.arange(d))
-    assert general.rope_layouts.assess().verdict == UNSETTLED
+    _verify_afresh(monkeypatch)
+    monkeypatch.setattr(rope_proofs, "ROTARY_DIMS", ((2,), (4,), (8,)))  # a few dimensions suffice
+    monkeypatch.setattr(rope_proofs, "layout_permutation", lambda d, rotary_dim=None: np.arange(d))
+    found = general.rope_layouts.assess()
+    assert found.verdict == UNSETTLED
+    assert [e.holds for e in found.evidence[:2]] == [False, False]
 
 
 def test_a_half_split_rotating_the_wrong_way_unsettles_the_layout_entry(
@@ -84,25 +117,33 @@ def test_a_half_split_rotating_the_wrong_way_unsettles_the_layout_entry(
             sign = -1 if self.layout == "half_split" else 1
             return super().rotate(x, sign * np.asarray(positions))
 
-    monkeypatch.setattr(general, "EXACT_ROTARY_DIMS", (2, 4, 8))
     monkeypatch.setattr(general, "Rope", WrongSign)
     assert general.rope_layouts.assess().verdict == UNSETTLED
 
 
-def test_slopes_counted_from_zero_unsettle_the_alibi_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    def from_zero(n: int) -> tuple[Fraction, ...]:
-        return tuple(Fraction(-8 * h, n) for h in range(n))
+class SlopesFromZero(Alibi):
+    """Exponents −8h/n for h = 0, …, n − 1: the first slope is 1."""
 
-    monkeypatch.setattr(general, "alibi_slopes_exact", from_zero)
+    def exponents(self, n_heads: int) -> tuple[Fraction, ...]:
+        return tuple(Fraction(-8 * h, n_heads) for h in range(n_heads))
+
+
+class NaiveFormula(Alibi):
+    """2^(−8h/n) for every head count, powers of two or not."""
+
+    def exponents(self, n_heads: int) -> tuple[Fraction, ...]:
+        return tuple(Fraction(-8 * h, n_heads) for h in range(1, n_heads + 1))
+
+
+def test_slopes_counted_from_zero_unsettle_the_alibi_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(general, "Alibi", SlopesFromZero)
     assert general.alibi_slopes.assess().verdict == UNSETTLED
 
 
 def test_slopes_2_to_minus_8h_over_n_for_every_count_unsettle_the_other_counts_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(
-        general, "alibi_slopes_exact", lambda n: tuple(Fraction(-8 * h, n) for h in range(1, n + 1))
-    )
+    monkeypatch.setattr(general, "Alibi", NaiveFormula)
     assert general.alibi_slopes_other.assess().verdict == UNSETTLED
 
 
@@ -115,20 +156,20 @@ def test_turn_counts_with_the_exponent_sign_flipped_unsettle_the_llama3_entry(
             for i in range(d // 2)
         ]
 
-    monkeypatch.setattr(general, "turns_per_context", sign_flipped)
+    monkeypatch.setattr(scaling_properties, "turns_per_context", sign_flipped)
     assert general.llama3_scaling.assess().verdict == UNSETTLED
 
 
 def test_a_code_ramp_equal_to_the_papers_unsettles_the_reference_ramp_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = general.yarn_weights
+    original = scaling_properties.yarn_weights
 
-    def paper_twice(*args: int) -> tuple[list, list[Fraction]]:
-        paper, _ = original(*args)
+    def paper_twice(scaling: RopeScaling, d: int, base: int) -> tuple[list, list[Fraction]]:
+        paper, _ = original(scaling, d, base)
         return paper, [Fraction(gamma.mid().str(30, radius=False)) for gamma in paper]
 
-    monkeypatch.setattr(general, "yarn_weights", paper_twice)
+    monkeypatch.setattr(scaling_properties, "yarn_weights", paper_twice)
     assert general.yarn_reference_ramp.assess().verdict == UNSETTLED
 
 
@@ -137,13 +178,13 @@ def test_ramp_ends_that_need_no_rounding_unsettle_the_reference_ramp_entry(
 ) -> None:
     """Were c(β) and c(α) integers, the rounded code would meet the paper at r = β and r = α: the entry's
     "only approximately" must then fail."""
-    original = general.yarn_code_bounds
+    original = scaling_properties.yarn_code_bounds
 
-    def integer_ends(*args: int) -> tuple[flint.arb, flint.arb, int, int]:
-        _, _, low, high = original(*args)
+    def integer_ends(scaling: RopeScaling, d: int, base: int) -> tuple[flint.arb, flint.arb, int, int]:
+        _, _, low, high = original(scaling, d, base)
         return flint.arb(low), flint.arb(high), low, high
 
-    monkeypatch.setattr(general, "yarn_code_bounds", integer_ends)
+    monkeypatch.setattr(scaling_properties, "yarn_code_bounds", integer_ends)
     found = general.yarn_reference_ramp.assess()
     assert found.verdict == UNSETTLED and not found.evidence[-1].holds
 
@@ -151,11 +192,11 @@ def test_ramp_ends_that_need_no_rounding_unsettle_the_reference_ramp_entry(
 def test_the_rounded_ramp_ends_agree_with_a_float64_recomputation() -> None:
     """The printed weights at r = β and r = α, recomputed from find_correction_dim in float64."""
     config = general.YARN_LLAMA2
-    d, base, context = config["d"], config["base"], config["context"]
+    d, base, context = general.LLAMA_D, general.LLAMA2_BASE, config.original_context
     c_beta, c_alpha = (d * np.log(context / (n * 2 * np.pi)) / (2 * np.log(base)) for n in (32, 1))
     low, high = int(np.floor(c_beta)), int(np.ceil(c_alpha))
     weights = [f"{1 - (c - low) / (high - low):.3f}" for c in (c_beta, c_alpha)]
-    text = general.yarn_reference_ramp.assess().evidence[-1].summary
+    text = catalog.assessment(general.yarn_reference_ramp.id).evidence[-1].summary
     assert f"ends {low} and {high}" in text
     assert f"weight is {weights[0]} at r = β and {weights[1]} at r = α" in text
 
@@ -179,13 +220,21 @@ def test_a_dtype_that_is_really_float64_unsettles_the_low_precision_entry(
     assert general.rope_low_precision.assess().verdict == UNSETTLED
 
 
-def test_regime_counts_refuse_to_guess_at_a_threshold() -> None:
-    with pytest.raises(ValueError, match="cannot decide"):
-        general.regime_counts([flint.arb(4)], 1, 4)
-
-
-def test_an_undecided_comparison_cannot_prove() -> None:
-    ball = flint.arb(4, 1e-3)
-    with pytest.raises(ValueError, match="cannot decide"):
-        general.regime_counts([ball], 1, 4)
+def test_an_entry_without_evidence_cannot_prove() -> None:
     assert claim_verdict(()) == UNSETTLED
+
+
+def test_a_yarn_temperature_that_forgets_its_scale_unsettles_its_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pe_verify.proofs import scaling as scaling_proofs
+
+    class Unscaled(scaling_proofs.ScaledRope):
+        """Forgets its scale: the rotated vectors, and so the logits, are not multiplied at all."""
+
+        def rotate_exact(self, x: object, m: object, thetas: object) -> object:
+            return Rope.rotate_exact(self, x, m, thetas)
+
+    _verify_afresh(monkeypatch)
+    monkeypatch.setattr(scaling_proofs, "ScaledRope", Unscaled)
+    assert general.yarn_temperature.assess().verdict == UNSETTLED

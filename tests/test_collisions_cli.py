@@ -4,13 +4,11 @@ settings refused before any work because they would not fit in memory or time.""
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 
-import numpy as np
 import pytest
 
-from pe_verify import cli, collisions
-from pe_verify.proofs.uniqueness import ValuePair, coinciding_dim_pairs
+from pe_verify import cli
+from pe_verify.properties import collisions
 
 REQUIRED = {
     "d",
@@ -52,29 +50,6 @@ def test_d8_witness_is_confirmed_at_50_digits(capsys) -> None:
     assert report["cross_dim_exact_exists"] is True
     assert report["cross_dim_witness"] == {"p1": 1, "dim1": 0, "p2": 10, "dim2": 2}
     assert "agree to 50 digits" in report["evidence"]["cross_dim_witness"]["summary"]
-
-
-def test_a_planted_wrong_witness_is_not_confirmed(monkeypatch) -> None:
-    monkeypatch.setattr(collisions, "first_witness", lambda d, base: ValuePair(1, 0, 11, 2))
-    answer = collisions._cross_dim_witness(8, Fraction(10000))
-    assert answer.evidence == collisions.DIGITS and "DO NOT agree" in answer.summary
-
-
-@pytest.mark.parametrize("base", [Fraction(10000), Fraction(500000), Fraction(9, 4), Fraction(4096)])
-def test_mask_count_and_witness_are_those_of_every_pair_decided_one_by_one(base: Fraction) -> None:
-    for d in range(1, 25):
-        verdicts = coinciding_dim_pairs(d, base)
-        mask = np.zeros((d, d), dtype=bool)
-        for verdict in verdicts:
-            mask[verdict.dim1, verdict.dim2] = mask[verdict.dim2, verdict.dim1] = True
-        smallest = min(
-            (v.witness for v in verdicts),
-            key=lambda w: (max(abs(w.p1), abs(w.p2)), w.dim1, w.dim2),
-            default=None,
-        )
-        assert np.array_equal(collisions.exact_coincidence_mask(d, base), mask), d
-        assert collisions.coinciding_pair_count(d, base) == len(verdicts), d
-        assert collisions.first_witness(d, base) == smallest, d
 
 
 def test_odd_d_says_why_the_vector_scan_is_absent(capsys) -> None:

@@ -196,7 +196,7 @@ def test_sympy_frequencies_are_identical_to_the_previous_expressions(base: objec
 
 
 def test_symbolic_frequencies_are_the_expressions_the_proofs_built() -> None:
-    """proofs/uniqueness.py, proofs/scaling.py, claims/document_000.py: the same SymPy tree as before."""
+    """proofs/uniqueness.py, proofs/scaling.py, proofs/sinusoidal.py: the same SymPy tree as before."""
     b = sp.Symbol("b", rational=True, positive=True)
     d = sp.Symbol("d", integer=True, positive=True)
     i = sp.Symbol("i", integer=True, nonnegative=True)
@@ -220,13 +220,13 @@ def test_arb_frequencies_are_bit_identical_to_the_previous_expressions(prec: int
     with flint.ctx.workprec(prec):
         for d in (1, 2, 3, 6, 8, 64, 127, 128, 512, 1000):
             for base in (10000, 500000, 10000.0, 1.5):
-                # properties/near_collision.py, claims/document_000.py, claims/general.py
+                # properties/near_collision.py, claims/general.py
                 before = [flint.arb(base) ** (flint.arb(-2 * i) / d) for i in range((d + 1) // 2)]
                 after = fq.frequencies_arb(d, base)
                 assert len(after) == len(before) and all(map(_same_ball, after, before))
                 by_dim = [flint.arb(base) ** (flint.arb(-2 * (j // 2)) / d) for j in range(d)]
                 assert all(_same_ball(fq.frequency_arb(j // 2, d, base), w) for j, w in enumerate(by_dim))
-                # claims/document_000.py `llama3_regimes`: the wavelength's power base^(2i/d)
+                # the wavelength's power base^(2i/d)
                 for i in range(d // 2):
                     before_power = flint.arb(base) ** (flint.arb(2 * i) / d)
                     after_power = flint.arb(base) ** fq.fraction_arb(-fq.frequency_exponent(i, d))
@@ -343,14 +343,9 @@ ALLOWED = (
         "the common sinusoidal code's exponents in float32, as the documents' code computes them",
     ),
     (
-        "claims/document_000.py",
-        "np.arange(0, d, 2, dtype=np.float32) * np.float32(-math.log(10000.0) / d)",
-        "D0.3: the exponents the document's code passes to exp, in float32",
-    ),
-    (
-        "claims/document_000.py",
-        "2 * (2 * i * math.log(10000.0) / d)",
-        "D0.3: the error 2|x_i| ulps explained by rounding the code's exponent x_i = 2i·(−ln 10000/d)",
+        "properties/frequency_drift.py",
+        "2 * (2 * i * math.log(base) / d)",
+        "the error 2|x_i| ulps explained by rounding the code's exponent x_i = 2i·(−ln base/d)",
     ),
     (
         "proofs/trigonometry.py",
@@ -370,9 +365,9 @@ ALLOWED = (
     # Statements a proof or a claim checks against the computed frequencies: deriving them from
     # `frequency_exponent` would make the check check itself.
     (
-        "claims/document_003.py",
-        "sp.Integer(BASE) ** sp.Rational(2 * (dim // 2), D_MODEL)",
-        "D3.1: the document's stated period 2π·10000^(2i/d), compared with 2π/ω_i",
+        "proofs/number_theory.py",
+        "2 * sp.pi * b ** sp.Rational(2 * (dim // 2), d)",
+        "D3.1: the document's stated period 2π·b^(2i/d), compared with the computed periods",
     ),
     (
         "proofs/uniqueness.py",

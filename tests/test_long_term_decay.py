@@ -15,6 +15,7 @@ from pe_verify.properties.long_term_decay import (
     pair_products,
     phase_partial_sums,
     relative_upper_bound,
+    relative_upper_bound_error,
     rotary_sum,
 )
 from pe_verify.properties.rope import apply_rope
@@ -140,3 +141,20 @@ def test_decay_profile_of_a_falling_curve_is_monotone_and_of_a_flat_one_does_not
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_the_curve_error_bounds_float64_against_a_high_precision_curve() -> None:
+    import mpmath
+
+    distances = np.array([0, 1, 37, 250, 50_000, 99_999])
+    curve = relative_upper_bound(distances, 16, 10000.0)
+    error = relative_upper_bound_error(distances, 16, 10000.0)
+    with mpmath.workdps(40):
+        theta = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / 16) for i in range(8)]
+        for value, delta in zip(curve, distances, strict=True):
+            partial, total = mpmath.mpc(0), mpmath.mpf(0)
+            for t in theta:
+                partial += mpmath.expj(int(delta) * t)
+                total += abs(partial)
+            assert abs(mpmath.mpf(float(value)) - total / 8) <= error
+    assert relative_upper_bound_error(distances[:3], 16, 10000.0) < error

@@ -203,3 +203,22 @@ def test_bad_input_is_rejected_with_a_message(call: object, message: str) -> Non
 
 def test_integral_float_base_is_accepted_as_exact() -> None:
     assert nt.require_rational_base(10000.0) == 10000
+
+
+def test_periods_are_exact() -> None:
+    assert nt.period(512, 10000, 0) == nt.period(512, 10000, 1) == 2 * sp.pi
+    assert sp.simplify(nt.period(512, 10000, 511) - 2 * sp.pi * sp.Integer(10) ** sp.Rational(255, 64)) == 0
+    assert nt.period_ratio(512, 10000, 0, 2) == sp.Integer(10) ** sp.Rational(1, 64)
+    assert nt.period_ratio(512, 10000, 1, 511) == sp.Integer(10) ** sp.Rational(255, 64)
+    with pytest.raises(ValueError, match="dimension dim must be an integer in"):
+        nt.period(5, 10000, 5)
+
+
+def test_the_period_formula_rejects_wrong_periods() -> None:
+    dims = (0, 1, 6, 7, 510, 511)
+    periods = {dim: nt.period(512, 10000, dim) for dim in dims}
+    assert nt.follows_period_formula(periods, 512, 10000)
+    other_base = {dim: nt.period(512, 10001, dim) for dim in dims}
+    assert not nt.follows_period_formula(other_base, 512, 10000)
+    by_dim = {dim: 2 * sp.pi * sp.Integer(10000) ** sp.Rational(2 * dim, 512) for dim in dims}
+    assert not nt.follows_period_formula(by_dim, 512, 10000)

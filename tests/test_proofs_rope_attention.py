@@ -24,8 +24,13 @@ EXPECTED_IDS = {
     "rope.orthogonal",
     "rope.composition",
     "rope.half_split_permutation",
+    "rope.half_split_permutation_by_dimension",
     "rope.mixed_layouts_break_relative",
+    "rope.mixed_layouts_every_dimension",
+    "rope.mixed_layouts_by_dimension",
+    "rope.abel_summation",
     "attention.permutation_equivariance",
+    "attention.pooled_output_invariance",
     "attention.causal_mask_breaks_equivariance",
     "attention.absolute_pe_score",
     "attention.previous_token_head",
@@ -201,6 +206,17 @@ def test_unmasked_attention_gives_no_equivariance_counterexample() -> None:
 def test_identity_permutation_gives_no_invariance_counterexample() -> None:
     assert not _holds(attention.invariance_fails_step((0, 1, 2), *attention.EXAMPLE))
     assert not _holds(attention.mask_moves_step((0, 1, 2)))
+
+
+@pytest.mark.parametrize("perm", [(1, 0, 2), (1, 2, 0), (2, 1, 0)])
+def test_causal_attention_claimed_pooled_invariant_fails(perm: tuple[int, ...]) -> None:
+    step = attention.pooled_invariance_step(attention.causal_row_softmax, perm, *attention.EXAMPLE)
+    assert not _holds(step)
+
+
+def test_pooling_removes_the_order_that_the_rows_still_show() -> None:
+    assert _holds(attention.invariance_fails_step(attention.SWAP, *attention.EXAMPLE))
+    assert _holds(attention.pooled_invariance_step(attention.row_softmax, attention.SWAP, *attention.EXAMPLE))
 
 
 def test_non_commuting_a_claimed_relative_fails() -> None:

@@ -29,12 +29,19 @@ DERIVATIONS = [
 EXPECTED_IDS = {
     "trigonometry.angle_addition",
     "trigonometry.exp_log_frequency",
+    "trigonometry.sinusoidal_parameter_free",
+    "trigonometry.div_term_is_the_reciprocal",
     "sinusoidal.offset_matrix",
     "sinusoidal.offset_matrix_group",
     "sinusoidal.offset_matrix_expanded",
     "sinusoidal.norm",
     "sinusoidal.dot_product",
     "sinusoidal.distance",
+    "sinusoidal.frequency_order",
+    "sinusoidal.origin",
+    "sinusoidal.sine_only_origin",
+    "sinusoidal.position_term_not_relative",
+    "sinusoidal.larger_base",
 }
 
 
@@ -83,7 +90,8 @@ def linearized_block(angle: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[1, angle], [-angle, 1]])
 
 
-# Broken encodings: cos before sin in each pair, sine in both slots, frequencies 10000^(−i/d), doubled length.
+# Broken encodings: cos before sin in each pair, sine in both slots, frequencies 10000^(−i/d), doubled length,
+# sines in every dim.
 class CosFirst(Sinusoidal):
     def column(self, pos: object) -> sp.Matrix:
         pairs = super().column(pos)
@@ -100,6 +108,12 @@ class HalfExponent(Sinusoidal):
         count = len(self.exact_frequencies())
         halved = [sp.Integer(10000) ** sp.Rational(-i, 2 * count) for i in range(count)]
         return Sinusoidal(self.d, omegas=tuple(halved)).column(pos)
+
+
+class AllSine(Sinusoidal):
+    def column(self, pos: object) -> sp.Matrix:
+        omegas = self.exact_frequencies()
+        return sp.Matrix([sp.sin(pos * omegas[j // 2]) for j in range(self.d)])
 
 
 class Doubled(Sinusoidal):
@@ -163,6 +177,17 @@ MUTANTS = {
     "rotated score tells before from after": sinusoidal.symmetry_step([OMEGA], score=rotated_score),
     "distance of a doubled encoding": sinusoidal.distance_step([OMEGA], family=Doubled),
     "distance with sine in both slots": sinusoidal.distance_step([OMEGA], family=SineOnly),
+    "frequencies that grow with i": sinusoidal.exponent_decrease_step(lambda i, d: 2 * i / d),
+    "first pair at 10000^(−1/d)": sinusoidal.first_exponent_step(lambda i, d: -(2 * i + 1) / d),
+    "last exponent −1 over d − 2": sinusoidal.last_exponent_step(lambda i, d: -2 * i / (d - 2)),
+    "origin with sine in both slots": sinusoidal.origin_step(6, family=AllSine),
+    "origin with cos before sin": sinusoidal.origin_step(4, family=CosFirst),
+    "a larger base with the exponent's sign flipped": sinusoidal.slower_step(
+        lambda i, d, b: b ** (2 * i / d)
+    ),
+    "a base ratio against a frequency with a stray factor i": sinusoidal.base_ratio_step(
+        lambda i, d, b: i * b ** (-2 * i / d) if b.is_Symbol else b ** (-2 * i / d)
+    ),
 }
 
 
@@ -180,3 +205,16 @@ def test_even_d_has_no_norm_counterexample() -> None:
 def test_vanishes_in_exponentials_needs_every_entry_zero() -> None:
     assert trigonometry.vanishes_in_exponentials(sp.Matrix([sp.sin(A) ** 2 + sp.cos(A) ** 2 - 1, 0]))
     assert not trigonometry.vanishes_in_exponentials(sp.Matrix([0, sp.sin(2 * A) - sp.sin(A) * sp.cos(A)]))
+
+
+def test_the_position_term_counterexample_is_zero_against_sin_1_sin_2() -> None:
+    first, second = sinusoidal.position_term_counterexample()
+    assert first == 0 and sp.simplify(second - sp.sin(1) * sp.sin(2)) == 0
+    identity_map = sp.eye(6)
+    assert fails(
+        inequality(
+            sinusoidal.position_term(identity_map, 1, 0),
+            sinusoidal.position_term(identity_map, 2, 1),
+            "mutant: A = I makes the term Σ cos((i − j)ω), relative",
+        )
+    )

@@ -38,6 +38,7 @@ from pe_verify.claims.model import (
     DIGITS,
     EXACT,
     FACTUAL_VERDICTS,
+    FINITE,
     FLAWED,
     FLOAT,
     LIMITS,
@@ -143,6 +144,19 @@ def f1_1() -> Assessment:
 
 
 @claim(
+    id="F1.2",
+    source=Source(DOC1, "💻 코드 예제"),
+    statement="The code's shapes agree for every length.",
+    formal=r"\text{shape}(x + pe) = \text{shape}(x)",
+    expected=FINITE,
+)
+def f1_2() -> Assessment:
+    return Assessment(
+        (Evidence(EXACT, "exact run", True, instances="L = 1, 8, 512"),), "Checked on 3 lengths."
+    )
+
+
+@claim(
     id="G.1",
     source=Source("RoFormer (arXiv 2104.09864)", "§3.4.3"),
     statement="A model uses this encoding.",
@@ -164,7 +178,7 @@ def g_2() -> Assessment:
     return Assessment((Evidence(FLOAT, "bfloat16, 100 positions", False),), "The check failed.")
 
 
-FAKE: tuple[Claim, ...] = (f0_1, f0_2, d0_7, f1_1, g_1, g_2)
+FAKE: tuple[Claim, ...] = (f0_1, f0_2, d0_7, f1_1, f1_2, g_1, g_2)
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +258,7 @@ def test_dashboard_counts_every_verdict_in_vocabulary_order(drawn: Path) -> None
     factual = list(counts(dashboard, "factual verdict").items())
     assert factual == [(verdict, 0) for verdict in FACTUAL_VERDICTS]
     assert "- claims beyond the documents: 2 claims: 1 confirmed by sources, 1 unsettled" in dashboard
-    arguments = {SOUND: 1, CONDITIONS: 1, FLAWED: 1, UNSETTLED: 0, "—": 1}
+    arguments = {SOUND: 1, CONDITIONS: 1, FLAWED: 1, UNSETTLED: 0, "—": 2}
     assert list(counts(dashboard, "argument").items()) == list(arguments.items())
     assert "Every computed verdict is the one its entry records." in dashboard
 
@@ -587,7 +601,7 @@ def test_changing_one_claims_evidence_changes_the_dashboard_counts(reuse_plots: 
             evidence=(Evidence(EXACT, "f(k) = 0 for every k", True),),
         ),
     )
-    report.write_reports(tmp_path, (f0_1, counterexample_gone, d0_7, f1_1, g_1, g_2))
+    report.write_reports(tmp_path, (f0_1, counterexample_gone, d0_7, f1_1, f1_2, g_1, g_2))
     after = counts(read(tmp_path / "README.md"))
     assert after == before | {REFUTED: before[REFUTED] - 1, PROVED: before[PROVED] + 1}
 

@@ -18,10 +18,12 @@ from pe_verify.properties.rope import (
     check_agreement_with_reference,
     check_composition,
     check_layout_equivalence,
+    check_layouts_agree_on_random_inputs,
     check_norm_preservation,
     check_relative_property,
     check_relative_property_qk,
     layout_permutation,
+    random_queries_and_keys,
     rope_angles,
     rotary_dimension,
     rotate_half,
@@ -455,3 +457,38 @@ def test_rope_forms_agree(layout: str) -> None:
     np.testing.assert_allclose(
         [float(e) for e in rope.rotate_mp(x[0].tolist(), position)], [float(e) for e in exact], atol=1e-14
     )
+
+
+# ------------------------------------------------------------------ layouts on seeded inputs
+
+LAYOUT_CASES = ((8, 1.0), (64, 1.0), (64, 0.5), (128, 0.25))
+
+
+class HalfSplitBackwards(Rope):
+    """The half-split layout turns its pairs by −p·θ_i."""
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        sign = -1 if self.layout == "half_split" else 1
+        return super().rotate(x, sign * np.asarray(positions))
+
+
+def test_the_layouts_agree_on_seeded_inputs() -> None:
+    results = check_layouts_agree_on_random_inputs(Rope, LAYOUT_CASES)
+    assert len(results) == len(LAYOUT_CASES) and all(results), results
+    assert results == check_layouts_agree_on_random_inputs(Rope, LAYOUT_CASES)
+
+
+def test_a_half_split_turning_backwards_disagrees_on_seeded_inputs() -> None:
+    results = check_layouts_agree_on_random_inputs(HalfSplitBackwards, LAYOUT_CASES)
+    assert not any(results)
+
+
+def test_random_queries_and_keys_are_seeded_and_in_range() -> None:
+    q, k, m, n = random_queries_and_keys(16, 5, 100, seed=3)
+    assert q.shape == k.shape == (5, 16) and m.shape == n.shape == (5,)
+    assert min(m.min(), n.min()) >= 0 and max(m.max(), n.max()) < 100
+    again = random_queries_and_keys(16, 5, 100, seed=3)
+    assert all(np.array_equal(a, b) for a, b in zip((q, k, m, n), again, strict=True))
+    interleaved, half = Rope(16), Rope(16, layout="half_split")
+    assert check_relative_property_qk(half, half, q, k, m, n)
+    assert not check_relative_property_qk(interleaved, half, q, k, m, n)

@@ -14,8 +14,11 @@ from pe_verify.properties.rope import Rope, apply_rope
 from pe_verify.properties.rope_precision import (
     RopeInDtype,
     check_shift_invariance,
+    median_score_drift,
+    reference_score_error,
     rope_in_dtype,
     score_drift,
+    unit_queries_and_keys,
 )
 
 DIMS = st.integers(1, 64).map(lambda half: 2 * half)
@@ -134,3 +137,21 @@ def test_rope_in_dtype_object_is_the_dtype_computation(
     x, _ = inputs(seed, len(positions), d)
     rope = RopeInDtype(d, dtype=dtype)
     assert np.array_equal(rope.rotate(x, positions), rope_in_dtype(x, positions, dtype))
+
+
+def test_unit_queries_and_keys_are_unit_and_in_range() -> None:
+    q, k, m, n = unit_queries_and_keys(32, 10, max_key=16, max_offset=64)
+    assert np.allclose(np.linalg.norm(q, axis=1), 1) and np.allclose(np.linalg.norm(k, axis=1), 1)
+    assert np.all((n >= 0) & (n < 16)) and np.all((n <= m) & (m < n + 64))
+    assert all(np.array_equal(a, b) for a, b in zip((q, k, m, n), unit_queries_and_keys(32, 10), strict=True))
+
+
+def test_median_drift_stays_within_the_reference_error_in_float64_only() -> None:
+    q, k, m, n = unit_queries_and_keys(32, 16)
+    shifts = np.array([0, 2**8, 2**12])
+    error = reference_score_error(m, n, 32)
+    float64 = median_score_drift(Rope(32), q, k, m, n, shifts)
+    bfloat16 = median_score_drift(RopeInDtype(32, dtype="bfloat16"), q, k, m, n, shifts)
+    assert float64.shape == bfloat16.shape == (3,)
+    assert np.all(float64 <= error) and np.all(bfloat16 > error)
+    assert np.array_equal(float64, np.median(score_drift(Rope(32), q, k, m, n, shifts), axis=1))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from fractions import Fraction
 
+import flint
 import mpmath
 import numpy as np
 import pytest
@@ -15,22 +17,33 @@ from hypothesis import strategies as st
 from pe_verify.proofs import scaling as scaling_proofs
 from pe_verify.proofs.derivation import Derivation
 from pe_verify.properties import frequencies as fq
+from pe_verify.properties import scaling as scaling_module
+from pe_verify.properties.rope import Rope
 from pe_verify.properties.scaling import (
     KINDS,
     RopeScaling,
+    certainly_above,
     check_dynamic_ntk,
     check_linear_scaling,
     check_llama3_regimes,
     check_ntk_scaling,
     check_yarn_attention_factor,
     check_yarn_regimes,
+    compare_yarn_ramps,
     dynamic_ntk_frequencies,
     frequency_tolerance,
     linear_scaling_frequencies,
     llama3_frequencies,
+    logit_scale_mp,
     ntk_scaling_frequencies,
+    ramp_thresholds,
+    regime_counts,
     rope_frequencies,
+    scaling_regimes,
+    turns_per_context,
+    yarn_code_bounds,
     yarn_frequencies,
+    yarn_weights,
 )
 
 DERIVATIONS = [value for value in vars(scaling_proofs).values() if isinstance(value, Derivation)]
@@ -184,6 +197,7 @@ def test_every_scaling_claim_has_a_derivation() -> None:
         "scaling.yarn_paper_ramp",
         "scaling.yarn_reference_ramp",
         "scaling.llama3",
+        "scaling.yarn_temperature",
     }
 
 
@@ -534,3 +548,137 @@ def test_fields_are_normalised_and_the_object_is_frozen() -> None:
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ------------------------------------------------------------------ certified regimes and YaRN weights
+
+YARN_64K = RopeScaling("yarn", factor=16, original_context=4096, beta_fast=32, beta_slow=1)
+LLAMA31_SCALING = RopeScaling(
+    "llama3", factor=8, original_context=8192, low_freq_factor=1, high_freq_factor=4
+)
+
+
+def _sign_flipped_turns(d: int, base: int, context: int) -> list[flint.arb]:
+    """r_i with base^(+2i/d): every pair turns faster than the fastest."""
+    pi = flint.arb.pi()
+    return [flint.arb(context) * flint.arb(base) ** (flint.arb(2 * i) / d) / (2 * pi) for i in range(d // 2)]
+
+
+def test_turns_per_context_agree_with_float64() -> None:
+    with flint.ctx.workprec(128):
+        turns = turns_per_context(128, 10000, 4096)
+    expected = 4096 * rope_frequencies(128, 10000.0) / (2 * math.pi)
+    assert len(turns) == 64
+    assert all(abs(float(r.mid()) / e - 1) < 1e-12 for r, e in zip(turns, expected, strict=True))
+
+
+def test_certainly_above_decides_or_refuses() -> None:
+    assert certainly_above(flint.arb(5), 4) and not certainly_above(flint.arb(3), Fraction(7, 2))
+    for ball in (flint.arb(4), flint.arb(4, 1e-3)):
+        with pytest.raises(ValueError, match="cannot decide"):
+            certainly_above(ball, 4)
+
+
+def test_regime_counts_refuse_to_guess_at_a_threshold() -> None:
+    with pytest.raises(ValueError, match="cannot decide"):
+        regime_counts([flint.arb(4)], 1, 4)
+    with pytest.raises(ValueError, match="cannot decide"):
+        regime_counts([flint.arb(4, 1e-3)], 1, 4)
+    assert regime_counts([flint.arb(5), flint.arb(2), flint.arb("0.5")], 1, 4) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(("scaling", "base"), [(YARN_64K, 10000), (LLAMA31_SCALING, 500000)])
+def test_published_configurations_have_all_three_regimes(scaling: RopeScaling, base: int) -> None:
+    with flint.ctx.workprec(128):
+        counts = scaling_regimes(scaling, 128, base)
+    assert sum(counts) == 64 and min(counts) > 0
+    float64 = check_yarn_regimes if scaling.kind == "yarn" else check_llama3_regimes
+    assert float64(scaling, 128, float(base))
+
+
+def test_sign_flipped_turns_keep_every_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scaling_module, "turns_per_context", _sign_flipped_turns)
+    with flint.ctx.workprec(128):
+        assert scaling_regimes(LLAMA31_SCALING, 128, 500000) == (64, 0, 0)
+
+
+def test_regimes_need_a_ramp() -> None:
+    with pytest.raises(ValueError, match="only YaRN and Llama 3"):
+        ramp_thresholds(RopeScaling("linear", 2))
+
+
+def test_yarn_code_bounds_match_find_correction_range_in_float64() -> None:
+    with flint.ctx.workprec(128):
+        c_beta, c_alpha, low, high = yarn_code_bounds(YARN_64K, 128, 10000)
+    floats = [128 * math.log(4096 / (n * 2 * math.pi)) / (2 * math.log(10000)) for n in (32, 1)]
+    assert abs(float(c_beta.mid()) - floats[0]) < 1e-12 and abs(float(c_alpha.mid()) - floats[1]) < 1e-12
+    assert (low, high) == (math.floor(floats[0]), math.ceil(floats[1]))
+
+
+def test_yarn_weights_of_the_code_are_one_minus_the_reference_ramp() -> None:
+    with flint.ctx.workprec(128):
+        paper, code = yarn_weights(YARN_64K, 128, 10000)
+    theta = rope_frequencies(128, 10000.0)
+    scaled = YARN_64K.frequencies(128, 10000.0)
+    keep = (scaled - theta / 16) / (theta - theta / 16)
+    assert np.allclose([float(w) for w in code], keep, atol=1e-9)
+    assert all(0 <= float(gamma.mid()) <= 1 for gamma in paper)
+
+
+def test_the_paper_and_code_ramps_differ_on_llama2() -> None:
+    with flint.ctx.workprec(128):
+        ramps = compare_yarn_ramps(YARN_64K, 128, 10000, Fraction(1, 100))
+    assert ramps.same_ends and ramps.differs and ramps.ends_moved and ramps.blended > 0
+    assert 0 < ramps.code_at < 1 and ramps.low < ramps.high
+
+
+def test_a_code_ramp_equal_to_the_papers_does_not_differ(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = scaling_module.yarn_weights
+
+    def paper_twice(scaling: RopeScaling, d: int, base: int) -> tuple[list, list[Fraction]]:
+        paper, _ = original(scaling, d, base)
+        return paper, [Fraction(gamma.mid().str(30, radius=False)) for gamma in paper]
+
+    monkeypatch.setattr(scaling_module, "yarn_weights", paper_twice)
+    with flint.ctx.workprec(128):
+        assert not compare_yarn_ramps(YARN_64K, 128, 10000, Fraction(1, 100)).differs
+
+
+def test_ramp_ends_that_need_no_rounding_do_not_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = scaling_module.yarn_code_bounds
+
+    def integer_ends(scaling: RopeScaling, d: int, base: int) -> tuple[flint.arb, flint.arb, int, int]:
+        _, _, low, high = original(scaling, d, base)
+        return flint.arb(low), flint.arb(high), low, high
+
+    monkeypatch.setattr(scaling_module, "yarn_code_bounds", integer_ends)
+    with flint.ctx.workprec(128):
+        assert not compare_yarn_ramps(YARN_64K, 128, 10000, Fraction(1, 100)).ends_moved
+
+
+def test_the_logit_scale_is_the_attention_factor_squared() -> None:
+    for factor in (1, 2, 16, 32):
+        scaling = RopeScaling("yarn", factor)
+        assert abs(float(logit_scale_mp(scaling)) - scaling.attention_factor() ** 2) < 1e-14
+    assert logit_scale_mp(RopeScaling("linear", 4)) == 1
+    with mpmath.workdps(30):
+        assert (
+            abs(logit_scale_mp(RopeScaling("yarn", 16)) - (mpmath.log(16) / 10 + 1) ** 2)
+            < mpmath.mpf(10) ** -28
+        )
+
+
+# ------------------------------------------------------------------ the temperature derivation's steps
+
+
+class Unscaled(scaling_proofs.ScaledRope):
+    """Forgets its scale: the logit is not multiplied at all."""
+
+    def rotate_exact(self, x, m, thetas):
+        return Rope.rotate_exact(self, x, m, thetas)
+
+
+def test_the_temperature_steps_hold_and_fail_without_the_scale() -> None:
+    assert scaling_proofs.block_scaling_step().check()
+    assert scaling_proofs.block_sum_step().check() and scaling_proofs.scaled_score_step().check()
+    assert not scaling_proofs.block_scaling_step(Unscaled(2, scale=scaling_proofs.SCALE)).check()

@@ -14,11 +14,15 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pe_verify.properties.correct_rounding import correctly_rounded
 from pe_verify.properties.sinusoidal import (
     VALUE_ERROR,
     Sinusoidal,
+    is_table_prefix,
+    norm_gap,
     sinusoidal_encoding,
     sinusoidal_encoding_mp,
+    wavelength_range,
 )
 
 DIMS = st.integers(1, 12)
@@ -124,3 +128,74 @@ def test_a_twin_replaces_one_form_and_keeps_the_others() -> None:
 def test_bad_input_is_rejected(call: Callable[[], object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------------------ properties of one encoding
+
+PREC = 170
+
+
+class Unpaired(Sinusoidal):
+    """Every dim at its own frequency index: dims 2i and 2i+1 no longer share ω_i."""
+
+    def frequency_index(self) -> np.ndarray:
+        return np.arange(self.d) % ((self.d + 1) // 2)
+
+
+class Normalised(Sinusoidal):
+    """Positions scaled by the table's length: row p depends on max_len."""
+
+    def stored_rows(self, positions: np.ndarray) -> np.ndarray:
+        return super().stored_rows(positions * 8 // max(len(positions), 1))
+
+
+def test_the_ball_forms_contain_the_float64_rows() -> None:
+    encoding = Sinusoidal(6)
+    with flint.ctx.workprec(PREC):
+        balls = encoding.table_balls(range(4))
+        assert len(encoding.frequency_balls()) == 3
+    rows = encoding.rows(np.arange(4))
+    for row, ball_row in zip(rows, balls, strict=True):
+        assert all(
+            bool(abs(ball - flint.arb(float(v))) < 1e-15) for v, ball in zip(row, ball_row, strict=True)
+        )
+    with pytest.raises(ValueError, match="no ball form"):
+        Sinusoidal(2, omegas=(1,)).frequency_balls()
+
+
+def test_the_float32_frequencies_are_the_ones_the_stored_table_uses() -> None:
+    encoding = Sinusoidal(6, dtype="float32")
+    angles = np.float32(3) * encoding.code_frequencies()
+    assert encoding.code_exponents().dtype == np.float32
+    stored = encoding.stored_rows(np.array([3]))
+    assert np.array_equal(stored[0, 0::2], correctly_rounded("sin", "float32", angles))
+
+
+def test_float64_rows_follow_the_frequency_index() -> None:
+    rows = Unpaired(6).float64_rows(np.arange(3))
+    assert not np.array_equal(rows, Sinusoidal(6).float64_rows(np.arange(3)))
+
+
+@pytest.mark.parametrize("d", [6, 8, 512, 768, 4096])
+def test_wavelengths_run_from_two_pi_to_below_two_pi_base(d: int) -> None:
+    found = wavelength_range(Sinusoidal(d), PREC)
+    assert found.pairs_share_frequency and found.strictly_decreasing and found.below_limit
+    assert bool(found.longest > found.shortest)
+
+
+def test_pairs_that_do_not_share_a_frequency_are_found() -> None:
+    assert not wavelength_range(Unpaired(6), PREC).pairs_share_frequency
+
+
+def test_the_norm_is_constant_for_even_d_only() -> None:
+    assert norm_gap(Sinusoidal(6), 5, 0, PREC).contains(0)
+    odd = norm_gap(Sinusoidal(3), 1, 0, PREC)
+    with flint.ctx.workprec(PREC):
+        expected = (flint.arb(10000) ** (flint.arb(-2) / 3)).sin() ** 2
+    assert bool(odd > 0) and bool(abs(odd - expected) < 1e-40)
+
+
+def test_a_shorter_table_is_the_prefix_of_a_longer_one_unless_positions_are_normalised() -> None:
+    for d in (6, 512):
+        assert is_table_prefix(Sinusoidal(d, dtype="float32"), 17, 1000)
+    assert not is_table_prefix(Normalised(6, dtype="float32"), 8, 1000)

@@ -4,10 +4,12 @@ rules, and mutation twins that must fail the same comparisons."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -21,8 +23,12 @@ from pe_verify.properties.torch_code import (
     SinusoidalTable,
     SliceAssignmentMismatch,
     assign,
+    broadcast_outcome,
     broadcast_shape,
+    dropout_can_leave_unchanged,
     rotate_half,
+    shape_error,
+    training_dropout_outcomes,
 )
 
 EPS32 = float(np.finfo(np.float32).eps)
@@ -284,6 +290,37 @@ def test_layouts_that_work_and_the_silent_single_head_shape() -> None:
     assert cache.forward(one_head, one_head)[0].shape == (2, 128, 128, 64)
 
 
+def test_broadcast_outcome_gives_the_shape_or_the_failing_axis() -> None:
+    assert broadcast_outcome((2, 128, 8, 64), (1, 128, 1, 64)) == "[2, 128, 8, 64]"
+    assert broadcast_outcome((2, 128, 1, 64), (1, 128, 64)) == "[2, 128, 128, 64]"
+    assert (
+        broadcast_outcome((2, 8, 128, 64), (1, 8, 64)) == "error ((2, 8, 128, 64) with (1, 8, 64) at axis 2)"
+    )
+
+
+@given(SHAPES, SHAPES)
+def test_broadcast_outcome_fails_exactly_when_numpy_does(a: tuple, b: tuple) -> None:
+    try:
+        expected = str(list(np.broadcast_shapes(a, b)))
+    except ValueError:
+        expected = None
+    outcome = broadcast_outcome(a, b)
+    assert outcome == expected if expected is not None else outcome.startswith("error (")
+
+
+def test_shape_error_is_the_message_of_a_shape_mismatch_and_none_for_a_run() -> None:
+    cache, q = RotaryCache(64), np.zeros((2, 128, 8, 64), dtype=np.float32)
+    message = shape_error(lambda: cache.forward(q, q))
+    assert message is not None and "non-singleton dimension 2" in message
+    assert shape_error(lambda: SinusoidalTable(5, 8)) is not None
+    assert shape_error(lambda: SinusoidalTable(6, 8)) is None
+
+
+def test_shape_error_lets_other_errors_through() -> None:
+    with pytest.raises(TypeError):
+        shape_error(lambda: SinusoidalTable(6, 8).forward())  # type: ignore[call-arg]
+
+
 def test_odd_rotary_dim_fails_in_the_forward() -> None:
     cache = RotaryCache(5, max_len=8)
     assert cache.cos_cached.shape == (8, 6)
@@ -308,3 +345,39 @@ def test_rotate_rejects_positions_outside_the_cache(positions: list[float]) -> N
 def test_cache_rejects_bad_input(args: tuple, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RotaryCache(*args)
+
+
+def test_training_dropout_never_returns_a_nonzero_entry_unchanged() -> None:
+    p = Fraction(1, 10)
+    assert training_dropout_outcomes(Fraction(9, 7), p) == (0, Fraction(10, 7))
+    assert not any(dropout_can_leave_unchanged(Fraction(n, 7), p) for n in range(-20, 21) if n)
+    assert dropout_can_leave_unchanged(Fraction(0), p)
+
+
+def test_dropout_of_probability_zero_would_leave_every_entry_unchanged() -> None:
+    assert all(dropout_can_leave_unchanged(Fraction(n, 7), Fraction(0)) for n in range(-20, 21))
+    with pytest.raises(ValueError, match="dropout probability"):
+        training_dropout_outcomes(Fraction(1), Fraction(1))
+
+
+def test_a_fresh_torch_dropout_is_in_training_mode_and_rescales_what_it_keeps() -> None:
+    torch = pytest.importorskip("torch")
+    dropout = torch.nn.Dropout(p=0.1)
+    assert dropout.training
+    torch.manual_seed(0)
+    out = dropout(torch.ones(2, 128, 512))
+    kept = out[out != 0]
+    assert 0 < kept.numel() < out.numel()
+    assert torch.allclose(kept, torch.full_like(kept, 1 / 0.9))
+
+
+def test_a_size_one_axis_broadcasts_to_a_zero_size_axis_as_in_numpy() -> None:
+    for a, b in (((1, 3), (0, 3)), ((0, 1), (1, 5)), ((2, 1, 4), (0, 4))):
+        assert broadcast_shape(a, b) == np.broadcast_shapes(a, b)
+
+
+def test_the_broadcasting_rule_applies_to_symbolic_sizes() -> None:
+    batch, length, hidden = sp.symbols("B L H", integer=True, positive=True)
+    assert broadcast_shape((batch, length, hidden), (length, hidden)) == (batch, length, hidden)
+    with pytest.raises(BroadcastMismatch):
+        broadcast_shape((batch, length, hidden), (hidden, length))

@@ -53,6 +53,7 @@ def fails(steps: Sequence[Step]) -> bool:
 
 def test_module_defines_the_expected_derivations() -> None:
     assert {derivation.id for derivation in DERIVATIONS} == {
+        "uniqueness.one_coordinate",
         "uniqueness.distinct_positions",
         "uniqueness.ratio_argument",
         "uniqueness.sine_dimension",
@@ -450,3 +451,15 @@ def test_reference_rows_match_the_shared_encoder() -> None:
 def test_coincidence_checks_reject_bad_input(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("base", "d_max"), [(10000, 64), (500000, 64), (Fraction(9, 4), 40)])
+def test_the_exact_coincidence_rule_lists_the_brute_force_dims(base: int | Fraction, d_max: int) -> None:
+    rule = un.dims_with_exact_coincidence(base, d_max)
+    assert rule == un.dims_with_exact_coincidence(base, d_max, brute_force=True)
+    assert rule == tuple(d for d in range(1, d_max + 1) if un.coinciding_dim_pairs(d, base))
+
+
+def test_base_10000_coincides_for_multiples_of_four_only() -> None:
+    assert un.dims_with_exact_coincidence(10000, 512) == tuple(range(4, 513, 4))
+    assert un.dims_with_exact_coincidence(500000, 256) == ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pe_verify.claims.model import (
+    BACKGROUND,
     BEYOND_DOMAIN,
     CAVEAT,
     CITATION,
@@ -15,6 +16,7 @@ from pe_verify.claims.model import (
     CORROBORATES,
     DIGITS,
     EXACT,
+    FINITE,
     FLAWED,
     LIMITS,
     NOT_CHECKABLE,
@@ -36,8 +38,13 @@ from pe_verify.claims.model import (
 )
 
 
-def ev(kind: str = SYMBOLIC, holds: bool = True, bearing: str = "supports") -> Evidence:
-    return Evidence(kind, "a check", holds, bearing)
+def ev(
+    kind: str = SYMBOLIC, holds: bool = True, bearing: str = "supports", instances: str | None = None
+) -> Evidence:
+    return Evidence(kind, "a check", holds, bearing, instances=instances)
+
+
+SOME = "r = 2, 4, …, 256"
 
 
 @pytest.mark.parametrize(
@@ -61,10 +68,20 @@ def ev(kind: str = SYMBOLIC, holds: bool = True, bearing: str = "supports") -> E
         ([ev(CITATION, bearing=REFUTES)], CONTRADICTED_BY_SOURCES),
         ([ev(CITATION), ev(CITATION, bearing=LIMITS)], SOURCES_DISAGREE),
         ([ev(CITATION, holds=False, bearing=REFUTES)], NOT_CHECKABLE),
+        ([ev(CITATION, bearing=BACKGROUND)], NOT_CHECKABLE),
+        ([ev(CITATION, bearing=BACKGROUND), ev(CITATION, bearing=REFUTES)], CONTRADICTED_BY_SOURCES),
         ([ev(), ev(CITATION, bearing=REFUTES)], CAVEAT),
         ([ev(), ev(CITATION)], PROVED),
         ([ev(), ev(DIGITS, bearing=CORROBORATES)], PROVED),
         ([ev(), ev(DIGITS, holds=False, bearing=CORROBORATES)], UNSETTLED),
+        ([ev(instances=SOME)], FINITE),
+        ([ev(EXACT, instances=SOME), ev(CITATION)], FINITE),
+        ([ev(), ev(EXACT, instances=SOME)], FINITE),
+        ([ev(), ev(EXACT, bearing=CORROBORATES, instances=SOME)], PROVED),
+        ([ev(instances=SOME), ev(DIGITS)], NUMERIC),
+        ([ev(instances=SOME), ev(EXACT, bearing=LIMITS)], CAVEAT),
+        ([ev(instances=SOME), ev(EXACT, bearing=REFUTES)], REFUTED),
+        ([ev(holds=False, instances=SOME)], UNSETTLED),
     ],
 )
 def test_claim_verdict(evidence: list[Evidence], verdict: str) -> None:
@@ -111,6 +128,8 @@ def test_evidence_rejects_unknown_kinds_and_bearings(kind: str, bearing: str) ->
         ([ev(CITATION, bearing=REFUTES)], "against"),
         ([ev(CITATION), ev(CITATION, bearing=LIMITS)], "mixed"),
         ([ev(CITATION, holds=False, bearing=REFUTES)], None),
+        ([ev(CITATION, bearing=BACKGROUND)], None),
+        ([ev(CITATION, bearing=BACKGROUND), ev(CITATION)], "for"),
     ],
 )
 def test_sources_point(evidence: list[Evidence], direction: str | None) -> None:

@@ -1,0 +1,105 @@
+"""Separation by offset: the unit step is the nearest offset at d = 512, not at d = 6; broken inputs fail."""
+
+from __future__ import annotations
+
+import time
+
+import flint
+import mpmath
+import pytest
+import sympy as sp
+
+from pe_verify.properties.near_collision import offset_squared_distance_mp
+from pe_verify.properties.separation import (
+    first_distance_dip,
+    nearest_offset,
+    offset_distance,
+    offset_distances,
+    unit_step_against_bound,
+)
+from pe_verify.properties.sinusoidal import Sinusoidal
+
+PREC = 170
+
+
+class Repeating(Sinusoidal):
+    """Every pair turns at the fastest frequency ω_0 = 1: the pairs repeat one another."""
+
+    def frequencies_mp(self, dps: int) -> list[mpmath.mpf]:
+        omegas = super().frequencies_mp(dps)
+        return [omegas[0]] * len(omegas)
+
+
+class Slow(Sinusoidal):
+    """Frequencies 1/1000 and below: no pair turns back within a few hundred positions."""
+
+    def frequency_balls(self) -> list[flint.arb]:
+        return [omega / 1000 for omega in super().frequency_balls()]
+
+
+def test_the_unit_step_is_the_only_nearest_offset_at_d_512_within_three_seconds() -> None:
+    start = time.perf_counter()
+    found = nearest_offset(Sinusoidal(512), 200_000)
+    assert time.perf_counter() - start < 3
+    assert found.unit_is_nearest and found.closer == 0 and found.first_closer is None
+    assert found.nearest == 2 and found.nearest_is_unique
+    assert 0 < found.error < 1e-10
+
+
+def test_at_d_6_farther_offsets_come_closer_than_the_unit_step() -> None:
+    found = nearest_offset(Sinusoidal(6), 200_000)
+    assert not found.unit_is_nearest
+    assert (found.closer, found.first_closer, found.nearest) == (3208, 6, 32082)
+    assert found.nearest_is_unique
+
+
+def test_the_decisions_agree_with_fifty_digits() -> None:
+    encoding = Sinusoidal(6)
+    omegas = encoding.frequencies_mp(60)
+    with mpmath.workdps(50):
+        unit = offset_squared_distance_mp(1, omegas)
+        closer = [k for k in range(2, 400) if offset_squared_distance_mp(k, omegas) < unit]
+    found = nearest_offset(encoding, 399)
+    assert found.first_closer == closer[0] and found.closer == len(closer)
+
+
+def test_repeated_frequencies_bring_an_offset_back_closer() -> None:
+    found = nearest_offset(Repeating(512), 1000)
+    assert not found.unit_is_nearest and found.first_closer == 6
+
+
+def test_an_exact_tie_with_the_unit_step_is_not_decided() -> None:
+    with pytest.raises(ValueError, match="cannot decide whether k = 2"):
+        nearest_offset(Sinusoidal(2, omegas=(2 * sp.pi / 3,)), 10)
+
+
+@pytest.mark.parametrize("bad", [Sinusoidal(3), Sinusoidal(6, omegas=(1, 1, 1))])
+def test_odd_dimensions_and_bad_ranges_are_refused(bad: Sinusoidal) -> None:
+    with pytest.raises(ValueError):
+        nearest_offset(bad, 1 if bad.d == 6 else 100)
+
+
+def test_ball_distances_contain_the_fifty_digit_values() -> None:
+    encoding = Sinusoidal(512)
+    omegas = encoding.frequencies_mp(60)
+    for k in (0, 1, 2, 44, 12345):
+        ball = offset_distance(encoding, k, PREC)
+        with mpmath.workdps(50):
+            exact = mpmath.sqrt(offset_squared_distance_mp(k, omegas))
+        with flint.ctx.workprec(PREC):
+            assert bool(abs(ball - flint.arb(mpmath.nstr(exact, 45))) < flint.arb(10) ** -40)
+    with flint.ctx.workprec(PREC):
+        assert len(offset_distances(encoding, 5)) == 6
+
+
+def test_the_first_dip_is_certified_and_a_slow_encoding_has_none() -> None:
+    assert first_distance_dip(Sinusoidal(6), 20, PREC).offset == 3
+    dip = first_distance_dip(Sinusoidal(512), 100, PREC)
+    assert dip.offset == 43 and bool(dip.after < dip.before)
+    assert first_distance_dip(Slow(6), 100, PREC) is None
+
+
+def test_the_unit_step_obeys_the_lipschitz_bound() -> None:
+    for d in (6, 512):
+        step, bound = unit_step_against_bound(Sinusoidal(d), PREC)
+        assert bool(step < bound)
