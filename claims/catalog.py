@@ -21,7 +21,16 @@ from ..proofs import all_derivations
 from .figures import ILLUSTRATES
 from .model import WEAK, Assessment, Claim
 
-MODULES = ("document_000", "document_001", "document_003", "general")
+MODULES = (
+    "document_000",
+    "document_001",
+    "document_003",
+    "general",
+    "reproduce_base_bound",
+    "reproduce_decay",
+    "reproduce_interpolation",
+    "reproduce_yarn_precision",
+)
 
 #: Characters of an unknown id echoed in the error; longer ids are cut and their length stated.
 SHOWN_ID = 40
@@ -64,6 +73,11 @@ def all_claims() -> tuple[Claim, ...]:
         module = importlib.import_module(f".{name}", __package__)
         found += [value for value in vars(module).values() if isinstance(value, Claim)]
     return tuple(found)
+
+
+def reproductions() -> dict[str, Claim]:
+    """The entries that recompute a paper's published result, by the name of the reproduction."""
+    return {item.reproduces: item for item in all_claims() if item.reproduces is not None}
 
 
 def resolve(claim_id: str, ids: Sequence[str]) -> str:

@@ -978,7 +978,7 @@ def d1_7c() -> Assessment:
     formal=r"\langle R_m q, R_n k\rangle = g(q, k, n-m)\ \Rightarrow\ \text{extrapolation}\ ?",
     expected=CONTRADICTED_BY_SOURCES,
     expected_argument=FLAWED,
-    depends_on=("D0.17", "D1.3"),
+    depends_on=("D0.17", "D1.3", "G.rope_expected_score"),
 )
 def d1_7d() -> Assessment:
     premise = from_derivation("rope.relative_half_split", STEP_CHECKED)
@@ -990,12 +990,22 @@ def d1_7d() -> Assessment:
         "a larger offset gives them rotation angles never seen in training",
     )
     return Assessment(
-        (cite(PI_PAPER, REFUTES), cite(YARN_PAPER, REFUTES), cite(ALIBI_PAPER, REFUTES)),
+        (
+            cite(PI_PAPER, REFUTES),
+            cite(YARN_PAPER, REFUTES),
+            cite(ALIBI_PAPER, REFUTES),
+            from_derivation("random_scores.score_peak_at_any_distance", BACKGROUND),
+            from_derivation("random_scores.expected_score", BACKGROUND),
+        ),
         explanation="The premise is proved: the score depends on q, k and n − m only (SymPy). It does not "
         "give extrapolation: a function of the offset learned on offsets below L says nothing about larger "
         f"ones, and with head dim 128 and L = 2048, {len(unseen)} of 64 frequency pairs see new angles past "
-        "L. The position-interpolation and YaRN papers describe RoPE models failing past their training "
-        "length, and the ALiBi paper measures it.",
+        "L. Nor does the relative form favour near offsets: for every offset r, trained or not, some q, k "
+        "score highest at r (k = R_r q), and for Gaussian q, k the expected score is 0 at every offset, so "
+        "no decay built into RoPE keeps far offsets harmless (SymPy, G.rope_expected_score; RoFormer's "
+        "long-term decay is of a worst-case bound, G.roformer_decay). These facts inform the claim without "
+        "deciding it. The position-interpolation and YaRN papers describe RoPE models failing past their "
+        "training length, and the ALiBi paper measures it.",
         argument_evidence=(premise, gap),
     )
 

@@ -876,11 +876,15 @@ def d3_9b() -> Assessment:
             True,
             LIMITS,
         ),
+        from_derivation("random_scores.expected_score", BACKGROUND),
     )
     explanation = (
         "Not mathematics; the primary sources confirm that GPT-NeoX and LLaMA use rotary embeddings. "
         "'Strong at long contexts' needs a caveat: without a scaling method, rotary models degrade past "
-        "their training length (Press et al. 2022, Fig. 1)."
+        "their training length (Press et al. 2022, Fig. 1). Nor is long-range strength built into the "
+        "rotation: RoFormer's long-term decay is a trend of a worst-case bound, not monotone and not of "
+        "the scores (G.roformer_decay), and for Gaussian queries and keys the expected score is 0 at every "
+        "distance (SymPy, G.rope_expected_score) — background that decides the factual claim neither way."
     )
     return Assessment(evidence, explanation)
 

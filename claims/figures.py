@@ -1,6 +1,6 @@
 """Figures of the proof reports, drawn from what the suite computes: the sinusoidal encoding, its wavelengths,
 the distance between encodings against their offset, the nearest cross-dimension values against the number of
-positions, and where finite precision makes positions and rows collide.
+positions, where finite precision makes positions and rows collide, and RoFormer's long-term decay curve.
 
 Drawing uses matplotlib's Agg canvas directly (no pyplot, no window) under matplotlib's default style, at a
 fixed size and dpi, and the PNG carries no version or time stamp: the bytes depend only on the data and on the
@@ -36,9 +36,15 @@ from pe_verify.properties import near_collision as nc
 from pe_verify.properties.checking import EPS64, angle_tolerance
 from pe_verify.properties.collisions import exact_coincidence_mask
 from pe_verify.properties.dtypes import DTYPES
+from pe_verify.properties.long_term_decay import (
+    BALL_BITS,
+    ball_midpoints,
+    decay_profile,
+    relative_upper_bound_arb,
+)
 from pe_verify.properties.sinusoidal import Sinusoidal, frequencies, pair_index, sinusoidal_encoding
 
-from .numbers import UNCERTIFIED, certified
+from .numbers import UNCERTIFIED, ball_text, certain_signs, certified
 
 BASE = 10000.0
 DPI = 100
@@ -69,6 +75,8 @@ class Scales:
     )
     dtype_d: int = 512
     dtype_positions: int = 10_000
+    decay_d: int = 128
+    decay_distances: int = 256
 
 
 #: What `report.write_reports` draws.
@@ -136,6 +144,7 @@ ILLUSTRATES: dict[str, tuple[str, ...]] = {
     "distance-by-offset.png": ("D0.7",),
     "near-collision-gap.png": ("D3.5",),
     "dtype-thresholds.png": ("D3.3", "D3.4"),
+    "roformer-decay.png": ("G.roformer_decay", "G.rope_long_term_decay"),
 }
 
 
@@ -502,7 +511,48 @@ def dtype_thresholds(scales: Scales) -> Plot:
     return _plot("dtype-thresholds.png", title, caption, build)
 
 
+# ------------------------------------------------------------------------------------------ long-term decay
+
+
+def roformer_decay(scales: Scales) -> Plot:
+    """RoFormer's relative upper bound B(r) = (1/(d/2))·Σ_{j=1}^{d/2} |S_j(r)| against the relative distance r
+    (its Figure 2), computed in ball arithmetic, with the steps where it rises marked."""
+    d, last = scales.decay_d, scales.decay_distances
+    balls = relative_upper_bound_arb(range(last + 1), d, BASE)
+    values, bound = ball_midpoints(balls)
+    profile = decay_profile(values, last + 1)
+    rises = np.flatnonzero(np.diff(values) > 0) + 1
+
+    def build(figure: Figure) -> None:
+        axes = figure.add_subplot()
+        axes.plot(np.arange(last + 1), values, linewidth=1, label=r"$B(r)$")
+        axes.plot(rises, values[rises], "r.", markersize=3, label=r"$B(r) > B(r - 1)$")
+        axes.set_xlabel("relative distance r")
+        axes.set_ylabel("relative upper bound")
+        axes.set_title(f"RoFormer's long-term decay curve, d = {d}, base {BASE:g}")
+        axes.legend(loc="upper right")
+
+    if profile.first_rise_at is None:
+        rising = "never rises"
+    else:
+        first = profile.first_rise_at
+        counted = "" if certain_signs(np.diff(values), bound) else f" ({UNCERTIFIED}: signs not all decided)"
+        rising = (
+            f"rises at {profile.rises} of its {profile.steps} steps (marked){counted}, first from "
+            f"r = {first} ({ball_text(balls[first], '.6f')}) to r = {first + 1} "
+            f"({ball_text(balls[first + 1], '.6f')})"
+        )
+    caption = (
+        f"B(r) = (1/(d/2))·Σ_{{j=1}}^{{d/2}} |S_j(r)|, S_j(r) = Σ_{{l<j}} e^(i r θ_l), for d = {d}, base "
+        f"{BASE:g} and r = 0–{last}, computed in ball arithmetic at {BALL_BITS} bits "
+        "(`long_term_decay.relative_upper_bound_arb`) and plotted at the balls' midpoints: RoFormer's "
+        f"Figure 2 (arXiv 2104.09864, §3.4.3). B(0) = {ball_text(balls[0], '.6f')} and B({last}) = "
+        f"{ball_text(balls[-1], '.6f')}; B {rising}."
+    )
+    return _plot("roformer-decay.png", "RoFormer's long-term decay curve", caption, build)
+
+
 def draw_figures(scales: Scales) -> tuple[Plot, ...]:
     """Every figure of the report, in the order the dashboard shows them."""
-    builders = (encoding_heatmap, wavelengths, distance_by_offset, gap_by_n, dtype_thresholds)
+    builders = (encoding_heatmap, wavelengths, distance_by_offset, gap_by_n, dtype_thresholds, roformer_decay)
     return tuple(build(scales) for build in builders)

@@ -234,12 +234,46 @@ def argument_verdict(evidence: Sequence[Evidence]) -> ArgumentVerdict | Verdict:
 
 
 @dataclass(frozen=True)
+class Row:
+    """One published number beside the one the suite computed: `agrees` is decided by the computation (within
+    the published rounding, or by the paper's own criterion), `note` says how or why not."""
+
+    parameter: str
+    published: str
+    computed: str
+    agrees: bool
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.agrees, bool):
+            found = type(self.agrees).__name__
+            raise TypeError(f"agrees must be a bool decided by the computation, got {found}")
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A paper's result recomputed row by row: `name` (what `pe-verify reproduce NAME` takes), the source
+    (paper, arXiv id, section or table), the precision of the computed values, the rows."""
+
+    name: str
+    source: str
+    precision: str
+    rows: tuple[Row, ...]
+
+    @property
+    def discrepancies(self) -> tuple[Row, ...]:
+        return tuple(row for row in self.rows if not row.agrees)
+
+
+@dataclass(frozen=True)
 class Assessment:
-    """Everything a claim's checks produced this run, with the verdicts computed from it."""
+    """Everything a claim's checks produced this run, with the verdicts computed from it (and, for an entry
+    that reproduces a paper, the row-by-row comparison)."""
 
     evidence: tuple[Evidence, ...]
     explanation: str
     argument_evidence: tuple[Evidence, ...] = ()
+    reproduction: Reproduction | None = None
 
     @property
     def verdict(self) -> Verdict:
@@ -273,6 +307,7 @@ class Claim:
     expected_argument: ArgumentVerdict | None = None
     depends_on: tuple[str, ...] = ()
     role: Role = CLAIM
+    reproduces: str | None = None
 
 
 def claim(
@@ -284,12 +319,16 @@ def claim(
     expected_argument: ArgumentVerdict | None = None,
     depends_on: tuple[str, ...] = (),
     role: Role = CLAIM,
+    reproduces: str | None = None,
 ) -> Callable[[Callable[[], Assessment]], Claim]:
-    """Decorator turning a function that runs the checks and returns an `Assessment` into a `Claim`."""
+    """Decorator turning a function that runs the checks and returns an `Assessment` into a `Claim`
+    (`reproduces`: the name of the paper's result it recomputes, whose rows its assessment carries)."""
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
 
     def wrap(assess: Callable[[], Assessment]) -> Claim:
-        return Claim(id, source, statement, formal, assess, expected, expected_argument, depends_on, role)
+        return Claim(
+            id, source, statement, formal, assess, expected, expected_argument, depends_on, role, reproduces
+        )
 
     return wrap

@@ -64,6 +64,7 @@ from .model import (
     Assessment,
     Claim,
     Evidence,
+    Reproduction,
 )
 
 DASHBOARD = "README.md"
@@ -273,6 +274,21 @@ def evidence_table(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
     return [*rows, ""]
 
 
+def reproduction_table(reproduction: Reproduction) -> list[str]:
+    """The paper's published values beside the computed ones, row by row, with the source and precision."""
+    lines = [
+        f"**Reproduction `{reproduction.name}`.** {reproduction.source}. Computed: {reproduction.precision}.",
+        "",
+        "| parameter | published | computed | agrees | note |",
+        "|---|---|---|---|---|",
+    ]
+    for row in reproduction.rows:
+        agrees = "yes" if row.agrees else "**no**"
+        cells = (row.parameter, row.published, row.computed, agrees, row.note)
+        lines.append("| " + " | ".join(cell(text) for text in cells) + " |")
+    return [*lines, ""]
+
+
 def details(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
     """The concrete values each piece of evidence carries (witnesses, digits, ranges), derivations aside."""
     lines = []
@@ -306,6 +322,8 @@ def claim_section(
     values = details("E", assessment.evidence) + details("A", assessment.argument_evidence)
     if values:
         lines += ["**Details.**", "", *values, ""]
+    if assessment.reproduction is not None:
+        lines += reproduction_table(assessment.reproduction)
     for derivation_id in derivation_ids(assessment.evidence + assessment.argument_evidence):
         lines += [derivation_markdown(derivation_id).rstrip("\n"), ""]
     for plot in plots:

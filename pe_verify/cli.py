@@ -116,6 +116,11 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument(
         "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
     )
+    reproduce = command(
+        "reproduce", help="published results recomputed: each paper's rows beside the computed values"
+    )
+    reproduce.add_argument("name", nargs="?", help="one reproduction, such as men_base_bound (default: all)")
+    reproduce.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     report = command("report", help="write the markdown reports and figures")
     report.add_argument("--out", default="reports", help="output folder (default: reports)")
     report.add_argument("--readme", help="also refresh the headline-findings block of this README file")
@@ -229,6 +234,49 @@ def run_proofs(as_json: bool, as_markdown: bool, quiet: bool = False) -> int:
     if failed and not as_json:
         print(f"{len(failed)} of {len(rows)} derivations failed: {', '.join(failed)}", file=sys.stderr)
     return EXIT_CHANGED if failed else EXIT_OK
+
+
+def run_reproduce(name: str | None, as_json: bool, quiet: bool = False) -> int:
+    """The published results the catalog recomputes, row by row; exit 0 whatever they show (a discrepancy
+    with a paper is a finding, not a failure)."""
+    from pe_verify.claims.catalog import UnknownClaim, assessment, reproductions, resolve
+
+    entries = reproductions()
+    if name is not None:
+        try:
+            name = resolve(name, list(entries))
+        except UnknownClaim as exc:
+            raise UsageError(str(exc).replace("no claim with id", "no reproduction named")) from None
+    chosen = [entries[name]] if name is not None else list(entries.values())
+    found = []
+    with progress_bar(len(chosen), "reproducing", quiet) as bar:
+        for item in chosen:
+            bar.set_postfix_str(item.reproduces)
+            found.append((item, assessment(item.id).reproduction))
+            bar.update()
+    if as_json:
+        records = [_reproduction_json(item, reproduction) for item, reproduction in found]
+        print(json.dumps(records, indent=2, ensure_ascii=json_ascii()))
+        return EXIT_OK
+    for item, reproduction in found:
+        print(f"{reproduction.name} ({item.id}) — {reproduction.source}")
+        print(f"  computed: {reproduction.precision}")
+        for row in reproduction.rows:
+            mark = "agrees" if row.agrees else "DIFFERS"
+            note = f" — {row.note}" if row.note else ""
+            print(f"  {row.parameter}: published {row.published}, computed {row.computed}: {mark}{note}")
+        print(f"  {len(reproduction.discrepancies)} of {len(reproduction.rows)} rows differ")
+    return EXIT_OK
+
+
+def _reproduction_json(item, reproduction) -> dict:
+    return {
+        "name": reproduction.name,
+        "claim": item.id,
+        "source": reproduction.source,
+        "precision": reproduction.precision,
+        "rows": [dataclasses.asdict(row) for row in reproduction.rows],
+    }
 
 
 def _as_json(item, result) -> dict:
@@ -619,7 +667,8 @@ def _fail(status: int, message: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         raise UsageError(
-            "a command is required: list, show, report, proofs, collisions or check (see pe-verify --help)"
+            "a command is required: list, show, report, proofs, reproduce, collisions or check (see "
+            "pe-verify --help)"
         )
     if args.command == "list":
         return run_list(args.json, args.fresh, args.quiet)
@@ -629,6 +678,8 @@ def _run(args: argparse.Namespace) -> int:
         return run_report(args.out, args.readme, args.quiet, args.redraw_figures)
     if args.command == "collisions":
         return run_collisions(args)
+    if args.command == "reproduce":
+        return run_reproduce(args.name, args.json, args.quiet)
     if args.command == "check":
         return run_check(args)
     if args.json and args.markdown:

@@ -15,6 +15,7 @@ MODULES = (
     "alibi",
     "scaling",
     "relative",
+    "random_scores",
     "uniqueness",
 )
 

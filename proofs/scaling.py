@@ -496,3 +496,270 @@ def yarn_temperature() -> Iterator[Step]:
         r"$s$ and sharpens the softmax",
         lambda: bool(sp.diff(INVERSE_TEMPERATURE, FACTOR).subs(FACTOR, 1 + excess).is_positive),
     )
+
+
+# ------------------------------------------------ position interpolation's error bounds (Chen et al. 2023)
+
+#: u = x·ln c for the tangent line (u = (4/d)·ln c > 0 in the proof's eq. 14); w ∈ (0, 1) as 1/(1 + z).
+PI_U = sp.Symbol("u", real=True)
+PI_POSITIVE_U = sp.Symbol("u", positive=True)
+PI_Z = sp.Symbol("z", positive=True)
+PI_W = sp.Symbol("w", real=True)
+#: Stand-ins for the two positive integrals ∫_0^1 (1 − w)·e^{±uw} dw.
+PI_P, PI_Q = sp.symbols("P Q", positive=True)
+
+
+def tangent_gap_integral(u: sp.Expr) -> sp.Expr:
+    """∫_0^1 (1 − w)·e^{uw} dw for u ≠ 0 (SymPy's generic branch), so that e^u − 1 − u = u²·(this integral);
+    at u = 0 both sides of that identity vanish."""
+    return sp.integrate((1 - PI_W) * sp.exp(u * PI_W), (PI_W, 0, 1), conds="none")
+
+
+def tangent_gap_integrand(u: sp.Expr) -> sp.Expr:
+    """u²·(1 − w)·e^{uw} at w = 1/(1 + z), a point of (0, 1) for every z > 0."""
+    w = 1 / (1 + PI_Z)
+    return u**2 * (1 - w) * sp.exp(u * w)
+
+
+@derivation(
+    id="scaling.pi_tangent_line",
+    title="The exponential lies above its tangent line: the step c^(−4/d) ≤ 1 − (4/d) ln c is reversed",
+    statement=r"c^x \ge 1 + x\ln c\ \ (x \in \mathbb{R}),\qquad "
+    r"c^{-4/d} > 1 - \tfrac{4}{d}\ln c,\qquad "
+    r"\frac{d}{4\ln c} < \frac{1}{1 - c^{-4/d}} \le 1 + \frac{d}{4\ln c}",
+    hypotheses=(
+        r"$c > 1$, $d > 0$; $u = x\ln c$ real symbolic, and $u = \tfrac{4}{d}\ln c > 0$ symbolic for the "
+        r"last two",
+        r"Chen et al. 2023 (arXiv 2306.15595), Appendix A, eq. (14): 'when $x < 0$ and $c > 1$, "
+        r"$c^x \le 1 + x\ln c$, therefore $c^{-4/d} \le 1 - 4/d\ln c$'",
+    ),
+)
+def pi_tangent_line() -> Iterator[Step]:
+    real, positive, p, q = PI_U, PI_POSITIVE_U, PI_P, PI_Q
+    yield fact(
+        r"e^u - 1 - u = u^2 \int_0^1 (1 - w)\,e^{uw}\,dw",
+        "Taylor's formula with integral remainder, integrated by SymPy for real symbolic u ≠ 0 (at u = 0 "
+        "both sides are 0)",
+        lambda: is_zero(real**2 * tangent_gap_integral(real) - (sp.exp(real) - 1 - real)),
+    )
+    yield fact(
+        r"u^2 (1 - w)\,e^{uw} \ge 0 \ (0 < w < 1) \implies c^x = e^u \ge 1 + u = 1 + x\ln c",
+        "the integrand is a square times a positive factor at every w = 1/(1 + z) of (0, 1): the tangent "
+        "line at x = 0 lies below the exponential for every real x, negative x included",
+        lambda: bool(tangent_gap_integrand(real).is_nonnegative),
+    )
+    yield fact(
+        r"c^{-4/d} - \bigl(1 - \tfrac{4}{d}\ln c\bigr) = e^{-u} - 1 + u = u^2\int_0^1 (1-w)\,e^{-uw}\,dw > 0",
+        r"the previous two steps at $-u$, strictly for $u \ne 0$: eq. (14) fails for every $d$ and every "
+        r"$c > 1$",
+        lambda: (
+            is_zero(positive**2 * tangent_gap_integral(-positive) - (sp.exp(-positive) - 1 + positive))
+            and bool(tangent_gap_integrand(-positive).is_positive)
+        ),
+    )
+    integrals = {
+        p: (sp.exp(positive) - 1 - positive) / positive**2,
+        q: (sp.exp(-positive) - 1 + positive) / positive**2,
+    }
+    below = sp.exp(positive) * positive**2 * q / (positive * (positive + positive**2 * p))
+    yield fact(
+        r"\frac{1}{1 - e^{-u}} - \frac{1}{u} = \frac{e^u\,u^2 Q}{u\,(u + u^2 P)} > 0,\quad "
+        r"P, Q = \int_0^1 (1-w)\,e^{\pm uw}\,dw > 0",
+        r"so the proof's constant $d/(4\ln c) = 1/u$ lies below $1/(1 - c^{-4/d})$, the series it was meant "
+        r"to bound from above",
+        lambda: (
+            is_zero((1 / (1 - sp.exp(-positive)) - 1 / positive) - below.subs(integrals))
+            and bool(below.is_positive)
+        ),
+    )
+    above = positive**2 * p / (positive * (positive + positive**2 * p))
+    yield fact(
+        r"1 + \frac{1}{u} - \frac{1}{1 - e^{-u}} = \frac{1}{u} - \frac{1}{e^u - 1} = "
+        r"\frac{u^2 P}{u\,(u + u^2 P)} > 0",
+        r"the inequality in its true direction gives $\frac{1}{1 - c^{-4/d}} \le 1 + \frac{d}{4\ln c}$",
+        lambda: (
+            is_zero((1 + 1 / positive - 1 / (1 - sp.exp(-positive))) - above.subs(integrals))
+            and bool(above.is_positive)
+        ),
+    )
+
+
+@derivation(
+    id="scaling.pi_curvature_sum",
+    title="Position interpolation's curvature bound: |a''| ≤ max|h|·Σθ_j², a geometric sum, and the Taylor "
+    "remainder (Chen et al. eqs. 12, 13, 16)",
+    statement=r"|a''(s)| \le \max_j|h_j| \sum_{j<d/2}\theta_j^2 = \max_j|h_j|\,"
+    r"\frac{1 - c^{-2}}{1 - c^{-4/d}} \le \frac{\max_j|h_j|}{1 - c^{-4/d}},\qquad "
+    r"|R(s)| \le \frac{M}{2}(s - s_1)(s_2 - s)",
+    hypotheses=(
+        r"$a(s) = \mathrm{Re}\sum_{j<d/2} h_j e^{\mathrm{i}s\theta_j}$, $\theta_j = c^{-2j/d}$, $c > 1$",
+        r"$d/2 = n$ a symbolic positive integer; $r = c^{-4/d} = 1/(1 + z)$ with $z > 0$",
+        r"$M \ge |a''|$ on $[s_1, s_2]$",
+    ),
+)
+def pi_curvature_sum() -> Iterator[Step]:
+    h, theta, s = sp.Symbol("h"), sp.Symbol("theta", positive=True), sp.Symbol("s", real=True)
+    yield identity(
+        sp.diff(h * sp.exp(sp.I * s * theta), s, 2),
+        -(theta**2) * h * sp.exp(sp.I * s * theta),
+        r"each term's second derivative is $-\theta_j^2$ times the term, so "
+        r"$|a''| \le \sum_j |h_j|\theta_j^2$",
+        claim=r"\frac{d^2}{ds^2}\,h e^{\mathrm{i}s\theta} = -\theta^2 h e^{\mathrm{i}s\theta}",
+    )
+    j = sp.Symbol("j", integer=True, nonnegative=True)
+    c, d = sp.Symbol("c", positive=True), sp.Symbol("d", positive=True)
+    yield identity(
+        frequency_expr(j, d, c) ** 2,
+        (c ** (-4 / d)) ** j,
+        r"$\theta_j^2 = (c^{-4/d})^j$: the squares form a geometric sequence of ratio $r = c^{-4/d}$",
+        claim=r"\theta_j^2 = \bigl(c^{-4/d}\bigr)^j",
+    )
+    n = sp.Symbol("n", integer=True, positive=True)
+    r = 1 / (1 + PI_Z)
+    yield fact(
+        r"\sum_{j<n} r^j = \frac{1 - r^n}{1 - r} \le \frac{1}{1 - r}\quad (r^n = c^{-2} \text{ at } n = d/2)",
+        "SymPy sums the geometric series of symbolic length n; what eq. (13) drops, r^n/(1 − r), is positive",
+        lambda: (
+            is_zero(sp.summation(r**j, (j, 0, n - 1)) - (1 - r**n) / (1 - r))
+            and bool((r**n / (1 - r)).is_positive)
+        ),
+    )
+    big_m = sp.Symbol("M", positive=True)
+    left, right = sp.symbols("l r", positive=True)  # s − s_1 and s_2 − s
+    yield identity(
+        left * right / (2 * (left + right)) * (big_m * left + big_m * right),
+        big_m / 2 * left * right,
+        "eq. (16): the Taylor remainders at both ends, each at most M times its square, combine to "
+        r"$\frac{M}{2}(s - s_1)(s_2 - s)$",
+        claim=r"\frac{(s-s_1)(s_2-s)}{2(s_2-s_1)}\bigl[M(s-s_1) + M(s_2-s)\bigr] = \frac{M}{2}(s-s_1)(s_2-s)",
+    )
+
+
+@derivation(
+    id="scaling.pi_midpoint_error",
+    title="The worst interpolation error at the midpoint of a unit step is Σ_j 2 sin²(θ_j/4), and on short "
+    "steps the error per (s − s_1)(s_2 − s) tends to Σ_j θ_j²/2",
+    statement=r"\sup_{|h_j| \le 1} \bigl|a(\tfrac12) - a_{\mathrm{lin}}(\tfrac12)\bigr|_{[0,1]} = "
+    r"\sum_{j<d/2} 2\sin^2\tfrac{\theta_j}{4},\qquad "
+    r"\lim_{\delta \to 0} \frac{1 - \cos\delta\theta}{\delta^2} = \frac{\theta^2}{2}",
+    hypotheses=(
+        r"$a(s) = \mathrm{Re}\sum_j h_j e^{\mathrm{i}s\theta_j}$; $a_{\mathrm{lin}}$ the chord through "
+        r"$(s_1, a(s_1))$ and $(s_2, a(s_2))$; $\theta$ real symbolic",
+    ),
+)
+def pi_midpoint_error() -> Iterator[Step]:
+    theta = sp.Symbol("theta", real=True)
+    half = sp.exp(sp.I * theta / 2)
+    yield fact(
+        r"e^{\mathrm{i}\theta/2} - \frac{1 + e^{\mathrm{i}\theta}}{2} = e^{\mathrm{i}\theta/2}"
+        r"\bigl(1 - \cos\tfrac{\theta}{2}\bigr)",
+        r"at $s = 1/2$ on $[0, 1]$ the chord weights both ends by $1/2$; written with $\cos$ and $\sin$",
+        lambda: is_zero(
+            (half - (1 + sp.exp(sp.I * theta)) / 2 - half * (1 - sp.cos(theta / 2))).rewrite(sp.cos)
+        ),
+    )
+    yield fact(
+        r"\Bigl|e^{\mathrm{i}\theta/2}\bigl(1 - \cos\tfrac{\theta}{2}\bigr)\Bigr| = 2\sin^2\tfrac{\theta}{4}",
+        r"$1 - \cos\tfrac{\theta}{2} = 2\sin^2\tfrac{\theta}{4} \ge 0$ and "
+        r"$|e^{\mathrm{i}\theta/2}| = 1$: by the triangle inequality no $|h_j| \le 1$ gives more than "
+        r"$\sum_j 2\sin^2(\theta_j/4)$",
+        lambda: (
+            is_zero(1 - sp.cos(theta / 2) - 2 * sp.sin(theta / 4) ** 2)
+            and is_zero(sp.Abs(half * 2 * sp.sin(theta / 4) ** 2) - 2 * sp.sin(theta / 4) ** 2)
+        ),
+    )
+    query = sp.cos(theta / 2) - sp.I * sp.sin(theta / 2)
+    yield fact(
+        r"h = \bigl(\cos\tfrac{\theta}{2} - \mathrm{i}\sin\tfrac{\theta}{2}\bigr)(1 - \mathrm{i}\cdot 0) "
+        r"= e^{-\mathrm{i}\theta/2},\quad "
+        r"\mathrm{Re}\Bigl[h\,e^{\mathrm{i}\theta/2}\bigl(1 - \cos\tfrac{\theta}{2}\bigr)\Bigr] = "
+        r"2\sin^2\tfrac{\theta}{4}",
+        "the query pair (cos(θ/2), −sin(θ/2)) and the key pair (1, 0) reach the bound, term by term",
+        lambda: (
+            is_zero((query - sp.exp(-sp.I * theta / 2)).rewrite(sp.cos))
+            and is_zero(
+                sp.re(sp.expand(query * half * (1 - sp.cos(theta / 2))).rewrite(sp.cos))
+                - 2 * sp.sin(theta / 4) ** 2
+            )
+        ),
+    )
+    delta = sp.Symbol("delta", positive=True)
+    yield fact(
+        r"\lim_{\delta\to 0}\frac{1 - \cos\delta\theta}{\delta^2} = \frac{\theta^2}{2}",
+        r"on $[s - \delta, s + \delta]$ with $h_j = e^{-\mathrm{i}s\theta_j}$ the error is "
+        r"$\sum_j (1 - \cos\delta\theta_j)$ and $(s - s_1)(s_2 - s) = \delta^2$: no constant below "
+        r"$\max|a''|/2 = \sum_j\theta_j^2/2$ bounds the error of every short step",
+        lambda: is_zero(sp.limit((1 - sp.cos(delta * theta)) / delta**2, delta, 0) - theta**2 / 2),
+    )
+
+
+@derivation(
+    id="scaling.pi_bound_ratio",
+    title="Position interpolation's 2 · 294.73: the ratio of the extrapolation bound at B(s) = d to the "
+    "interpolation bound on a unit step is 64 ln c",
+    statement=r"(s-s_1)(s_2-s) \le \tfrac14\ (s_2 = s_1 + 1),\qquad "
+    r"\frac{d}{8\ln c}\cdot\frac14 = \frac{d}{32\ln c},\qquad "
+    r"\frac{2\,d}{d/(32\ln c)} = 64\ln c,\qquad 64\ln 10^4 = 256\ln 10",
+    hypotheses=(r"$d > 0$, $c > 1$ symbolic; $B(s) = d$ in the extrapolation bound $2\max_j|h_j|\,B(s)$",),
+)
+def pi_bound_ratio() -> Iterator[Step]:
+    s, s1 = sp.symbols("s s_1", real=True)
+    c, d = sp.Symbol("c", positive=True), sp.Symbol("d", positive=True)
+    yield fact(
+        r"(s - s_1)(s_1 + 1 - s) = \tfrac14 - \bigl(s - s_1 - \tfrac12\bigr)^2 \le \tfrac14",
+        "on a unit step of the integer grid the product is largest at the midpoint",
+        lambda: (
+            is_zero((s - s1) * (s1 + 1 - s) - (sp.Rational(1, 4) - (s - s1 - sp.Rational(1, 2)) ** 2))
+            and bool(((s - s1 - sp.Rational(1, 2)) ** 2).is_nonnegative)
+        ),
+    )
+    interpolation = d / (8 * sp.log(c)) * sp.Rational(1, 4)
+    yield identity(
+        interpolation,
+        d / (32 * sp.log(c)),
+        r"eq. (7): Theorem 2.1's bound per $\max_j|h_j|$ on a unit step",
+        claim=r"\frac{d}{8\ln c}\cdot\frac14 = \frac{d}{32\ln c}",
+    )
+    extrapolation = 2 * d
+    yield identity(
+        extrapolation / interpolation,
+        64 * sp.log(c),
+        r"the extrapolation bound $2\max_j|h_j|\,B(s)$ at $B(s) = d$ over the interpolation bound",
+        claim=r"\frac{2\,d}{d/(32\ln c)} = 64\ln c = 2\cdot 32\ln c",
+    )
+    yield identity(
+        sp.expand_log(64 * sp.log(sp.Integer(10000))),
+        256 * sp.log(10),
+        r"at $c = 10^4$: $32\ln c = 128\ln 10$ and the ratio is $256\ln 10$",
+        claim=r"64\ln 10^4 = 256\ln 10",
+    )
+
+
+@derivation(
+    id="scaling.critical_dimension",
+    title="Liu et al.'s critical dimension: pair n completes a period within T exactly when "
+    "n ≤ (d/2)·log_b(T/2π)",
+    statement=r"\frac{2\pi}{\theta_n} = 2\pi b^{2n/d} \le T \iff n \le \frac{d}{2}\log_b\frac{T}{2\pi}",
+    hypotheses=(r"$\theta_n = b^{-2n/d}$ with $b > 1$, $d > 0$, $n \ge 0$, $T > 0$ symbolic",),
+)
+def critical_dimension() -> Iterator[Step]:
+    n, d = sp.Symbol("n", nonnegative=True), sp.Symbol("d", positive=True)
+    b, length = sp.Symbol("b", positive=True), sp.Symbol("T", positive=True)
+    period = 2 * sp.pi / frequency_expr(n, d, b)
+    exponent = d / 2 * sp.log(length / (2 * sp.pi)) / sp.log(b)
+    yield identity(
+        d / 2 * sp.expand_log(sp.log(period / (2 * sp.pi)), force=True) / sp.log(b),
+        n,
+        r"the period of pair $n$ over $2\pi$ is $b^{2n/d}$: $\frac{d}{2}$ times its base-$b$ logarithm "
+        r"is $n$",
+        claim=r"\frac{d}{2}\log_b\frac{2\pi/\theta_n}{2\pi} = n",
+    )
+    yield identity(
+        d / 2 * sp.expand_log(sp.log(length / period), force=True) / sp.log(b),
+        sp.expand_log(exponent, force=True) - n,
+        r"$\log_b$ is increasing for $b > 1$, so $2\pi/\theta_n \le T$ exactly when "
+        r"$\frac{d}{2}\log_b\frac{T}{2\pi} - n \ge 0$; for $x = \frac{d}{2}\log_b\frac{T}{2\pi}$ not an "
+        r"integer the pairs $n = 0, \dots, \lceil x\rceil - 1$ fit: $d_{\mathrm{extra}} = 2\lceil x\rceil$ "
+        "dims",
+        claim=r"\frac{d}{2}\log_b\frac{T}{2\pi/\theta_n} = \frac{d}{2}\log_b\frac{T}{2\pi} - n",
+    )

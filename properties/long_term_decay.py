@@ -8,21 +8,35 @@ score of a query at m and a key at n is then Re Σ_{i<d/2} h_i·e^{i(m−n)θ_i}
     |Σ_i h_i e^{i(m−n)θ_i}| ≤ (max_j |h_{j+1} − h_j|) · Σ_{j=1}^{d/2} |S_j|,
 
 and the paper plots the relative upper bound (1/(d/2))·Σ_{j=1}^{d/2} |S_j| against m − n (d = 128, θ_i =
-10000^(−2i/d)). Everything here is float64; the bound check takes the bound as a callable and returns a
-`CheckResult`.
+10000^(−2i/d)). The bound, its check (which takes the bound as a callable and returns a `CheckResult`) and the
+decay profile are float64; `relative_upper_bound_arb` computes the plotted curve in ball arithmetic, so its
+values and the signs of its steps are certified.
+
+The bound is a worst case over h. For random q and k the score has an expectation: for q independent of k it
+is E[q]ᵀR_{n−m}E[k] (`proofs.random_scores`), 0 for standard Gaussian q and k at every distance;
+`check_mean_score_vanishes` measures that on samples.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import math
+import numbers
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import flint
 import numpy as np
 
-from .checking import CheckResult, angle_tolerance
+from .checking import EPS64, CheckResult, angle_tolerance
+from .frequencies import frequencies_arb
 from .scaling import rope_frequencies
-from .validation import require_even_dimension, require_positions, require_positive_int
+from .validation import (
+    require_even_dimension,
+    require_positions,
+    require_positive_int,
+    require_positive_real,
+)
 
 Bound = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
@@ -58,6 +72,42 @@ def relative_upper_bound_error(distances: np.ndarray, d: int = 128, base: float 
     """A float64 bound on each value of `relative_upper_bound`: its partial sums add up to d/2 complex terms
     e^(iΔθ), each a cos and a sin of an angle up to max Δ (θ_0 = 1)."""
     return angle_tolerance(float(np.max(distances)), terms=d, base=base)
+
+
+#: Bits of the balls of `relative_upper_bound_arb`.
+BALL_BITS = 128
+
+
+def relative_upper_bound_arb(
+    distances: Iterable[int], d: int = 128, base: int | float = 10000, prec: int = BALL_BITS
+) -> tuple[flint.arb, ...]:
+    """Balls containing the curve of RoFormer's Figure 2, (1/(d/2))·Σ_{j=1}^{d/2} |S_j|, at each integer
+    distance: θ_i from `frequencies_arb` and every e^(iΔθ_l), partial sum and modulus in ball arithmetic at
+    `prec` bits (at Δ = 0 every term is exactly 1, so the ball is the exact (d/2 + 1)/2)."""
+    half = require_even_dimension(d) // 2
+    prec = require_positive_int(prec, "prec")
+    integers = [_require_integer(delta, "distances") for delta in distances]
+    values = []
+    with flint.ctx.workprec(prec):
+        theta = frequencies_arb(d, base, count=half)
+        for delta in integers:
+            partial, total = flint.acb(0), flint.arb(0)
+            for t in theta:
+                partial += flint.acb(0, delta * t).exp()
+                total += abs(partial)
+            values.append(total / half)
+    return tuple(values)
+
+
+def ball_midpoints(balls: Iterable[flint.arb]) -> tuple[np.ndarray, float]:
+    """The balls' midpoints as float64, and one bound on |midpoint − exact value| for all of them: the
+    largest radius plus the rounding of a midpoint to float64."""
+    balls = tuple(balls)
+    if not balls or not all(isinstance(ball, flint.arb) and ball.is_finite() for ball in balls):
+        raise ValueError("balls must be a non-empty sequence of finite flint.arb balls")
+    values = np.array([float(ball.mid()) for ball in balls])
+    radius = max(float(ball.rad()) for ball in balls)
+    return values, radius * (1 + EPS64) + EPS64 * float(np.max(np.abs(values)))
 
 
 def abel_bound(h: np.ndarray, distances: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -112,6 +162,7 @@ class DecayProfile:
     largest_rise_at: int
     window: int
     window_maxima: tuple[float, ...]
+    first_rise_at: int | None = None
 
     @property
     def monotone(self) -> bool:
@@ -125,8 +176,8 @@ class DecayProfile:
 
 
 def decay_profile(curve: np.ndarray, window: int) -> DecayProfile:
-    """The rises of `curve` (steps i → i+1 that go up), the largest one, and the maxima of consecutive windows
-    of `window` samples (a remainder shorter than a window joins the last window)."""
+    """The rises of `curve` (steps i → i+1 that go up), the first and the largest one, and the maxima of
+    consecutive windows of `window` samples (a remainder shorter than a window joins the last window)."""
     values = np.asarray(curve, dtype=np.float64).reshape(-1)
     window = require_positive_int(window, "window")
     if values.size < 2 or not np.all(np.isfinite(values)):
@@ -135,6 +186,7 @@ def decay_profile(curve: np.ndarray, window: int) -> DecayProfile:
     edges = [*range(0, window * max(values.size // window, 1), window), values.size]
     maxima = [float(values[a:b].max()) for a, b in itertools.pairwise(edges)]
     rise_at = int(np.argmax(steps))
+    rises = np.flatnonzero(steps > 0)
     return DecayProfile(
         float(values[0]),
         float(values[-1]),
@@ -144,7 +196,48 @@ def decay_profile(curve: np.ndarray, window: int) -> DecayProfile:
         rise_at,
         window,
         tuple(maxima),
+        int(rises[0]) if rises.size else None,
     )
+
+
+def check_mean_score_vanishes(
+    q: np.ndarray,
+    k: np.ndarray,
+    distances: np.ndarray,
+    theta: np.ndarray,
+    score_sd: float,
+    sigmas: float = 5.0,
+) -> CheckResult:
+    """The sample mean of the interleaved RoPE scores Re Σ_i h_i e^{iΔθ_i} over the rows (q, k) lies within
+    `sigmas` standard errors of 0 at every distance Δ, the standard error being `score_sd`/√n for n rows
+    (`score_sd`: the standard deviation of one score, √d for standard Gaussian q and k).
+
+    The error is stated in standard errors, the largest |mean|/(score_sd/√n) over the distances. Against
+    `sigmas` ≥ 1 standard errors, float64's own error in the mean (at most `angle_tolerance` of the largest
+    angle times the scale Σ_i |h_i| of a score) is negligible for any sample this check is run on.
+    """
+    h = pair_products(q, k)
+    distances = require_positions(distances, "distances").reshape(-1)
+    score_sd, sigmas = require_positive_real(score_sd, "score_sd"), require_positive_real(sigmas, "sigmas")
+    if h.shape[0] < 2:
+        raise ValueError(f"the sample must hold at least 2 rows (q, k), got {h.shape[0]}")
+    mean = np.mean(rotary_sum(h, distances, theta).real, axis=0)
+    error = score_sd / math.sqrt(h.shape[0])
+    ratio = np.abs(mean) / error
+    worst = int(np.argmax(ratio))
+    return CheckResult(
+        "sample mean of the RoPE score within the standard error bound of 0 at every distance",
+        bool(np.all(ratio <= sigmas)),
+        float(ratio[worst]),
+        float(sigmas),
+        {"distance": float(distances[worst]), "mean": float(mean[worst]), "standard_error": error},
+    )
+
+
+def _require_integer(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be integers, got {value!r}")
+    return int(value)
 
 
 def _require_rows(x: object, name: str) -> np.ndarray:

@@ -14,12 +14,18 @@ dtype=..., angle_dtype=...)` is the `rope.Rope` whose float64 `rotate` is that c
 are the exact RoPE's). `score_drift` measures |⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨R_m q, R_n k⟩| for a Rope
 against the float64 reference of the RoPE it declares, and `check_shift_invariance` turns that into a
 `CheckResult` for a stated tolerance.
+
+`position_drift` measures instead how far a rotation's own score moves with the shift,
+|⟨rot(q, m+s), rot(k, n+s)⟩ − ⟨rot(q, m), rot(k, n)⟩|, which needs no reference; for a dtype of float32 or
+narrower every such value is exact up to its float64 summation, which `position_drift_error` bounds, and
+`drift_curve` gathers the median and largest drift over many (q, k) with that bound (`DriftCurve`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -213,3 +219,111 @@ def _rotated(rope: Rope, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
     if out.shape != x.shape:
         raise ValueError(f"the rotation must return its input's shape {x.shape}, returned {out.shape}")
     return out
+
+
+def position_drift(
+    rope: Rope,
+    q: np.ndarray,
+    k: np.ndarray,
+    positions_q: np.ndarray,
+    positions_k: np.ndarray,
+    shifts: Sequence[int] | np.ndarray,
+) -> np.ndarray:
+    """|⟨rot(q, m + p), rot(k, n + p)⟩ − ⟨rot(q, m), rot(k, n)⟩| for every shift p (rows) and pair
+    (columns), rot = `rope.rotate`: how far one rotation's score at a fixed offset m − n moves with the
+    absolute position, against its own score at the unshifted positions. In exact arithmetic it is 0 for
+    every p (the relative property); each score is summed in float64."""
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    m, n = require_positions(positions_q, "positions_q"), require_positions(positions_k, "positions_k")
+    shifts = require_positions(shifts, "shifts").reshape(-1)
+    start = np.sum(_rotated(rope, q, m) * _rotated(rope, k, n), axis=-1)
+    scores = [np.sum(_rotated(rope, q, m + p) * _rotated(rope, k, n + p), axis=-1) for p in shifts]
+    return np.abs(np.array(scores) - start[None, :])
+
+
+def position_drift_error(d: int, scale: float = 1.0) -> float:
+    """A bound on the float64 error of every `position_drift` value of a `RopeInDtype` whose dtype is float32
+    or narrower, for (q, k) ∈ ℝ^d × ℝ^d with |q|·|k| ≤ `scale`.
+
+    The rotated vectors are stored values of the dtype (24 significant bits or fewer), so every product of
+    two of them is exact in float64 and each score rounds only in its sum of d terms: by at most
+    (d − 1)·2^(−53)·Σ|x_i y_i| ≤ (d − 1)·2^(−53)·|x||y| in any order of summation, with |x||y| ≤ 4·scale
+    (rounding to such a dtype and rotating by rounded cos and sin grows a norm by far less than a factor 2).
+    The difference of two scores (each at most 4·scale in size) rounds once more.
+    """
+    d = require_even_dimension(d)
+    size = 4.0 * require_positive_real(scale, "scale")
+    return 2.0 * (d - 1) * 2.0**-53 * size * (1.0 + d * 2.0**-52) + 2.0 * size * 2.0**-53
+
+
+@dataclass(frozen=True)
+class DriftCurve:
+    """The median and the largest `position_drift` over the pairs, one value each per shift p, with the
+    a-priori bound `bound` on every value's float64 error (`position_drift_error`)."""
+
+    shifts: np.ndarray
+    median: np.ndarray
+    worst: np.ndarray
+    bound: float
+
+    def at(self, shift: int) -> int:
+        """The row of `shift` (a ValueError when it was not measured)."""
+        rows = np.flatnonzero(self.shifts == shift)
+        if rows.size != 1:
+            raise ValueError(f"shift {shift} was not measured; measured: {self.shifts.tolist()}")
+        return int(rows[0])
+
+    def above(self, other: DriftCurve) -> np.ndarray:
+        """Per shift (the same shifts): this curve's median exceeds `other`'s largest drift, certified by
+        both bounds."""
+        if not np.array_equal(self.shifts, other.shifts):
+            raise ValueError("the curves must be measured at the same shifts")
+        return self.median - other.worst > self.bound + other.bound
+
+    def growth(self, start: int, end: int) -> tuple[float, float]:
+        """median(end)/median(start) and a bound on its float64 error (both medians off by ≤ `bound`)."""
+        top, bottom = float(self.median[self.at(end)]), float(self.median[self.at(start)])
+        if bottom <= self.bound:
+            return float("inf"), float("inf")
+        ratio = top / bottom
+        return ratio, 1.01 * (self.bound + ratio * self.bound) / (bottom - self.bound)
+
+    def grows(self, start: int, end: int, factor: float) -> bool:
+        """median(end) ≥ factor·median(start), certified: the median grew at least `factor`-fold."""
+        top, bottom = float(self.median[self.at(end)]), float(self.median[self.at(start)])
+        return bool(top - factor * bottom > (1.0 + factor) * self.bound)
+
+    def stays_within(self, start: int, end: int, factor: float) -> bool:
+        """median(end) < factor·median(start), certified: the median grew less than `factor`-fold."""
+        top, bottom = float(self.median[self.at(end)]), float(self.median[self.at(start)])
+        return bool(factor * bottom - top > (1.0 + factor) * self.bound)
+
+
+def drift_curve(
+    rope: RopeInDtype,
+    q: np.ndarray,
+    k: np.ndarray,
+    positions_q: np.ndarray,
+    positions_k: np.ndarray,
+    shifts: Sequence[int] | np.ndarray,
+) -> DriftCurve:
+    """The `DriftCurve` of a rotation in float32 or a narrower dtype over the pairs (q, k) at (m, n)."""
+    spec = dtype_spec(rope.dtype)
+    if spec.nmant > 23:
+        raise ValueError(f"the drift bound holds for float32 and narrower dtypes, not {spec.name}")
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    drift = position_drift(rope, q, k, positions_q, positions_k, shifts)
+    scale = float(np.max(np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1)))
+    shifts = require_positions(shifts, "shifts").reshape(-1)
+    bound = position_drift_error(q.shape[1], scale)
+    return DriftCurve(shifts, np.median(drift, axis=1), np.max(drift, axis=1), bound)
+
+
+def position_spacing(dtype: str | DtypeSpec, position: int) -> Fraction:
+    """The gap between consecutive values of `dtype` around an integer position p ≥ 1: 2^(e − m) for p in
+    [2^e, 2^(e+1)) and m the dtype's mantissa bits (below 1: every integer up to 2^(m+1) is stored
+    exactly)."""
+    spec = dtype_spec(dtype)
+    if isinstance(position, bool) or not isinstance(position, int | np.integer) or position < 1:
+        raise ValueError(f"position must be an integer ≥ 1, got {position!r}")
+    return Fraction(2) ** (int(position).bit_length() - 1 - spec.nmant)

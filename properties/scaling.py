@@ -32,6 +32,9 @@ parameters positionally.
 The certified functions at the end decide, in arb ball arithmetic at the current flint precision, which pairs
 a YaRN or Llama 3 configuration keeps, divides and blends (r_i = L₀·θ_i/(2π) against its two thresholds), and
 compare the paper's YaRN weights γ(r_i) with the reference code's; a comparison a ball cannot decide raises.
+`yarn_pair_regimes` lists the pairs each of the two rules keeps, blends and divides, and
+`attention_factor_arb` is YaRN's √(1/t) = 0.1·ln s + 1 as a ball, which `check_attention_factor_exact`
+holds the float64 `attention_factor` against.
 """
 
 from __future__ import annotations
@@ -622,3 +625,52 @@ def logit_scale_mp(scaling: RopeScaling, dps: int = 30) -> mpmath.mpf:
         if scaling.kind != "yarn":
             return mpmath.mpf(1)
         return (mpmath.log(mpmath.mpf(scaling.factor)) / 10 + 1) ** 2
+
+
+@dataclass(frozen=True)
+class PairRegimes:
+    """The pairs a rule keeps (weight γ_i = 1 on the unscaled θ_i), interpolates (γ_i = 0: θ_i/s) and blends
+    (0 < γ_i < 1), as sorted pair indices."""
+
+    kept: tuple[int, ...]
+    blended: tuple[int, ...]
+    interpolated: tuple[int, ...]
+
+
+def pair_regimes(weights: list[flint.arb] | list[Fraction]) -> PairRegimes:
+    """The regimes of weights γ_i that are exactly 1 or 0 where a clamp decided them (`yarn_weights`: exact
+    fractions, or arb balls that `_clip_unit` made exact) and lie strictly between elsewhere."""
+    kept = tuple(i for i, w in enumerate(weights) if w == 1)
+    interpolated = tuple(i for i, w in enumerate(weights) if w == 0)
+    blended = tuple(i for i in range(len(weights)) if i not in kept and i not in interpolated)
+    return PairRegimes(kept, blended, interpolated)
+
+
+def yarn_pair_regimes(scaling: RopeScaling, d: int, base: int) -> tuple[PairRegimes, PairRegimes]:
+    """Which pairs the paper's γ(r_i) and the reference code's rounded ramp keep, blend and interpolate
+    (`pair_regimes` of `yarn_weights`, certified at the current flint precision): (paper, code)."""
+    paper, code = yarn_weights(scaling, d, base)
+    return pair_regimes(paper), pair_regimes(code)
+
+
+def attention_factor_arb(factor: float) -> flint.arb:
+    """YaRN's √(1/t) = 0.1·ln s + 1 (Peng et al. 2023, Eq. 22) as an arb ball at the current flint
+    precision, s read exactly from its float."""
+    return flint.arb(require_factor(factor)).log() / 10 + 1
+
+
+def check_attention_factor_exact(scaling: RopeScaling) -> CheckResult:
+    """|scaling.attention_factor() − (0.1·ln s + 1)| ≤ 8ε(1 + value), the exact value an arb ball at the
+    current precision: the code's float64 factor is the paper's formula to a few units in the last place
+    (the distance is a ball, and the check holds only when all of it is below the tolerance)."""
+    s = scaling.factor
+    exact = attention_factor_arb(s)
+    got = float(scaling.attention_factor())
+    tolerance = 8.0 * EPS64 * (1.0 + float(exact.mid()))
+    name = f"the attention factor at s = {s} is 0.1·ln s + 1 to a few ulps"
+    witness = {"factor": s, "value": got, "exact": exact.str(20, radius=False)}
+    if not math.isfinite(got):
+        return CheckResult(name, False, float("inf"), tolerance, witness)
+    distance = abs(flint.arb(got) - exact)
+    largest = float((distance.mid() + distance.rad()).upper())
+    return CheckResult(name, bool(distance < tolerance), largest, tolerance, witness)

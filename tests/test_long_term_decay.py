@@ -1,8 +1,14 @@
-"""RoFormer's long-term decay: the Abel bound holds for any h and frequencies, broken bounds fail, and the
-relative upper bound and its decay profile are what they say."""
+"""RoFormer's long-term decay: the Abel bound holds for any h and frequencies, broken bounds fail, the
+relative upper bound (in float64 and in ball arithmetic) and its decay profile are what they say, and the mean
+score of independent standard Gaussian queries and keys is 0 within its standard error while correlated or
+shifted ones are caught."""
 
 from __future__ import annotations
 
+import itertools
+import math
+
+import flint
 import numpy as np
 import pytest
 from hypothesis import given
@@ -10,11 +16,14 @@ from hypothesis import strategies as st
 
 from pe_verify.properties.long_term_decay import (
     abel_bound,
+    ball_midpoints,
     check_abel_bound,
+    check_mean_score_vanishes,
     decay_profile,
     pair_products,
     phase_partial_sums,
     relative_upper_bound,
+    relative_upper_bound_arb,
     relative_upper_bound_error,
     rotary_sum,
 )
@@ -113,11 +122,14 @@ def test_relative_upper_bound_of_roformer_figure_falls_over_the_plotted_range() 
 def test_decay_profile_counts_rises_and_window_maxima() -> None:
     profile = decay_profile(np.array([5.0, 4.0, 4.5, 3.0, 2.0, 2.5, 1.0]), 3)
     assert (profile.rises, profile.steps, profile.largest_rise, profile.largest_rise_at) == (2, 6, 0.5, 1)
+    later = decay_profile(np.array([3.0, 3.125, 2.0, 2.5, 1.0]), 2)
+    assert profile.first_rise_at == 1 and (later.first_rise_at, later.largest_rise_at) == (0, 2)
     assert profile.window_maxima == (5.0, 3.0) and profile.windows_decrease and not profile.monotone
 
 
 def test_decay_profile_of_a_falling_curve_is_monotone_and_of_a_flat_one_does_not_decrease() -> None:
     assert decay_profile(np.linspace(3.0, 1.0, 10), 4).monotone
+    assert decay_profile(np.linspace(3.0, 1.0, 10), 4).first_rise_at is None
     assert not decay_profile(np.ones(10), 4).windows_decrease
 
 
@@ -136,6 +148,22 @@ def test_decay_profile_of_a_falling_curve_is_monotone_and_of_a_flat_one_does_not
         ),
         (lambda: decay_profile(np.array([1.0]), 2), "at least 2"),
         (lambda: decay_profile(np.arange(4.0), 0), "positive integer"),
+        (lambda: relative_upper_bound_arb([0, 1.5]), "integers"),
+        (lambda: relative_upper_bound_arb([True]), "integers"),
+        (lambda: relative_upper_bound_arb([0], d=7), "even"),
+        (lambda: relative_upper_bound_arb([0], prec=0), "positive integer"),
+        (lambda: ball_midpoints([]), "non-empty"),
+        (lambda: ball_midpoints([1.0]), "flint.arb"),
+        (lambda: ball_midpoints([flint.arb("inf")]), "finite"),
+        (lambda: check_mean_score_vanishes(np.ones((1, 4)), np.ones((1, 4)), [0], np.ones(2), 1.0), "2 rows"),
+        (
+            lambda: check_mean_score_vanishes(np.ones((2, 4)), np.ones((2, 4)), [0], np.ones(2), 0.0),
+            "score_sd",
+        ),
+        (
+            lambda: check_mean_score_vanishes(np.ones((2, 4)), np.ones((2, 4)), [0], np.ones(2), 1.0, -1),
+            "sigmas",
+        ),
     ],
 )
 def test_bad_input_is_rejected_with_a_clear_message(call, message: str) -> None:
@@ -158,3 +186,71 @@ def test_the_curve_error_bounds_float64_against_a_high_precision_curve() -> None
                 total += abs(partial)
             assert abs(mpmath.mpf(float(value)) - total / 8) <= error
     assert relative_upper_bound_error(distances[:3], 16, 10000.0) < error
+
+
+# The curve in ball arithmetic.
+
+
+@given(st.integers(1, 64), st.sampled_from([10000, 500000, 10]), st.lists(st.integers(0, 5000), max_size=6))
+def test_the_balls_contain_the_float64_curve_within_its_error_bound(
+    half: int, base: int, distances: list[int]
+) -> None:
+    distances = [0, *distances]
+    balls = relative_upper_bound_arb(distances, 2 * half, base, prec=96)
+    curve = relative_upper_bound(np.array(distances), 2 * half, float(base))
+    error = relative_upper_bound_error(np.array(distances), 2 * half, float(base))
+    for ball, value in zip(balls, curve, strict=True):
+        assert abs(ball - value) <= error
+    assert balls[0] == flint.arb(half + 1) / 2  # every S_j(0) = j: exact, radius 0
+
+
+def test_ball_midpoints_bound_every_exact_value() -> None:
+    balls = relative_upper_bound_arb(range(0, 257, 16))
+    values, bound = ball_midpoints(balls)
+    assert all(abs(ball - value) <= bound for ball, value in zip(balls, values, strict=True))
+    assert bound < 1e-14 and values[0] == 32.5
+    wide = [flint.arb(1, 0.25), flint.arb(2)]
+    assert ball_midpoints(wide)[1] >= 0.25
+
+
+def test_the_first_rise_of_roformers_curve_is_decided_by_the_balls() -> None:
+    balls = relative_upper_bound_arb(range(20))
+    steps = [b - a for a, b in itertools.pairwise(balls)]
+    assert all(step < 0 for step in steps[:18]) and steps[18] > 0
+
+
+# The mean score of random queries and keys.
+
+SAMPLE_SEEDS = (0, 1, 2)
+
+
+def gaussian_pairs(seed: int, rows: int, d: int, shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((rows, d)) + shift, rng.standard_normal((rows, d)) + shift
+
+
+@pytest.mark.parametrize("seed", SAMPLE_SEEDS)
+@pytest.mark.parametrize("d", [2, 16, 128])
+def test_the_mean_score_of_standard_gaussian_pairs_is_within_its_standard_error(seed: int, d: int) -> None:
+    q, k = gaussian_pairs(seed, 2048, d)
+    result = check_mean_score_vanishes(q, k, np.arange(0, 300, 3), rope_frequencies(d), math.sqrt(d))
+    assert result.holds, result
+    assert result.witness["standard_error"] == pytest.approx(math.sqrt(d / 2048))
+
+
+@pytest.mark.parametrize("seed", SAMPLE_SEEDS)
+def test_shifted_or_correlated_pairs_fail_the_mean_score_check(seed: int) -> None:
+    """Broken inputs: a mean of 1 in every entry (expected score 2 Re S_{d/2}(r), RoFormer's partial sum), and
+    k = q (not independent: expected score Σ_i 2 cos(rθ_i))."""
+    d, theta, distances = 16, rope_frequencies(16), np.arange(0, 300, 3)
+    shifted = check_mean_score_vanishes(*gaussian_pairs(seed, 2048, d, 1.0), distances, theta, math.sqrt(d))
+    q, _ = gaussian_pairs(seed, 2048, d)
+    same = check_mean_score_vanishes(q, q, distances, theta, math.sqrt(d))
+    assert not shifted.holds and not same.holds
+    assert same.witness["distance"] == 0 and same.witness["mean"] == pytest.approx(d, rel=0.1)
+
+
+def test_a_standard_error_taken_too_small_fails_the_mean_score_check() -> None:
+    q, k = gaussian_pairs(0, 2048, 16)
+    result = check_mean_score_vanishes(q, k, np.arange(50), rope_frequencies(16), math.sqrt(16) / 100)
+    assert not result.holds and result.max_error > result.tolerance

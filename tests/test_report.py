@@ -245,6 +245,7 @@ def test_writes_one_page_per_document_general_page_dashboard_and_figures(drawn: 
             "distance-by-offset.png",
             "near-collision-gap.png",
             "dtype-thresholds.png",
+            "roformer-decay.png",
         )
     }
     assert names == pages | pictures

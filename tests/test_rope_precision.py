@@ -4,17 +4,26 @@ positions."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pe_verify.properties.checking import angle_tolerance
 from pe_verify.properties.rope import Rope, apply_rope
 from pe_verify.properties.rope_precision import (
+    DriftCurve,
     RopeInDtype,
     check_shift_invariance,
+    drift_curve,
     median_score_drift,
+    position_drift,
+    position_drift_error,
+    position_spacing,
     reference_score_error,
     rope_in_dtype,
     score_drift,
@@ -155,3 +164,93 @@ def test_median_drift_stays_within_the_reference_error_in_float64_only() -> None
     assert float64.shape == bfloat16.shape == (3,)
     assert np.all(float64 <= error) and np.all(bfloat16 > error)
     assert np.array_equal(float64, np.median(score_drift(Rope(32), q, k, m, n, shifts), axis=1))
+
+
+# ------------------------------------------------------------ a rotation's score against its own at p = 0
+
+CHECKPOINTS = np.array([0, 1, 2**8, 2**14, 2**16])
+
+
+def _fsum_drift(rope: Rope, q: np.ndarray, k: np.ndarray, m: np.ndarray, n: np.ndarray, p: int) -> np.ndarray:
+    """`position_drift` at one shift with each score summed exactly (math.fsum)."""
+
+    def scores(shift: int) -> np.ndarray:
+        a, b = rope.rotate(q.copy(), m + shift), rope.rotate(k.copy(), n + shift)
+        return np.array([math.fsum(row) for row in a * b])
+
+    return np.abs(scores(p) - scores(0))
+
+
+@given(DIMS, SEEDS, st.lists(POSITIONS, min_size=2, max_size=2), SHIFT_LISTS)
+def test_float64_rope_barely_drifts_from_its_own_score(
+    d: int, seed: int, positions: list[int], shifts: np.ndarray
+) -> None:
+    q, k = inputs(seed, 1, d)
+    drift = position_drift(Rope(d), q, k, positions[:1], positions[1:], shifts)
+    scale = float(np.linalg.norm(q) * np.linalg.norm(k))
+    largest = max(positions) + int(np.max(shifts))
+    assert np.all(drift <= 2 * angle_tolerance(largest, terms=2 * d) * scale)
+
+
+@given(DIMS, SEEDS, st.integers(257, 10**6))
+def test_positions_rounded_to_bfloat16_drift_from_their_own_score(d: int, seed: int, shift: int) -> None:
+    q, k = inputs(seed, 1, d)
+    drift = position_drift(PositionsRoundedToBfloat16(d), q, k, [1], [0], [0, shift])
+    clean = position_drift(Rope(d), q, k, [1], [0], [0, shift])
+    assert drift[1, 0] > 1e3 * max(clean[1, 0], 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_the_drift_bound_covers_the_float64_summation(dtype: str) -> None:
+    q, k, m, n = unit_queries_and_keys(64, 16)
+    rope = RopeInDtype(64, dtype=dtype)
+    bound = position_drift_error(64)
+    for p in (1, 2**10):
+        drift = position_drift(rope, q, k, m, n, [p])[0]
+        assert np.all(np.abs(drift - _fsum_drift(rope, q, k, m, n, p)) <= bound)
+    assert position_drift_error(64, 2.0) == 2 * bound and position_drift_error(128) > bound
+
+
+def test_bfloat16_drift_grows_past_float32_and_saturates_where_float32_angles_stay_flat() -> None:
+    q, k, m, n = unit_queries_and_keys(128, 32)
+    bf16 = drift_curve(RopeInDtype(128, dtype="bfloat16"), q, k, m, n, CHECKPOINTS)
+    f32 = drift_curve(RopeInDtype(128, dtype="float32"), q, k, m, n, CHECKPOINTS)
+    angles = drift_curve(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"), q, k, m, n, CHECKPOINTS)
+    assert bf16.median[0] == bf16.worst[0] == 0
+    assert np.all(bf16.above(f32)[1:]) and bf16.grows(1, 2**16, 10) and bf16.stays_within(2**14, 2**16, 2)
+    assert f32.grows(1, 2**16, 100) and f32.grows(2**14, 2**16, 2)
+    assert angles.stays_within(1, 2**16, 2) and not angles.grows(1, 2**16, 10)
+
+
+def test_a_curve_is_not_above_itself_and_a_flat_curve_does_not_grow() -> None:
+    q, k, m, n = unit_queries_and_keys(32, 16)
+    bf16 = drift_curve(RopeInDtype(32, dtype="bfloat16"), q, k, m, n, CHECKPOINTS)
+    assert not np.any(bf16.above(bf16))
+    flat = DriftCurve(CHECKPOINTS, np.full(5, 1e-3), np.full(5, 2e-3), 1e-13)
+    assert not flat.grows(1, 2**16, 2) and flat.stays_within(1, 2**16, 2)
+    assert flat.growth(1, 2**16)[0] == 1 and not flat.stays_within(1, 2**16, 1)
+    assert DriftCurve(CHECKPOINTS, np.zeros(5), np.zeros(5), 1e-13).growth(1, 2**16) == (math.inf, math.inf)
+
+
+def test_drift_curves_refuse_float64_unmeasured_shifts_and_mismatched_curves() -> None:
+    q, k, m, n = unit_queries_and_keys(16, 4)
+    with pytest.raises(ValueError, match="float32 and narrower"):
+        drift_curve(RopeInDtype(16, dtype="float64"), q, k, m, n, CHECKPOINTS)
+    curve = drift_curve(RopeInDtype(16, dtype="bfloat16"), q, k, m, n, CHECKPOINTS)
+    with pytest.raises(ValueError, match="was not measured"):
+        curve.growth(1, 3)
+    other = drift_curve(RopeInDtype(16, dtype="bfloat16"), q, k, m, n, CHECKPOINTS[:-1])
+    with pytest.raises(ValueError, match="same shifts"):
+        curve.above(other)
+
+
+def test_position_spacing_is_the_dtypes_gap() -> None:
+    assert position_spacing("bfloat16", 1) == Fraction(1, 128) and position_spacing("bfloat16", 255) == 1
+    assert position_spacing("bfloat16", 256) == 2 and position_spacing("bfloat16", 2**16) == 512
+    assert position_spacing("float16", 2**11) == 2 and position_spacing("float32", 2**24) == 2
+    for p in (300, 5000, 70000):
+        stored = float(np.float32(p).astype(ml_dtypes.bfloat16))
+        assert abs(stored - p) <= position_spacing("bfloat16", p) / 2
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="integer ≥ 1"):
+            position_spacing("bfloat16", bad)

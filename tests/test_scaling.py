@@ -22,7 +22,9 @@ from pe_verify.properties.rope import Rope
 from pe_verify.properties.scaling import (
     KINDS,
     RopeScaling,
+    attention_factor_arb,
     certainly_above,
+    check_attention_factor_exact,
     check_dynamic_ntk,
     check_linear_scaling,
     check_llama3_regimes,
@@ -36,6 +38,7 @@ from pe_verify.properties.scaling import (
     llama3_frequencies,
     logit_scale_mp,
     ntk_scaling_frequencies,
+    pair_regimes,
     ramp_thresholds,
     regime_counts,
     rope_frequencies,
@@ -43,6 +46,7 @@ from pe_verify.properties.scaling import (
     turns_per_context,
     yarn_code_bounds,
     yarn_frequencies,
+    yarn_pair_regimes,
     yarn_weights,
 )
 
@@ -198,6 +202,11 @@ def test_every_scaling_claim_has_a_derivation() -> None:
         "scaling.yarn_reference_ramp",
         "scaling.llama3",
         "scaling.yarn_temperature",
+        "scaling.pi_tangent_line",
+        "scaling.pi_curvature_sum",
+        "scaling.pi_midpoint_error",
+        "scaling.pi_bound_ratio",
+        "scaling.critical_dimension",
     }
 
 
@@ -666,6 +675,86 @@ def test_the_logit_scale_is_the_attention_factor_squared() -> None:
             abs(logit_scale_mp(RopeScaling("yarn", 16)) - (mpmath.log(16) / 10 + 1) ** 2)
             < mpmath.mpf(10) ** -28
         )
+
+
+class SwappedBetas(RopeScaling):
+    """Broken: α and β swapped after validation, so the ramp runs from β_fast = 1 to β_slow = 32."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        fast, slow = self.beta_fast, self.beta_slow
+        object.__setattr__(self, "beta_fast", slow)
+        object.__setattr__(self, "beta_slow", fast)
+
+
+class Log10Factor(RopeScaling):
+    """Broken: the attention factor with log10 in place of ln."""
+
+    def attention_factor(self, mscale: float = 1.0) -> float:
+        return 0.1 * mscale * math.log10(self.factor) + 1.0
+
+
+class SquaredFactor(RopeScaling):
+    """Broken: the logit scale 1/t returned where √(1/t) is asked for."""
+
+    def attention_factor(self, mscale: float = 1.0) -> float:
+        return super().attention_factor(mscale) ** 2
+
+
+def test_pair_regimes_read_exact_ends_and_blend_the_rest() -> None:
+    weights = [Fraction(1), Fraction(1), Fraction(2, 3), Fraction(1, 3), Fraction(0)]
+    assert pair_regimes(weights) == scaling_module.PairRegimes((0, 1), (2, 3), (4,))
+    balls = [flint.arb(1), flint.arb("0.5", 1e-30), flint.arb(0)]
+    assert pair_regimes(balls) == scaling_module.PairRegimes((0,), (1,), (2,))
+
+
+def test_the_paper_and_the_rounded_code_put_llama2_pairs_in_the_same_regimes() -> None:
+    with flint.ctx.workprec(128):
+        paper, code = yarn_pair_regimes(YARN_64K, 128, 10000)
+    assert paper == code
+    assert (paper.kept, paper.blended, paper.interpolated) == (
+        tuple(range(21)),
+        tuple(range(21, 46)),
+        tuple(range(46, 64)),
+    )
+    with flint.ctx.workprec(128):
+        turns = turns_per_context(128, 10000, 4096)
+    assert all(float(turns[i].mid()) > 32 for i in paper.kept)
+    assert all(float(turns[i].mid()) < 1 for i in paper.interpolated)
+
+
+def test_swapped_alpha_and_beta_move_the_pair_sets() -> None:
+    swapped = SwappedBetas("yarn", factor=16, original_context=4096, beta_fast=32, beta_slow=1)
+    assert (swapped.beta_fast, swapped.beta_slow) == (1, 32)
+    with flint.ctx.workprec(128):
+        paper, code = yarn_pair_regimes(swapped, 128, 10000)
+        right, _ = yarn_pair_regimes(YARN_64K, 128, 10000)
+    assert paper != right and code != right and paper != code
+    assert paper.kept == right.interpolated and paper.interpolated == right.kept
+
+
+@given(factor=log_uniform(1.0, 1e6))
+def test_the_attention_factor_is_the_exact_formula_to_a_few_ulps(factor: float) -> None:
+    with flint.ctx.workprec(128):
+        result = check_attention_factor_exact(RopeScaling("yarn", factor))
+    assert result.holds, result
+
+
+@pytest.mark.parametrize("broken", [Log10Factor, SquaredFactor])
+@given(factor=extensions)
+def test_an_attention_factor_off_the_formula_fails_against_the_ball(broken: type, factor: float) -> None:
+    with flint.ctx.workprec(128):
+        result = check_attention_factor_exact(broken("yarn", factor))
+    assert not result.holds, result
+
+
+def test_the_attention_factor_ball_holds_the_formula_and_refuses_contractions() -> None:
+    with flint.ctx.workprec(128):
+        ball = attention_factor_arb(8)
+    assert abs(float(ball.mid()) - (0.1 * math.log(8) + 1)) < 1e-15 and float(ball.rad()) < 1e-30
+    assert attention_factor_arb(1) == 1
+    with pytest.raises(ValueError, match="≥ 1"):
+        attention_factor_arb(0.5)
 
 
 # ------------------------------------------------------------------ the temperature derivation's steps

@@ -1,0 +1,410 @@
+"""YaRN's dimension regimes and temperature (Peng et al. 2023, arXiv 2309.00071) and bfloat16's drift of RoPE
+scores (Wang et al. 2024, arXiv 2411.13476), recomputed."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from pe_verify.properties.printed_table import certified_rounding
+from pe_verify.properties.rope_precision import (
+    DriftCurve,
+    RopeInDtype,
+    drift_curve,
+    position_spacing,
+    unit_queries_and_keys,
+)
+from pe_verify.properties.scaling import (
+    RopeScaling,
+    attention_factor_arb,
+    certainly_above,
+    check_attention_factor_exact,
+    compare_yarn_ramps,
+    yarn_pair_regimes,
+)
+
+from .model import (
+    CAVEAT,
+    CERTIFICATE,
+    CORROBORATES,
+    FLOAT,
+    LIMITS,
+    Assessment,
+    Evidence,
+    Reproduction,
+    Row,
+    Source,
+    claim,
+)
+from .numbers import ball_digits, ball_text, certified, within
+
+BEYOND = "(beyond the documents)"
+
+# ------------------------------------------------------------------------------------- YaRN's regimes
+
+YARN = Source(BEYOND, "RoPE scaling: YaRN")
+YARN_SOURCE = (
+    "Peng, Quesnelle, Fan & Shippole 2023, YaRN (arXiv 2309.00071 v2): §3.2 Eqs. 17–20 (NTK-by-parts, α = 1, "
+    "β = 32 for the Llama family), §3.4 Eq. 22 (√(1/t) = 0.1 ln s + 1), Appendix A.2 Eq. 25 (s = 8)"
+)
+#: Ball-arithmetic precision (bits) of the regimes, weights and factors.
+BITS = 128
+#: A difference of weights (which lie in [0, 1]) that counts as material.
+MATERIAL = Fraction(1, 100)
+#: Llama 2: |D| = 128, base 10000, original context L = 4096; the paper's α = 1, β = 32. The regimes do not
+#: depend on the factor s (here the 64k model's 16).
+D, BASE = 128, 10000
+LLAMA2 = RopeScaling("yarn", factor=16, original_context=4096, beta_fast=32, beta_slow=1)
+#: The factors whose attention factor is recomputed, and the value Eq. 25 prints for s = 8.
+FACTORS = (2, 4, 8, 16, 32)
+PRINTED_FACTOR, PRINTED_AT = 8, "1.208"
+
+
+def _pairs(indices: tuple[int, ...]) -> str:
+    """A run of pair indices as text: "pairs 0–20 (21)"."""
+    if not indices:
+        return "no pair"
+    if list(indices) == list(range(indices[0], indices[-1] + 1)):
+        return f"pairs {indices[0]}–{indices[-1]} ({len(indices)})"
+    return f"pairs {', '.join(map(str, indices))} ({len(indices)})"
+
+
+@claim(
+    id="G.yarn_dims",
+    source=YARN,
+    statement="YaRN (Peng et al. 2023, arXiv 2309.00071 §3.2, Eqs. 17–20): with r(d) = L/λ_d the number of "
+    "turns pair d makes over the original context L, NTK-by-parts leaves the pairs with r > β unchanged, "
+    "divides those with r < α by s and blends between with weight γ(r) = (r − α)/(β − α), with α = 1 and "
+    "β = 32 for the Llama family; §3.4, Eq. 22: the attention factor is √(1/t) = 0.1 ln s + 1, ≈ 1.208 at "
+    "s = 8 (Appendix A.2, Eq. 25). On Llama 2 (L = 4096, |D| = 128, b = 10000) Hugging Face's YaRN "
+    "(find_correction_dim rounded by floor and ceil) keeps, blends and divides the same pairs, and its "
+    "get_mscale is that factor for s = 2, 4, 8, 16, 32.",
+    formal=r"r(d) = \frac{L}{2\pi}\,b^{-2d/|D|},\ \gamma(r) = \operatorname{clamp}\bigl(\tfrac{r-\alpha}"
+    r"{\beta-\alpha}, 0, 1\bigr),\ \alpha = 1,\ \beta = 32;\quad \sqrt{1/t} = 0.1\ln s + 1",
+    expected=CAVEAT,
+    depends_on=("G.yarn_ramp", "G.yarn_reference_ramp", "G.yarn_temperature"),
+    reproduces="yarn_dims",
+)
+def yarn_dims() -> Assessment:
+    with flint.ctx.workprec(BITS):
+        paper, code = yarn_pair_regimes(LLAMA2, D, BASE)
+        ramps = compare_yarn_ramps(LLAMA2, D, BASE, MATERIAL)
+        factors = {
+            s: (attention_factor_arb(s), check_attention_factor_exact(RopeScaling("yarn", s)))
+            for s in FACTORS
+        }
+        printed = certified_rounding(attention_factor_arb(PRINTED_FACTOR), BITS, decimals=3)
+        beta_moved = certainly_above(abs(ramps.at_beta - 1), MATERIAL)
+        alpha_moved = certainly_above(abs(ramps.at_alpha), MATERIAL)
+        c_beta, c_alpha = ball_text(ramps.c_beta, ".4f"), ball_text(ramps.c_alpha, ".4f")
+        at_beta, at_alpha = ball_text(ramps.at_beta, ".4f"), ball_text(ramps.at_alpha, ".4f")
+        paper_at = ball_text(ramps.paper_at, ".4f")
+    same = paper == code
+    regimes = (
+        f"{_pairs(paper.kept)} kept, {_pairs(paper.blended)} blended, {_pairs(paper.interpolated)} divided"
+    )
+    rows = (
+        Row(
+            f"kept, r_i > β = {LLAMA2.beta_fast:g}",
+            f"{_pairs(paper.kept)}: γ = 1, h(θ) = θ (Eqs. 18, 20)",
+            f"{_pairs(code.kept)}: i ≤ ⌊c(β)⌋ = {ramps.low}",
+            paper.kept == code.kept,
+            f"paper: r_i = 4096·10000^(−i/64)/(2π) against β in arb balls; code: c(β) = {c_beta}, floored",
+        ),
+        Row(
+            "blended, α ≤ r_i ≤ β",
+            f"{_pairs(paper.blended)}: 0 < γ < 1",
+            f"{_pairs(code.blended)}: ⌊c(β)⌋ < i < ⌈c(α)⌉",
+            paper.blended == code.blended,
+            "the same pairs; their weights differ (rows below)",
+        ),
+        Row(
+            f"divided by s, r_i < α = {LLAMA2.beta_slow:g}",
+            f"{_pairs(paper.interpolated)}: γ = 0, h(θ) = θ/s",
+            f"{_pairs(code.interpolated)}: i ≥ ⌈c(α)⌉ = {ramps.high}",
+            paper.interpolated == code.interpolated,
+            f"code: c(α) = {c_alpha}, ceiled",
+        ),
+        Row(
+            "weight at r = β",
+            "1 (γ is continuous at β)",
+            f"{at_beta} at i = c(β)",
+            not beta_moved,
+            f"the floor moves the ramp's start from c(β) to {ramps.low}; off by more than {MATERIAL} counts",
+        ),
+        Row(
+            "weight at r = α",
+            "0 (γ is continuous at α)",
+            f"{at_alpha} at i = c(α)",
+            not alpha_moved,
+            f"the ceiling moves the ramp's end from c(α) to {ramps.high}",
+        ),
+        Row(
+            f"weight of pair {ramps.widest}, the widest gap",
+            f"γ(r_{ramps.widest}) = {paper_at}",
+            f"{ramps.code_at} = {float(ramps.code_at):.4f}",
+            not ramps.differs,
+            "the code's ramp is linear in i, that is in ln r, between the rounded ends; the paper's is "
+            f"linear in r; {ramps.blended} pairs are blended",
+        ),
+        *(
+            Row(
+                f"√(1/t) at s = {s}",
+                f"0.1·ln {s} + 1 = {ball_digits(exact, 16)}",
+                certified(float(check.witness["value"]), check.tolerance, ".12f"),
+                check.holds,
+                f"get_mscale in float64 (RopeScaling.attention_factor), "
+                f"{within(check.max_error, check.tolerance)} off the ball",
+            )
+            for s, (exact, check) in factors.items()
+        ),
+        Row(
+            f"√(1/t) at s = {PRINTED_FACTOR}, as printed",
+            f"≈ {PRINTED_AT} (Eq. 25)",
+            f"{printed.text} (0.1·ln 8 + 1 = {printed.digits})",
+            printed.text == PRINTED_AT,
+            "rounded to three decimals in arb balls",
+        ),
+    )
+    checks = [check for _, check in factors.values()]
+    worst = max(checks, key=lambda check: check.max_error / check.tolerance)
+    evidence = (
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {BITS} bits, Llama 2 (L = 4096, |D| = 128, b = 10000, α = 1, β = 32): the paper's "
+            f"γ(r_i) gives {regimes}; Hugging Face's rounded ramp the same pairs",
+            same and min(len(paper.kept), len(paper.blended), len(paper.interpolated)) > 0,
+            detail=(
+                ("kept", _pairs(code.kept)),
+                ("blended", _pairs(code.blended)),
+                ("divided by s", _pairs(code.interpolated)),
+            ),
+        ),
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {BITS} bits: 0.1·ln 8 + 1 = {printed.digits} rounds to the {PRINTED_AT} Eq. 25 "
+            "prints",
+            printed.text == PRINTED_AT,
+            detail=(("0.1·ln 8 + 1", printed.digits),),
+        ),
+        Evidence(
+            FLOAT,
+            "Hugging Face's get_mscale (0.1·mscale·ln s + 1 in float64, as RopeScaling.attention_factor "
+            f"computes it) is within 8ε(1 + value) of the ball 0.1·ln s + 1 for s = "
+            f"{', '.join(map(str, FACTORS))}",
+            all(check.holds for check in checks),
+            CORROBORATES,
+            detail=(("largest error", within(worst.max_error, worst.tolerance, ".1e")),),
+            measured=(("largest error", worst.max_error), ("at s", worst.witness["factor"])),
+        ),
+        Evidence(
+            CERTIFICATE,
+            f"arb balls at {BITS} bits: on the blended pairs the code's weights are not Eq. 18's — up to "
+            f"{ball_text(ramps.gap, '.4f')} apart (pair {ramps.widest}), and {at_beta} at r = β, {at_alpha} "
+            "at r = α where γ is 1 and 0",
+            ramps.differs and ramps.ends_moved,
+            LIMITS,
+            detail=(
+                ("pair", str(ramps.widest)),
+                ("paper γ", paper_at),
+                ("code γ", f"{ramps.code_at} = {float(ramps.code_at):.6f}"),
+                ("ramp ends", f"{ramps.low}, {ramps.high}"),
+            ),
+        ),
+    )
+    return Assessment(
+        evidence,
+        explanation=(
+            "Recomputed from the paper's Eqs. 17–18 (r_i = L·b^(−2i/|D|)/(2π), the base b of Eq. 13: "
+            "NTK-by-parts changes no base, though Eq. 17 prints b′) in ball arithmetic, the Llama 2 pairs "
+            f"split into {regimes}, and Hugging Face's find_correction_range, which rounds c(β) = {c_beta} "
+            f"down to {ramps.low} and c(α) = {c_alpha} up to {ramps.high}, puts every pair in the same "
+            "regime; the split does not depend on s. The temperature formula is reproduced exactly: "
+            "0.1·ln s + 1 evaluated in arb balls matches the float64 factor of Hugging Face's get_mscale (as "
+            "RopeScaling computes it) to a few ulps for "
+            f"s = 2 … 32, and at s = 8 it is {printed.digits}, the {PRINTED_AT} of Eq. 25. The caveat is "
+            "the blend: the reference code's weights are linear in the pair index (in ln r) between the "
+            f"rounded ends, so at pair {ramps.widest} it puts {float(ramps.code_at):.4f} on the unscaled "
+            f"frequency where Eq. 18 gives {paper_at}, and it is {at_beta} at r = β and {at_alpha} at r = α "
+            "instead of 1 and 0. The authors' own repository (jquesnelle/yarn, "
+            "LlamaYaRNScaledRotaryEmbedding's find_correction_range) rounds the ramp ends the same way."
+        ),
+        reproduction=Reproduction(
+            "yarn_dims",
+            YARN_SOURCE,
+            f"arb ball arithmetic at {BITS} bits (regimes decided pair by pair as exact integer sets, "
+            "weights and factors as balls); Hugging Face's factor in float64, certified by its distance to "
+            "the ball",
+            rows,
+        ),
+    )
+
+
+# ------------------------------------------------------------------------------- bfloat16 and RoPE
+
+PRECISION = Source(BEYOND, "RoPE in low precision")
+DRIFT_SOURCE = (
+    "Wang, Liu, Du, Zhu, Du, Kawaguchi & Pang 2024, When Precision Meets Position: BFloat16 Breaks Down RoPE "
+    "in Long-Context Training (arXiv 2411.13476), abstract: RoPE in BFloat16 deviates from its relative "
+    "positional encoding, increasingly as context length grows"
+)
+PUBLISHED_DEVIATION = "bfloat16 deviates from relative encoding"
+PUBLISHED_GROWTH = "the deviation accumulates as context length increases"
+#: The experiment: d = 128, 64 seeded unit (q, k), keys at n ∈ [0, 16), queries at n + offset, offset < 64;
+#: every score is compared with the same rotation's score at shift 0, at the shifts 2^0 … 2^16.
+DRIFT_D, DRIFT_PAIRS = 128, 64
+CHECKPOINTS = np.array([0] + [2**j for j in range(17)])
+FIRST, LAST, SATURATED = 1, 2**16, 2**14
+BF16 = RopeInDtype(DRIFT_D, dtype="bfloat16")
+FLOAT32 = RopeInDtype(DRIFT_D, dtype="float32")
+#: Hugging Face's Llama rotary embedding: angles formed in float32, cos, sin and the rotation in bfloat16.
+FLOAT32_ANGLES = RopeInDtype(DRIFT_D, dtype="bfloat16", angle_dtype="float32")
+#: Growth that counts as the deviation accumulating (from 2^0 to 2^16), and the growth below which a stretch
+#: of two octaves counts as flat (an error proportional to p grows 4-fold there).
+GROWTH, FLAT = 10.0, 2.0
+SETUP = "d = 128, 64 seeded unit (q, k), offsets 0 … 63, against the same rotation's score at p = 0"
+
+
+def _curve(rope: RopeInDtype) -> DriftCurve:
+    return drift_curve(rope, *unit_queries_and_keys(DRIFT_D, DRIFT_PAIRS), CHECKPOINTS)
+
+
+def _drift(curve: DriftCurve, values: np.ndarray, row: int) -> str:
+    return certified(float(values[row]), curve.bound, ".1e")
+
+
+def _series(curve: DriftCurve, values: np.ndarray) -> str:
+    shown = [row for row, p in enumerate(curve.shifts) if p >= FIRST]
+    return ", ".join(
+        f"2^{int(curve.shifts[row]).bit_length() - 1}: {_drift(curve, values, row)}" for row in shown
+    )
+
+
+def _growth(curve: DriftCurve, start: int, end: int) -> str:
+    ratio, error = curve.growth(start, end)
+    return f"×{certified(ratio, error, '.2f' if ratio < 100 else '.0f')}"
+
+
+def _spacing(p: int) -> str:
+    spacing = position_spacing("bfloat16", p)
+    return "integer positions exact in bfloat16" if spacing <= 1 else f"bfloat16 positions {spacing} apart"
+
+
+@claim(
+    id="G.bf16_rope_drift",
+    source=PRECISION,
+    statement="Wang et al. 2024 (arXiv 2411.13476, abstract): with RoPE in BFloat16 the score of a fixed "
+    "q, k at a fixed offset no longer depends on the offset alone — it drifts with the absolute position, "
+    "far beyond the drift of float32 (the control this reading adds), and the deviation accumulates as the "
+    "context grows (here up to position 2^16).",
+    formal=r"\bigl|\langle \widetilde{R}_{m+p} q, \widetilde{R}_{n+p} k\rangle - "
+    r"\langle \widetilde{R}_m q, \widetilde{R}_n k\rangle\bigr| \text{ grows with } p \le 2^{16}\ "
+    r"(\widetilde{R} \text{ in bfloat16})",
+    expected=CAVEAT,
+    depends_on=("G.rope_low_precision",),
+    reproduces="bf16_rope_drift",
+)
+def bf16_rope_drift() -> Assessment:
+    bf16, f32, angles = _curve(BF16), _curve(FLOAT32), _curve(FLOAT32_ANGLES)
+    above = bf16.above(f32)
+    rows = [
+        Row(
+            f"p = 2^{int(p).bit_length() - 1}",
+            PUBLISHED_DEVIATION,
+            f"bf16 median {_drift(bf16, bf16.median, row)}, worst {_drift(bf16, bf16.worst, row)}; "
+            f"f32 median {_drift(f32, f32.median, row)}, worst {_drift(f32, f32.worst, row)}",
+            bool(above[row]),
+            f"{_spacing(int(p))}; agrees when the bf16 median exceeds the f32 worst drift",
+        )
+        for row, p in enumerate(bf16.shifts)
+        if p >= FIRST
+    ]
+    grows = bf16.grows(FIRST, LAST, GROWTH)
+    saturated = bf16.stays_within(SATURATED, LAST, FLAT)
+    flat_angles = angles.stays_within(FIRST, LAST, FLAT)
+    rows += [
+        Row(
+            "bf16 growth, p = 2^0 → 2^16",
+            PUBLISHED_GROWTH,
+            f"median {_growth(bf16, FIRST, LAST)}; f32 {_growth(f32, FIRST, LAST)}",
+            grows,
+            f"at least {GROWTH:g}-fold counts as accumulating",
+        ),
+        Row(
+            "bf16 growth, p = 2^14 → 2^16",
+            PUBLISHED_GROWTH,
+            f"median {_growth(bf16, SATURATED, LAST)}; f32 {_growth(f32, SATURATED, LAST)}",
+            bf16.grows(SATURATED, LAST, FLAT),
+            f"saturated: from 2^14 on {_spacing(SATURATED)} or more, wider than the span of the unshifted "
+            "positions, so q and k land on one or two stored positions; at least "
+            f"{FLAT:g}-fold over two octaves counts as growing",
+        ),
+        Row(
+            "bf16 with float32 angles (Hugging Face Llama), p = 2^0 → 2^16",
+            PUBLISHED_GROWTH,
+            f"median {_growth(angles, FIRST, LAST)}",
+            angles.grows(FIRST, LAST, GROWTH),
+            "angles formed in float32, cos, sin and the rotation in bfloat16: the drift stays at their "
+            "rounding level in this one-score experiment",
+        ),
+    ]
+    evidence = (
+        Evidence(
+            FLOAT,
+            f"bfloat16 positions, angles, cos/sin and rotation ({SETUP}): at every p = 2^0 … 2^16 the median "
+            f"drift exceeds float32's worst, and it grows {_growth(bf16, FIRST, LAST)} from 2^0 to 2^16",
+            bool(np.all(above[bf16.shifts >= FIRST])) and grows,
+            detail=(
+                ("bfloat16 median drift", _series(bf16, bf16.median)),
+                ("bfloat16 worst drift", _series(bf16, bf16.worst)),
+                ("float32 median drift", _series(f32, f32.median)),
+                ("float32 worst drift", _series(f32, f32.worst)),
+            ),
+        ),
+        Evidence(
+            FLOAT,
+            f"bfloat16 throughout ({SETUP}): from p = 2^14 to 2^16 the median drift changes only "
+            f"{_growth(bf16, SATURATED, LAST)}, under {FLAT:g}-fold — bfloat16 stores the positions "
+            f"{position_spacing('bfloat16', SATURATED)} or more apart there, so the offset is lost and the "
+            "drift stops accumulating",
+            saturated,
+            LIMITS,
+            detail=(("float32 over the same positions", _growth(f32, SATURATED, LAST)),),
+        ),
+        Evidence(
+            FLOAT,
+            "bfloat16 cos/sin and rotation with the angles formed in float32, as Hugging Face's Llama "
+            f"rotary embedding does ({SETUP}): the median drift changes {_growth(angles, FIRST, LAST)} "
+            f"from 2^0 to 2^16, under {FLAT:g}-fold",
+            flat_angles,
+            LIMITS,
+            detail=(("median drift", _series(angles, angles.median)),),
+        ),
+    )
+    return Assessment(
+        evidence,
+        explanation=(
+            "Each score is compared with the same rotation's score at the unshifted positions, so a nonzero "
+            "drift is the relative property failing, not a rounding of the score. With positions, angles, "
+            f"cos, sin and the rotation in bfloat16 the median drift is {_drift(bf16, bf16.median, 1)} at "
+            f"p = 2^0 and {_drift(bf16, bf16.median, -1)} at 2^16 (worst over the 64 pairs "
+            f"{_drift(bf16, bf16.worst, -1)}); float32 drifts too, roughly in proportion to p, but only to "
+            f"{_drift(f32, f32.median, -1)}. So bfloat16 does break the relative property, increasingly "
+            "with position — up to about 2^14. From there bfloat16's position spacing exceeds the span of "
+            "the unshifted positions, q and k fall on one or two stored positions, and the drift saturates "
+            f"({_growth(bf16, SATURATED, LAST)} from 2^14 to 2^16). And with the angles formed in float32, "
+            "as Hugging Face's Llama code does, the drift of a single score does not accumulate at all "
+            f"({_growth(angles, FIRST, LAST)}): the growth needs low-precision angles. All low-precision "
+            "values are correctly rounded, so the figures are properties of the dtypes; every drift is "
+            "printed to the digits its float64 summation bound certifies."
+        ),
+        reproduction=Reproduction(
+            "bf16_rope_drift",
+            DRIFT_SOURCE,
+            "correctly rounded bfloat16 and float32 arithmetic (properties of the dtypes), scores summed in "
+            "float64 and printed to the digits an a-priori bound on that summation certifies",
+            tuple(rows),
+        ),
+    )

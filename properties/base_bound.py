@@ -1,0 +1,304 @@
+"""The base lower bound of RoPE (Men et al. 2024, "Base of RoPE Bounds Context Length", arXiv 2405.14591):
+the sign of the cosine sum B(m) = Σ_{i<d/2} cos(m·θ_i), θ_i = b^(−2i/d), over the positions 0 ≤ m ≤ L.
+
+The paper's criterion: a base b serves the context length L — here, b is *admissible for L* — when B(m) ≥ 0
+at every integer 0 ≤ m ≤ L; its table gives the smallest such base per L, to two significant digits.
+
+The admissible bases do not form an interval: a base can meet the criterion while a larger one fails it
+(`LowestBase.larger_failing` exhibits one when it finds it), so bisection on b finds *a* boundary of the
+admissible set, not its lowest point, and "the smallest admissible base" needs a definition. Here it is the
+smallest base with `digits` significant digits (c·10^e, 10^(digits−1) ≤ c < 10^digits, above 1) that is
+admissible, found by checking every smaller such base: a finite question, at the precision the table prints.
+(The infimum of the admissible reals can be lower still: narrow admissible intervals lie between those bases,
+and more digits find some of them.)
+
+How one base is checked (`scan`): B(m) in float64, block after block in increasing m. With a table of
+cos(kθ_i) and sin(kθ_i), k < `TABLE`, and the anchors cos(m0·θ_i), sin(m0·θ_i) for m0 = TABLE, 2·TABLE, …,
+one matrix product gives every B(m0 + k) = Σ_i cos(m0θ_i)cos(kθ_i) − sin(m0θ_i)sin(kθ_i). `scan_error` bounds
+each value's float64 error a priori; a value farther than that from 0 has the sign of its float, one within
+it is recomputed in arb balls (`CosineSum.ball`), and the deciding values — the first negative B(m) of a base
+that fails, the least B(m) of one that passes — are always given as balls. A scan stops at the first negative
+value, so a failing base costs only as many positions as it survives.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import count
+
+import flint
+import numpy as np
+
+from .checking import EPS64
+from .frequencies import frequencies, frequency_arb
+from .validation import require_even_dimension, require_positive_int
+
+#: Length of the table of cos(kθ_i), sin(kθ_i): each block's positions are anchor + k, k < TABLE.
+TABLE = 256
+#: Anchors per matrix product at most (a block covers TABLE · MOST_ANCHORS positions); blocks double up to it.
+MOST_ANCHORS = 8
+#: How many candidates above a length's lowest base `lowest_bases` tries for one that fails.
+WINDOW = 90
+#: The largest base `lowest_bases` tries before giving up.
+CEILING = Fraction(10) ** 15
+#: Precision (bits) of the arb balls.
+BITS = 128
+#: Precisions (bits) tried in turn when a ball does not decide a sign.
+RETRY_BITS = (256, 1024)
+
+
+def _ball(base: Fraction) -> flint.arb:
+    """The base as an arb ball at the current precision (exact for an integer)."""
+    return flint.arb(base.numerator) / base.denominator
+
+
+@dataclass(frozen=True)
+class CosineSum:
+    """B(m) = Σ_i cos(m·θ_i) at one base: the frequencies θ_i in float64 for the scan, and the base itself for
+    the balls (`frequency`: θ_i as a ball at the current precision, from the base as a ball)."""
+
+    base: Fraction
+    d: int
+    theta: np.ndarray
+    frequency: Callable[[int, flint.arb], flint.arb]
+
+    def ball(self, m: int, prec: int = BITS) -> flint.arb:
+        """B(m) as an arb ball computed at `prec` bits."""
+        with flint.ctx.workprec(prec):
+            base, position, total = _ball(self.base), flint.arb(m), flint.arb(0)
+            for i in range(len(self.theta)):
+                total += (position * self.frequency(i, base)).cos()
+            return total
+
+
+Builder = Callable[[Fraction, int], CosineSum]
+
+
+def cosine_sum(base: Fraction | int, d: int = 128) -> CosineSum:
+    """The paper's B(m) at base b: the d/2 frequencies θ_i = b^(−2i/d), i < d/2 (`properties.frequencies`)."""
+    d = require_even_dimension(d)
+    base = Fraction(base)
+    if base <= 1:
+        raise ValueError(f"the base must be greater than 1, got {base}")
+    theta = frequencies(d, float(base), count=d // 2)
+    return CosineSum(base, d, theta, lambda i, ball: frequency_arb(i, d, ball))
+
+
+def scan_error(limit: int, base: Fraction, terms: int) -> float:
+    """An a-priori bound on the float64 error of each value B(m), m ≤ limit, that `scan` computes.
+
+    With ε = 2^−52 and λ = ln b: θ_i = b^x (x = −2i/d and b each rounded, pow within an ulp) is off by at
+    most ε(3 + λ)·θ_i; the angle m·θ_i, one more rounding, by ε(4 + λ)·m (θ_i ≤ 1); cos and sin (within 4
+    ulp) add 4ε. An anchor's cos and sin are off by δ_a ≤ ε((4 + λ)·limit + 4), the table's by δ_t ≤ ε((4 +
+    λ)·TABLE + 4), so each product term cos·cos − sin·sin by 2(δ_a + δ_t + δ_a·δ_t); the 2·terms products of
+    the dot product sum with an error of at most (2·terms)²·ε·(1 + δ_a + δ_t)². A factor 2 covers the rest.
+    """
+    log_base = math.log(float(base))
+    anchor = EPS64 * ((4 + log_base) * limit + 4)
+    table = EPS64 * ((4 + log_base) * TABLE + 4)
+    per_term = 2 * (anchor + table + anchor * table)
+    return 2 * (terms * per_term + (2 * terms) ** 2 * EPS64 * (1 + anchor + table) ** 2)
+
+
+def float_blocks(theta: np.ndarray, limit: int) -> Iterator[tuple[int, np.ndarray]]:
+    """B(m) = Σ_i cos(m·θ_i) for m = 0 … limit in float64, block after block in increasing m: (first
+    position, values). The first block is the table itself; each later one is a matrix product of at most
+    MOST_ANCHORS anchors, small enough for BLAS to run it on one thread (at these sizes, starting threads
+    costs more than it saves)."""
+    angles = np.outer(np.arange(TABLE, dtype=np.float64), theta)
+    cos_table = np.cos(angles)
+    yield 0, cos_table.sum(axis=1)[: limit + 1]
+    if limit < TABLE:
+        return
+    table = np.hstack([cos_table, -np.sin(angles)])
+    start, anchors = TABLE, 1
+    while start <= limit:
+        anchors = min(anchors, -(-(limit + 1 - start) // TABLE))
+        phases = np.outer(theta, start + TABLE * np.arange(anchors, dtype=np.float64))
+        values = (table @ np.vstack([np.cos(phases), np.sin(phases)])).T.reshape(-1)
+        yield start, values[: limit + 1 - start]
+        start += TABLE * anchors
+        anchors = min(2 * anchors, MOST_ANCHORS)
+
+
+@dataclass(frozen=True)
+class Value:
+    """B(m) at one position, as an arb ball."""
+
+    m: int
+    ball: flint.arb
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One base checked at every position 0 ≤ m ≤ limit.
+
+    `first_negative`: the first m with B(m) < 0 (None: the base is admissible for `limit`); `least_at`: for an
+    admissible base, where B(m) is least over m ≤ limit, and `least_certain` whether that place is the same on
+    every platform (no other value within twice the float bound of it); `error`: the a-priori float64 bound;
+    `in_balls`: how many values lay within it of 0 and were decided in balls. The deciding values themselves,
+    `negative` and `least`, are balls computed when asked for.
+    """
+
+    cosine: CosineSum
+    limit: int
+    first_negative: int | None
+    least_at: int | None
+    least_certain: bool
+    error: float
+    in_balls: int
+
+    @property
+    def base(self) -> Fraction:
+        return self.cosine.base
+
+    @property
+    def admissible(self) -> bool:
+        return self.first_negative is None
+
+    @property
+    def survives(self) -> int:
+        """How far the base got: its first negative position, or one past the limit."""
+        return self.limit + 1 if self.first_negative is None else self.first_negative
+
+    @functools.cached_property
+    def negative(self) -> Value:
+        """The first negative B(m) as a ball that is certainly below 0 (a base that fails)."""
+        if self.first_negative is None:
+            raise ValueError(f"base {self.base} is admissible up to {self.limit}: no negative value")
+        return _sign(self.cosine, self.first_negative)
+
+    @functools.cached_property
+    def least(self) -> Value:
+        """The least B(m), m ≤ limit, as a ball that is certainly above 0 (an admissible base)."""
+        if self.least_at is None:
+            raise ValueError(f"base {self.base} fails at m = {self.first_negative}: no least value")
+        return _sign(self.cosine, self.least_at)
+
+
+def _sign(cosine: CosineSum, m: int) -> Value:
+    """B(m) as a ball that excludes 0, at the first precision of BITS, RETRY_BITS that decides its sign."""
+    for prec in (BITS, *RETRY_BITS):
+        ball = cosine.ball(m, prec)
+        if bool(ball > 0) or bool(ball < 0):
+            return Value(m, ball)
+    raise ArithmeticError(f"the sign of B({m}) at base {cosine.base} is not decided at {RETRY_BITS[-1]} bits")
+
+
+def scan(cosine: CosineSum, limit: int, track_least: bool = True) -> Scan:
+    """Check B(m) ≥ 0 at every 0 ≤ m ≤ limit, stopping at the first negative value (see the module); with
+    `track_least` False an admissible base's least value is not looked for (`least_at` None)."""
+    limit = require_positive_int(limit, "limit")
+    error = scan_error(limit, cosine.base, len(cosine.theta))
+    least: list[tuple[float, int]] = []
+    in_balls = 0
+    for start, values in float_blocks(cosine.theta, limit):
+        below = np.flatnonzero(values < -error)
+        end = int(below[0]) if below.size else values.size
+        for k in np.flatnonzero(np.abs(values[:end]) <= error):
+            in_balls += 1
+            if _sign(cosine, start + int(k)).ball < 0:
+                return Scan(cosine, limit, start + int(k), None, False, error, in_balls)
+        if below.size:
+            return Scan(cosine, limit, start + end, None, False, error, in_balls)
+        if track_least:
+            two = np.argpartition(values, 1)[:2] if values.size > 1 else np.arange(values.size)
+            least = sorted([*least, *((float(values[k]), start + int(k)) for k in two)])[:2]
+    if not least:
+        return Scan(cosine, limit, None, None, False, error, in_balls)
+    certain = len(least) < 2 or least[1][0] - least[0][0] > 2 * error
+    return Scan(cosine, limit, None, least[0][1], certain, error, in_balls)
+
+
+def candidate_bases(digits: int = 2) -> Iterator[Fraction]:
+    """The bases above 1 with `digits` significant digits, c·10^e (10^(digits−1) ≤ c < 10^digits, e an
+    integer), in increasing order: 1.1, 1.2, …, 9.9, 10, 11, … for two digits."""
+    digits = require_positive_int(digits, "digits")
+    low, high = 10 ** (digits - 1), 10**digits
+    for exponent in count(1 - digits):
+        for c in range(low, high):
+            base = c * Fraction(10) ** exponent
+            if base > 1:
+                yield base
+
+
+@dataclass(frozen=True)
+class LowestBase:
+    """The smallest base with the given significant digits that is admissible for L.
+
+    `scan`: that base checked up to L (admissible, with its least value); `rejected`: how many smaller
+    candidate bases were checked, each with a negative B(m) at some m ≤ L; `larger_failing`: the scan of the
+    first larger candidate, within `WINDOW` candidates, that fails for L — when there is one, the admissible
+    bases are not an interval.
+    """
+
+    length: int
+    base: Fraction
+    scan: Scan
+    rejected: int
+    larger_failing: Scan | None
+
+
+def lowest_bases(
+    lengths: Sequence[int], d: int = 128, digits: int = 2, build: Builder = cosine_sum
+) -> dict[int, LowestBase]:
+    """For every L in `lengths`, the smallest admissible base with `digits` significant digits.
+
+    Each candidate base, in increasing order, is scanned once up to the largest L still open, which tells for
+    every L at once whether it is admissible (B(m) ≥ 0 up to the first negative m). A length stays open until
+    it has its base and then for `WINDOW` more candidates, or until one of them fails for it; the search
+    gives up (LookupError) above `CEILING`.
+    """
+    lengths = sorted({require_positive_int(length, "length") for length in lengths})
+    found: dict[int, tuple[Fraction, int]] = {}
+    failing: dict[int, Scan] = {}
+    for number, base in enumerate(candidate_bases(digits)):
+        open_lengths = [
+            length
+            for length in lengths
+            if length not in failing and (length not in found or number - found[length][1] <= WINDOW)
+        ]
+        if not open_lengths:
+            break
+        if base > CEILING:
+            raise LookupError(f"no admissible base up to {CEILING} for the lengths {open_lengths}")
+        checked = scan(build(base, d), max(open_lengths), track_least=False)
+        for length in open_lengths:
+            if length not in found and checked.survives > length:
+                found[length] = (base, number)
+            elif length in found and checked.survives <= length:
+                failing[length] = checked
+    return {
+        length: LowestBase(length, base, scan(build(base, d), length), rejected, failing.get(length))
+        for length, (base, rejected) in found.items()
+    }
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """One row of a published table of lower bounds at one length L: the published base checked up to L,
+    beside the smallest admissible base; they agree when they are the same base."""
+
+    length: int
+    published: Scan
+    lowest: LowestBase
+
+    @property
+    def agrees(self) -> bool:
+        return self.lowest.base == self.published.base
+
+
+def recompute_table(
+    published: Mapping[int, Fraction], d: int = 128, digits: int = 2, build: Builder = cosine_sum
+) -> dict[int, TableEntry]:
+    """Every row L → b of a published table of lower bounds: b scanned up to L, and the smallest admissible
+    base with `digits` significant digits (one search for all the lengths)."""
+    lowest = lowest_bases(list(published), d, digits, build)
+    return {
+        length: TableEntry(length, scan(build(Fraction(base), d), length), lowest[length])
+        for length, base in published.items()
+    }

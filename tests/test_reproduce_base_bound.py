@@ -1,0 +1,109 @@
+"""`G.men_base_bound`: the rows of Men et al.'s table of base lower bounds (arXiv 2405.14591) beside the
+recomputed ones, checked against a direct float64 sum; a mistyped published value or a broken criterion
+changes the rows; the whole table (128K–1M too) in a slow test."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from pe_verify.claims import reproduce_base_bound as rb
+from pe_verify.claims.model import REFUTED, REFUTES
+from pe_verify.properties import base_bound as bb
+from pe_verify.properties.frequencies import frequencies
+
+NEGATIVE = re.compile(r"B\((\d+)\) = (-[0-9.]+)")
+
+
+def least_direct(base: Fraction, limit: int, d: int = 128) -> tuple[float, int | None, float | None]:
+    """min B(m) over m ≤ limit, the first m with B(m) < 0 and B there, by np.cos of every angle, in chunks."""
+    theta = frequencies(d, float(base), count=d // 2)
+    least, first, at_first = np.inf, None, None
+    for start in range(0, limit + 1, 1 << 14):
+        m = np.arange(start, min(limit + 1, start + (1 << 14)), dtype=np.float64)
+        values = np.cos(np.outer(m, theta)).sum(axis=1)
+        least = min(least, float(values.min()))
+        if first is None and (values < 0).any():
+            index = int(np.flatnonzero(values < 0)[0])
+            first, at_first = start + index, float(values[index])
+    return least, first, at_first
+
+
+def last_term_dropped(base: Fraction | int, d: int = 128) -> bb.CosineSum:
+    good = bb.cosine_sum(base, d)
+    return bb.CosineSum(good.base, d, good.theta[:-1], good.frequency)
+
+
+def check_rows(rows: tuple[int, ...]) -> None:
+    """Every row against the direct sum: the computed base is admissible and the candidate below it is not;
+    the published base fails exactly where the note says, or passes."""
+    entries = rb.recomputed(rows, bb.cosine_sum)
+    for k, row in zip(rows, rb.base_bound_rows(rows), strict=True):
+        length = rb.BINARY * k
+        entry = entries[length]
+        assert row.published == rb.PUBLISHED[k] and row.computed == rb._base_text(entry.lowest.base)
+        assert row.agrees == (row.computed == row.published) == entry.agrees
+        least, first, _ = least_direct(entry.lowest.base, length)
+        assert least > 0 and first is None
+        below = list(zip(range(entry.lowest.rejected), bb.candidate_bases(), strict=False))[-1][1]
+        assert least_direct(below, length)[1] is not None
+        published_least, published_first, at_first = least_direct(Fraction(rb.PUBLISHED[k]), length)
+        if row.note.startswith("the published base fails"):
+            m, value = NEGATIVE.search(row.note).groups()
+            assert published_first == int(m) and abs(at_first - float(value)) < 1e-5
+        else:
+            assert published_first is None and published_least > 0
+        assert ("which agrees" in row.note) == entries[rb.decimal_length(k)].agrees
+
+
+def test_the_entry_is_refuted_by_published_bases_that_fail_their_own_criterion() -> None:
+    found = rb.men_base_bound.assess()
+    assert rb.men_base_bound.expected == REFUTED and found.verdict == REFUTED
+    refutes = [e for e in found.evidence if e.bearing == REFUTES]
+    assert len(refutes) == 1 and refutes[0].holds and refutes[0].detail
+    for label, text in refutes[0].detail:
+        k = int(label.split("K")[0])
+        m, _ = NEGATIVE.search(text).groups()
+        assert int(m) <= rb.decimal_length(k)
+        assert least_direct(Fraction(rb.PUBLISHED[k]), int(m))[1] == int(m)
+
+
+def test_the_reproduction_has_the_default_rows_beside_the_published_values() -> None:
+    reproduction = rb.men_base_bound.assess().reproduction
+    assert reproduction is not None and reproduction.name == "men_base_bound"
+    assert "arXiv 2405.14591" in reproduction.source
+    assert [row.parameter for row in reproduction.rows] == [f"L = {k}K = {1024 * k}" for k in rb.DEFAULT_ROWS]
+    assert reproduction.discrepancies and len(reproduction.discrepancies) < len(reproduction.rows)
+
+
+def test_the_default_rows_match_a_direct_sum() -> None:
+    check_rows(rb.DEFAULT_ROWS)
+
+
+def test_the_bases_are_printed_as_the_paper_prints_them() -> None:
+    assert [rb._base_text(Fraction(b)) for b in (4300, 16000, 350000000)] == ["4.3e3", "1.6e4", "3.5e8"]
+    assert rb._base_text(Fraction(11, 10)) == "1.1e0"
+
+
+def test_a_mistyped_published_value_is_a_discrepancy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(rb.PUBLISHED, 1, "4.4e3")
+    (row,) = rb.base_bound_rows((1,))
+    assert not row.agrees and row.published == "4.4e3" and row.computed == "4.3e3"
+    assert row.note.startswith("the published base fails: B(")
+
+
+def test_a_broken_criterion_changes_the_rows() -> None:
+    good, broken = rb.base_bound_rows((1, 8)), rb.base_bound_rows((1, 8), last_term_dropped)
+    assert all(row.agrees for row in good)
+    assert [row.computed for row in broken] != [row.computed for row in good]
+    assert not all(row.agrees for row in broken)
+
+
+@pytest.mark.slow
+def test_the_whole_table_to_one_million_matches_a_direct_sum() -> None:
+    check_rows(rb.ALL_ROWS)
+    rows = rb.base_bound_rows(rb.ALL_ROWS)
+    assert len(rows) == len(rb.PUBLISHED) and any(not row.agrees for row in rows[len(rb.DEFAULT_ROWS) :])

@@ -1,0 +1,132 @@
+"""The YaRN and bfloat16 reproductions: their rows and verdicts, and what breaking each computation does to
+them (swapped α and β, a temperature off the formula, float32 angles or a bfloat16 control where bfloat16 and
+float32 are claimed)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from pe_verify.claims import reproduce_yarn_precision as reproduce
+from pe_verify.claims.model import CAVEAT, UNSETTLED, Assessment, Row
+from pe_verify.claims.numbers import UNCERTIFIED
+from pe_verify.properties.rope_precision import RopeInDtype, drift_curve, unit_queries_and_keys
+from pe_verify.properties.scaling import RopeScaling
+
+ENTRIES = (reproduce.yarn_dims, reproduce.bf16_rope_drift)
+
+
+class SwappedBetas(RopeScaling):
+    """Broken: α and β swapped after validation, so the ramp runs from β_fast = 1 to β_slow = 32."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        fast, slow = self.beta_fast, self.beta_slow
+        object.__setattr__(self, "beta_fast", slow)
+        object.__setattr__(self, "beta_slow", fast)
+
+
+class Log10Factor(RopeScaling):
+    """Broken: the attention factor with log10 in place of ln."""
+
+    def attention_factor(self, mscale: float = 1.0) -> float:
+        return 0.1 * mscale * math.log10(self.factor) + 1.0
+
+
+def rows(found: Assessment) -> dict[str, bool]:
+    assert found.reproduction is not None
+    return {row.parameter: row.agrees for row in found.reproduction.rows}
+
+
+def row(found: Assessment, start: str) -> Row:
+    assert found.reproduction is not None
+    return next(row for row in found.reproduction.rows if row.parameter.startswith(start))
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda entry: entry.id)
+def test_each_reproduction_is_fast_printed_in_certified_digits_and_holds_with_caveat(entry) -> None:
+    start = time.perf_counter()
+    found = entry.assess()
+    assert time.perf_counter() - start < 2.0
+    assert found.verdict == entry.expected == CAVEAT
+    assert found.reproduction is not None and found.reproduction.name == entry.reproduces
+    assert entry.id == f"G.{entry.reproduces}"
+    texts = [text for row in found.reproduction.rows for text in (row.published, row.computed, row.note)]
+    texts += [found.explanation, *(e.summary for e in found.evidence)]
+    texts += [value for e in found.evidence for _, value in e.detail]
+    assert not any(UNCERTIFIED in text for text in texts)
+
+
+def test_yarn_pairs_agree_and_only_the_blend_weights_differ() -> None:
+    found = reproduce.yarn_dims.assess()
+    agrees = rows(found)
+    differing = {name for name, ok in agrees.items() if not ok}
+    assert differing == {"weight at r = β", "weight at r = α", "weight of pair 30, the widest gap"}
+    assert agrees["kept, r_i > β = 32"] and agrees["divided by s, r_i < α = 1"]
+    assert all(agrees[f"√(1/t) at s = {s}"] for s in reproduce.FACTORS)
+    assert agrees["√(1/t) at s = 8, as printed"]
+    kept, divided = row(found, "kept"), row(found, "divided")
+    assert kept.published.startswith("pairs 0–20 (21)") and kept.computed.startswith("pairs 0–20 (21)")
+    assert divided.published.startswith("pairs 46–63 (18)") and divided.computed.startswith("pairs 46–63")
+
+
+def test_swapped_alpha_and_beta_move_the_pairs_and_unsettle_the_yarn_entry(monkeypatch) -> None:
+    swapped = SwappedBetas("yarn", factor=16, original_context=4096, beta_fast=32, beta_slow=1)
+    monkeypatch.setattr(reproduce, "LLAMA2", swapped)
+    found = reproduce.yarn_dims.assess()
+    assert found.verdict == UNSETTLED
+    kept, divided = row(found, "kept"), row(found, "divided")
+    assert not kept.agrees and not divided.agrees
+    assert kept.parameter == "kept, r_i > β = 1" and kept.published.startswith("pairs 46–63")
+    assert divided.published.startswith("pairs 0–20") and divided.computed.startswith("pairs 0–21")
+
+
+def test_a_temperature_off_the_formula_fails_every_factor_row(monkeypatch) -> None:
+    monkeypatch.setattr(reproduce, "RopeScaling", Log10Factor)
+    found = reproduce.yarn_dims.assess()
+    agrees = rows(found)
+    assert not any(agrees[f"√(1/t) at s = {s}"] for s in reproduce.FACTORS)
+    assert found.verdict == UNSETTLED
+
+
+def test_the_bf16_curve_breaks_the_relative_property_and_differs_on_saturation_and_float32_angles() -> None:
+    agrees = rows(reproduce.bf16_rope_drift.assess())
+    assert all(agrees[f"p = 2^{j}"] for j in range(17))
+    assert agrees["bf16 growth, p = 2^0 → 2^16"]
+    differing = {name for name, ok in agrees.items() if not ok}
+    assert differing == {
+        "bf16 growth, p = 2^14 → 2^16",
+        "bf16 with float32 angles (Hugging Face Llama), p = 2^0 → 2^16",
+    }
+
+
+def test_float32_angles_where_bfloat16_is_claimed_show_no_growth(monkeypatch) -> None:
+    monkeypatch.setattr(reproduce, "BF16", reproduce.FLOAT32_ANGLES)
+    found = reproduce.bf16_rope_drift.assess()
+    assert found.verdict == UNSETTLED
+    assert not rows(found)["bf16 growth, p = 2^0 → 2^16"]
+
+
+def test_a_bfloat16_control_is_not_below_bfloat16(monkeypatch) -> None:
+    monkeypatch.setattr(reproduce, "FLOAT32", reproduce.BF16)
+    found = reproduce.bf16_rope_drift.assess()
+    assert found.verdict == UNSETTLED
+    assert not any(rows(found)[f"p = 2^{j}"] for j in range(17))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_full_bf16_curve_keeps_its_shape_over_more_pairs_and_positions(seed: int) -> None:
+    """1024 pairs per seed, every power of two and three times one up to 2^16: the bf16 median exceeds the
+    float32 worst everywhere, grows tenfold from 2^0, saturates from 2^14, and float32 angles keep it flat."""
+    shifts = np.array(sorted({0, *(2**j for j in range(17)), *(3 * 2**j for j in range(15))}))
+    inputs = unit_queries_and_keys(128, 1024, seed=seed)
+    bf16 = drift_curve(RopeInDtype(128, dtype="bfloat16"), *inputs, shifts)
+    f32 = drift_curve(RopeInDtype(128, dtype="float32"), *inputs, shifts)
+    angles = drift_curve(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"), *inputs, shifts)
+    assert np.all(bf16.above(f32)[1:])
+    assert bf16.grows(1, 2**16, reproduce.GROWTH) and bf16.stays_within(2**14, 2**16, reproduce.FLAT)
+    assert angles.stays_within(1, 2**16, reproduce.FLAT) and f32.grows(2**14, 2**16, reproduce.FLAT)
