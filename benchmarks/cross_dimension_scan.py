@@ -20,6 +20,7 @@ import numpy as np
 
 from pe_verify.properties import near_collision as nc
 from pe_verify.properties.collisions import exact_coincidence_mask
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 
 def timed(run: Callable[[], object]) -> tuple[object, float]:
@@ -40,8 +41,8 @@ def compare(sizes: list[str]) -> None:
     print("n x d        values  naive s   scan s   ratio  same candidates  nearest")
     for size in sizes:
         n, d = (int(part) for part in size.split("x"))
-        naive, naive_s = timed(lambda n=n, d=d: nc.nearest_cross_dimension_pair_naive(n, d))
-        fast, fast_s = timed(lambda n=n, d=d: nc.nearest_cross_dimension_pair(n, d))
+        naive, naive_s = timed(lambda n=n, d=d: nc.nearest_cross_dimension_pair_naive(Sinusoidal(d), n))
+        fast, fast_s = timed(lambda n=n, d=d: nc.nearest_cross_dimension_pair(Sinusoidal(d), n))
         same = naive.candidates == fast.candidates
         print(
             f"{size:>10} {n * d:>8} {naive_s:8.3f} {fast_s:8.3f} {naive_s / fast_s:7.1f}  {same!s:>15}  "
@@ -50,7 +51,7 @@ def compare(sizes: list[str]) -> None:
 
 
 def target(n: int, d: int) -> None:
-    result, seconds = timed(lambda: nc.nearest_cross_dimension_pair(n, d))
+    result, seconds = timed(lambda: nc.nearest_cross_dimension_pair(Sinusoidal(d), n))
     print(f"n = {n}, d = {d}: {n * d} values in {seconds:.1f} s, peak memory {peak_mib():.0f} MiB")
     print(
         f"nearest {describe(result.nearest)}, evidence {result.evidence}, {len(result.candidates)} candidates"
@@ -66,7 +67,7 @@ def gap_table(max_values: int) -> None:
     )
     for d, exclude in ((6, None), (512, exact_coincidence_mask(512, Fraction(10000)))):
         ns = [10**k for k in range(2, 9) if 10**k * d <= max_values]
-        for row in nc.gap_against_n(ns, d, exclude=exclude):
+        for row in nc.gap_against_n(Sinusoidal(d), ns, exclude=exclude):
             pair = row.nearest.nearest
             seen = row.observed_close
             print(
@@ -84,17 +85,19 @@ def certify() -> None:
         (10**5, 6, None, "d = 6, all valid pairs"),
         (2000, 512, sin_cos_only, "d = 512, sin–cos pairs only"),
     ):
-        nearest = nc.nearest_cross_dimension_pair(n, d, exclude=exclude)
+        nearest = nc.nearest_cross_dimension_pair(Sinusoidal(d), n, exclude=exclude)
         delta = float(nearest.nearest.gap) * 0.99
         certificate, seconds = timed(
-            lambda n=n, d=d, e=exclude, dl=delta: nc.certify_cross_dimension_gap(n, d, 10000.0, dl, exclude=e)
+            lambda n=n, d=d, e=exclude, dl=delta: nc.certify_cross_dimension_gap(
+                Sinusoidal(d), n, dl, exclude=e
+            )
         )
         print(f"{label}, positions < {n}: {seconds:.1f} s; nearest {describe(nearest.nearest)}")
         print("   ", certificate.statement)
         above = float(nearest.nearest.gap) * 1.001
         print(
             f"    with delta = {above:.6e} (above the true gap): holds = "
-            f"{nc.certify_cross_dimension_gap(n, d, 10000.0, above, exclude=exclude).holds}"
+            f"{nc.certify_cross_dimension_gap(Sinusoidal(d), n, above, exclude=exclude).holds}"
         )
 
 

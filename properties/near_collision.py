@@ -53,6 +53,11 @@ FLOAT64 = "float64"  # no high-precision values available: ranked by float64 alo
 
 _U = 2.0**-53  # unit roundoff of float64
 _CHUNK = 2**22  # elements per vectorised pass over the sorted values
+_WINDOW_RANK = 4096  # the first candidate window is the 4096-th least adjacent gap (`_candidate_values`)
+_MAX_CANDIDATES = 2**16  # candidates always allowed; beyond, at most size / _CANDIDATE_FRACTION
+_CANDIDATE_FRACTION = 6  # more candidates than that: argsort all values instead
+_PROBE = 1024  # adjacent gaps tried first for the least valid one (`_least_adjacent_valid_gap`)
+_BUCKETS = 2**22  # buckets of the table that finds candidate values back (`_labels_of`)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -179,11 +184,122 @@ def _label_dtype(size: int) -> type:
 
 def _sorted_values(n: int, encoding: Sinusoidal) -> tuple[np.ndarray, np.ndarray]:
     """The values sorted ascending, and the flat label p·d + j of each (int32 when it fits)."""
-    values = _row_values(n, encoding)
+    return _argsorted(_row_values(n, encoding))
+
+
+def _argsorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(values)
     labels = order.astype(_label_dtype(values.size))
     del order
     return values[labels], labels
+
+
+def _scan_arrays(
+    n: int, encoding: Sinusoidal, invalid: np.ndarray, slack: float, floor: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted values and labels holding every valid pair within max(threshold(B, slack), floor) — the
+    candidate window of `_candidate_values` — or, if that window holds too many values, all values."""
+    values = _row_values(n, encoding)
+    found = _candidate_values(values, encoding.d, invalid, slack, floor)
+    return found if found is not None else _argsorted(values)
+
+
+def _candidate_values(
+    values: np.ndarray, d: int, invalid: np.ndarray, slack: float, floor: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values with a sorted neighbour within a window W ≥ max(threshold(B, slack), floor), sorted, with
+    their labels; None when they are too many (more than `_MAX_CANDIDATES` or size / _CANDIDATE_FRACTION).
+
+    Only the values are sorted (np.sort, much faster than argsort); labels are recovered for the candidates
+    alone (`_labels_of`). Why this is the same scan: if m_b − m_a ≤ W (sorted order), every adjacent gap
+    between a and b is ≤ W, so a, …, b are all candidates and stay consecutive; the candidates are a
+    subsequence of m, so every pair among them is a pair of m with the same float gap, and a pair of
+    neighbours across two runs of candidates is more than W apart. Hence within W the candidates hold exactly
+    the valid pairs of m, and equal values are all candidates together (their gaps are 0). W starts at the
+    `_WINDOW_RANK`-th least adjacent gap (or `floor`); with B' the least valid gap among the candidates,
+    B ≤ B' (the candidates' pairs are pairs of m), so when threshold(B', slack) ≤ W they hold every pair the
+    full scan reports, and B' = B; otherwise W grows to threshold(B', slack) and the search repeats once.
+    """
+    size = values.size
+    m = np.sort(values)
+    window = max(floor, _kth_least_adjacent_gap(m, _WINDOW_RANK))
+    for _ in range(2):
+        slots = _slots_within(m, window)
+        if slots.size > max(_MAX_CANDIDATES, size // _CANDIDATE_FRACTION):
+            return None
+        labels = _labels_of(values, m, _distinct(m[slots]))
+        if labels.size != slots.size:
+            raise RuntimeError("the candidate values were not found back: the sort is inconsistent")
+        labels = labels[np.argsort(values[labels], kind="stable")]
+        candidates = values[labels]
+        best = _least_valid_gap(candidates, labels, d, invalid, slack)
+        if best == math.inf:
+            return None
+        needed = max(_threshold(best, slack), floor)
+        if needed <= window:
+            return candidates, labels
+        window = needed
+    raise AssertionError("the second window is threshold(B') ≥ threshold(B): it always suffices")
+
+
+def _least_valid_gap(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, slack: float) -> float:
+    gaps = close_valid_pairs(m, labels, d, invalid, slack)[2]
+    return float(gaps.min()) if gaps.size else math.inf
+
+
+def _kth_least_adjacent_gap(m: np.ndarray, k: int) -> float:
+    """About the k-th least adjacent gap m_{i+1} − m_i: a first window only (any value is sound)."""
+    if m.size < 2:
+        return 0.0
+    stride = max(1, (m.size - 1) // (64 * k))
+    gaps = m[1::stride] - m[: m.size - 1 : stride]
+    rank = min(gaps.size, max(1, (k + stride - 1) // stride))
+    return float(np.partition(gaps, rank - 1)[rank - 1])
+
+
+def _slots_within(m: np.ndarray, window: float) -> np.ndarray:
+    """The sorted positions i with a neighbour (i − 1 or i + 1) at most `window` away (int32 if it fits)."""
+    parts = [np.zeros(0, dtype=_label_dtype(m.size))]
+    for start in range(0, m.size - 1, _CHUNK):
+        stop = min(m.size - 1, start + _CHUNK)
+        close = m[start + 1 : stop + 1] - m[start:stop] <= window
+        slot = np.zeros(close.size + 1, dtype=bool)
+        slot[:-1] = close
+        slot[1:] |= close
+        parts.append((start + np.flatnonzero(slot)).astype(parts[0].dtype))
+    slots = np.concatenate(parts)
+    if slots.size > 1:  # the previous chunk may have ended at `start` already
+        slots = slots[np.concatenate(([True], slots[1:] != slots[:-1]))]
+    return slots
+
+
+def _distinct(sorted_values: np.ndarray) -> np.ndarray:
+    if sorted_values.size < 2:
+        return sorted_values
+    return sorted_values[np.concatenate(([True], sorted_values[1:] != sorted_values[:-1]))]
+
+
+def _labels_of(values: np.ndarray, m: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Every index j with values[j] in `wanted` (sorted, unique), ascending; m is values sorted.
+
+    A bucket table over [m_0, m_last] (the same float operations for values and wanted, so an equal value
+    falls in the same bucket) passes few values besides the wanted ones; those are then checked exactly.
+    """
+    low, span = float(m[0]), float(m[-1]) - float(m[0])
+    scale = _BUCKETS / span if 0 < span < math.inf else 0.0
+    marked = np.zeros(_BUCKETS + 1, dtype=bool)
+    marked[_buckets(wanted, low, scale)] = True
+    parts = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, values.size, _CHUNK):
+        chunk = values[start : start + _CHUNK]
+        hits = np.flatnonzero(marked[_buckets(chunk, low, scale)])
+        at = np.minimum(np.searchsorted(wanted, chunk[hits]), wanted.size - 1)
+        parts.append(start + hits[wanted[at] == chunk[hits]])
+    return np.concatenate(parts).astype(_label_dtype(values.size))
+
+
+def _buckets(x: np.ndarray, low: float, scale: float) -> np.ndarray:
+    return np.minimum(((x - low) * scale).astype(np.int64), _BUCKETS)
 
 
 def close_valid_pairs(
@@ -217,13 +333,29 @@ def count_valid_pairs_within(m: np.ndarray, labels: np.ndarray, d: int, invalid:
 
 def _least_adjacent_valid_gap(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray) -> float:
     """The least gap m_{a+1} − m_a over valid neighbours (inf if none): a first upper bound on B."""
-    best = math.inf
+    invalid_flat = invalid.reshape(-1)
+    # A strided sample of valid adjacent gaps gives a first bound (an actual valid gap, so sound).
+    stride = max(1, (m.size - 1) // 2**16)
+    first, second = labels[: m.size - 1 : stride], labels[1::stride]
+    sample = (m[1::stride] - m[: m.size - 1 : stride])[_is_valid(first, second, d, invalid_flat)]
+    best = float(sample.min()) if sample.size else math.inf
     for start in range(0, m.size - 1, _CHUNK):
         stop = min(m.size - 1, start + _CHUNK)
         gaps = m[start + 1 : stop + 1] - m[start:stop]
-        valid = _is_valid(labels[start:stop], labels[start + 1 : stop + 1], d, invalid.reshape(-1))
-        if valid.any():
-            best = min(best, float(gaps[valid].min()))
+        # Only gaps below the best so far can lower it; they are tried least first, in growing batches
+        # (all gaps ≤ the batch's largest), so the first batch with a valid pair holds the chunk's least.
+        rest, batch = np.flatnonzero(gaps < best), _PROBE
+        while rest.size:
+            if rest.size > batch:
+                kth = np.partition(gaps[rest], batch - 1)[batch - 1]
+                probe, rest = rest[gaps[rest] <= kth], rest[gaps[rest] > kth]
+            else:
+                probe, rest = rest, rest[:0]
+            valid = _is_valid(labels[start + probe], labels[start + probe + 1], d, invalid_flat)
+            if valid.any():
+                best = min(best, float(gaps[probe[valid]].min()))
+                break
+            batch *= 8
     return best
 
 
@@ -321,7 +453,7 @@ def nearest_cross_dimension_pair(
     n, d, _, dps = _require_scan_inputs(n, encoding, dps)
     invalid = invalid_dimension_pairs(d, exclude)
     _require_pairs_exist(n, d, invalid)
-    m, labels = _sorted_values(n, encoding)
+    m, labels = _scan_arrays(n, encoding, invalid, 4 * encoding.error)
     return _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
 
 
@@ -467,11 +599,11 @@ def gap_against_n(
         started = time.perf_counter()
         n, d, _, dps = _require_scan_inputs(n, encoding, dps)
         _require_pairs_exist(n, d, invalid)
-        m, labels = _sorted_values(n, encoding)
-        nearest = _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
         pairs = valid_pair_count(n, d, exclude)
         predicted = predicted_minimum_gap(pairs)
         close = close_factor * predicted
+        m, labels = _scan_arrays(n, encoding, invalid, 4 * encoding.error, close)
+        nearest = _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
         observed = count_valid_pairs_within(m, labels, d, invalid, close)
         del m, labels
         expected = pairs * float(arcsine_close_pair_probability(close))

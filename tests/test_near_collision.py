@@ -264,6 +264,111 @@ def test_close_pair_count_equals_brute_force(inputs: tuple[int, int, float, np.n
     assert count == _brute_force_close_count(n, d, base, invalid, g)
 
 
+# --- candidate window: np.sort alone, labels recovered for the candidates only ---------------------------
+
+
+@st.composite
+def value_arrays(draw: st.DrawFn) -> tuple[np.ndarray, int, np.ndarray]:
+    """Flat values p·d + j with many ties and equal values (few distinct levels, ±0.0), and an exclusion."""
+    d = draw(st.integers(2, 6))
+    n = draw(st.integers(2, 30))
+    levels = draw(st.sampled_from([3, 8, 50, 10**6]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-levels, levels + 1, size=n * d) / levels + draw(st.sampled_from([0.0, 1e-17]))
+    values[rng.random(values.size) < 0.1] = -0.0 if draw(st.booleans()) else 0.0
+    flags = np.array(draw(st.lists(st.booleans(), min_size=d * d, max_size=d * d))).reshape(d, d)
+    return values, d, nc.invalid_dimension_pairs(d, flags & draw(st.booleans()))
+
+
+def _pairs(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, slack: float) -> set:
+    a, b, gaps = nc.close_valid_pairs(m, labels, d, invalid, slack)
+    ends = zip(labels[a].tolist(), labels[b].tolist(), gaps.tolist(), strict=True)
+    return {(min(x, y), max(x, y), gap) for x, y, gap in ends}
+
+
+def _brute_force_pairs(values: np.ndarray, d: int, invalid: np.ndarray, slack: float) -> set:
+    label = np.arange(values.size)
+    valid = (label[:, None] < label[None, :]) & nc._is_valid(
+        label[:, None], label[None, :], d, invalid.reshape(-1)
+    )
+    gaps = np.where(valid, np.abs(values[None, :] - values[:, None]), np.inf)
+    a, b = np.nonzero(gaps <= nc._threshold(float(gaps.min()), slack))
+    return {(int(x), int(y), float(gaps[x, y])) for x, y in zip(a, b, strict=True)}
+
+
+@settings(max_examples=300)
+@given(
+    value_arrays(), st.sampled_from([0.0, 1e-3, 0.05]), st.sampled_from([0.0, 0.01, 0.2]), st.integers(1, 5)
+)
+def test_candidate_window_finds_the_same_pairs_as_the_full_argsort(
+    arrays: tuple[np.ndarray, int, np.ndarray], slack: float, floor: float, rank: int
+) -> None:
+    values, d, invalid = arrays
+    if invalid.all():
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nc, "_WINDOW_RANK", rank)  # small first windows: the second window must be taken too
+        found = nc._candidate_values(values, d, invalid, slack, floor)
+    m, labels = nc._argsorted(values)
+    expected = _pairs(m, labels, d, invalid, slack)
+    assert expected == _brute_force_pairs(values, d, invalid, slack)
+    if found is None:  # no valid pair among the candidates of the first window: the caller argsorts all
+        return
+    window_m, window_labels = found
+    assert np.array_equal(window_m, values[window_labels]) and np.all(np.diff(window_m) >= 0)
+    assert _pairs(window_m, window_labels, d, invalid, slack) == expected
+    for g in {floor, floor / 2}:
+        count = nc.count_valid_pairs_within(window_m, window_labels, d, invalid, g)
+        assert count == nc.count_valid_pairs_within(m, labels, d, invalid, g)
+
+
+def test_a_narrowed_candidate_window_misses_the_nearest_pair() -> None:
+    """The equivalence tests have teeth: candidates of a window below the least valid gap B (a broken search)
+    lose the nearest pair that the full argsort and the correct window find."""
+    values, d = nc._row_values(300, Sinusoidal(6)), 6
+    invalid = nc.invalid_dimension_pairs(d)
+    m, labels = nc._argsorted(values)
+    expected = _pairs(m, labels, d, invalid, 0.0)
+    assert _pairs(*nc._candidate_values(values, d, invalid, 0.0, 0.0), d, invalid, 0.0) == expected
+
+    def window_candidates(window: float) -> tuple[np.ndarray, np.ndarray]:
+        found = nc._labels_of(values, m, nc._distinct(m[nc._slots_within(m, window)]))
+        found = found[np.argsort(values[found], kind="stable")]
+        return values[found], found
+
+    best = min(gap for _, _, gap in expected)
+    assert _pairs(*window_candidates(nc._threshold(best, 0.0)), d, invalid, 0.0) == expected
+    broken = window_candidates(best / 2)
+    found = _pairs(*broken, d, invalid, 0.0) if broken[1].size > 1 else set()
+    assert not expected & found
+
+
+@given(value_arrays())
+def test_least_adjacent_valid_gap_equals_brute_force(arrays: tuple[np.ndarray, int, np.ndarray]) -> None:
+    values, d, invalid = arrays
+    m, labels = nc._argsorted(values)
+    valid = nc._is_valid(labels[:-1], labels[1:], d, invalid.reshape(-1))
+    expected = float(np.diff(m)[valid].min()) if valid.any() else math.inf
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nc, "_PROBE", 1)
+        assert nc._least_adjacent_valid_gap(m, labels, d, invalid) == expected
+
+
+def test_too_many_candidates_fall_back_to_the_full_argsort() -> None:
+    encoding = Sinusoidal(6)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nc, "_MAX_CANDIDATES", 0)
+        patch.setattr(nc, "_CANDIDATE_FRACTION", 10**9)
+        assert (
+            nc._candidate_values(nc._row_values(50, encoding), 6, nc.invalid_dimension_pairs(6), 0.0, 0.0)
+            is None
+        )
+        fallback = nc.nearest_cross_dimension_pair(encoding, 50, dps=30)
+    assert fallback == nc.nearest_cross_dimension_pair(encoding, 50, dps=30)
+    assert fallback.candidates == nc.nearest_cross_dimension_pair_naive(encoding, 50, dps=30).candidates
+
+
 def test_gap_against_n_rows() -> None:
     rows = nc.gap_against_n(Sinusoidal(6), [10, 40])
     assert [row.values for row in rows] == [60, 240]
