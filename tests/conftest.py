@@ -45,6 +45,10 @@ CATALOG_FILES = frozenset(
         "test_evidence_battery.py",
         "test_readme.py",
         "test_reports_fresh.py",
+        "test_reproduce_base_bound.py",
+        "test_reproduce_decay.py",
+        "test_reproduce_interpolation.py",
+        "test_reproduce_yarn_precision.py",
     }
 )
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from pe_verify.claims import catalog
 from pe_verify.claims import reproduce_base_bound as rb
 from pe_verify.claims.model import REFUTED, REFUTES
 from pe_verify.properties import base_bound as bb
@@ -60,7 +61,7 @@ def check_rows(rows: tuple[int, ...]) -> None:
 
 
 def test_the_entry_is_refuted_by_published_bases_that_fail_their_own_criterion() -> None:
-    found = rb.men_base_bound.assess()
+    found = catalog.assessment(rb.men_base_bound.id)
     assert rb.men_base_bound.expected == REFUTED and found.verdict == REFUTED
     refutes = [e for e in found.evidence if e.bearing == REFUTES]
     assert len(refutes) == 1 and refutes[0].holds and refutes[0].detail
@@ -74,7 +75,7 @@ def test_the_entry_is_refuted_by_published_bases_that_fail_their_own_criterion()
 
 
 def test_the_reproduction_has_every_row_beside_the_published_values() -> None:
-    reproduction = rb.men_base_bound.assess().reproduction
+    reproduction = catalog.assessment(rb.men_base_bound.id).reproduction
     assert reproduction is not None and reproduction.name == "men_base_bound"
     assert "arXiv 2405.14591" in reproduction.source
     names = [f"L = {rb._length_name(k)} = {1024 * k}" for k in rb.ALL_ROWS]

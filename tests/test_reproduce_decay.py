@@ -8,7 +8,7 @@ import time
 import flint
 import pytest
 
-from pe_verify.claims import evidence, figures, reproduce_decay
+from pe_verify.claims import catalog, evidence, figures, reproduce_decay
 from pe_verify.claims.model import CAVEAT, LIMITS, PROVED, SUPPORTS, UNSETTLED, Assessment, Claim
 from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.proofs import random_scores
@@ -18,7 +18,8 @@ ENTRIES = {value.id: value for value in vars(reproduce_decay).values() if isinst
 
 
 def assessed(claim_id: str) -> Assessment:
-    return ENTRIES[claim_id].assess()
+    """The catalog's assessment (computed once per process; afresh in a test that substitutes a twin)."""
+    return catalog.assessment(claim_id)
 
 
 def test_the_module_holds_the_two_reproductions() -> None:

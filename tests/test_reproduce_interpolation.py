@@ -3,21 +3,21 @@ dimension (G.critical_dimension): their verdicts and rows, and what breaking the
 
 from __future__ import annotations
 
-import functools
 import json
 
 import flint
 import pytest
 
+from pe_verify.claims import catalog
 from pe_verify.claims import reproduce_interpolation as entries
 from pe_verify.claims.model import CAVEAT, FLAWED, PROVED, REFUTED, REFUTES, UNSETTLED, Assessment
 from pe_verify.cli import main
 from pe_verify.properties import interpolation_bounds as ib
 
 
-@functools.cache
 def assessed(name: str) -> Assessment:
-    return getattr(entries, name).assess()
+    """The catalog's assessment of the entry `name` (computed once per process)."""
+    return catalog.assessment(getattr(entries, name).id)
 
 
 @pytest.mark.parametrize(
