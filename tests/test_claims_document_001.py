@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from test_proofs_trigonometry import FreeParameter, LearnedFunction, Unbounded
 
 from pe_verify.claims import catalog, evidence
 from pe_verify.claims import document_001 as doc
@@ -103,21 +104,6 @@ def test_d1_7b_is_unsettled_when_the_pooled_derivation_is_run_on_causal_attentio
 ) -> None:
     run_pooled_step_on_causal_attention(monkeypatch)
     assert doc.d1_7b.assess().verdict == UNSETTLED
-
-
-class Unbounded(Sinusoidal):
-    def column(self, pos: object) -> sp.Matrix:
-        return sp.Matrix([sp.tan(pos * w) for w in self.exact_frequencies()])
-
-
-class LearnedFunction(Sinusoidal):
-    def column(self, pos: object) -> sp.Matrix:
-        return sp.Matrix([sp.Function("E")(pos) for _ in self.exact_frequencies()])
-
-
-class FreeParameter(Sinusoidal):
-    def column(self, pos: object) -> sp.Matrix:
-        return sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in self.exact_frequencies()])
 
 
 @pytest.mark.parametrize(

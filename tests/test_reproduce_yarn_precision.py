@@ -4,36 +4,18 @@ float32 are claimed)."""
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
 import pytest
+from test_scaling import Log10Factor, SwappedBetas
 
 from pe_verify.claims import reproduce_yarn_precision as reproduce
 from pe_verify.claims.model import CAVEAT, UNSETTLED, Assessment, Row
 from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.properties.rope_precision import RopeInDtype, drift_curve, unit_queries_and_keys
-from pe_verify.properties.scaling import RopeScaling
 
 ENTRIES = (reproduce.yarn_dims, reproduce.bf16_rope_drift)
-
-
-class SwappedBetas(RopeScaling):
-    """Broken: α and β swapped after validation, so the ramp runs from β_fast = 1 to β_slow = 32."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        fast, slow = self.beta_fast, self.beta_slow
-        object.__setattr__(self, "beta_fast", slow)
-        object.__setattr__(self, "beta_slow", fast)
-
-
-class Log10Factor(RopeScaling):
-    """Broken: the attention factor with log10 in place of ln."""
-
-    def attention_factor(self, mscale: float = 1.0) -> float:
-        return 0.1 * mscale * math.log10(self.factor) + 1.0
 
 
 def rows(found: Assessment) -> dict[str, bool]:
