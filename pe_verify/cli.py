@@ -202,6 +202,27 @@ def _parser() -> argparse.ArgumentParser:
         help=f"refuse settings estimated to take longer (default {MAX_MINUTES:g} minutes)",
     )
     collisions.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    separation = command(
+        "separation",
+        help="the least distance between two sinusoidal encodings an offset apart, certified for every "
+        "offset of a range",
+    )
+    separation.add_argument("--d", type=_whole("d"), required=True, help="model dimension d (even, ≥ 2)")
+    separation.add_argument("--base", default="10000", help="frequency base (> 1; default 10000)")
+    separation.add_argument(
+        "--max-offset", type=_whole("max-offset"), required=True, help="offsets k < K (at most 2^62)"
+    )
+    separation.add_argument(
+        "--from-offset", type=_whole("from-offset"), default=1, help="offsets k ≥ K0 (default 1)"
+    )
+    separation.add_argument(
+        "--max-memory",
+        type=_positive("max-memory"),
+        default=MAX_MEMORY_GIB,
+        metavar="GIB",
+        help=f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB)",
+    )
+    separation.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     return parser
 
 
@@ -577,6 +598,94 @@ def run_collisions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _separation_base(text: str) -> str:
+    """The base as the exact decimal text the encoding reads (a ratio such as 3/2 is written out)."""
+    value = parse_number(text, "base")
+    if value <= 1:
+        raise UsageError(f"base must be a number greater than 1, got {text.strip()}")
+    denominator, twos, fives = value.denominator, 0, 0
+    while denominator % 2 == 0:
+        denominator, twos = denominator // 2, twos + 1
+    while denominator % 5 == 0:
+        denominator, fives = denominator // 5, fives + 1
+    if denominator != 1:
+        raise UsageError(f"base must have a finite decimal expansion, got {text.strip()}")
+    places = max(twos, fives)
+    scaled = value * 10**places
+    digits = str(scaled.numerator).rjust(places + 1, "0")
+    return digits if not places else f"{digits[:-places]}.{digits[-places:]}"
+
+
+def run_separation(args: argparse.Namespace) -> int:
+    """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets; bad settings and settings
+    beyond the memory limit are usage errors."""
+    from pe_verify.properties.separation import certified_separation, decimal_floor, separation_memory
+    from pe_verify.properties.sinusoidal import Sinusoidal
+
+    base = _separation_base(args.base)
+    if args.d % 2 or args.d < 2:
+        raise UsageError(
+            f"d must be even and at least 2 (the distance depends on the offset only), got {args.d}"
+        )
+    if not 1 <= args.from_offset < args.max_offset <= 2**62:
+        raise UsageError(
+            f"offsets must satisfy 1 ≤ from-offset < max-offset ≤ 2^62, got from-offset {args.from_offset} "
+            f"and max-offset {args.max_offset}"
+        )
+    needed = separation_memory(args.d)
+    if needed > args.max_memory * GIB:
+        raise UsageError(
+            f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} and the limit is "
+            f"{args.max_memory:g} GiB (raise --max-memory)"
+        )
+    total = args.max_offset - args.from_offset
+    with progress_bar(total, "offsets decided", args.quiet) as bar:
+        found = certified_separation(
+            Sinusoidal(args.d, base), args.max_offset, args.from_offset, on_progress=bar.update
+        )
+    digits = 50
+    report = {
+        "d": args.d,
+        "base": base,
+        "from_offset": args.from_offset,
+        "max_offset": args.max_offset,
+        "minimum_distance": found.minimum.str(digits, radius=False),
+        "argmin_offsets": list(found.argmin_offsets),
+        "lower_bound": decimal_floor(found.lower_bound, digits),
+        "next_lower_bound": decimal_floor(found.next_lower_bound, 12),
+        "certified": found.certified,
+        "decided": {
+            "by_interval_bounds": found.by_bounds,
+            "by_block_screen": found.by_screen,
+            "by_single_offsets": found.by_points,
+            "in_ball_arithmetic": found.candidates,
+        },
+        "phase_seconds": {key: round(value, 3) for key, value in found.seconds.items()},
+        "seconds": round(sum(found.seconds.values()), 3),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=json_ascii()))
+        return EXIT_OK
+    offsets = ", ".join(str(k) for k in found.argmin_offsets)
+    state = "certified" if found.certified else "NOT decided between the offsets listed"
+    print(
+        f"sinusoidal PE, d = {args.d}, base = {base}: min over {args.from_offset} ≤ k < {args.max_offset} of "
+        f"‖PE(p + k) − PE(p)‖ (every p)"
+    )
+    print(f"- minimum {report['minimum_distance']} at k = {offsets} ({state})")
+    print(f"- every offset of the range: distance ≥ {report['lower_bound']}")
+    print(f"- every other offset: distance ≥ {report['next_lower_bound']}")
+    decided = report["decided"]
+    seconds = report["phase_seconds"]
+    print(
+        f"- decided by interval bounds: {decided['by_interval_bounds']} offsets ({seconds['bounds']} s); by "
+        f"the float32 block screen: {decided['by_block_screen']} ({seconds['screen']} s); one by one: "
+        f"{decided['by_single_offsets']}, and {decided['in_ball_arithmetic']} in ball arithmetic at "
+        f"{digits} digits ({seconds['points']} s)"
+    )
+    return EXIT_OK
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Run a family's battery on the user's callable: exit 0 when every property holds, 1 when one fails."""
     from pe_verify import check
@@ -667,8 +776,8 @@ def _fail(status: int, message: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         raise UsageError(
-            "a command is required: list, show, report, proofs, reproduce, collisions or check (see "
-            "pe-verify --help)"
+            "a command is required: list, show, report, proofs, reproduce, collisions, separation or check "
+            "(see pe-verify --help)"
         )
     if args.command == "list":
         return run_list(args.json, args.fresh, args.quiet)
@@ -682,6 +791,8 @@ def _run(args: argparse.Namespace) -> int:
         return run_reproduce(args.name, args.json, args.quiet)
     if args.command == "check":
         return run_check(args)
+    if args.command == "separation":
+        return run_separation(args)
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
     return run_proofs(args.json, args.markdown, args.quiet)

@@ -15,13 +15,17 @@ since each pair turns back towards its start after half a period. The forms, eac
 
 from __future__ import annotations
 
+import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import flint
 import numpy as np
 
-from .near_collision import offset_error_bound, offset_squared_distances
-from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal
+from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
+from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
 from .validation import require_even_dimension, require_positive_int
 
 
@@ -129,3 +133,586 @@ def nearest_offset(encoding: Sinusoidal, max_offset: int) -> NearestOffset:
     unique = int(np.count_nonzero(others - others[nearest] <= 2 * error)) == 1
     first = int(closer[0]) if closer.size else None
     return NearestOffset(d, max_offset, error, int(closer.size), first, nearest + 2, unique)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Certified separation over a range of offsets (branch and bound)
+# ---------------------------------------------------------------------------------------------------------
+
+#: Offsets must satisfy k < MAX_SEPARATION_OFFSET: the 128-bit turn positions k·F keep 2^-64 turns of room.
+MAX_SEPARATION_OFFSET = 2**62
+
+#: Margin, in turns, on every computed turn position: covers the 128-bit rounding of ω/2π (k·2^-129 ≤ 2^-67),
+#: dropping the low 64 bits (< 2^-64), the float64 conversion (≤ 2^-53), the advance (L − 1)·f in float64
+#: (≤ 2^-51) and the three roundings of the arc's ends (≤ 3·2^-53): in all below 2^-49.
+TURN_MARGIN = 2.0**-46
+
+#: Relative margin on each polynomial enclosure of sin²: its Horner evaluation rounds at most 18 times on
+#: factors in [0.6, 1] with condition below 2.5 (a relative error below 2^-47), the argument π·x two more.
+POLYNOMIAL_MARGIN = 2.0**-44
+
+_U32 = 2.0**-24
+_U64 = 2.0**-53
+_MASK64 = 2**64 - 1
+
+
+def _sin_lower(y: np.ndarray) -> np.ndarray:
+    """y − y³/3! + … − y¹⁵/15! ≤ sin y on [0, π/2] (alternating series with decreasing terms, cut after a
+    negative one), in Horner form."""
+    z = y * y
+    w = 1 - z / 210
+    for divisor in (156, 110, 72, 42, 20, 6):
+        w = 1 - (z / divisor) * w
+    return y * w
+
+
+def _sin_upper(y: np.ndarray) -> np.ndarray:
+    """y − y³/3! + … + y¹⁷/17! ≥ sin y on [0, π/2] (cut after a positive term), in Horner form."""
+    z = y * y
+    w = 1 - z / 272
+    for divisor in (210, 156, 110, 72, 42, 20, 6):
+        w = 1 - (z / divisor) * w
+    return y * w
+
+
+#: Added to upper and taken from lower enclosures: covers underflow, where relative margins do not hold.
+_TINY = 2.0**-990
+
+
+def chord_lower(distance: np.ndarray) -> np.ndarray:
+    """A lower bound on 2(1 − cos 2πx) = 4 sin²(πx) for x at turn distance `distance` ∈ [0, ½] from an
+    integer, computed from IEEE float64 operations alone (no library sine)."""
+    y = np.minimum(distance, 0.5) * (np.pi * (1 - 4 * _U64))
+    s = _sin_lower(y)
+    return np.maximum(4 * (s * s) * (1 - POLYNOMIAL_MARGIN) - _TINY, 0.0)
+
+
+def chord_upper(distance: np.ndarray) -> np.ndarray:
+    """An upper bound on 4 sin²(πx) for x at turn distance `distance` ∈ [0, ½] from an integer (≤ 4)."""
+    y = np.minimum(distance, 0.5) * (np.pi * (1 + 4 * _U64))
+    s = _sin_upper(y)
+    return np.minimum(4 * (s * s) * (1 + POLYNOMIAL_MARGIN) + _TINY, 4.0)
+
+
+def arc_lower_bounds(turns: np.ndarray, advance: np.ndarray) -> np.ndarray:
+    """Per frequency, a lower bound on 4 sin²(πx) over the arc x ∈ [t, t + a] of turns (t ∈ [0, 1), a ≥ 0),
+    widened by TURN_MARGIN at both ends: 0 when the arc may hold an integer, else the chord at the end nearer
+    to one (4 sin²(πx) rises with the distance from the nearest integer)."""
+    low = turns - TURN_MARGIN
+    high = turns + advance + TURN_MARGIN
+    inside = (low > 0) & (high < 1)
+    return np.where(inside, chord_lower(np.where(inside, np.minimum(low, 1 - high), 0.0)), 0.0)
+
+
+def point_upper_bounds(turns: np.ndarray) -> np.ndarray:
+    """Per frequency, an upper bound on 4 sin²(πt) at the turn position t ∈ [0, 1) (within TURN_MARGIN)."""
+    return chord_upper(np.minimum(turns, 1 - turns) + TURN_MARGIN)
+
+
+def sum_lower(terms: np.ndarray) -> np.ndarray:
+    """A lower bound on the exact sum of each row of non-negative float64 terms (any summation order)."""
+    return terms.sum(axis=-1) * (1 - (terms.shape[-1] + 2) * 2 * _U64)
+
+
+def sum_upper(terms: np.ndarray) -> np.ndarray:
+    """An upper bound on the exact sum of each row of non-negative float64 terms (any summation order)."""
+    return terms.sum(axis=-1) * (1 + (terms.shape[-1] + 2) * 2 * _U64)
+
+
+def screen_error_bound(pairs: int) -> float:
+    """Bound on |Ŝ − S| for S(a ± b) = d − 2(X ± Y), X = Σ_i cos bω_i cos aω_i and Y = Σ_i sin bω_i sin aω_i,
+    with the four factors rounded to float32 (each within η = 2^-24 of the truth, given float64 values within
+    2^-30), X and Y each summed in float32 in any order (γ_n·Σ|products|), X ± Y rounded to float32
+    (≤ 2^-24·n)
+    and d − 2x in float64: 2(n(4η + 2η²) + γ_n·n(1 + η)² + 2^-24·n) + 4n·2^-53 (n = `pairs`)."""
+    eta = _U32
+    gamma = pairs * _U32 / (1 - pairs * _U32)
+    return (
+        2 * (pairs * (4 * eta + 2 * eta * eta) + gamma * pairs * (1 + eta) ** 2 + _U32 * pairs)
+        + 4 * pairs * _U64
+    )
+
+
+@dataclass(frozen=True)
+class TurnTable:
+    """F_i = round(2^128·ω_i/2π) (d/2 frequencies) and the float64 turn rates f_i = F_i/2^128; the turn
+    position of offset k is k·F_i mod 2^128, kept as two uint64 words (hi, lo)."""
+
+    fixed: tuple[int, ...]
+    rates: np.ndarray
+
+    @classmethod
+    def of(cls, encoding: Sinusoidal) -> TurnTable:
+        """The table for an even-d encoding, from its frequencies at FIXED_POINT_DPS digits."""
+        import mpmath
+
+        omegas = encoding.frequencies_mp(FIXED_POINT_DPS)[: encoding.d // 2]
+        with mpmath.workdps(FIXED_POINT_DPS):
+            fixed = tuple(
+                int(mpmath.nint(mpmath.frac(omega / (2 * mpmath.pi)) * mpmath.mpf(2) ** 128)) % 2**128
+                for omega in omegas
+            )
+        return cls(fixed, np.array([value / 2**128 for value in fixed]))
+
+    def at(self, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """The turn positions of one offset, exactly (k·F_i mod 2^128), as (hi, lo) words."""
+        values = [(offset * value) % 2**128 for value in self.fixed]
+        return (
+            np.array([v >> 64 for v in values], dtype=np.uint64),
+            np.array([v & _MASK64 for v in values], dtype=np.uint64),
+        )
+
+    def steps(self, step: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The turn positions of 0, step, 2·step, …, (count − 1)·step: shape (count, d/2), by exact 128-bit
+        additions."""
+        hi = np.zeros((count, len(self.fixed)), dtype=np.uint64)
+        lo = np.zeros_like(hi)
+        one_hi, one_lo = self.at(step)
+        for j in range(1, count):
+            hi[j], lo[j] = add_turns(hi[j - 1], lo[j - 1], one_hi, one_lo)
+        return hi, lo
+
+
+def add_turns(
+    hi: np.ndarray, lo: np.ndarray, other_hi: np.ndarray, other_lo: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(hi, lo) + (other_hi, other_lo) modulo 2^128, broadcasting: the turn position of a sum of offsets."""
+    low = lo + other_lo
+    return hi + other_hi + (low < lo).astype(np.uint64), low
+
+
+def turns_float(hi: np.ndarray) -> np.ndarray:
+    """The turn fraction hi·2^-64 ∈ [0, 1) in float64 (the low word adds less than 2^-64)."""
+    return hi.astype(np.float64) * 2.0**-64
+
+
+class InconsistentEnclosures(ArithmeticError):
+    """Every offset was excluded, so some bound exceeded a value it was meant to bound."""
+
+
+@dataclass(frozen=True)
+class ChordBounds:
+    """The enclosures the certified search relies on; a twin that overstates one must be caught
+    (`audit_separation`)."""
+
+    def interval(self, turns: np.ndarray, advance: np.ndarray) -> np.ndarray:
+        """Per frequency, a lower bound on 4 sin²(πx) over the arc [turns, turns + advance]."""
+        return arc_lower_bounds(turns, advance)
+
+    def point_upper(self, turns: np.ndarray) -> np.ndarray:
+        """Per frequency, an upper bound on 4 sin²(πt) at the turn position."""
+        return point_upper_bounds(turns)
+
+    def screen_error(self, pairs: int) -> float:
+        """The bound on the float32 block product's error in S (`screen_error_bound`)."""
+        return screen_error_bound(pairs)
+
+
+CHORD_BOUNDS = ChordBounds()
+
+#: Frequencies added to the interval bounds at a time; intervals are dropped as soon as the partial bound
+#: exceeds the attained value (every term is non-negative).
+_COLUMN_BLOCK = 8
+
+#: Turn positions held at once (frontier intervals × d/2); sets the search's memory (`separation_memory`).
+_FRONTIER_ENTRIES = 2**21
+
+
+@dataclass(frozen=True)
+class Separation:
+    """min over from_offset ≤ k < max_offset of ‖PE(p + k) − PE(p)‖ for every p, with its certificate.
+
+    `minimum` is √S at the argmin, a ball at `prec` bits; `argmin_offsets` are the offsets whose balls
+    overlap it (one: the minimiser is decided, `certified`). Every other offset in the range has
+    distance at least √`next_squared` (S units, a certified float lower bound). Offsets were excluded
+    `by_bounds` (inside intervals whose arc bound exceeds an attained value), `by_screen` (one by one, by the
+    float32 block product and its error bound), `by_points` (by single-offset enclosures) or at 50 digits
+    (`candidates` evaluated in arb); `seconds` says how long each phase took.
+    """
+
+    d: int
+    base: str
+    from_offset: int
+    max_offset: int
+    minimum: flint.arb
+    argmin_offsets: tuple[int, ...]
+    next_squared: float
+    by_bounds: int
+    by_screen: int
+    by_points: int
+    candidates: int
+    seconds: dict[str, float]
+    pruned: tuple[tuple[int, int, float], ...] = ()
+
+    @property
+    def certified(self) -> bool:
+        """The minimiser is decided: one offset's ball lies below every other offset's bound."""
+        return len(self.argmin_offsets) == 1
+
+    @property
+    def next_lower_bound(self) -> Fraction:
+        """A rigorous lower bound on the distance at every offset of the range other than `argmin_offsets`."""
+        return Fraction(math.sqrt(max(self.next_squared, 0.0)) * (1 - 4 * _U64))
+
+    @property
+    def lower_bound(self) -> Fraction:
+        """A rigorous lower bound on the distance at every offset of the range (the ball's lower end)."""
+        return max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0))
+
+
+def _ball_value(exact: flint.arb) -> Fraction:
+    mantissa, exponent = exact.man_exp()
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+def decimal_floor(value: Fraction, digits: int) -> str:
+    """`value` ≥ 0 rounded down to `digits` significant decimal digits, as a plain decimal string."""
+    if value <= 0:
+        return "0"
+    exponent = math.floor(math.log10(value.numerator) - math.log10(value.denominator))
+    while Fraction(10) ** exponent > value:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    shift = digits - 1 - exponent
+    scaled = math.floor(value * Fraction(10) ** shift)
+    text = str(scaled)
+    if shift <= 0:
+        return text + "0" * -shift
+    text = text.rjust(shift + 1, "0")
+    return f"{text[:-shift]}.{text[-shift:]}"
+
+
+def separation_memory(d: int, leaf: int = 1024) -> int:
+    """Bytes the certified search holds at most for dimension d (estimated before anything is allocated):
+    the frontier's turn words and float temporaries, the leaf table of turn positions and the float32
+    block product's factors."""
+    n = d // 2
+    frontier = _FRONTIER_ENTRIES * (16 + 40)
+    leaf_table = leaf * n * 16
+    block = leaf * 2 * n * 4 + 2 * n * (_FRONTIER_ENTRIES // leaf) * 12 + _FRONTIER_ENTRIES * 24
+    return frontier + leaf_table + block
+
+
+class _Search:
+    """The state of one branch and bound: the best attained upper bound on min S, the surviving single
+    offsets and the tallies of what was excluded how."""
+
+    def __init__(
+        self, encoding: Sinusoidal, first: int, stop: int, bounds: ChordBounds, leaf: int, record: bool
+    ) -> None:
+        self.table = TurnTable.of(encoding)
+        self.n = encoding.d // 2
+        self.first, self.stop, self.bounds, self.leaf, self.record = first, stop, bounds, leaf, record
+        self.best = math.inf
+        self.next_squared = math.inf
+        self.by_bounds = self.by_screen = self.by_points = 0
+        self.survivors: dict[int, float] = {}
+        self.pruned: list[tuple[int, int, float]] = []
+        self.half = -(-leaf // 2)
+        sin_b, cos_b = sin_cos_at_integers(np.arange(self.half + 1), encoding.frequencies_mp(FIXED_POINT_DPS))
+        self.cos_b, self.sin_b = cos_b.astype(np.float32), sin_b.astype(np.float32)
+        self.half_hi, self.half_lo = self.table.at(self.half)
+        self.leaf_hi, self.leaf_lo = self.table.steps(1, leaf)
+        self.screen_error = bounds.screen_error(self.n)
+        self.seconds = {"bounds": 0.0, "screen": 0.0, "points": 0.0}
+
+    def lengths(self, starts: np.ndarray, length: int) -> np.ndarray:
+        return np.minimum(length, self.stop - starts)
+
+    def attain(self, hi: np.ndarray) -> None:
+        """Lower `best` to the upper bounds of S at the offsets whose turn positions are the rows of hi."""
+        if hi.shape[0]:
+            self.best = min(self.best, float(sum_upper(self.bounds.point_upper(turns_float(hi))).min()))
+
+    def bound_columns(self, length: int) -> np.ndarray | None:
+        """The frequencies whose arc over `length` offsets is shorter than a turn, slowest first; None when
+        even 4 for each of them could not exceed `best` (nothing could be pruned)."""
+        slow = np.flatnonzero((length - 1) * self.table.rates + 2 * TURN_MARGIN < 1)[::-1]
+        return None if 4 * slow.size * (1 + POLYNOMIAL_MARGIN) <= self.best else slow
+
+    def prune(self, starts: np.ndarray, hi: np.ndarray, length: int, columns: np.ndarray) -> np.ndarray:
+        """Which intervals [start, start + length) have an arc bound not above `best`, with `hi` the turn
+        words of `columns` only; the rest are excluded, counted and, if recording, kept."""
+        started = time.perf_counter()
+        lengths = self.lengths(starts, length)
+        lower = np.zeros(starts.size)
+        alive = np.arange(starts.size)
+        for block in range(0, columns.size, _COLUMN_BLOCK):
+            part = slice(block, block + _COLUMN_BLOCK)
+            advance = (lengths[alive] - 1)[:, None] * self.table.rates[columns[part]][None, :]
+            terms = self.bounds.interval(turns_float(hi[alive, part]), advance)
+            lower[alive] += terms.sum(-1)
+            factor = 1 - (min(block + _COLUMN_BLOCK, columns.size) + 2) * 2 * _U64
+            alive = alive[lower[alive] * factor <= self.best]
+            if not alive.size:
+                break
+        lower *= 1 - (columns.size + 2) * 2 * _U64
+        keep = np.zeros(starts.size, dtype=bool)
+        keep[alive] = True
+        gone = ~keep
+        if gone.any():
+            self.by_bounds += int(lengths[gone].sum())
+            self.next_squared = min(self.next_squared, float(lower[gone].min()))
+            if self.record:
+                self._keep(starts[gone], lengths[gone], lower[gone])
+            self._done(int(lengths[gone].sum()))
+        self.seconds["bounds"] += time.perf_counter() - started
+        return keep
+
+    def points(self, offsets: np.ndarray, hi: np.ndarray) -> None:
+        """Single offsets with their turn positions: enclose S, lower `best`, keep those that may attain
+        it."""
+        if not offsets.size:
+            return
+        turns = turns_float(hi)
+        upper = sum_upper(self.bounds.point_upper(turns))
+        lower = sum_lower(self.bounds.interval(turns, np.zeros_like(turns)))
+        self.best = min(self.best, float(upper.min()))
+        keep = lower <= self.best
+        self.by_points += int(np.count_nonzero(~keep))
+        if (~keep).any():
+            self.next_squared = min(self.next_squared, float(lower[~keep].min()))
+            if self.record:
+                self._keep(offsets[~keep], 1, lower[~keep])
+        self.survivors.update(zip(offsets[keep].tolist(), lower[keep].tolist(), strict=True))
+
+    def screen(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
+        """Leaves [s, s + leaf) around anchors a = s + h (h = ⌈leaf/2⌉): with X = Σ_i cos bω_i cos aω_i and
+        Y = Σ_i sin bω_i sin aω_i as float32 block products, S(a ± b) = d − 2(X ∓ Y) within `screen_error`.
+        The offset of least S is enclosed first, then every offset whose S less the error cannot exceed
+        `best` (X ∓ Y at or above a float32 threshold rounded down)."""
+        started = time.perf_counter()
+        anchor_hi, _ = add_turns(hi, lo, self.half_hi[None, :], self.half_lo[None, :])
+        angle = 2 * np.pi * turns_float(anchor_hi)
+        x = self.cos_b @ np.cos(angle).T.astype(np.float32)
+        y = self.sin_b @ np.sin(angle).T.astype(np.float32)
+        sums = np.vstack([(x + y)[self.half : 0 : -1], (x - y)[: self.half]])
+        del x, y
+        outside = np.arange(2 * self.half)[:, None] >= self.lengths(starts, 2 * self.half)[None, :]
+        sums[outside] = -np.inf
+        self._enclose(starts, hi, lo, np.array([np.argmax(sums)]))
+        threshold = (2 * self.n - self.screen_error - self.best) / 2
+        chosen = (sums >= np.nextafter(np.float32(threshold), np.float32(-np.inf))) & ~outside
+        within = sums.size - int(np.count_nonzero(outside))
+        kept = int(np.count_nonzero(chosen))
+        self.by_screen += within - kept
+        if kept < within:
+            nearest = float(np.max(sums, where=~chosen, initial=-np.inf))
+            self.next_squared = min(self.next_squared, 2 * self.n - 2 * nearest - self.screen_error)
+            if self.record:
+                row, column = np.nonzero(~chosen & ~outside)
+                claimed = 2 * self.n - 2 * sums[row, column].astype(np.float64) - self.screen_error
+                self._keep(starts[column] + row, 1, claimed)
+        self._enclose(starts, hi, lo, np.flatnonzero(chosen))
+        self._done(within)
+        self.seconds["screen"] += time.perf_counter() - started
+
+    def _enclose(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray) -> None:
+        within, leaf = np.divmod(flat, starts.size)
+        turn_hi, _ = add_turns(hi[leaf], lo[leaf], self.leaf_hi[within], self.leaf_lo[within])
+        self.points(starts[leaf] + within, turn_hi)
+
+    def search(self, branching: int, on_progress: Callable[[int], None] | None) -> None:
+        """Cover [first, stop) by one root interval of leaf·branching^m offsets and refine it depth first in
+        pieces: children inherit exact turn positions by 128-bit additions (first on the frequencies their
+        bound reads, then, for those not pruned, on all), intervals are pruned by their arc bound, leaves
+        are screened."""
+        self.branching, self.on_progress = branching, on_progress
+        root = self.leaf
+        while root < self.stop - self.first:
+            root *= branching
+        hi, lo = self.table.at(self.first)
+        self.attain(hi[None, :])
+        self._refine(np.array([self.first], dtype=np.int64), hi[None, :], lo[None, :], root)
+
+    def _keep(self, starts: np.ndarray, lengths: np.ndarray | int, lower: np.ndarray) -> None:
+        """Record excluded intervals [start, start + length) with the bound that excluded them."""
+        lengths = np.broadcast_to(lengths, starts.shape)
+        self.pruned.extend(zip(starts.tolist(), lengths.tolist(), lower.tolist(), strict=True))
+
+    def _done(self, offsets: int) -> None:
+        if self.on_progress is not None and offsets:
+            self.on_progress(offsets)
+
+    def _refine(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, length: int) -> None:
+        if length <= self.leaf:
+            chunk = max(1, _FRONTIER_ENTRIES * 4 // self.leaf)
+            for first in range(0, starts.size, chunk):
+                part = slice(first, first + chunk)
+                self.screen(starts[part], hi[part], lo[part])
+            return
+        child = length // self.branching
+        step_hi, step_lo = self.table.steps(child, self.branching)
+        piece = max(1, _FRONTIER_ENTRIES // (self.n * self.branching))
+        for first in range(0, starts.size, piece):
+            columns = self.bound_columns(child)
+            parent = np.repeat(np.arange(first, min(first + piece, starts.size)), self.branching)
+            step = np.tile(np.arange(self.branching), parent.size // self.branching)
+            kids = starts[parent] + child * step
+            inside = kids < self.stop
+            parent, step, kids = parent[inside], step[inside], kids[inside]
+            if columns is not None:
+                kid_hi, _ = add_turns(
+                    hi[parent[:, None], columns],
+                    lo[parent[:, None], columns],
+                    step_hi[step[:, None], columns],
+                    step_lo[step[:, None], columns],
+                )
+                keep = self.prune(kids, kid_hi, child, columns)
+                parent, step, kids = parent[keep], step[keep], kids[keep]
+            kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
+            if columns is not None:
+                self.attain(kid_hi[:4])
+            self._refine(kids, kid_hi, kid_lo, child)
+
+
+def certified_separation(
+    encoding: Sinusoidal,
+    max_offset: int,
+    from_offset: int = 1,
+    *,
+    bounds: ChordBounds = CHORD_BOUNDS,
+    leaf: int = 4096,
+    branching: int = 16,
+    digits: int = 50,
+    record: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> Separation:
+    """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
+    offsets attaining it, and a rigorous lower bound for every offset of the range.
+
+    Turn positions k·ω_i/2π are exact 128-bit fixed point (k·F_i mod 2^128), with TURN_MARGIN for every
+    rounding after; per frequency, 4 sin²(πx) is enclosed by Taylor polynomials evaluated in IEEE float64
+    (`chord_lower`, `chord_upper`: no library sine), sums by `sum_lower`/`sum_upper`. Intervals whose arc
+    bound exceeds an attained upper bound are excluded; leaves of `leaf` offsets are screened by a float32
+    block product with the bound `screen_error_bound` (which assumes numpy's float64 sin and cos within
+    2^-30); what survives is enclosed offset by offset, and the last candidates are evaluated in arb at
+    enough bits for `digits` digits. `on_progress(offsets)` is called as each root block is done;
+    `record` keeps every excluded interval (for `audit_separation`).
+    """
+    d = require_even_dimension(encoding.d)
+    from_offset = require_positive_int(from_offset, "from_offset")
+    max_offset = require_positive_int(max_offset, "max_offset")
+    if not from_offset < max_offset <= MAX_SEPARATION_OFFSET:
+        raise ValueError(
+            f"offsets must satisfy 1 ≤ from_offset < max_offset ≤ 2^62, got from_offset = {from_offset} and "
+            f"max_offset = {max_offset}"
+        )
+    leaf = require_positive_int(leaf, "leaf")
+    if leaf % 2:
+        raise ValueError(f"leaf must be even (two halves around an anchor), got {leaf}")
+    branching = require_positive_int(branching, "branching")
+    if branching < 2:
+        raise ValueError(f"branching must be at least 2, got {branching}")
+    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record)
+    search.search(branching, on_progress)
+    started = time.perf_counter()
+    minimum, argmin, others, evaluated = _decide(encoding, search, digits)
+    search.seconds["points"] = time.perf_counter() - started
+    return Separation(
+        d,
+        str(encoding.base),
+        from_offset,
+        max_offset,
+        minimum,
+        argmin,
+        min(search.next_squared, others),
+        search.by_bounds,
+        search.by_screen,
+        search.by_points + len(search.survivors) - evaluated,
+        evaluated,
+        dict(search.seconds),
+        tuple(search.pruned),
+    )
+
+
+def squared_distance_ball(encoding: Sinusoidal, offset: int, prec: int) -> flint.arb:
+    """S(k) = Σ_i 4 sin²(kω_i/2) as a ball at `prec` bits, ω_i = base^(−2i/d) from the exact rational base."""
+    base = Fraction(str(encoding.base))
+    with flint.ctx.workprec(prec):
+        log_base = flint.arb(flint.fmpq(base.numerator, base.denominator)).log()
+        total = flint.arb(0)
+        for i in range(encoding.d // 2):
+            half_angle = offset * (log_base * flint.arb(flint.fmpq(-2 * i, encoding.d))).exp() / 2
+            total += 4 * half_angle.sin() ** 2
+        return total
+
+
+def _decide(
+    encoding: Sinusoidal, search: _Search, digits: int
+) -> tuple[flint.arb, tuple[int, ...], float, int]:
+    """Evaluate the surviving offsets in arb, least lower bound first, until the next bound exceeds the best
+    ball: the minimum, the offsets whose balls overlap it, the least bound among the rest (S units) and how
+    many were evaluated."""
+    ranked = sorted((lower, k) for k, lower in search.survivors.items() if lower <= search.best)
+    others = min((lower for lower in search.survivors.values() if lower > search.best), default=math.inf)
+    prec = 64 + max(search.stop, 2).bit_length() + math.ceil(digits * 3.33)
+    balls: dict[int, flint.arb] = {}
+    for lower, k in ranked:
+        if balls and lower > float(min(balls.values(), key=lambda b: float(b.mid())).upper().mid()):
+            others = min(others, lower)
+            break
+        balls[k] = squared_distance_ball(encoding, k, prec)
+    if not balls:
+        raise InconsistentEnclosures("no offset survived the search: an enclosure overstates")
+    least = min(balls, key=lambda k: float(balls[k].mid()))
+    argmin = tuple(sorted(k for k, ball in balls.items() if ball.overlaps(balls[least])))
+    for k, ball in balls.items():
+        if k not in argmin:
+            others = min(others, float(ball.lower().mid()) * (1 - 4 * _U64))
+    with flint.ctx.workprec(prec):
+        minimum = balls[least].sqrt()
+    return minimum, argmin, others, len(balls)
+
+
+@dataclass(frozen=True)
+class SeparationAudit:
+    """A certified search against brute force on a small range: `overstated` lists the excluded intervals
+    (start, length, bound), screened and enclosed single offsets included, whose bound exceeds the least
+    float64 S over them by more than its error bound; `agrees` says both found the same minimiser.
+    `separation` is None when the search found its own enclosures inconsistent (`failure` says how)."""
+
+    separation: Separation | None
+    brute_force_offset: int
+    overstated: tuple[tuple[int, int, float], ...]
+    failure: str | None = None
+
+    @property
+    def agrees(self) -> bool:
+        return self.separation is not None and self.separation.argmin_offsets == (self.brute_force_offset,)
+
+    @property
+    def holds(self) -> bool:
+        return self.agrees and not self.overstated
+
+
+def audit_separation(
+    encoding: Sinusoidal,
+    max_offset: int,
+    from_offset: int = 1,
+    *,
+    bounds: ChordBounds = CHORD_BOUNDS,
+    leaf: int = 16,
+    branching: int = 4,
+) -> SeparationAudit:
+    """Run `certified_separation` with `bounds` (small leaves, so that intervals are pruned) and check it
+    against every offset of the range: float64 S(k) with `offset_error_bound`, the minimiser re-ranked at
+    50 digits (`near_collision.nearest_vector_offsets`). For ranges brute force can do (K < 2^24)."""
+    if max_offset >= 2**24:
+        raise ValueError(f"the audit computes every offset: max_offset must be below 2^24, got {max_offset}")
+    nearest = nearest_vector_offsets(encoding, max_offset, count=1, min_offset=from_offset)
+    try:
+        found = certified_separation(
+            encoding, max_offset, from_offset, bounds=bounds, leaf=leaf, branching=branching, record=True
+        )
+    except InconsistentEnclosures as exc:
+        return SeparationAudit(None, nearest.repeats[0].offset, (), str(exc))
+    squared = offset_squared_distances(max_offset, encoding.frequencies_mp(FIXED_POINT_DPS))
+    error = offset_error_bound(encoding.d)
+    overstated = tuple(
+        (start, length, bound)
+        for start, length, bound in found.pruned
+        if bound > float(squared[start : start + length].min()) + error
+    )
+    return SeparationAudit(found, nearest.repeats[0].offset, overstated)

@@ -1,0 +1,232 @@
+"""Certified separation over a range of offsets: the enclosures against mpmath, the 128-bit turn positions
+against exact integers, the search against brute force, twins whose bounds overstate caught, the command."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pe_verify import cli
+from pe_verify.properties.near_collision import offset_squared_distance_mp
+from pe_verify.properties.separation import (
+    ChordBounds,
+    TurnTable,
+    add_turns,
+    arc_lower_bounds,
+    audit_separation,
+    certified_separation,
+    chord_lower,
+    chord_upper,
+    decimal_floor,
+    point_upper_bounds,
+    screen_error_bound,
+    squared_distance_ball,
+)
+from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal, sin_cos_at_integers
+
+
+def _chord(x: float) -> mpmath.mpf:
+    with mpmath.workdps(40):
+        return 4 * mpmath.sin(mpmath.pi * mpmath.mpf(x)) ** 2
+
+
+@given(st.floats(0, 0.5))
+def test_the_chord_enclosures_hold_and_are_tight(x: float) -> None:
+    low, high = float(chord_lower(np.array([x]))[0]), float(chord_upper(np.array([x]))[0])
+    true = _chord(x)
+    assert low <= true <= high
+    assert high - low <= 1e-9 * true + 1e-297
+
+
+@given(st.floats(0, 1, exclude_max=True), st.floats(0, 1))
+def test_the_arc_bound_is_below_the_chord_everywhere_on_the_arc(turn: float, advance: float) -> None:
+    bound = float(arc_lower_bounds(np.array([turn]), np.array([advance]))[0])
+    for x in np.linspace(turn, turn + advance, 33):
+        assert bound <= _chord(float(x))
+    assert bound <= _chord(turn) and bound <= _chord(turn + advance)
+
+
+def test_the_arc_bound_is_zero_only_when_the_arc_may_reach_an_integer() -> None:
+    bounds = arc_lower_bounds(np.array([0.1, 0.9, 0.5, 0.0]), np.array([0.2, 0.2, 0.0, 0.1]))
+    assert bounds[0] > 0.38 and bounds[1] == 0 and bounds[2] > 3.99 and bounds[3] == 0
+
+
+@given(st.floats(0, 1, exclude_max=True))
+def test_the_point_upper_bound_holds(turn: float) -> None:
+    assert _chord(turn) <= float(point_upper_bounds(np.array([turn]))[0])
+
+
+@given(st.integers(0, 2**62 - 1), st.integers(0, 2**62 - 1))
+def test_turn_positions_are_exact_128_bit_products_and_add(first: int, second: int) -> None:
+    table = TurnTable.of(Sinusoidal(8, "10000"))
+    hi, lo = table.at(first)
+    assert [(int(h) << 64) | int(w) for h, w in zip(hi, lo, strict=True)] == [
+        first * f % 2**128 for f in table.fixed
+    ]
+    total_hi, total_lo = add_turns(hi, lo, *table.at(second))
+    expected_hi, expected_lo = table.at(first + second)
+    assert np.array_equal(total_hi, expected_hi) and np.array_equal(total_lo, expected_lo)
+
+
+def test_turn_rates_are_the_frequencies_over_two_pi() -> None:
+    encoding = Sinusoidal(16, "10000")
+    table = TurnTable.of(encoding)
+    with mpmath.workdps(FIXED_POINT_DPS):
+        for rate, omega in zip(table.rates, encoding.frequencies_mp(FIXED_POINT_DPS), strict=True):
+            assert abs(rate - float(omega / (2 * mpmath.pi))) <= 1e-16 * rate
+    steps_hi, steps_lo = table.steps(1000, 5)
+    assert np.array_equal(steps_hi[3], table.at(3000)[0]) and np.array_equal(steps_lo[3], table.at(3000)[1])
+
+
+def test_the_float32_screen_stays_within_its_error_bound() -> None:
+    encoding = Sinusoidal(512, "10000")
+    omegas = encoding.frequencies_mp(FIXED_POINT_DPS)
+    anchors = np.random.default_rng(7).integers(2**20, 2**31, size=64)
+    sin_b, cos_b = sin_cos_at_integers(np.arange(65), omegas)
+    sin_a, cos_a = sin_cos_at_integers(anchors, omegas)
+    x = cos_b.astype(np.float32) @ cos_a.T.astype(np.float32)
+    y = sin_b.astype(np.float32) @ sin_a.T.astype(np.float32)
+    screened = 512 - 2 * (x - y).astype(np.float64)
+    exact = 512 - 2 * (cos_b @ cos_a.T - sin_b @ sin_a.T)
+    error = float(np.abs(screened - exact).max())
+    assert 0 < error <= screen_error_bound(256) < 0.05
+
+
+@pytest.mark.parametrize(
+    ("d", "max_offset", "from_offset"),
+    [(2, 5000, 1), (6, 100000, 3000), (8, 50000, 1), (64, 200000, 10000), (64, 30001, 29990)],
+)
+def test_the_search_agrees_with_brute_force_and_no_bound_overstates(
+    d: int, max_offset: int, from_offset: int
+) -> None:
+    audit = audit_separation(Sinusoidal(d, "10000"), max_offset, from_offset)
+    assert audit.holds, (audit.brute_force_offset, audit.overstated[:3], audit.failure)
+    found = audit.separation
+    assert found.by_bounds + found.by_screen + found.by_points + found.candidates >= max_offset - from_offset
+    with mpmath.workdps(60):
+        omegas = Sinusoidal(d, "10000").frequencies_mp(60)
+        least = mpmath.sqrt(offset_squared_distance_mp(found.argmin_offsets[0], omegas))
+        assert abs(least - mpmath.mpf(found.minimum.str(55, radius=False))) < mpmath.mpf(10) ** -45
+
+
+def test_the_default_leaves_agree_with_brute_force_on_an_unaligned_range() -> None:
+    audit = audit_separation(Sinusoidal(32, "10000"), 3 * 4096 + 77, 5, leaf=4096, branching=16)
+    assert audit.holds and audit.separation.by_screen > 0
+
+
+class OverstatedArcs(ChordBounds):
+    """Bounds over intervals of more than one offset are 30 % too large."""
+
+    def interval(self, turns: np.ndarray, advance: np.ndarray) -> np.ndarray:
+        return super().interval(turns, advance) * np.where(advance > 0, 1.3, 1.0)
+
+
+class OverconfidentScreen(ChordBounds):
+    """The float32 screen claims values one unit higher than it computed."""
+
+    def screen_error(self, pairs: int) -> float:
+        return -1.0
+
+
+class UnderstatedPoints(ChordBounds):
+    """Upper bounds at single offsets are 10 % too small."""
+
+    def point_upper(self, turns: np.ndarray) -> np.ndarray:
+        return super().point_upper(turns) * 0.9
+
+
+@pytest.mark.parametrize("twin", [OverstatedArcs(), OverconfidentScreen(), UnderstatedPoints()])
+@pytest.mark.parametrize(("d", "max_offset", "from_offset"), [(6, 100000, 3000), (64, 200000, 10000)])
+def test_a_bound_that_overstates_is_caught_by_brute_force(
+    twin: ChordBounds, d: int, max_offset: int, from_offset: int
+) -> None:
+    assert not audit_separation(Sinusoidal(d, "10000"), max_offset, from_offset, bounds=twin).holds
+
+
+def test_the_audit_refuses_ranges_brute_force_cannot_do() -> None:
+    with pytest.raises(ValueError, match="below 2\\^24"):
+        audit_separation(Sinusoidal(8, "10000"), 2**24)
+
+
+def test_at_d_512_the_unit_step_is_the_nearest_offset_below_2_to_the_24() -> None:
+    found = certified_separation(Sinusoidal(512, "10000"), 2**24)
+    assert found.certified and found.argmin_offsets == (1,)
+    assert found.by_bounds > 0.99 * 2**24
+    assert found.next_lower_bound > found.lower_bound
+
+
+def test_the_ball_of_an_offset_matches_mpmath_for_a_decimal_base() -> None:
+    encoding = Sinusoidal(10, "12.5")
+    ball = squared_distance_ball(encoding, 12345, 220)
+    with mpmath.workdps(60):
+        expected = offset_squared_distance_mp(12345, encoding.frequencies_mp(60))
+        assert abs(mpmath.mpf(ball.str(55, radius=False)) - expected) < mpmath.mpf(10) ** -50
+
+
+def test_decimal_floor_rounds_down() -> None:
+    assert decimal_floor(Fraction(2, 3), 5) == "0.66666"
+    assert decimal_floor(Fraction(123456), 3) == "123000"
+    assert decimal_floor(Fraction(1, 1000), 2) == "0.0010"
+    assert decimal_floor(Fraction(0), 4) == "0"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_offset": 10, "from_offset": 10}, "from_offset < max_offset"),
+        ({"max_offset": 2**62 + 1}, "2\\^62"),
+        ({"max_offset": 100, "leaf": 7}, "even"),
+        ({"max_offset": 100, "branching": 1}, "at least 2"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        certified_separation(Sinusoidal(8, "10000"), **kwargs)
+
+
+def test_odd_d_is_refused() -> None:
+    with pytest.raises(ValueError, match="even"):
+        certified_separation(Sinusoidal(7, "10000"), 100)
+
+
+def test_the_command_prints_the_certified_minimum_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["separation", "--d", "6", "--max-offset", "1e6", "--from-offset", "3000", "--json"]
+    assert cli.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["argmin_offsets"] == [428708] and report["certified"] is True
+    assert report["minimum_distance"].startswith("0.0228243414991472745890")
+    assert len(report["minimum_distance"].replace("0.0", "", 1).lstrip("0")) == 50
+    assert Fraction(report["lower_bound"]) <= Fraction(report["minimum_distance"])
+    assert Fraction(report["next_lower_bound"]) > Fraction(report["minimum_distance"])
+    assert sum(report["decided"].values()) >= 10**6 - 3000
+    assert {"d", "base", "from_offset", "max_offset", "seconds"} <= report.keys()
+
+
+def test_the_command_prints_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["separation", "--d", "512", "--max-offset", "1e6", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "minimum 3.71427036512880388161872770675875581982658514421" in out and "k = 1 (certified)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--d", "7", "--max-offset", "100"], "even"),
+        (["--d", "8", "--max-offset", "100", "--from-offset", "100"], "from-offset < max-offset"),
+        (["--d", "8", "--max-offset", "100", "--base", "4/3"], "finite decimal"),
+        (["--d", "8", "--max-offset", "100", "--base", "1"], "greater than 1"),
+        (["--d", "4096", "--max-offset", "100", "--max-memory", "0.01"], "raise --max-memory"),
+    ],
+)
+def test_bad_command_settings_are_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["separation", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
