@@ -431,9 +431,12 @@ class _Search:
         slow = np.flatnonzero((length - 1) * self.table.rates + 2 * TURN_MARGIN < 1)[::-1]
         return None if 4 * slow.size * (1 + POLYNOMIAL_MARGIN) <= self.best else slow
 
-    def prune(self, starts: np.ndarray, hi: np.ndarray, length: int, columns: np.ndarray) -> np.ndarray:
-        """Which intervals [start, start + length) have an arc bound not above `best`, with `hi` the turn
-        words of `columns` only; the rest are excluded, counted and, if recording, kept."""
+    def prune(
+        self, starts: np.ndarray, hi: np.ndarray, length: int, columns: np.ndarray, held: np.ndarray
+    ) -> np.ndarray:
+        """Which intervals [start, start + length) have an arc bound over the frequencies `columns` not
+        above `best`, their turn words being the columns `held` of `hi`; the rest are excluded, counted
+        and, if recording, kept."""
         started = time.perf_counter()
         lengths = self.lengths(starts, length)
         lower = np.zeros(starts.size)
@@ -441,7 +444,7 @@ class _Search:
         for block in range(0, columns.size, _COLUMN_BLOCK):
             part = slice(block, block + _COLUMN_BLOCK)
             advance = (lengths[alive] - 1)[:, None] * self.table.rates[columns[part]][None, :]
-            terms = self.bounds.interval(turns_float(hi[alive, part]), advance)
+            terms = self.bounds.interval(turns_float(hi[alive[:, None], held[part][None, :]]), advance)
             lower[alive] += terms.sum(-1)
             factor = 1 - (min(block + _COLUMN_BLOCK, columns.size) + 2) * 2 * _U64
             alive = alive[lower[alive] * factor <= self.best]
@@ -552,17 +555,23 @@ class _Search:
             kids = starts[parent] + child * step
             inside = kids < self.stop
             parent, step, kids = parent[inside], step[inside], kids[inside]
-            if columns is not None:
-                kid_hi, _ = add_turns(
+            if columns is None:
+                kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
+            elif 2 * columns.size >= self.n:
+                kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
+                keep = self.prune(kids, kid_hi, child, columns, columns)
+                kids, kid_hi, kid_lo = kids[keep], kid_hi[keep], kid_lo[keep]
+                self.attain(kid_hi[:4])
+            else:
+                few_hi, _ = add_turns(
                     hi[parent[:, None], columns],
                     lo[parent[:, None], columns],
                     step_hi[step[:, None], columns],
                     step_lo[step[:, None], columns],
                 )
-                keep = self.prune(kids, kid_hi, child, columns)
+                keep = self.prune(kids, few_hi, child, columns, np.arange(columns.size))
                 parent, step, kids = parent[keep], step[keep], kids[keep]
-            kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
-            if columns is not None:
+                kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
                 self.attain(kid_hi[:4])
             self._refine(kids, kid_hi, kid_lo, child)
 
