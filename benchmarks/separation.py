@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_verify.properties.near_collision import offset_squared_distances
-from pe_verify.properties.separation import certified_separation
+from pe_verify.properties.separation import beyond_longest_wavelength, certified_separation
 from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal
 
 
@@ -62,12 +62,6 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def longest_wavelength(encoding: Sinusoidal) -> int:
-    """⌈2π/ω_min⌉, the first offset beyond one turn of the slowest pair."""
-    slowest = encoding.frequencies_mp(FIXED_POINT_DPS)[encoding.d // 2 - 1]
-    return math.ceil(2 * math.pi / float(slowest))
-
-
 def brute_force(encoding: Sinusoidal, first: int, stop: int) -> tuple[int, float]:
     """The float64 minimiser of S(k) over first ≤ k < stop, and √S there."""
     squared = offset_squared_distances(stop, encoding.frequencies_mp(FIXED_POINT_DPS))[first:]
@@ -77,7 +71,7 @@ def brute_force(encoding: Sinusoidal, first: int, stop: int) -> tuple[int, float
 
 def run(target: Target, brute_offsets: int) -> None:
     encoding = Sinusoidal(target.d, target.base)
-    first = longest_wavelength(encoding) if target.far else 1
+    first = beyond_longest_wavelength(encoding) if target.far else 1
     search = {"leaf": target.leaf, "branching": target.branching}
     size = min(brute_offsets, target.max_offset)
     (brute_k, brute_distance), brute_s = timed(lambda: brute_force(encoding, first, size))

@@ -25,7 +25,7 @@ import flint
 import numpy as np
 
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
-from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
+from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers, wavelength_range
 from .validation import require_even_dimension, require_positive_int
 
 
@@ -574,6 +574,15 @@ class _Search:
                 kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
                 self.attain(kid_hi[:4])
             self._refine(kids, kid_hi, kid_lo, child)
+
+
+def beyond_longest_wavelength(encoding: Sinusoidal) -> int:
+    """⌈λ_max⌉, the first offset beyond one turn of the slowest pair (λ_max = 2π/ω_min, certified in arb)."""
+    with flint.ctx.workprec(128):
+        ceiling = wavelength_range(encoding, 128).longest.ceil()
+    if not ceiling.is_exact():
+        raise ValueError(f"the longest wavelength at d = {encoding.d} is too close to an integer to round up")
+    return int(ceiling.unique_fmpz())
 
 
 def certified_separation(

@@ -106,11 +106,10 @@ def test_nearness_is_certified_and_the_dips_are_notes_beyond_the_claim() -> None
     notes = [e for e in result.evidence if e.bearing == BEYOND_DOMAIN]
     assert len(notes) == 3 and all(e.holds and "does not claim monotonicity" in e.summary for e in notes)
     assert "3208 offsets come closer than k = 1" in notes[-1].summary and "first k = 6" in notes[-1].summary
-    nearest = [e for e in result.evidence if e.kind == CERTIFICATE and "least at k = 1 only" in e.summary]
+    nearest = [e for e in result.evidence if e.kind == CERTIFICATE and "pe-verify separation" in e.summary]
     assert len(nearest) == 1 and nearest[0].holds and nearest[0].bearing == CORROBORATES
     assert (
-        "d = 512, 1 ≤ k ≤ 200000" in nearest[0].summary
-        and "nearest other offset is k = 2" in nearest[0].summary
+        "d = 512, 1 ≤ k < 2^31: the least ‖PE(p+k) − PE(p)‖ is 3.71427036513 at k = 1," in nearest[0].summary
     )
     assert "not monotone" in result.explanation and "beyond the claim" in result.explanation
 

@@ -22,6 +22,7 @@ from pe_verify.claims.model import (
     CAVEAT,
     CITATION,
     CONDITIONS,
+    CORROBORATES,
     PROVED,
     REFUTES,
     SOUND,
@@ -242,3 +243,16 @@ def test_every_printed_pair_in_the_catalog_agrees_with_its_own_gap() -> None:
             total += count
             wrong += [f"{entry.id}: {error}" for error in errors]
     assert total >= 4 and not wrong, (total, wrong)
+
+
+def test_d3_3_gives_the_certified_least_distances_and_they_match_mpmath() -> None:
+    evidence = [e for e in catalog.assessment("D3.3").evidence if "certified for every offset" in e.summary]
+    table, far = (e.summary for e in evidence)
+    assert all(e.holds and e.bearing == CORROBORATES for e in evidence)
+    assert "d = 6: no two different positions below 2^24 are closer than 0.00952112317542" in table
+    assert "attained at offset k = 6413153" in table
+    assert "60612 ≤ k < 2^24" in far and "20.2770120239, at offset k = 16316792" in far
+    with mpmath.workdps(30):
+        omegas = Sinusoidal(6).frequencies_mp(30)
+        least = mpmath.sqrt(mpmath.fsum(4 * mpmath.sin(6413153 * w / 2) ** 2 for w in omegas))
+        assert mpmath.nstr(least, 12) == "0.00952112317542"
