@@ -17,6 +17,7 @@ from collections.abc import Callable
 import mpmath
 
 from pe_verify.properties import near_collision as nc
+from pe_verify.properties.sinusoidal import Sinusoidal
 
 
 def timed(run: Callable[[], object]) -> tuple[object, float]:
@@ -39,14 +40,14 @@ def compare(sizes: list[int], d: int) -> None:
     print(f"d = {d}, base 10000")
     print("n       naive s   offset s   ratio   same best offset  best offsets (offset scan, 50 digits)")
     for n in sizes:
-        naive, naive_s = timed(lambda n=n: nc.nearest_vector_pairs_naive(n, d, count=3))
-        fast, fast_s = timed(lambda n=n: nc.nearest_vector_offsets(n, d, count=3))
+        naive, naive_s = timed(lambda n=n: nc.nearest_vector_pairs_naive(Sinusoidal(d), n, count=3))
+        fast, fast_s = timed(lambda n=n: nc.nearest_vector_offsets(Sinusoidal(d), n, count=3))
         same = naive.repeats[0].offset == fast.repeats[0].offset
         print(f"{n:<7} {naive_s:8.3f} {fast_s:9.3f} {naive_s / fast_s:8.1f}   {same!s:>15}  {describe(fast)}")
 
 
 def target(n: int, d: int) -> None:
-    result, seconds = timed(lambda: nc.nearest_vector_offsets(n, d))
+    result, seconds = timed(lambda: nc.nearest_vector_offsets(Sinusoidal(d), n))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"n = {n}, d = {d}: offsets 1 ≤ k < n in {seconds:.2f} s, peak memory {peak:.0f} MiB")
     print(f"closest offsets ({result.evidence}, {result.candidates} re-ranked): {describe(result)}")
@@ -61,7 +62,7 @@ def offsets(n: int, count: int) -> None:
                 continue
             result, seconds = timed(
                 lambda d=d, base=base, m=min_offset: nc.nearest_vector_offsets(
-                    n, d, base, count=count, min_offset=m
+                    Sinusoidal(d, base), n, count=count, min_offset=m
                 )
             )
             print(
