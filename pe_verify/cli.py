@@ -632,7 +632,7 @@ def run_separation(args: argparse.Namespace) -> int:
             f"offsets must satisfy 1 ≤ from-offset < max-offset ≤ 2^62, got from-offset {args.from_offset} "
             f"and max-offset {args.max_offset}"
         )
-    needed = separation_memory(args.d)
+    needed = separation_memory(args.d, args.max_offset)
     if needed > args.max_memory * GIB:
         raise UsageError(
             f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} and the limit is "

@@ -383,15 +383,17 @@ def decimal_floor(value: Fraction, digits: int) -> str:
     return f"{text[:-shift]}.{text[-shift:]}"
 
 
-def separation_memory(d: int, leaf: int = 1024) -> int:
-    """Bytes the certified search holds at most for dimension d (estimated before anything is allocated):
-    the frontier's turn words and float temporaries, the leaf table of turn positions and the float32
-    block product's factors."""
+def separation_memory(d: int, max_offset: int, leaf: int = 4096, branching: int = 16) -> int:
+    """Bytes the certified search holds at most (estimated before anything is allocated): per level of the
+    tree a piece of children's turn words with their temporaries (32 bytes per entry), the leaf table of
+    turn positions, the float32 block products of one screen chunk and its anchors' factors."""
     n = d // 2
-    frontier = _FRONTIER_ENTRIES * (16 + 40)
-    leaf_table = leaf * n * 16
-    block = leaf * 2 * n * 4 + 2 * n * (_FRONTIER_ENTRIES // leaf) * 12 + _FRONTIER_ENTRIES * 24
-    return frontier + leaf_table + block
+    depth = max(1, math.ceil(math.log(max(max_offset / leaf, 1.0), branching)) + 1)
+    frontier = depth * _FRONTIER_ENTRIES * 32
+    leaf_table = leaf * n * 16 + (leaf // 2 + 1) * n * 56
+    anchors = _FRONTIER_ENTRIES * 4 // leaf
+    screen = leaf * anchors * 18 + anchors * n * 56
+    return frontier + leaf_table + screen
 
 
 class _Search:
@@ -433,10 +435,10 @@ class _Search:
 
     def prune(
         self, starts: np.ndarray, hi: np.ndarray, length: int, columns: np.ndarray, held: np.ndarray
-    ) -> np.ndarray:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Which intervals [start, start + length) have an arc bound over the frequencies `columns` not
-        above `best`, their turn words being the columns `held` of `hi`; the rest are excluded, counted
-        and, if recording, kept."""
+        above `best`, their turn words being the columns `held` of `hi`, and the (up to) four kept with
+        the least bounds; the rest are excluded, counted and, if recording, kept."""
         started = time.perf_counter()
         lengths = self.lengths(starts, length)
         lower = np.zeros(starts.size)
@@ -453,6 +455,7 @@ class _Search:
         lower *= 1 - (columns.size + 2) * 2 * _U64
         keep = np.zeros(starts.size, dtype=bool)
         keep[alive] = True
+        lowest = alive[np.argpartition(lower[alive], 3)[:4]] if alive.size > 4 else alive
         gone = ~keep
         if gone.any():
             self.by_bounds += int(lengths[gone].sum())
@@ -461,7 +464,7 @@ class _Search:
                 self._keep(starts[gone], lengths[gone], lower[gone])
             self._done(int(lengths[gone].sum()))
         self.seconds["bounds"] += time.perf_counter() - started
-        return keep
+        return keep, lowest
 
     def points(self, offsets: np.ndarray, hi: np.ndarray) -> None:
         """Single offsets with their turn positions: enclose S, lower `best`, keep those that may attain
@@ -549,31 +552,57 @@ class _Search:
         step_hi, step_lo = self.table.steps(child, self.branching)
         piece = max(1, _FRONTIER_ENTRIES // (self.n * self.branching))
         for first in range(0, starts.size, piece):
+            part = slice(first, first + piece)
             columns = self.bound_columns(child)
+            if columns is None or 2 * columns.size >= self.n:
+                kids, kid_hi, kid_lo = self._children(
+                    starts[part], hi[part], lo[part], child, step_hi, step_lo
+                )
+                if columns is not None:
+                    keep, lowest = self.prune(kids, kid_hi, child, columns, columns)
+                    self.attain(kid_hi[lowest])
+                    kids, kid_hi, kid_lo = kids[keep], kid_hi[keep], kid_lo[keep]
+                self._refine(kids, kid_hi, kid_lo, child)
+                continue
             parent = np.repeat(np.arange(first, min(first + piece, starts.size)), self.branching)
             step = np.tile(np.arange(self.branching), parent.size // self.branching)
             kids = starts[parent] + child * step
             inside = kids < self.stop
             parent, step, kids = parent[inside], step[inside], kids[inside]
-            if columns is None:
-                kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
-            elif 2 * columns.size >= self.n:
-                kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
-                keep = self.prune(kids, kid_hi, child, columns, columns)
-                kids, kid_hi, kid_lo = kids[keep], kid_hi[keep], kid_lo[keep]
-                self.attain(kid_hi[:4])
-            else:
-                few_hi, _ = add_turns(
-                    hi[parent[:, None], columns],
-                    lo[parent[:, None], columns],
-                    step_hi[step[:, None], columns],
-                    step_lo[step[:, None], columns],
-                )
-                keep = self.prune(kids, few_hi, child, columns, np.arange(columns.size))
-                parent, step, kids = parent[keep], step[keep], kids[keep]
-                kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
-                self.attain(kid_hi[:4])
+            few_hi, _ = add_turns(
+                hi[parent[:, None], columns],
+                lo[parent[:, None], columns],
+                step_hi[step[:, None], columns],
+                step_lo[step[:, None], columns],
+            )
+            keep, lowest = self.prune(kids, few_hi, child, columns, np.arange(columns.size))
+            self.attain(
+                add_turns(
+                    hi[parent[lowest]], lo[parent[lowest]], step_hi[step[lowest]], step_lo[step[lowest]]
+                )[0]
+            )
+            parent, step, kids = parent[keep], step[keep], kids[keep]
+            kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
             self._refine(kids, kid_hi, kid_lo, child)
+
+    def _children(
+        self,
+        starts: np.ndarray,
+        hi: np.ndarray,
+        lo: np.ndarray,
+        child: int,
+        step_hi: np.ndarray,
+        step_lo: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The `branching` children of each interval, step-major, with their turn words on every frequency
+        (by broadcasting, no gathers); children starting at or beyond `stop` are dropped."""
+        kid_hi, kid_lo = add_turns(hi[None], lo[None], step_hi[:, None], step_lo[:, None])
+        kids = (starts[None, :] + child * np.arange(self.branching, dtype=np.int64)[:, None]).reshape(-1)
+        kid_hi, kid_lo = kid_hi.reshape(-1, self.n), kid_lo.reshape(-1, self.n)
+        if kids.size and kids.max() >= self.stop:
+            inside = kids < self.stop
+            kids, kid_hi, kid_lo = kids[inside], kid_hi[inside], kid_lo[inside]
+        return kids, kid_hi, kid_lo
 
 
 def beyond_longest_wavelength(encoding: Sinusoidal) -> int:
