@@ -15,7 +15,14 @@ from fractions import Fraction
 from pathlib import Path
 
 from pe_verify import __version__
-from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, parse_integer, parse_number
+from pe_verify.inputs import (
+    MAX_MEMORY_GIB,
+    MAX_MINUTES,
+    SCAN_VALUES,
+    exact_decimal,
+    parse_integer,
+    parse_number,
+)
 from pe_verify.terminal import json_ascii, prepare_streams, progress_bar
 
 GIB = 2**30
@@ -603,17 +610,10 @@ def _separation_base(text: str) -> str:
     value = parse_number(text, "base")
     if value <= 1:
         raise UsageError(f"base must be a number greater than 1, got {text.strip()}")
-    denominator, twos, fives = value.denominator, 0, 0
-    while denominator % 2 == 0:
-        denominator, twos = denominator // 2, twos + 1
-    while denominator % 5 == 0:
-        denominator, fives = denominator // 5, fives + 1
-    if denominator != 1:
+    written = exact_decimal(value)
+    if written is None:
         raise UsageError(f"base must have a finite decimal expansion, got {text.strip()}")
-    places = max(twos, fives)
-    scaled = value * 10**places
-    digits = str(scaled.numerator).rjust(places + 1, "0")
-    return digits if not places else f"{digits[:-places]}.{digits[-places:]}"
+    return written
 
 
 def run_separation(args: argparse.Namespace) -> int:

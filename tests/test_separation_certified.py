@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pe_verify import cli
+from pe_verify.inputs import exact_decimal
 from pe_verify.properties.near_collision import offset_squared_distance_mp
 from pe_verify.properties.separation import (
     ChordBounds,
@@ -230,3 +231,21 @@ def test_bad_command_settings_are_usage_errors(
     assert cli.main(["separation", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (Fraction(10000), "10000"),
+        (Fraction(25, 2), "12.5"),
+        (Fraction(1, 1000), "0.001"),
+        (Fraction(-5, 8), "-0.625"),
+        (Fraction(4, 3), None),
+        (Fraction(float(4 / 3)), "1.3333333333333332593184650249895639717578887939453125"),
+    ],
+)
+def test_exact_decimals_are_written_out_and_endless_ones_refused(
+    value: Fraction, written: str | None
+) -> None:
+    text = exact_decimal(value)
+    assert text == written and (text is None or Fraction(text) == value)
