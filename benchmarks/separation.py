@@ -20,7 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from pe_verify.properties.near_collision import offset_squared_distances
-from pe_verify.properties.separation import beyond_longest_wavelength, certified_separation
+from pe_verify.properties.separation import (
+    beyond_longest_wavelength,
+    certified_separation,
+    longest_excludable_interval,
+)
 from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal
 
 
@@ -88,6 +92,13 @@ def run(target: Target, brute_offsets: int) -> None:
     estimate = brute_s * (target.max_offset - first) / (size - first)
     goal = "" if target.seconds is None else f" (target {target.seconds:g} s: {seconds <= target.seconds})"
     phases = ", ".join(f"{key} {value:.1f} s" for key, value in found.seconds.items())
+    if target.far and target.d >= 512:
+        squared = float(found.minimum.mid()) ** 2
+        print(
+            f"    beyond: at this minimum the arc bound excludes no interval longer than "
+            f"{longest_excludable_interval(encoding, squared)} offsets; at the rate of this run K = 2^40 "
+            f"would take {seconds * 2**40 / target.max_offset / 3600:.1f} h"
+        )
     print(
         f"    to {target.max_offset}: certified in {seconds:.1f} s{goal}; brute force at its measured rate "
         f"would take {estimate:.0f} s ({estimate / seconds:.1f}×); minimum "

@@ -418,6 +418,7 @@ class _Search:
         self.leaf_hi, self.leaf_lo = self.table.steps(1, leaf)
         self.screen_error = bounds.screen_error(self.n)
         self.seconds = {"bounds": 0.0, "screen": 0.0, "points": 0.0}
+        self.yields: dict[int, tuple[bool, int]] = {}
 
     def lengths(self, starts: np.ndarray, length: int) -> np.ndarray:
         return np.minimum(length, self.stop - starts)
@@ -429,7 +430,13 @@ class _Search:
 
     def bound_columns(self, length: int) -> np.ndarray | None:
         """The frequencies whose arc over `length` offsets is shorter than a turn, slowest first; None when
-        even 4 for each of them could not exceed `best` (nothing could be pruned)."""
+        even 4 for each of them could not exceed `best` (nothing could be pruned), or when the last bounds at
+        this length excluded under 0.1 % of their intervals and fewer than 8 pieces were skipped since
+        (skipping a bound is always sound)."""
+        useful, skipped = self.yields.get(length, (True, 0))
+        if not useful and skipped < 8:
+            self.yields[length] = (useful, skipped + 1)
+            return None
         slow = np.flatnonzero((length - 1) * self.table.rates + 2 * TURN_MARGIN < 1)[::-1]
         return None if 4 * slow.size * (1 + POLYNOMIAL_MARGIN) <= self.best else slow
 
@@ -455,6 +462,7 @@ class _Search:
         lower *= 1 - (columns.size + 2) * 2 * _U64
         keep = np.zeros(starts.size, dtype=bool)
         keep[alive] = True
+        self.yields[length] = (1000 * (starts.size - alive.size) >= starts.size, 0)
         lowest = alive[np.argpartition(lower[alive], 3)[:4]] if alive.size > 4 else alive
         gone = ~keep
         if gone.any():
@@ -603,6 +611,18 @@ class _Search:
             inside = kids < self.stop
             kids, kid_hi, kid_lo = kids[inside], kid_hi[inside], kid_lo[inside]
         return kids, kid_hi, kid_lo
+
+
+def longest_excludable_interval(encoding: Sinusoidal, squared: float) -> int:
+    """The most offsets an interval may hold and still be excluded by the arc bound against a value S =
+    `squared`: pairs that turn a full circle inside it bound nothing, and each other pair at most 4, so an
+    interval of L offsets needs 4·#{i : (L − 1)·ω_i/2π < 1} > S."""
+    rates = TurnTable.of(encoding).rates
+    needed = math.floor(squared / 4) + 1
+    if needed > rates.size:
+        return 0
+    slowest = np.sort(rates)[needed - 1]
+    return math.ceil(1 / slowest)
 
 
 def beyond_longest_wavelength(encoding: Sinusoidal) -> int:

@@ -25,6 +25,7 @@ from pe_verify.properties.separation import (
     chord_lower,
     chord_upper,
     decimal_floor,
+    longest_excludable_interval,
     point_upper_bounds,
     screen_error_bound,
     squared_distance_ball,
@@ -114,6 +115,14 @@ def test_the_search_agrees_with_brute_force_and_no_bound_overstates(
         omegas = Sinusoidal(d, "10000").frequencies_mp(60)
         least = mpmath.sqrt(offset_squared_distance_mp(found.argmin_offsets[0], omegas))
         assert abs(least - mpmath.mpf(found.minimum.str(55, radius=False))) < mpmath.mpf(10) ** -45
+
+
+def test_no_excluded_interval_is_longer_than_the_arc_bound_allows() -> None:
+    encoding = Sinusoidal(64, "10000")
+    audit = audit_separation(encoding, 200000, 10000)
+    longest = longest_excludable_interval(encoding, float(audit.separation.minimum.mid()) ** 2)
+    lengths = [length for _, length, _ in audit.separation.pruned]
+    assert 1 < max(lengths) <= longest < 200000
 
 
 def test_the_default_leaves_agree_with_brute_force_on_an_unaligned_range() -> None:
