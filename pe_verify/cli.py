@@ -94,6 +94,16 @@ def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
     )
 
 
+def _memory_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-memory",
+        type=_positive("max-memory"),
+        default=MAX_MEMORY_GIB,
+        metavar="GIB",
+        help=f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="pe-verify",
@@ -194,13 +204,7 @@ def _parser() -> argparse.ArgumentParser:
         default=SCAN_VALUES,
         help=f"values the nearest-pair scan sorts at most (d × positions; default {SCAN_VALUES:.0e})",
     )
-    collisions.add_argument(
-        "--max-memory",
-        type=_positive("max-memory"),
-        default=MAX_MEMORY_GIB,
-        metavar="GIB",
-        help=f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB)",
-    )
+    _memory_option(collisions)
     collisions.add_argument(
         "--max-minutes",
         type=_positive("max-minutes"),
@@ -222,13 +226,7 @@ def _parser() -> argparse.ArgumentParser:
     separation.add_argument(
         "--from-offset", type=_whole("from-offset"), default=1, help="offsets k ≥ K0 (default 1)"
     )
-    separation.add_argument(
-        "--max-memory",
-        type=_positive("max-memory"),
-        default=MAX_MEMORY_GIB,
-        metavar="GIB",
-        help=f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB)",
-    )
+    _memory_option(separation)
     separation.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     return parser
 
