@@ -10,7 +10,10 @@ since each pair turns back towards its start after half a period. The forms, eac
 * `first_distance_dip`: the first k with √S(k + 1) < √S(k), certified in ball arithmetic;
 * `nearest_offset`: how every offset 2 ≤ k ≤ K compares with k = 1, each comparison decided from the float64
   S(k) of `near_collision.offset_squared_distances` (exact reduction of k·ω_i modulo 2π, from
-  `frequencies_mp`) and its a-priori bound `near_collision.offset_error_bound`.
+  `frequencies_mp`) and its a-priori bound `near_collision.offset_error_bound`;
+* `certified_separation`: min S(k) over K0 ≤ k < K up to 2^62, with a lower bound for every offset of the
+  range, by branch and bound on exact 128-bit turn positions (`pe-verify separation`); `audit_separation`
+  checks it against brute force on small ranges.
 """
 
 from __future__ import annotations
