@@ -19,7 +19,6 @@ from pe_verify.inputs import (
     MAX_MEMORY_GIB,
     MAX_MINUTES,
     SCAN_VALUES,
-    exact_decimal,
     parse_integer,
     parse_number,
 )
@@ -605,6 +604,8 @@ def run_collisions(args: argparse.Namespace) -> int:
 
 def _separation_base(text: str) -> str:
     """The base as the exact decimal text the encoding reads (a ratio such as 3/2 is written out)."""
+    from pe_verify.properties.validation import exact_decimal
+
     value = parse_number(text, "base")
     if value <= 1:
         raise UsageError(f"base must be a number greater than 1, got {text.strip()}")

@@ -58,19 +58,3 @@ def parse_integer(text: str, name: str) -> int:
     if value.denominator != 1:
         raise ValueError(f"{name} must be a whole number, got {shown(text)}")
     return value.numerator
-
-
-def exact_decimal(value: Fraction) -> str | None:
-    """`value` written out as an exact decimal ("12.5", "10000"), or None when its expansion does not end
-    (its denominator has a prime factor other than 2 and 5)."""
-    denominator, twos, fives = value.denominator, 0, 0
-    while denominator % 2 == 0:
-        denominator, twos = denominator // 2, twos + 1
-    while denominator % 5 == 0:
-        denominator, fives = denominator // 5, fives + 1
-    if denominator != 1:
-        return None
-    places = max(twos, fives)
-    digits = str(abs(value.numerator * 10**places // value.denominator)).rjust(places + 1, "0")
-    sign = "-" if value < 0 else ""
-    return sign + (digits if not places else f"{digits[:-places]}.{digits[-places:]}")

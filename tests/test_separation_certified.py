@@ -13,7 +13,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pe_verify import cli
-from pe_verify.inputs import exact_decimal
 from pe_verify.properties.near_collision import offset_squared_distance_mp
 from pe_verify.properties.separation import (
     ChordBounds,
@@ -31,6 +30,7 @@ from pe_verify.properties.separation import (
     squared_distance_ball,
 )
 from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal, sin_cos_at_integers
+from pe_verify.properties.validation import exact_decimal
 
 
 def _chord(x: float) -> mpmath.mpf:
