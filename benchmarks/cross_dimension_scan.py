@@ -1,8 +1,9 @@
 """Benchmarks of the nearest cross-dimension pair: sort-based scan against all pairs, the target size, the
-gap against n with the arcsine prediction, and ball-arithmetic certificates.
+gap against n with the arcsine prediction, ball-arithmetic certificates, and the scan against bare numpy.
 
     python benchmarks/cross_dimension_scan.py compare [--sizes 100x6 1000x6 40x512]
     python benchmarks/cross_dimension_scan.py target [--n 16666667 --d 6]
+    python benchmarks/cross_dimension_scan.py baseline [--sizes 16666667x6 195313x512]
     python benchmarks/cross_dimension_scan.py gap [--max-values 100000000]
     python benchmarks/cross_dimension_scan.py certify
 """
@@ -10,6 +11,7 @@ gap against n with the arcsine prediction, and ball-arithmetic certificates.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import resource
 import time
 from collections.abc import Callable
@@ -20,7 +22,7 @@ import numpy as np
 
 from pe_verify.properties import near_collision as nc
 from pe_verify.properties.collisions import exact_coincidence_mask
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.sinusoidal import Sinusoidal, pair_index
 
 
 def timed(run: Callable[[], object]) -> tuple[object, float]:
@@ -58,6 +60,52 @@ def target(n: int, d: int) -> None:
     )
     for pair in result.candidates[:5]:
         print("   ", describe(pair))
+
+
+def _exclusion(d: int) -> np.ndarray:
+    """The dim pairs the `collisions` command leaves out: those that coincide exactly (none for d = 6)."""
+    return exact_coincidence_mask(d, Fraction(10000))
+
+
+def _bare_numpy(n: int, d: int) -> tuple[float, float]:
+    """np.sin of the n×d float64 angle table p·ω_j (built before the clock starts), then np.sort, in place:
+    seconds and peak MiB."""
+    angles = np.arange(n, dtype=np.float64)[:, None] * Sinusoidal(d).frequencies64()[pair_index(d)][None, :]
+    started = time.perf_counter()
+    np.sin(angles, out=angles)
+    angles.reshape(-1).sort()
+    return time.perf_counter() - started, peak_mib()
+
+
+def _scan(n: int, d: int) -> tuple[float, float, str]:
+    """The cross-dimension scan, as `pe-verify collisions` runs it (exact coincidences left out): seconds,
+    peak MiB and the nearest pair."""
+    result, seconds = timed(lambda: nc.nearest_cross_dimension_pair(Sinusoidal(d), n, exclude=_exclusion(d)))
+    return (
+        seconds,
+        peak_mib(),
+        f"{describe(result.nearest)} [{result.evidence}, {len(result.candidates)} candidates]",
+    )
+
+
+def _in_child(run: Callable[[int, int], tuple], n: int, d: int) -> tuple:
+    """`run(n, d)` in a fresh process, so that each peak memory is its own."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(run, (n, d))
+
+
+def baseline(sizes: list[str]) -> None:
+    """Per size n×d: bare numpy (np.sin + np.sort of n·d float64 values) and the scan, each in a process of
+    its own, one after the other in this run; the ratio is scan time over numpy time."""
+    print("n x d           values  numpy s  scan s  ratio  numpy MiB  scan MiB  nearest")
+    for size in sizes:
+        n, d = (int(part) for part in size.split("x"))
+        numpy_s, numpy_mib = _in_child(_bare_numpy, n, d)
+        scan_s, scan_mib, nearest = _in_child(_scan, n, d)
+        print(
+            f"{size:>13} {n * d:>10} {numpy_s:8.2f} {scan_s:7.2f} {scan_s / numpy_s:6.2f} "
+            f"{numpy_mib:10.0f} {scan_mib:9.0f}  {nearest}"
+        )
 
 
 def gap_table(max_values: int) -> None:
@@ -116,6 +164,10 @@ def main() -> None:
     gap_parser = commands.add_parser("gap", help="nearest gap against n (d = 6, 512) and the prediction")
     gap_parser.add_argument("--max-values", type=int, default=10**8)
     commands.add_parser("certify", help="ball-arithmetic certificates over finite ranges")
+    baseline_parser = commands.add_parser(
+        "baseline", help="the scan against np.sin + np.sort of as many float64 values, in the same run"
+    )
+    baseline_parser.add_argument("--sizes", nargs="+", default=["16666667x6", "195313x512"])
     args = parser.parse_args()
     if args.command == "compare":
         compare(args.sizes)
@@ -123,6 +175,8 @@ def main() -> None:
         target(args.n, args.d)
     elif args.command == "gap":
         gap_table(args.max_values)
+    elif args.command == "baseline":
+        baseline(args.sizes)
     else:
         certify()
 

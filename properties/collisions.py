@@ -10,14 +10,15 @@ scans of `near_collision` — and names the kind of evidence behind each: exact,
 precision), or dtype experiment (numpy casts in the named dtype).
 
 Nothing is allocated before `plan` has estimated what every answer needs — peak memory from the sizes of the
-arrays it builds, time from rates measured on a laptop-class machine — and `analyse` refuses settings beyond
-the limits it is given (`LimitExceeded`, naming the answer and the estimate). The exact answers need the
-prime factorisation of the base, so a base with a large composite factor that cannot be factored quickly is
-refused too.
+arrays it builds, time from rates measured on a 2-core machine and rounded up — and `analyse` refuses settings
+beyond the limits it is given (`LimitExceeded`, naming the answer and the estimate). The exact answers need
+the prime factorisation of the base, so a base with a large composite factor that cannot be factored quickly
+is refused too.
 """
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,20 +39,21 @@ from pe_verify.proofs.uniqueness import (
 
 from .coincidence import check_witnesses
 from .finite_precision import (
+    DuplicateRows,
+    NeighbourEquality,
     common_code_encoding,
     dtype_spec,
-    find_duplicate_rows,
-    neighbour_equality,
+    duplicate_rows_and_neighbours,
     position_collision,
+    scan_memory,
 )
 from .near_collision import (
     MAX_POSITION,
-    NearRepeat,
     nearest_cross_dimension_pair,
-    nearest_vector_offsets,
 )
+from .separation import certified_separation, decimal_floor, separation_memory
 from .sinusoidal import Sinusoidal
-from .validation import require_positive_int
+from .validation import exact_decimal, require_positive_int
 
 #: Evidence kinds of an `Answer`.
 EXACT = "exact"
@@ -82,22 +84,20 @@ TIME = "time"
 _FACTORABLE = 10**20
 _TRIAL_LIMIT = 10**5
 
-# Measured rates (seconds) and sizes (bytes) behind `plan`; the estimates are rough on purpose.
-_SECONDS_PER_STORED_VALUE = 1.5e-7  # one dtype scan, per table entry computed in float32 and compared
-_SECONDS_PER_SCANNED_VALUE = 1e-6  # the cross-dimension scan, per value sorted, searched and re-ranked
+# Measured rates (seconds) and sizes (bytes) behind `plan`, rounded up (rough on purpose). Measured with
+# `pe-verify collisions --d 512 --max-pos 10000000` on a 2-core machine: the float32 table scan took 4.1e-8 s
+# per entry and 33 bytes per position, the cross-dimension scan 1.9e-7 s per value (2e7 values) and 23 bytes
+# per value (22 at 1e8 values, d = 512).
+_SECONDS_PER_STORED_VALUE = 6e-8  # the dtype scan, per table entry computed in float32, hashed and compared
+_SECONDS_PER_SCANNED_VALUE = 3e-7  # the cross-dimension scan, per value sorted, searched and re-ranked
 _SECONDS_PER_OFFSET_TERM = 5e-10  # the vector offset scan, per offset and dimension
 _SECONDS_PER_OFFSET = 1e-7  # the vector offset scan, per offset
 _SECONDS_PER_DIM = 5e-5  # mpmath frequencies and witness values, per dimension
 _SECONDS_PER_MASK_ENTRY = 1e-8  # the d×d table of dim pairs left out of the cross-dimension scan
 _SECONDS_PER_RATIO = 1e-4  # one exact frequency ratio of the document's argument
-_SCAN_BYTES_PER_POSITION = 64  # `finite_precision`: hashes, order and candidates per position
-_SCAN_BYTES_PER_VALUE = 40  # `finite_precision`: one table entry while it is computed and hashed
-_SORT_BYTES_PER_VALUE = 28  # `near_collision`: value, label and sorted copy per value
+_SORT_BYTES_PER_VALUE = 28  # `near_collision`: value + i·label (16) and the candidates with their labels
 _MASK_COPIES = 4  # the d×d boolean tables alive while the cross-dimension exclusion is built
 _MP_BYTES_PER_VALUE = 400  # one mpmath number at about 60 digits, with its Python object
-_OFFSET_BLOCK = 1024  # `near_collision.offset_squared_distances`: offsets per block
-_OFFSET_BLOCKS_PER_PASS = 2**22 // _OFFSET_BLOCK
-_OFFSET_ARRAYS = 14  # float64 arrays of (blocks per pass) × d/2 alive in one pass of the offset scan
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -235,12 +235,15 @@ def scan_positions(d: int, max_pos: int, scan_values: int) -> int:
 def plan(d: int, base: Fraction, max_pos: int, scan_values: int) -> list[Need]:
     """The estimated memory and time of each answer (`analyse` computes them one after another)."""
     table = max_pos * d
-    scan_bytes = max_pos * _SCAN_BYTES_PER_POSITION + d * _SCAN_BYTES_PER_VALUE
-    scan_seconds = table * _SECONDS_PER_STORED_VALUE
-    scan_holding = f"{_SCAN_BYTES_PER_POSITION} bytes per position and one row at a time"
     scanned = scan_positions(d, max_pos, scan_values) * d
     needs = [
-        Need("vector_collision", scan_bytes, scan_seconds, scan_holding),
+        Need(
+            "vector_collision",
+            scan_memory(max_pos, d),
+            table * _SECONDS_PER_STORED_VALUE,
+            f"one pass over the {max_pos:.3g} × {d} table, shared with same_dim_collisions: "
+            f"{scan_memory(max_pos, d) / max_pos:.0f} bytes per position and a few rows at a time",
+        ),
         Need("document_argument", 0, _document_argument_seconds(d, base), "exact ratios"),
         Need("cross_dim_witness", 2 * d * _MP_BYTES_PER_VALUE, d * _SECONDS_PER_DIM, "two rows at 50 digits"),
         Need(
@@ -249,17 +252,16 @@ def plan(d: int, base: Fraction, max_pos: int, scan_values: int) -> list[Need]:
             scanned * _SECONDS_PER_SCANNED_VALUE + d * _SECONDS_PER_DIM + d * d * _SECONDS_PER_MASK_ENTRY,
             f"{scanned:.3g} sorted values and the {d}×{d} table of dim pairs",
         ),
-        Need("same_dim_collisions", scan_bytes, scan_seconds, scan_holding),
+        Need("same_dim_collisions", 0, 0.0, "the table scan of vector_collision"),
     ]
     if d % 2 == 0:
-        blocks = min(-(-max_pos // _OFFSET_BLOCK), _OFFSET_BLOCKS_PER_PASS)
-        per_pass = 8 * blocks * (_OFFSET_ARRAYS * d // 2 + 3 * _OFFSET_BLOCK)
         needs.append(
             Need(
                 "vector_nearest",
-                17 * max_pos + per_pass + 24 * _OFFSET_BLOCK * d,
+                separation_memory(d, max_pos),
                 table * _SECONDS_PER_OFFSET_TERM + max_pos * _SECONDS_PER_OFFSET + d * _SECONDS_PER_DIM,
-                f"{max_pos:.3g} offsets and blocks of {blocks} × {d // 2} angles",
+                "the certified separation search: its tree, leaf table and float32 screen "
+                "(`separation.separation_memory`)",
             )
         )
     return needs
@@ -325,15 +327,19 @@ def analyse(
     base = require_analysable_base(base)
     spec = dtype_spec(dtype)
     check_limits(plan(d, base, max_pos, scan_values), max_bytes, max_seconds)
-    budget = int(max_bytes)
+    table = functools.cache(
+        lambda: duplicate_rows_and_neighbours(
+            common_code_encoding(d, spec.name, float(base)), max_pos, memory_budget=int(max_bytes)
+        )
+    )
     steps: dict[str, Callable[[], Answer]] = {
         "position_collision": lambda: _position_collision(spec.name, max_pos),
-        "vector_collision": lambda: _vector_collision(d, base, max_pos, spec.name, budget),
+        "vector_collision": lambda: _vector_collision(table()[0], max_pos),
         "document_argument": lambda: _document_argument(d, base),
         "cross_dim_exact_exists": lambda: _cross_dim_exact_exists(d, base),
         "cross_dim_witness": lambda: _cross_dim_witness(d, base),
         "cross_dim_nearest": lambda: _cross_dim_nearest(d, base, max_pos, scan_values),
-        "same_dim_collisions": lambda: _same_dim_collisions(d, base, max_pos, spec.name, budget),
+        "same_dim_collisions": lambda: _same_dim_collisions(d, base, table()[1], spec.name),
         "vector_nearest": lambda: _vector_nearest(d, base, max_pos),
     }
     answers = {}
@@ -355,14 +361,13 @@ def _position_collision(dtype: str, max_pos: int) -> Answer:
     return Answer(value, summary, DTYPE)
 
 
-def _vector_collision(d: int, base: Fraction, max_pos: int, dtype: str, budget: int) -> Answer:
-    """The first two positions whose encodings, computed in float32 and stored in `dtype`, are equal rows."""
-    encoding = common_code_encoding(d, dtype, float(base))
-    found = find_duplicate_rows(encoding, max_pos, memory_budget=budget)
+def _vector_collision(found: DuplicateRows, max_pos: int) -> Answer:
+    """The first two positions whose encodings, computed in float32 and stored in the dtype, are equal rows
+    (`found`: the table scan shared with `_same_dim_collisions`)."""
     value = _pair(found.first_duplicate)
     first = "none" if value is None else f"first rows {value['p1']} and {value['p2']}"
     summary = (
-        f"{encoding.label}, positions < {max_pos}: {first}; "
+        f"{found.label}, positions < {max_pos}: {first}; "
         f"{found.duplicate_rows} rows equal an earlier row (compared exactly)"
     )
     return Answer(value, summary, DTYPE)
@@ -436,16 +441,15 @@ def _cross_dim_nearest(d: int, base: Fraction, max_pos: int, scan_values: int) -
     return Answer(value, summary, DIGITS)
 
 
-def _same_dim_collisions(d: int, base: Fraction, max_pos: int, dtype: str, budget: int) -> Answer:
+def _same_dim_collisions(d: int, base: Fraction, stored: NeighbourEquality, dtype: str) -> Answer:
     """Repeats within one dim: exactly over all integers (first sin and cos dims), and between neighbouring
-    positions once stored in `dtype`."""
+    positions once stored in `dtype` (`stored`: the table scan shared with `_vector_collision`)."""
     kinds = {"sin": 0, "cos": 1}
     exact = {}
     for kind, dim in kinds.items():
         if dim < d:
             verdict = dimension_collision(d, base, dim, allow_negative=True)
             exact[kind] = _pair(verdict.witness)
-    stored = neighbour_equality(common_code_encoding(d, dtype, float(base)), max_pos, memory_budget=budget)
     in_dtype = {
         "mean_equal_dims": round(stored.mean_equal_dims, 6),
         "max_equal_dims": stored.max_equal_dims,
@@ -464,7 +468,8 @@ def _same_dim_collisions(d: int, base: Fraction, max_pos: int, dtype: str, budge
 
 
 def _vector_nearest(d: int, base: Fraction, max_pos: int) -> Answer:
-    """The offsets k with the smallest ‖PE(p+k) − PE(p)‖ (for even d the distance depends on k only)."""
+    """The offset k with the smallest ‖PE(p+k) − PE(p)‖ over positions below max_pos, certified for every
+    offset (`separation.certified_separation`; for even d the distance depends on k only)."""
     if d % 2:
         return Answer(
             None,
@@ -472,20 +477,26 @@ def _vector_nearest(d: int, base: Fraction, max_pos: int) -> Answer:
             "depends on p as well as on k, and the scan over offsets k does not apply",
             NOT_COMPUTED,
         )
-    found = nearest_vector_offsets(Sinusoidal(d, float(base)), max_pos, count=3, dps=DPS)
-    best = found.repeats[0]
-    value = [{"offset": r.offset, "distance": float(_distance(r))} for r in found.repeats]
+    written = exact_decimal(base)
+    nearest_float = ""
+    if written is None:
+        written = exact_decimal(Fraction(float(base)))
+        nearest_float = f" (for the base's nearest float64, {written})"
+    found = certified_separation(Sinusoidal(d, written), max_pos)
+    offsets = ", ".join(str(k) for k in found.argmin_offsets)
+    value = {
+        "offsets": list(found.argmin_offsets),
+        "distance": found.minimum.str(DPS, radius=False),
+        "lower_bound": decimal_floor(found.lower_bound, DPS),
+        "certified": found.certified,
+    }
     summary = (
-        f"‖PE(p+k) − PE(p)‖ depends only on k; over positions < {max_pos} the closest offset is "
-        f"k = {best.offset} (distance {mpmath.nstr(_distance(best), 10)}, "
-        f"{found.evidence} at {found.dps} digits)"
+        f"‖PE(p+k) − PE(p)‖ depends only on k; over positions < {max_pos} the closest offset is k = "
+        f"{offsets} (distance {found.minimum.str(10, radius=False)}, certified for every offset "
+        f"1 ≤ k < {max_pos}{nearest_float}; `pe-verify separation` gives the certificate)"
     )
     return Answer(value, summary, DIGITS)
 
 
 def _pair(pair: tuple[int, int] | None) -> dict[str, int] | None:
     return None if pair is None else {"p1": int(pair[0]), "p2": int(pair[1])}
-
-
-def _distance(repeat: NearRepeat) -> mpmath.mpf | float:
-    return repeat.float_distance if repeat.distance is None else repeat.distance

@@ -38,9 +38,11 @@ from .validation import require_positive_int
 
 #: Memory the chunked scans may use unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 512 * 2**20
-_BYTES_PER_POSITION = 64  # hashes, sort order and candidates kept for every position of a scan
+_BYTES_PER_POSITION = 48  # hashes, neighbour counts, sort order and candidates (33 measured at 1e7 positions)
 _BYTES_PER_VALUE = 40  # one table entry while it is computed (float64 at worst), stored and hashed
-_MAX_CHUNK_ROWS = 4096
+# Table entries per chunk: the float64 temporaries of a chunk (128 KiB) stay small enough for the allocator
+# to reuse them; chunks of megabytes are fresh pages every time, and took up to twice as long (measured).
+_CHUNK_VALUES = 2**14
 
 
 # ------------------------------------------------------------------------- (a) positions in the dtype
@@ -289,19 +291,25 @@ def _stored_rows(encoding: Sinusoidal, positions: np.ndarray) -> np.ndarray:
     return rows
 
 
+def scan_memory(n_positions: int, d: int) -> int:
+    """The least memory budget (bytes) a scan of the table over n_positions × d dims accepts: what it keeps
+    per position, and one row while it is computed (`_rows_per_chunk` adds rows while the budget allows)."""
+    return n_positions * _BYTES_PER_POSITION + d * _BYTES_PER_VALUE
+
+
 def _rows_per_chunk(n_positions: int, d: int, memory_budget: int) -> int:
     """How many rows one chunk may hold so that the scan stays within `memory_budget` bytes."""
     d = require_positive_int(d, "d")
     budget = require_positive_int(memory_budget, "memory_budget")
-    fixed = n_positions * _BYTES_PER_POSITION
-    per_row = d * _BYTES_PER_VALUE
-    if fixed + per_row > budget:
+    needed = scan_memory(n_positions, d)
+    if needed > budget:
         raise ValueError(
-            f"a scan of {n_positions} positions × {d} dims needs at least {fixed + per_row} bytes "
+            f"a scan of {n_positions} positions × {d} dims needs at least {needed} bytes "
             f"({n_positions} × {_BYTES_PER_POSITION} per position + one row of {d} × {_BYTES_PER_VALUE}); "
             f"the memory budget is {budget} bytes"
         )
-    return max(1, min(n_positions, (budget - fixed) // per_row, _MAX_CHUNK_ROWS))
+    fixed = n_positions * _BYTES_PER_POSITION
+    return max(1, min(n_positions, (budget - fixed) // (d * _BYTES_PER_VALUE), _CHUNK_VALUES // d))
 
 
 def _row_words(rows: np.ndarray) -> np.ndarray:
@@ -358,22 +366,35 @@ def _hash_groups(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return order[shared], ordered[shared], int(np.count_nonzero(repeat))
 
 
-def find_duplicate_rows(
+def _scan_table(
     encoding: Sinusoidal,
-    n_positions: int,
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    row_hash: Callable[[np.ndarray], np.ndarray] = hash_rows,
-) -> DuplicateRows:
-    """Find the rows among positions 0, …, N−1 that equal an earlier row, within `memory_budget` bytes.
-
-    Pass 1 hashes every row chunk by chunk; rows with equal hashes are candidates. Pass 2 recomputes the
-    candidates and compares them exactly, so a hash collision never counts as a duplicate.
-    """
-    n = require_positive_int(n_positions, "n_positions")
-    chunk = _rows_per_chunk(n, encoding.d, memory_budget)
-    hashes = np.empty(n, dtype=np.uint64)
+    n: int,
+    chunk: int,
+    row_hash: Callable[[np.ndarray], np.ndarray] | None,
+    neighbours: bool,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """One pass over the stored rows of positions 0, …, n−1, each computed once, `chunk` rows at a time: the
+    hash of every row (None without `row_hash`) and, with `neighbours`, for p = 0, …, n−2 how many dims keep
+    their value from p to p+1 (compared bit for bit, −0 made +0)."""
+    hashes = None if row_hash is None else np.empty(n, dtype=np.uint64)
+    counts = np.empty(n - 1, dtype=np.int64) if neighbours else None
+    bits_type = encoding.stored_dtype.bits
+    last = None
     for start, stop in _chunks(n, chunk):
-        hashes[start:stop] = row_hash(_stored_rows(encoding, np.arange(start, stop, dtype=np.int64)))
+        rows = _stored_rows(encoding, np.arange(start, stop, dtype=np.int64))
+        if hashes is not None:
+            hashes[start:stop] = row_hash(rows)
+        if counts is not None:
+            bits = rows.view(bits_type)
+            if last is not None:
+                counts[start - 1] = np.count_nonzero(bits[0] == last)
+            counts[start : stop - 1] = np.count_nonzero(bits[1:] == bits[:-1], axis=1)
+            last = bits[-1].copy()
+    return hashes, counts
+
+
+def _duplicates(encoding: Sinusoidal, n: int, chunk: int, hashes: np.ndarray) -> DuplicateRows:
+    """Pass 2 of `find_duplicate_rows`: the rows sharing a hash, recomputed and compared exactly."""
     candidates, candidate_hashes, hash_matches = _hash_groups(hashes)
     first: tuple[int, int] | None = None
     duplicates = 0
@@ -396,6 +417,23 @@ def find_duplicate_rows(
     return DuplicateRows(encoding.label, dtype, encoding.d, n, first, duplicates, hash_matches)
 
 
+def find_duplicate_rows(
+    encoding: Sinusoidal,
+    n_positions: int,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    row_hash: Callable[[np.ndarray], np.ndarray] = hash_rows,
+) -> DuplicateRows:
+    """Find the rows among positions 0, …, N−1 that equal an earlier row, within `memory_budget` bytes.
+
+    Pass 1 hashes every row chunk by chunk; rows with equal hashes are candidates. Pass 2 recomputes the
+    candidates and compares them exactly, so a hash collision never counts as a duplicate.
+    """
+    n = require_positive_int(n_positions, "n_positions")
+    chunk = _rows_per_chunk(n, encoding.d, memory_budget)
+    hashes, _ = _scan_table(encoding, n, chunk, row_hash, neighbours=False)
+    return _duplicates(encoding, n, chunk, hashes)
+
+
 # ------------------------------------------------------------------------------ (c) single dimensions
 
 
@@ -405,12 +443,7 @@ def neighbour_equal_counts(
     """For p = 0, …, N−2: how many dims j have PE(p, j) = PE(p+1, j) as stored."""
     n = _require_at_least_two(n_positions)
     chunk = _rows_per_chunk(n, encoding.d, memory_budget)
-    counts = np.empty(n - 1, dtype=np.int64)
-    bits_type = encoding.stored_dtype.bits
-    for start, stop in _chunks(n - 1, chunk):
-        bits = _stored_rows(encoding, np.arange(start, stop + 1, dtype=np.int64)).view(bits_type)
-        counts[start:stop] = np.count_nonzero(bits[1:] == bits[:-1], axis=1)
-    return counts
+    return _scan_table(encoding, n, chunk, None, neighbours=True)[1]
 
 
 def _require_at_least_two(n_positions: object) -> int:
@@ -442,18 +475,35 @@ def neighbour_equality(
     encoding: Sinusoidal, n_positions: int, memory_budget: int = DEFAULT_MEMORY_BUDGET
 ) -> NeighbourEquality:
     """Summarise `neighbour_equal_counts` for the encoding over positions 0, …, N−1."""
-    counts = neighbour_equal_counts(encoding, n_positions, memory_budget)
+    return _neighbour_summary(encoding, neighbour_equal_counts(encoding, n_positions, memory_budget))
+
+
+def _neighbour_summary(encoding: Sinusoidal, counts: np.ndarray) -> NeighbourEquality:
     over_half = np.flatnonzero(2 * counts > encoding.d)
     return NeighbourEquality(
         encoding.label,
         encoding.stored_dtype.name,
         encoding.d,
-        int(n_positions),
+        counts.size + 1,
         float(np.mean(counts)),
         int(np.max(counts)),
         int(over_half[0]) if over_half.size else None,
         int(np.count_nonzero(counts == encoding.d)),
     )
+
+
+def duplicate_rows_and_neighbours(
+    encoding: Sinusoidal,
+    n_positions: int,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    row_hash: Callable[[np.ndarray], np.ndarray] = hash_rows,
+) -> tuple[DuplicateRows, NeighbourEquality]:
+    """`find_duplicate_rows` and `neighbour_equality` of positions 0, …, N−1 from one pass over the table:
+    each row is computed once (the duplicate candidates twice), within `memory_budget` bytes."""
+    n = _require_at_least_two(n_positions)
+    chunk = _rows_per_chunk(n, encoding.d, memory_budget)
+    hashes, counts = _scan_table(encoding, n, chunk, row_hash, neighbours=True)
+    return _duplicates(encoding, n, chunk, hashes), _neighbour_summary(encoding, counts)
 
 
 def cos_one_angle(nmant: int, value_error: float = 0.0) -> float:

@@ -52,12 +52,10 @@ ZERO = "zero"  # the gap is below 10^(GUARD_DIGITS − dps): an exact coincidenc
 FLOAT64 = "float64"  # no high-precision values available: ranked by float64 alone
 
 _U = 2.0**-53  # unit roundoff of float64
-_CHUNK = 2**22  # elements per vectorised pass over the sorted values
-_WINDOW_RANK = 4096  # the first candidate window is the 4096-th least adjacent gap (`_candidate_values`)
-_MAX_CANDIDATES = 2**16  # candidates always allowed; beyond, at most size / _CANDIDATE_FRACTION
-_CANDIDATE_FRACTION = 6  # more candidates than that: argsort all values instead
+_CHUNK = 2**16  # elements per vectorised pass: small temporaries are reused, large ones page-fault anew
+_ROW_CHUNK = 2**21  # values per call of encoding.rows (each call recomputes the encoding's frequencies)
+_WINDOW_RANK = 4096  # the first candidate window: about the 4096-th least positive adjacent gap
 _PROBE = 1024  # adjacent gaps tried first for the least valid one (`_least_adjacent_valid_gap`)
-_BUCKETS = 2**22  # buckets of the table that finds candidate values back (`_labels_of`)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -163,96 +161,94 @@ def _threshold(best: float, slack: float) -> float:
     return (best + slack) * (1.0 + 4 * _U)
 
 
-def _row_values(n: int, encoding: Sinusoidal) -> np.ndarray:
-    """All n·d float64 values, flat index p·d + j, computed in chunks of about 2^21 values."""
+def _labelled_values(n: int, encoding: Sinusoidal) -> np.ndarray:
+    """All n·d float64 values v with their flat labels ℓ = p·d + j as complex numbers v + iℓ (ℓ < 2^53 is
+    exact), in label order; `encoding.rows` is called on about `_ROW_CHUNK` values at a time."""
     d = encoding.d
-    values = np.empty(n * d)
-    grid = values.reshape(n, d)
-    step = max(1, 2**21 // d)
+    entries = np.empty(n * d, dtype=np.complex128)
+    grid = entries.real.reshape(n, d)
+    step = max(1, _ROW_CHUNK // d)
     for start in range(0, n, step):
         stop = min(n, start + step)
         rows = np.asarray(encoding.rows(np.arange(start, stop)), dtype=np.float64)
         if rows.shape != (stop - start, d) or not np.all(np.isfinite(rows)):
             raise ValueError(f"encoding.rows must return finite values of shape ({stop - start}, {d})")
         grid[start:stop] = rows
-    return values
+        entries.imag[start * d : stop * d] = np.arange(start * d, stop * d)
+    return entries
+
+
+def _row_values(n: int, encoding: Sinusoidal) -> np.ndarray:
+    """All n·d float64 values, flat index p·d + j."""
+    return _labelled_values(n, encoding).real.copy()
 
 
 def _label_dtype(size: int) -> type:
     return np.int32 if size < 2**31 else np.int64
 
 
-def _sorted_values(n: int, encoding: Sinusoidal) -> tuple[np.ndarray, np.ndarray]:
-    """The values sorted ascending, and the flat label p·d + j of each (int32 when it fits)."""
-    return _argsorted(_row_values(n, encoding))
-
-
-def _argsorted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(values)
-    labels = order.astype(_label_dtype(values.size))
-    del order
-    return values[labels], labels
+Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]  # (a, b, gap) arrays of `close_valid_pairs`
 
 
 def _scan_arrays(
     n: int, encoding: Sinusoidal, invalid: np.ndarray, slack: float, floor: float = 0.0
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, Pairs]:
     """Sorted values and labels holding every valid pair within max(threshold(B, slack), floor) — the
-    candidate window of `_candidate_values` — or, if that window holds too many values, all values."""
-    values = _row_values(n, encoding)
-    found = _candidate_values(values, encoding.d, invalid, slack, floor)
-    return found if found is not None else _argsorted(values)
+    candidate window of `_candidate_values` — and their `close_valid_pairs`."""
+    entries = _labelled_values(n, encoding)
+    entries.sort()
+    return _candidate_values(entries, encoding.d, invalid, slack, floor)
+
+
+def _window(entries: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:
+    """The values of the sorted `entries` (v + iℓ) with a neighbour at most `window` away, and their labels
+    (int32 when they fit)."""
+    slots = _slots_within(entries.real, window)
+    return entries.real[slots], entries.imag[slots].astype(_label_dtype(entries.size))
 
 
 def _candidate_values(
-    values: np.ndarray, d: int, invalid: np.ndarray, slack: float, floor: float
-) -> tuple[np.ndarray, np.ndarray] | None:
+    entries: np.ndarray, d: int, invalid: np.ndarray, slack: float, floor: float
+) -> tuple[np.ndarray, np.ndarray, Pairs]:
     """The values with a sorted neighbour within a window W ≥ max(threshold(B, slack), floor), sorted, with
-    their labels; None when they are too many (more than `_MAX_CANDIDATES` or size / _CANDIDATE_FRACTION).
+    their labels and their `close_valid_pairs`; `entries` are the values with their labels, v + iℓ, sorted by
+    value and then label.
 
-    Only the values are sorted (np.sort, much faster than argsort); labels are recovered for the candidates
-    alone (`_labels_of`). Why this is the same scan: if m_b − m_a ≤ W (sorted order), every adjacent gap
-    between a and b is ≤ W, so a, …, b are all candidates and stay consecutive; the candidates are a
-    subsequence of m, so every pair among them is a pair of m with the same float gap, and a pair of
-    neighbours across two runs of candidates is more than W apart. Hence within W the candidates hold exactly
-    the valid pairs of m, and equal values are all candidates together (their gaps are 0). W starts at the
-    `_WINDOW_RANK`-th least adjacent gap (or `floor`); with B' the least valid gap among the candidates,
-    B ≤ B' (the candidates' pairs are pairs of m), so when threshold(B', slack) ≤ W they hold every pair the
-    full scan reports, and B' = B; otherwise W grows to threshold(B', slack) and the search repeats once.
+    One sort of the complex entries orders the values and carries the labels along (about 1.5 times a sort
+    of the values alone; an argsort takes three). Why the window is the same scan: if m_b − m_a ≤ W (sorted
+    order), every adjacent gap between a and b is ≤ W, so a, …, b are all candidates and stay consecutive;
+    the candidates are a subsequence of m, so every pair among them is a pair of m with the same float gap,
+    and a pair of neighbours across two runs of candidates is more than W apart. Hence within W the
+    candidates hold exactly the valid pairs of m, and equal values are all candidates together (their gaps
+    are 0). W starts at threshold(g, slack), g about the `_WINDOW_RANK`-th least positive adjacent gap (or at
+    `floor` if larger): enough unless none of those gaps is valid. With B' the least valid gap among the
+    candidates, B ≤ B' (the candidates' pairs are pairs of m), so when threshold(B', slack) ≤ W they hold
+    every pair the full scan reports, and B' = B; otherwise W grows to threshold(B', slack) (to all values
+    if the candidates hold no valid pair) and the search repeats once.
     """
-    size = values.size
-    m = np.sort(values)
-    window = max(floor, _kth_least_adjacent_gap(m, _WINDOW_RANK))
+    window = max(floor, _threshold(_kth_least_positive_adjacent_gap(entries.real, _WINDOW_RANK), slack))
     for _ in range(2):
-        slots = _slots_within(m, window)
-        if slots.size > max(_MAX_CANDIDATES, size // _CANDIDATE_FRACTION):
-            return None
-        labels = _labels_of(values, m, _distinct(m[slots]))
-        if labels.size != slots.size:
-            raise RuntimeError("the candidate values were not found back: the sort is inconsistent")
-        labels = labels[np.argsort(values[labels], kind="stable")]
-        candidates = values[labels]
-        best = _least_valid_gap(candidates, labels, d, invalid, slack)
-        if best == math.inf:
-            return None
+        candidates, labels = _window(entries, window)
+        pairs = close_valid_pairs(candidates, labels, d, invalid, slack)
+        best = float(pairs[2].min()) if pairs[2].size else math.inf
         needed = max(_threshold(best, slack), floor)
         if needed <= window:
-            return candidates, labels
+            return candidates, labels, pairs
         window = needed
-    raise AssertionError("the second window is threshold(B') ≥ threshold(B): it always suffices")
+    raise AssertionError("the second window is threshold(B') ≥ threshold(B) or all values: it suffices")
 
 
-def _least_valid_gap(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, slack: float) -> float:
-    gaps = close_valid_pairs(m, labels, d, invalid, slack)[2]
-    return float(gaps.min()) if gaps.size else math.inf
-
-
-def _kth_least_adjacent_gap(m: np.ndarray, k: int) -> float:
-    """About the k-th least adjacent gap m_{i+1} − m_i: a first window only (any value is sound)."""
+def _kth_least_positive_adjacent_gap(m: np.ndarray, k: int) -> float:
+    """About the k-th least positive adjacent gap m_{i+1} − m_i (0 if none): a first window only (any value
+    is sound). Zero gaps are left out: equal values are candidates in any window, and a window of zero would
+    have to grow once the least valid gap turns out positive."""
     if m.size < 2:
         return 0.0
     stride = max(1, (m.size - 1) // (64 * k))
     gaps = m[1::stride] - m[: m.size - 1 : stride]
+    gaps = gaps[gaps > 0]
+    if not gaps.size:
+        return 0.0
     rank = min(gaps.size, max(1, (k + stride - 1) // stride))
     return float(np.partition(gaps, rank - 1)[rank - 1])
 
@@ -271,35 +267,6 @@ def _slots_within(m: np.ndarray, window: float) -> np.ndarray:
     if slots.size > 1:  # the previous chunk may have ended at `start` already
         slots = slots[np.concatenate(([True], slots[1:] != slots[:-1]))]
     return slots
-
-
-def _distinct(sorted_values: np.ndarray) -> np.ndarray:
-    if sorted_values.size < 2:
-        return sorted_values
-    return sorted_values[np.concatenate(([True], sorted_values[1:] != sorted_values[:-1]))]
-
-
-def _labels_of(values: np.ndarray, m: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Every index j with values[j] in `wanted` (sorted, unique), ascending; m is values sorted.
-
-    A bucket table over [m_0, m_last] (the same float operations for values and wanted, so an equal value
-    falls in the same bucket) passes few values besides the wanted ones; those are then checked exactly.
-    """
-    low, span = float(m[0]), float(m[-1]) - float(m[0])
-    scale = _BUCKETS / span if 0 < span < math.inf else 0.0
-    marked = np.zeros(_BUCKETS + 1, dtype=bool)
-    marked[_buckets(wanted, low, scale)] = True
-    parts = [np.zeros(0, dtype=np.int64)]
-    for start in range(0, values.size, _CHUNK):
-        chunk = values[start : start + _CHUNK]
-        hits = np.flatnonzero(marked[_buckets(chunk, low, scale)])
-        at = np.minimum(np.searchsorted(wanted, chunk[hits]), wanted.size - 1)
-        parts.append(start + hits[wanted[at] == chunk[hits]])
-    return np.concatenate(parts).astype(_label_dtype(values.size))
-
-
-def _buckets(x: np.ndarray, low: float, scale: float) -> np.ndarray:
-    return np.minimum(((x - low) * scale).astype(np.int64), _BUCKETS)
 
 
 def close_valid_pairs(
@@ -445,31 +412,27 @@ def nearest_cross_dimension_pair(
 ) -> NearestPair:
     """The valid pair (p1, j1), (p2, j2) — p1 ≠ p2 < n, j1 ≠ j2, not excluded — nearest in value.
 
-    Sort-based (see `close_valid_pairs`), O(nd·log(nd)) time, at most 28 bytes per value. Every float64 value
-    is within e = encoding.error of the true one, so the true nearest pair's float gap is at most its true
-    gap G* + 2e, and G* is at most the float-best pair's true gap ≤ B + 2e (B the least float gap): every pair
-    that can be the true nearest has float gap ≤ B + 4e. All of them are re-ranked at `dps` digits.
+    Sort-based (see `close_valid_pairs`), O(nd·log(nd)) time, 16 bytes per value and about 50 per candidate
+    (`_candidate_values`). Every float64 value is within e = encoding.error of the true one, so the true
+    nearest pair's float gap is at most its true gap G* + 2e, and G* is at most the float-best pair's true gap
+    ≤ B + 2e (B the least float gap): every pair that can be the true nearest has float gap ≤ B + 4e. All of
+    them are re-ranked at `dps` digits.
     """
     n, d, _, dps = _require_scan_inputs(n, encoding, dps)
     invalid = invalid_dimension_pairs(d, exclude)
     _require_pairs_exist(n, d, invalid)
-    m, labels = _scan_arrays(n, encoding, invalid, 4 * encoding.error)
-    return _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
+    _, labels, pairs = _scan_arrays(n, encoding, invalid, 4 * encoding.error)
+    return _nearest_of_pairs(labels, pairs, n, encoding, dps)
 
 
-def _nearest_in_sorted(
-    m: np.ndarray,
-    labels: np.ndarray,
-    n: int,
-    invalid: np.ndarray,
-    encoding: Sinusoidal,
-    dps: int,
+def _nearest_of_pairs(
+    labels: np.ndarray, pairs: Pairs, n: int, encoding: Sinusoidal, dps: int
 ) -> NearestPair:
-    slack = 4 * encoding.error
-    d, base = encoding.d, float(encoding.base)
-    a, b, gaps = close_valid_pairs(m, labels, d, invalid, slack)
+    """The re-ranked `NearestPair` of the candidate pairs (sorted positions a, b and float gaps)."""
+    a, b, gaps = pairs
     candidates, evidence = _rerank(labels[a], labels[b], gaps, encoding, dps)
-    threshold = _threshold(float(gaps.min()), slack)
+    threshold = _threshold(float(gaps.min()), 4 * encoding.error)
+    d, base = encoding.d, float(encoding.base)
     return NearestPair(n, d, base, candidates[0], candidates, evidence, dps, encoding.error, threshold)
 
 
@@ -602,10 +565,10 @@ def gap_against_n(
         pairs = valid_pair_count(n, d, exclude)
         predicted = predicted_minimum_gap(pairs)
         close = close_factor * predicted
-        m, labels = _scan_arrays(n, encoding, invalid, 4 * encoding.error, close)
-        nearest = _nearest_in_sorted(m, labels, n, invalid, encoding, dps)
+        m, labels, found = _scan_arrays(n, encoding, invalid, 4 * encoding.error, close)
+        nearest = _nearest_of_pairs(labels, found, n, encoding, dps)
         observed = count_valid_pairs_within(m, labels, d, invalid, close)
-        del m, labels
+        del m, labels, found
         expected = pairs * float(arcsine_close_pair_probability(close))
         seconds = time.perf_counter() - started
         rows.append(GapRow(n, n * d, pairs, nearest, predicted, close, observed, expected, seconds))

@@ -27,6 +27,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .frequencies import frequency_arb
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
 from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers, wavelength_range
 from .validation import require_even_dimension, require_positive_int
@@ -701,11 +702,10 @@ def squared_distance_ball(encoding: Sinusoidal, offset: int, prec: int) -> flint
     """S(k) = Σ_i 4 sin²(kω_i/2) as a ball at `prec` bits, ω_i = base^(−2i/d) from the exact rational base."""
     base = Fraction(str(encoding.base))
     with flint.ctx.workprec(prec):
-        log_base = flint.arb(flint.fmpq(base.numerator, base.denominator)).log()
+        exact_base = flint.arb(flint.fmpq(base.numerator, base.denominator))
         total = flint.arb(0)
         for i in range(encoding.d // 2):
-            half_angle = offset * (log_base * flint.arb(flint.fmpq(-2 * i, encoding.d))).exp() / 2
-            total += 4 * half_angle.sin() ** 2
+            total += 4 * (offset * frequency_arb(i, encoding.d, exact_base) / 2).sin() ** 2
         return total
 
 

@@ -143,6 +143,7 @@ def test_repeated_frequencies_that_bring_an_offset_back_unsettle_nearness(
             return [fastest] * len(super().frequencies_mp(dps))
 
     monkeypatch.setattr(document_000, "Sinusoidal", Repeating)
+    monkeypatch.setattr(document_000, "SEPARATION_OFFSETS", 2**20)  # the twin defeats every interval bound
     assert document_000.d0_7.assess().verdict == UNSETTLED
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from pe_verify.proofs.uniqueness import ValuePair, coinciding_dim_pairs
 from pe_verify.properties import collisions
+from pe_verify.properties.finite_precision import StoredEncoding, common_code_encoding
 from pe_verify.properties.sinusoidal import Sinusoidal
 
 GIB = collisions.GIB
@@ -78,7 +79,7 @@ def nothing_computed(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         (100000, 2, 2 * 10**7, collisions.MEMORY, "cross_dim_nearest needs about 37.3 GiB"),
         (4096, 100000000, 2 * 10**7, collisions.MEMORY, "vector_collision needs about"),
-        (4096, 1310720, 2 * 10**7, collisions.TIME, "would take about"),
+        (4096, 2621440, 2 * 10**7, collisions.TIME, "would take about"),
     ],
 )
 def test_settings_beyond_the_limits_are_refused_before_any_work(
@@ -121,6 +122,26 @@ def test_only_a_large_composite_that_is_no_prime_power_is_left_unfactored() -> N
     assert collisions.unfactored_part(Fraction(7, 29 * composite)) == composite
     assert collisions.unfactored_part(Fraction(prime**3, 2)) is None
     assert collisions.unfactored_part(Fraction(10000)) is None
+
+
+def test_the_stored_table_is_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vector_collision and same_dim_collisions share one pass over the float32 table: every row is computed
+    once (no two rows share a hash here, so the exact comparison reads none again)."""
+    computed: list[int] = []
+
+    def counted(d: int, dtype: str, base: float) -> StoredEncoding:
+        table = common_code_encoding(d, dtype, base)
+
+        def rows(positions: np.ndarray) -> np.ndarray:
+            computed.append(len(positions))
+            return table.stored_rows(positions)
+
+        return StoredEncoding(table.label, d, dtype, rows)
+
+    monkeypatch.setattr(collisions, "common_code_encoding", counted)
+    answers = collisions.analyse(6, Fraction(10000), 500, "float32", 10**6, max_bytes=GIB, max_seconds=600)
+    assert sum(computed) == 500
+    assert answers["vector_collision"].value is None and answers["same_dim_collisions"].value["dtype"]
 
 
 def test_every_answer_is_given_in_order() -> None:

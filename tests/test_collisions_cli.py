@@ -4,6 +4,7 @@ settings refused before any work because they would not fit in memory or time.""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -123,7 +124,7 @@ def nothing_computed(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--d", "10000000", "--max-pos", "2"], "the 10000000×10000000 table of dim pairs"),
         (["--d", "64", "--max-pos", "8000000", "--scan-values", "10000000000"], "5.12e+08 sorted values"),
         (["--d", "4096", "--max-pos", "100000000"], "vector_collision needs about"),
-        (["--d", "4096", "--max-pos", "1310720"], "raise --max-minutes"),
+        (["--d", "4096", "--max-pos", "2621440"], "raise --max-minutes"),
         (["--d", "6", "--max-pos", "1e40"], "at most 2^32"),
         (["--d", "6", "--base", "1e100000000"], "exponent of at most 400"),
         (["--d", "8", "--base", "1e309"], "base 1e309 is beyond the largest float64"),
@@ -151,3 +152,16 @@ def test_the_memory_limit_is_the_one_given(capsys, nothing_computed: None) -> No
     assert "the limit is 0.1 GiB" in capsys.readouterr().err
     assert cli.main([*argv, "--max-memory", "2"]) == 3
     assert "an answer was computed" in capsys.readouterr().err
+
+
+def test_vector_nearest_is_the_certified_separation(capsys) -> None:
+    report = _json(capsys, "--d", "6", "--max-pos", "1e6")
+    nearest = report["vector_nearest"]
+    assert nearest["offsets"] == [428708] and nearest["certified"] is True
+    assert nearest["distance"].startswith("0.0228243414991472745890")
+    assert Fraction(nearest["lower_bound"]) <= Fraction(nearest["distance"])
+
+
+def test_vector_nearest_for_an_endless_decimal_base_names_the_float64_it_used(capsys) -> None:
+    report = _json(capsys, "--d", "6", "--max-pos", "1e5", "--base", "4/3")
+    assert "nearest float64, 1.3333333333333332593" in report["evidence"]["vector_nearest"]["summary"]

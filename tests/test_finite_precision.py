@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pe_verify.properties import finite_precision as fp
 from pe_verify.properties.checking import angle_tolerance
 from pe_verify.properties.finite_precision import (
     StoredEncoding,
@@ -31,6 +32,7 @@ from pe_verify.properties.finite_precision import (
     distinct_position_values,
     distinct_positions,
     dtype_spec,
+    duplicate_rows_and_neighbours,
     find_duplicate_rows,
     first_collision_by_bisection,
     first_collision_by_scan,
@@ -40,6 +42,7 @@ from pe_verify.properties.finite_precision import (
     position_collision,
     printed_equal_neighbours,
     rounded_equal_neighbours,
+    scan_memory,
     small_step_change,
 )
 from pe_verify.properties.sinusoidal import (
@@ -72,6 +75,11 @@ def brute_force_duplicates(encoding: StoredEncoding, n: int) -> tuple[tuple[int,
     if not repeats.size:
         return None, 0
     return (int(representative[repeats[0]]), int(repeats[0])), int(repeats.size)
+
+
+def chunked_budget(n: int, d: int, rows_per_chunk: int) -> int:
+    """The memory budget under which a scan of n positions × d dims computes `rows_per_chunk` rows a chunk."""
+    return scan_memory(n, d) + (rows_per_chunk - 1) * d * fp._BYTES_PER_VALUE
 
 
 def reference_encoding(
@@ -220,8 +228,7 @@ def test_duplicate_scan_matches_brute_force(
     name: str, d: int, n: int, held: bool, rows_per_chunk: int
 ) -> None:
     encoding = common_code_encoding(d, name, positions_in_dtype=held)
-    budget = n * 64 + rows_per_chunk * d * 40
-    found = find_duplicate_rows(encoding, n, memory_budget=budget)
+    found = find_duplicate_rows(encoding, n, memory_budget=chunked_budget(n, d, rows_per_chunk))
     assert (found.first_duplicate, found.duplicate_rows) == brute_force_duplicates(encoding, n)
     assert found.duplicate_rows <= found.hash_matches
 
@@ -240,7 +247,7 @@ def test_planted_duplicate_row_is_found() -> None:
         return np.where(positions == 300, 123, positions)
 
     found = find_duplicate_rows(
-        reference_encoding(32, position_map=plant), 400, memory_budget=400 * 64 + 7 * 32 * 40
+        reference_encoding(32, position_map=plant), 400, memory_budget=chunked_budget(400, 32, 7)
     )
     assert (found.first_duplicate, found.duplicate_rows) == ((123, 300), 1)
     assert find_duplicate_rows(reference_encoding(32), 400).first_duplicate is None
@@ -307,8 +314,12 @@ def test_negative_zero_counts_as_zero() -> None:
 
 def test_scan_beyond_the_memory_budget_says_the_size() -> None:
     encoding = common_code_encoding(4096, "bfloat16")
-    with pytest.raises(ValueError, match=r"needs at least 640163840 bytes.*budget is 1048576 bytes"):
+    needed = 10_000_000 * fp._BYTES_PER_POSITION + 4096 * fp._BYTES_PER_VALUE
+    assert scan_memory(10_000_000, 4096) == needed
+    with pytest.raises(ValueError, match=rf"needs at least {needed} bytes.*budget is 1048576 bytes"):
         find_duplicate_rows(encoding, 10_000_000, memory_budget=2**20)
+    with pytest.raises(ValueError, match=rf"needs at least {needed} bytes"):
+        duplicate_rows_and_neighbours(encoding, 10_000_000, memory_budget=2**20)
 
 
 def test_bad_encodings_are_rejected() -> None:
@@ -363,7 +374,7 @@ def test_neighbour_counts_match_a_direct_comparison(name: str, d: int, n: int, h
     encoding = common_code_encoding(d, name, positions_in_dtype=held)
     table = encoding.stored_rows(np.arange(n, dtype=np.int64)).astype(np.float64)
     direct = np.sum(table[1:] == table[:-1], axis=1)
-    counts = neighbour_equal_counts(encoding, n, memory_budget=n * 64 + 3 * d * 40)
+    counts = neighbour_equal_counts(encoding, n, memory_budget=chunked_budget(n, d, 3))
     assert np.array_equal(counts, direct)
     summary = neighbour_equality(encoding, n)
     assert summary.max_equal_dims == direct.max()
@@ -371,6 +382,42 @@ def test_neighbour_counts_match_a_direct_comparison(name: str, d: int, n: int, h
     over = [p for p, count in enumerate(direct) if 2 * count > d]
     assert summary.first_over_half == (over[0] if over else None)
     assert summary.equal_rows == int(np.sum(direct == d))
+
+
+class CountedRows(StoredEncoding):
+    """A stored table that counts the rows it is asked for."""
+
+    def __init__(self, encoding: Sinusoidal) -> None:
+        super().__init__(encoding.label, encoding.d, encoding.stored_dtype, self._counted)
+        object.__setattr__(self, "inner", encoding)
+        object.__setattr__(self, "computed", [])
+
+    def _counted(self, positions: np.ndarray) -> np.ndarray:
+        self.computed.append(len(positions))
+        return self.inner.stored_rows(positions)
+
+
+@given(
+    name=st.sampled_from(list(SCALARS)),
+    d=st.integers(1, 6),
+    n=st.integers(2, 300),
+    held=st.booleans(),
+    rows_per_chunk=st.integers(1, 40),
+)
+def test_one_pass_gives_both_scans_and_computes_each_row_once(
+    name: str, d: int, n: int, held: bool, rows_per_chunk: int
+) -> None:
+    """The shared pass answers as the two scans do, computing every row once and the rows that share a
+    hash (the candidates the exact comparison reads) once more."""
+    encoding = CountedRows(common_code_encoding(d, name, positions_in_dtype=held))
+    budget = chunked_budget(n, d, rows_per_chunk)
+    duplicates, neighbours = duplicate_rows_and_neighbours(encoding, n, memory_budget=budget)
+    computed = sum(encoding.computed)
+    assert duplicates == find_duplicate_rows(encoding, n, memory_budget=budget)
+    assert neighbours == neighbour_equality(encoding, n, memory_budget=budget)
+    hashes = hash_rows(fp._stored_rows(encoding.inner, np.arange(n, dtype=np.int64)))
+    counts = np.unique(hashes, return_counts=True)[1]
+    assert computed == n + counts[counts > 1].sum()
 
 
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])

@@ -259,12 +259,12 @@ def test_close_pair_count_equals_brute_force(inputs: tuple[int, int, float, np.n
     n, d, base, mask = inputs
     invalid = nc.invalid_dimension_pairs(d, mask)
     values = Sinusoidal(d, base).rows(np.arange(n)).reshape(-1)
-    labels = np.argsort(values)
-    count = nc.count_valid_pairs_within(values[labels], labels, d, invalid, g)
+    m, labels = _full_argsort(values)
+    count = nc.count_valid_pairs_within(m, labels, d, invalid, g)
     assert count == _brute_force_close_count(n, d, base, invalid, g)
 
 
-# --- candidate window: np.sort alone, labels recovered for the candidates only ---------------------------
+# --- candidate window: one sort of value + i·label, labels kept for the candidates only --------------------
 
 
 @st.composite
@@ -281,8 +281,24 @@ def value_arrays(draw: st.DrawFn) -> tuple[np.ndarray, int, np.ndarray]:
     return values, d, nc.invalid_dimension_pairs(d, flags & draw(st.booleans()))
 
 
+def _full_argsort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference order: every value sorted by a stable argsort, with its label."""
+    labels = np.argsort(values, kind="stable")
+    return values[labels], labels
+
+
+def _sorted_entries(values: np.ndarray) -> np.ndarray:
+    entries = values + 1j * np.arange(values.size)
+    entries.sort()
+    return entries
+
+
 def _pairs(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, slack: float) -> set:
-    a, b, gaps = nc.close_valid_pairs(m, labels, d, invalid, slack)
+    return _labelled_pairs(labels, nc.close_valid_pairs(m, labels, d, invalid, slack))
+
+
+def _labelled_pairs(labels: np.ndarray, pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> set:
+    a, b, gaps = pairs
     ends = zip(labels[a].tolist(), labels[b].tolist(), gaps.tolist(), strict=True)
     return {(min(x, y), max(x, y), gap) for x, y, gap in ends}
 
@@ -297,6 +313,21 @@ def _brute_force_pairs(values: np.ndarray, d: int, invalid: np.ndarray, slack: f
     return {(int(x), int(y), float(gaps[x, y])) for x, y in zip(a, b, strict=True)}
 
 
+@given(value_arrays())
+def test_sorted_entries_are_the_stable_argsort(arrays: tuple[np.ndarray, int, np.ndarray]) -> None:
+    values = arrays[0]
+    entries = _sorted_entries(values)
+    m, labels = _full_argsort(values)
+    assert np.array_equal(entries.real, m) and np.array_equal(entries.imag, labels)
+
+
+@pytest.mark.parametrize("n, d", [(40, 6), (7, 512)])
+def test_labelled_values_are_the_rows_with_their_labels(n: int, d: int) -> None:
+    entries = nc._labelled_values(n, Sinusoidal(d))
+    assert np.array_equal(entries.real, Sinusoidal(d).rows(np.arange(n)).reshape(-1))
+    assert np.array_equal(entries.imag, np.arange(n * d))
+
+
 @settings(max_examples=300)
 @given(
     value_arrays(), st.sampled_from([0.0, 1e-3, 0.05]), st.sampled_from([0.0, 0.01, 0.2]), st.integers(1, 5)
@@ -309,14 +340,14 @@ def test_candidate_window_finds_the_same_pairs_as_the_full_argsort(
         return
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(nc, "_WINDOW_RANK", rank)  # small first windows: the second window must be taken too
-        found = nc._candidate_values(values, d, invalid, slack, floor)
-    m, labels = nc._argsorted(values)
+        window_m, window_labels, pairs = nc._candidate_values(
+            _sorted_entries(values), d, invalid, slack, floor
+        )
+    m, labels = _full_argsort(values)
     expected = _pairs(m, labels, d, invalid, slack)
     assert expected == _brute_force_pairs(values, d, invalid, slack)
-    if found is None:  # no valid pair among the candidates of the first window: the caller argsorts all
-        return
-    window_m, window_labels = found
     assert np.array_equal(window_m, values[window_labels]) and np.all(np.diff(window_m) >= 0)
+    assert _labelled_pairs(window_labels, pairs) == expected
     assert _pairs(window_m, window_labels, d, invalid, slack) == expected
     for g in {floor, floor / 2}:
         count = nc.count_valid_pairs_within(window_m, window_labels, d, invalid, g)
@@ -328,45 +359,38 @@ def test_a_narrowed_candidate_window_misses_the_nearest_pair() -> None:
     lose the nearest pair that the full argsort and the correct window find."""
     values, d = nc._row_values(300, Sinusoidal(6)), 6
     invalid = nc.invalid_dimension_pairs(d)
-    m, labels = nc._argsorted(values)
-    expected = _pairs(m, labels, d, invalid, 0.0)
-    assert _pairs(*nc._candidate_values(values, d, invalid, 0.0, 0.0), d, invalid, 0.0) == expected
-
-    def window_candidates(window: float) -> tuple[np.ndarray, np.ndarray]:
-        found = nc._labels_of(values, m, nc._distinct(m[nc._slots_within(m, window)]))
-        found = found[np.argsort(values[found], kind="stable")]
-        return values[found], found
-
+    entries = _sorted_entries(values)
+    expected = _pairs(*_full_argsort(values), d, invalid, 0.0)
+    assert _pairs(*nc._candidate_values(entries, d, invalid, 0.0, 0.0)[:2], d, invalid, 0.0) == expected
     best = min(gap for _, _, gap in expected)
-    assert _pairs(*window_candidates(nc._threshold(best, 0.0)), d, invalid, 0.0) == expected
-    broken = window_candidates(best / 2)
+    assert _pairs(*nc._window(entries, nc._threshold(best, 0.0)), d, invalid, 0.0) == expected
+    broken = nc._window(entries, best / 2)
     found = _pairs(*broken, d, invalid, 0.0) if broken[1].size > 1 else set()
     assert not expected & found
+
+
+def test_a_window_without_valid_pairs_grows_to_all_values() -> None:
+    """The closest values share a position (invalid): the first window holds no valid pair, and the second
+    takes every value, also those far from any other, rather than miss the valid pairs."""
+    values = np.array([0.0, 1e-9, 0.5, 0.5 + 1e-9, 0.9, 0.95])  # d = 2: positions 0, 1, 2
+    invalid = nc.invalid_dimension_pairs(2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nc, "_WINDOW_RANK", 1)
+        m, labels, pairs = nc._candidate_values(_sorted_entries(values), 2, invalid, 0.0, 0.0)
+    assert labels.tolist() == list(range(6)) and m.tolist() == values.tolist()
+    expected = _brute_force_pairs(values, 2, invalid, 0.0)
+    assert _labelled_pairs(labels, pairs) == expected == {(3, 4, 0.9 - (0.5 + 1e-9))}
 
 
 @given(value_arrays())
 def test_least_adjacent_valid_gap_equals_brute_force(arrays: tuple[np.ndarray, int, np.ndarray]) -> None:
     values, d, invalid = arrays
-    m, labels = nc._argsorted(values)
+    m, labels = _full_argsort(values)
     valid = nc._is_valid(labels[:-1], labels[1:], d, invalid.reshape(-1))
     expected = float(np.diff(m)[valid].min()) if valid.any() else math.inf
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(nc, "_PROBE", 1)
         assert nc._least_adjacent_valid_gap(m, labels, d, invalid) == expected
-
-
-def test_too_many_candidates_fall_back_to_the_full_argsort() -> None:
-    encoding = Sinusoidal(6)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(nc, "_MAX_CANDIDATES", 0)
-        patch.setattr(nc, "_CANDIDATE_FRACTION", 10**9)
-        assert (
-            nc._candidate_values(nc._row_values(50, encoding), 6, nc.invalid_dimension_pairs(6), 0.0, 0.0)
-            is None
-        )
-        fallback = nc.nearest_cross_dimension_pair(encoding, 50, dps=30)
-    assert fallback == nc.nearest_cross_dimension_pair(encoding, 50, dps=30)
-    assert fallback.candidates == nc.nearest_cross_dimension_pair_naive(encoding, 50, dps=30).candidates
 
 
 def test_gap_against_n_rows() -> None:
