@@ -53,6 +53,7 @@ from pe_verify.properties.scaling import (
 
 from .evidence import from_check, from_derivation, verification
 from .model import (
+    BEYOND,
     CAVEAT,
     CERTIFICATE,
     CORROBORATES,
@@ -67,7 +68,6 @@ from .model import (
 )
 from .numbers import UNCERTIFIED, ball_text, certain_argmax, certain_signs, certified, within
 
-BEYOND = "(beyond the documents)"
 LAYOUTS = Source(BEYOND, "RoPE layouts: interleaved and half-split")
 LINEAR = Source(BEYOND, "RoPE scaling: linear position interpolation")
 NTK = Source(BEYOND, "RoPE scaling: NTK-aware and dynamic NTK")

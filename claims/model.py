@@ -153,6 +153,10 @@ class Source:
     section: str
 
 
+#: The `Source.document` of a claim made by no document (the papers' claims the catalog checks besides).
+BEYOND = "(beyond the documents)"
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What one check computed: its kind, what it says, whether it came out true, and how that bears.

@@ -10,6 +10,7 @@ from fractions import Fraction
 from pe_verify.properties.base_bound import BITS, Builder, Scan, TableEntry, cosine_sum, recompute_table
 
 from .model import (
+    BEYOND,
     CERTIFICATE,
     FLOAT,
     LIMITS,
@@ -25,7 +26,6 @@ from .model import (
 )
 from .numbers import ball_digits
 
-BEYOND = "(beyond the documents)"
 BASE_BOUND = Source(BEYOND, "RoPE base lower bound (Men et al. 2024)")
 PAPER = (
     "Men, Xu, Wang, Zhang, Lin, Han & Chen 2024, Base of RoPE Bounds Context Length (arXiv 2405.14591): "

@@ -27,6 +27,7 @@ from pe_verify.properties.interpolation_bounds import (
 
 from .evidence import from_derivation, verification
 from .model import (
+    BEYOND,
     CERTIFICATE,
     CORROBORATES,
     FLAWED,
@@ -46,7 +47,6 @@ from .model import (
 )
 from .numbers import UNCERTIFIED, ball_text
 
-BEYOND = "(beyond the documents)"
 #: Ball-arithmetic precision (bits) of every computed value.
 BITS = 128
 

@@ -26,6 +26,7 @@ from pe_verify.properties.scaling import (
 )
 
 from .model import (
+    BEYOND,
     CAVEAT,
     CERTIFICATE,
     CORROBORATES,
@@ -39,8 +40,6 @@ from .model import (
     claim,
 )
 from .numbers import ball_digits, ball_text, certified, within
-
-BEYOND = "(beyond the documents)"
 
 # ------------------------------------------------------------------------------------- YaRN's regimes
 
