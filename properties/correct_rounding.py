@@ -14,6 +14,7 @@ narrower than float32, which ml_dtypes rounds through float32, twice); those few
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import mpmath
@@ -27,6 +28,8 @@ MARGIN = 2.0**-40
 NARROW_MARGIN = 2.0**-22
 #: Working precision (bits) of the mpmath recomputation near a midpoint.
 CHECK_BITS = 160
+#: Mantissa bits a float64 loses when rounded to a normal float32.
+_FLOAT32_DROPPED_BITS = 52 - 23
 
 _FUNCTIONS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., mpmath.mpf]]] = {
     "sin": (np.sin, mpmath.sin),
@@ -69,21 +72,46 @@ def correctly_rounded(name: str, dtype: str | DtypeSpec, *args: np.ndarray) -> n
     approx = np.asarray(_FUNCTIONS[name][0](*inputs), dtype=np.float64)
     if not np.all(np.isfinite(approx)):
         raise ValueError(f"{name} overflows float64 on these arguments")
-    rounded = np.asarray(spec.cast(approx), dtype=np.float64)
-    # The exact value can be near a rounding midpoint only where |approx − rounded| is near half the
-    # spacing above |v| or half the spacing below (a quarter of the one above at a power of two); both are
-    # tested, which flags a few more values than the side the residual lies on.
-    half = _spacing(rounded, spec)[0] / 2
-    residual = np.abs(approx - rounded)
-    margin = MARGIN if spec.nmant == 23 else NARROW_MARGIN
-    allowed = margin * np.maximum(np.abs(rounded), 2.0**spec.min_exponent)
-    doubtful = np.flatnonzero((np.abs(residual - half) <= allowed) | (np.abs(residual - half / 2) <= allowed))
+    rounded = np.asarray(spec.cast(approx))
     flat = rounded.reshape(-1)
-    lower, upper = _neighbours(flat[doubtful], spec)
+    doubtful = _doubtful(approx.reshape(-1), flat, spec)
+    held = flat[doubtful].astype(np.float64)
+    lower, upper = _neighbours(held, spec)
     flat_inputs = [arg.reshape(-1) for arg in inputs]
     exact = _FUNCTIONS[name][1]
     with mpmath.workprec(CHECK_BITS):
-        for index, low, high in zip(doubtful, lower, upper, strict=True):
+        for index, low, value_held, high in zip(doubtful, lower, held, upper, strict=True):
             value = exact(*(mpmath.mpf(float(arg[index])) for arg in flat_inputs))
-            flat[index] = min((low, flat[index], high), key=lambda c: abs(mpmath.mpf(c) - value))
-    return spec.cast(rounded)
+            flat[index] = min((low, value_held, high), key=lambda c: abs(mpmath.mpf(c) - value))
+    return rounded
+
+
+def _doubtful(approx: np.ndarray, rounded: np.ndarray, spec: DtypeSpec) -> np.ndarray:
+    """The indices of the float64 values `approx` whose exact value may round to another value of the dtype
+    than `rounded` (their rounding): those within the libm's error of a rounding midpoint."""
+    if spec.nmant != 23:
+        return np.flatnonzero(_near_midpoint(approx, rounded.astype(np.float64), spec, NARROW_MARGIN))
+    # A float32 midpoint in the binade of a normal value v is a float64 whose low 29 mantissa bits are 2^28.
+    # The exact value is within 2^(−40)·|v| < 2^13 float64 ulps of v, so only a v whose low bits lie within
+    # 2^13 of 2^28 can round otherwise (a midpoint of another binade is 2^(−25)·|v| away). Values outside
+    # float32's normal range take the general test.
+    bits = approx.view(np.int64)
+    ulps = int(MARGIN * 2.0**53)
+    low_bits = (bits + (ulps - (1 << (_FLOAT32_DROPPED_BITS - 1)))) & ((1 << _FLOAT32_DROPPED_BITS) - 1)
+    exponent = (bits >> 52) & 2047
+    top = math.frexp(spec.max_finite)[1] - 1
+    abnormal = np.flatnonzero((exponent < 1023 + spec.min_exponent) | (exponent > 1023 + top))
+    near = np.flatnonzero(low_bits <= 2 * ulps)
+    general = abnormal[_near_midpoint(approx[abnormal], rounded[abnormal].astype(np.float64), spec, MARGIN)]
+    return np.union1d(np.setdiff1d(near, abnormal, assume_unique=True), general)
+
+
+def _near_midpoint(approx: np.ndarray, rounded: np.ndarray, spec: DtypeSpec, margin: float) -> np.ndarray:
+    """Whether each exact value may lie across a rounding midpoint from `approx`: |approx − rounded| within
+    `margin`·|rounded| of half the spacing above |rounded| or of half the spacing below (a quarter of the one
+    above at a power of two); both are tested, which flags a few more values than the side the residual lies
+    on."""
+    half = _spacing(rounded, spec)[0] / 2
+    residual = np.abs(approx - rounded)
+    allowed = margin * np.maximum(np.abs(rounded), 2.0**spec.min_exponent)
+    return (np.abs(residual - half) <= allowed) | (np.abs(residual - half / 2) <= allowed)

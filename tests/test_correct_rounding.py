@@ -93,6 +93,32 @@ def test_a_libm_error_larger_than_the_margin_is_caught(monkeypatch: pytest.Monke
     assert not np.array_equal(got, expected)
 
 
+def _mirrored_sin(x: np.ndarray) -> np.ndarray:
+    """A float64 sin that puts every value within 2^11 float64 ulps of a float32 midpoint on the other side
+    of it: an error of at most 2^12 ulps, 2^(−40) relative, which any float32 rounding of it gets wrong."""
+    bits = np.sin(x).view(np.int64)
+    low = bits & ((1 << 29) - 1)
+    near = np.abs(low - (1 << 28)) <= 1 << 11
+    return np.where(near, bits + 2 * ((1 << 28) - low), bits).view(np.float64)
+
+
+def test_every_float32_value_the_libm_margin_leaves_in_doubt_is_decided_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a sin whose error stays within the margin but crosses float32 midpoints, the results are still
+    those of the exact sine; with a margin too small for that error they are not, so the bit test that
+    picks the values to decide again is what makes them right."""
+    x = np.arange(1, 2**22, dtype=np.float32).astype(np.float64)
+    moved = np.flatnonzero(_mirrored_sin(x) != np.sin(x))
+    assert len(moved) > 10
+    x = x[moved]
+    expected = [_rounded_once("sin", value, "float32") for value in x]
+    monkeypatch.setitem(correct_rounding._FUNCTIONS, "sin", (_mirrored_sin, mpmath.sin))
+    assert np.asarray(correctly_rounded("sin", "float32", x), dtype=np.float64).tolist() == expected
+    monkeypatch.setattr(correct_rounding, "MARGIN", 2.0**-44)
+    assert np.asarray(correctly_rounded("sin", "float32", x), dtype=np.float64).tolist() != expected
+
+
 @given(st.floats(-1e4, 1e4, allow_nan=False, width=32))
 def test_float32_sin_is_within_half_an_ulp(x: float) -> None:
     got = float(correctly_rounded("sin", "float32", np.array([x]))[0])
