@@ -332,14 +332,12 @@ def close_pairs(d: int, n: int, close: float) -> str:
     """
     invalid = nc.invalid_dimension_pairs(d, _exact_coincidences(d))
     encoding = Sinusoidal(d, BASE)
-    values = encoding.rows(np.arange(n)).reshape(-1)
-    labels = np.argsort(values)
     error = 2 * encoding.error
     low, high = (close - error) * (1 - EPS64), (close + error) * (1 + EPS64)
-    first, second, gaps = nc.close_valid_pairs(values[labels], labels, d, invalid, high)
+    first, second, gaps = nc.labelled_pairs_within(n, encoding, invalid, high)
     count, tied = int(np.count_nonzero(gaps <= low)), 0
     undecided = (gaps > low) & (gaps <= high)
-    ends = zip(labels[first[undecided]].tolist(), labels[second[undecided]].tolist(), strict=True)
+    ends = zip(first[undecided].tolist(), second[undecided].tolist(), strict=True)
     with mpmath.workdps(DPS):
         limit, resolution = mpmath.mpf(close), mpmath.mpf(10) ** (nc.GUARD_DIGITS - DPS)
         for a, b in ends:
@@ -418,13 +416,11 @@ def gap_by_n(scales: Scales) -> Plot:
 
 @dataclass(frozen=True)
 class StoredSummary:
-    """Duplicate rows and equal neighbouring values of one stored table, with the per-position counts."""
+    """One stored table, named, and what one pass over it finds (duplicate rows, equal neighbours)."""
 
     label: str
     encoding: Sinusoidal
-    duplicates: fp.DuplicateRows
-    neighbours: fp.NeighbourEquality
-    counts: np.ndarray
+    scan: fp.TableScan
 
 
 def _stored_tables(d: int) -> list[tuple[str, Sinusoidal]]:
@@ -441,13 +437,7 @@ def _stored_tables(d: int) -> list[tuple[str, Sinusoidal]]:
 @functools.cache
 def _stored_summaries(d: int, n: int) -> tuple[StoredSummary, ...]:
     return tuple(
-        StoredSummary(
-            label,
-            encoding,
-            fp.find_duplicate_rows(encoding, n),
-            fp.neighbour_equality(encoding, n),
-            fp.neighbour_equal_counts(encoding, n),
-        )
+        StoredSummary(label, encoding, fp.duplicate_rows_and_neighbours(encoding, n))
         for label, encoding in _stored_tables(d)
     )
 
@@ -459,12 +449,12 @@ def _binned(counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _stored_row(summary: StoredSummary) -> str:
-    duplicates, neighbours = summary.duplicates, summary.neighbours
+    duplicates, neighbours = summary.scan.duplicates, summary.scan.neighbours
     first = "none" if duplicates.first_duplicate is None else f"{duplicates.first_duplicate}"
     over_half = "never" if neighbours.first_over_half is None else f"p = {neighbours.first_over_half}"
     return (
         f"| {summary.encoding.label} | {duplicates.duplicate_rows} | {first} | "
-        f"{_mean_text(summary.counts, '.2f')} | {over_half} |"
+        f"{_mean_text(summary.scan.counts, '.2f')} | {over_half} |"
     )
 
 
@@ -485,7 +475,7 @@ def dtype_thresholds(scales: Scales) -> Plot:
         left.set_title("Integer positions collide")
         left.legend()
         for summary in summaries:
-            right.plot(*_binned(summary.counts, width), label=summary.label, linewidth=1)
+            right.plot(*_binned(summary.scan.counts, width), label=summary.label, linewidth=1)
         right.set_xlabel(f"position p (mean over windows of {width})")
         right.set_ylabel(f"dims j with PE(p, j) = PE(p+1, j), of {d}")
         right.set_title(f"Equal neighbouring values, d = {d}")

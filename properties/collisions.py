@@ -334,12 +334,12 @@ def analyse(
     )
     steps: dict[str, Callable[[], Answer]] = {
         "position_collision": lambda: _position_collision(spec.name, max_pos),
-        "vector_collision": lambda: _vector_collision(table()[0], max_pos),
+        "vector_collision": lambda: _vector_collision(table().duplicates, max_pos),
         "document_argument": lambda: _document_argument(d, base),
         "cross_dim_exact_exists": lambda: _cross_dim_exact_exists(d, base),
         "cross_dim_witness": lambda: _cross_dim_witness(d, base),
         "cross_dim_nearest": lambda: _cross_dim_nearest(d, base, max_pos, scan_values),
-        "same_dim_collisions": lambda: _same_dim_collisions(d, base, table()[1], spec.name),
+        "same_dim_collisions": lambda: _same_dim_collisions(d, base, table().neighbours, spec.name),
         "vector_nearest": lambda: _vector_nearest(d, base, max_pos),
     }
     answers = {}

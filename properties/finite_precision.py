@@ -493,18 +493,29 @@ def _neighbour_summary(encoding: Sinusoidal, counts: np.ndarray) -> NeighbourEqu
     )
 
 
+@dataclass(frozen=True)
+class TableScan:
+    """What one pass over a stored table finds: its duplicate rows, its neighbour equality, and the
+    per-position counts (`neighbour_equal_counts`) that summary is made of."""
+
+    duplicates: DuplicateRows
+    neighbours: NeighbourEquality
+    counts: np.ndarray
+
+
 def duplicate_rows_and_neighbours(
     encoding: Sinusoidal,
     n_positions: int,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     row_hash: Callable[[np.ndarray], np.ndarray] = hash_rows,
-) -> tuple[DuplicateRows, NeighbourEquality]:
-    """`find_duplicate_rows` and `neighbour_equality` of positions 0, …, N−1 from one pass over the table:
-    each row is computed once (the duplicate candidates twice), within `memory_budget` bytes."""
+) -> TableScan:
+    """`find_duplicate_rows`, `neighbour_equality` and `neighbour_equal_counts` of positions 0, …, N−1 from
+    one pass over the table: each row is computed once (the duplicate candidates twice), within
+    `memory_budget` bytes."""
     n = _require_at_least_two(n_positions)
     chunk = _rows_per_chunk(n, encoding.d, memory_budget)
     hashes, counts = _scan_table(encoding, n, chunk, row_hash, neighbours=True)
-    return _duplicates(encoding, n, chunk, hashes), _neighbour_summary(encoding, counts)
+    return TableScan(_duplicates(encoding, n, chunk, hashes), _neighbour_summary(encoding, counts), counts)
 
 
 def cos_one_angle(nmant: int, value_error: float = 0.0) -> float:

@@ -113,8 +113,15 @@ def fraction_mp(q: Fraction) -> mpmath.mpf:
 
 def frequency_mp(i: int, d: int, base: object) -> mpmath.mpf:
     """ω_i = base^(−2i/d) at the current mpmath precision; the base as mpmath.mpf reads it (a float exactly,
-    a str to the working precision), unchecked."""
-    return mpmath.mpf(base) ** fraction_mp(frequency_exponent(i, d))
+    a str to the working precision), unchecked. Computed once per (i, d, base, precision): scans and
+    re-rankings ask for the same frequencies millions of times."""
+    return _frequency_mp(i, d, base, mpmath.mp.prec)
+
+
+@lru_cache(maxsize=2**15)
+def _frequency_mp(i: int, d: int, base: object, prec: int) -> mpmath.mpf:
+    with mpmath.workprec(prec):
+        return mpmath.mpf(base) ** fraction_mp(frequency_exponent(i, d))
 
 
 def frequencies_mp(

@@ -53,7 +53,7 @@ FLOAT64 = "float64"  # no high-precision values available: ranked by float64 alo
 
 _U = 2.0**-53  # unit roundoff of float64
 _CHUNK = 2**16  # elements per vectorised pass: small temporaries are reused, large ones page-fault anew
-_ROW_CHUNK = 2**21  # values per call of encoding.rows (each call recomputes the encoding's frequencies)
+_ROW_CHUNK = 2**21  # values per call of encoding.rows (the frequencies and their turn limbs are cached)
 _WINDOW_RANK = 4096  # the first candidate window: about the 4096-th least positive adjacent gap
 _PROBE = 1024  # adjacent gaps tried first for the least valid one (`_least_adjacent_valid_gap`)
 
@@ -198,6 +198,16 @@ def _scan_arrays(
     entries = _labelled_values(n, encoding)
     entries.sort()
     return _candidate_values(entries, encoding.d, invalid, slack, floor)
+
+
+def labelled_pairs_within(
+    n: int, encoding: Sinusoidal, invalid: np.ndarray, g: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every valid pair of the n·d float64 values whose float gap is at most g (and those up to
+    threshold(B, g), B the least gap), as the flat labels p·d + j of its two values and its float gap: the
+    candidate scan of `_scan_arrays` with slack g."""
+    _, labels, (first, second, gaps) = _scan_arrays(n, encoding, invalid, g)
+    return labels[first], labels[second], gaps
 
 
 def _window(entries: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:

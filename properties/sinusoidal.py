@@ -320,14 +320,22 @@ def _frequency_balls(d: int, base: float, prec: int) -> tuple[flint.arb, ...]:
 
 
 def _turn_limbs(omegas: Sequence[mpmath.mpf]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The top three 32-bit limbs of F = round(2^128 · frac(ω/2π)) for each ω."""
+    """The top three 32-bit limbs of F = round(2^128 · frac(ω/2π)) for each ω (read-only arrays, computed once
+    per list of frequencies)."""
+    return _turn_limbs_of(tuple(omegas))
+
+
+@functools.lru_cache(maxsize=64)
+def _turn_limbs_of(omegas: tuple[mpmath.mpf, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     limbs = []
     with mpmath.workdps(FIXED_POINT_DPS):
         for omega in omegas:
             turns = mpmath.mpf(omega) / (2 * mpmath.pi)
             fixed = int(mpmath.nint((turns - mpmath.floor(turns)) * mpmath.mpf(2) ** 128)) % 2**128
             limbs.append([(fixed >> shift) & 0xFFFFFFFF for shift in (96, 64, 32)])
-    f3, f2, f1 = np.array(limbs, dtype=np.uint64).reshape(-1, 3).T
+    table = np.array(limbs, dtype=np.uint64).reshape(-1, 3)
+    table.flags.writeable = False
+    f3, f2, f1 = table.T
     return f3, f2, f1
 
 

@@ -411,10 +411,11 @@ def test_one_pass_gives_both_scans_and_computes_each_row_once(
     hash (the candidates the exact comparison reads) once more."""
     encoding = CountedRows(common_code_encoding(d, name, positions_in_dtype=held))
     budget = chunked_budget(n, d, rows_per_chunk)
-    duplicates, neighbours = duplicate_rows_and_neighbours(encoding, n, memory_budget=budget)
+    scan = duplicate_rows_and_neighbours(encoding, n, memory_budget=budget)
     computed = sum(encoding.computed)
-    assert duplicates == find_duplicate_rows(encoding, n, memory_budget=budget)
-    assert neighbours == neighbour_equality(encoding, n, memory_budget=budget)
+    assert scan.duplicates == find_duplicate_rows(encoding, n, memory_budget=budget)
+    assert scan.neighbours == neighbour_equality(encoding, n, memory_budget=budget)
+    assert np.array_equal(scan.counts, neighbour_equal_counts(encoding, n, memory_budget=budget))
     hashes = hash_rows(fp._stored_rows(encoding.inner, np.arange(n, dtype=np.int64)))
     counts = np.unique(hashes, return_counts=True)[1]
     assert computed == n + counts[counts > 1].sum()

@@ -544,3 +544,22 @@ def test_the_scan_finds_a_copy_of_the_formula(copy: str) -> None:
 )
 def test_the_scan_leaves_other_code_alone(code: str) -> None:
     assert not formula_lines(code + "\n"), code
+
+
+def test_a_scan_computes_each_frequency_once_however_many_chunks_it_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cross-dimension scan asks for the frequencies once per chunk of rows and the re-ranking once per
+    value: each (i, d, base, precision) and each list's turn limbs are computed once, so cutting the table
+    into 50 chunks computes no more than one chunk does."""
+    from pe_verify.properties import near_collision
+
+    def computations(row_chunk: int) -> tuple[int, int]:
+        monkeypatch.setattr(near_collision, "_ROW_CHUNK", row_chunk)
+        fq._frequency_mp.cache_clear()
+        sinusoidal._turn_limbs_of.cache_clear()
+        near_collision.nearest_cross_dimension_pair(sinusoidal.Sinusoidal(8, base=977.0), 400)
+        return fq._frequency_mp.cache_info().misses, sinusoidal._turn_limbs_of.cache_info().misses
+
+    assert computations(64) == computations(2**21)
+    assert computations(64)[1] == 1
