@@ -31,7 +31,7 @@ from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal
 @dataclass(frozen=True)
 class Target:
     """One configuration: d, base, the offsets [from_offset, max_offset) (from_offset 0 means one longest
-    wavelength), the time the issue sets, and search settings."""
+    wavelength), the time the issue sets, and search settings (default `separation.search_shape`)."""
 
     name: str
     d: int
@@ -39,16 +39,16 @@ class Target:
     max_offset: int
     far: bool
     seconds: float | None
-    leaf: int = 4096
-    branching: int = 16
+    leaf: int | None = None
+    branching: int | None = None
 
 
 TARGETS = (
     Target("d512-global-2^31", 512, "10000", 2**31, False, 10),
     Target("d512-far-2^31", 512, "10000", 2**31, True, 60),
-    Target("d6-global-2^31", 6, "10000", 2**31, False, None, 16, 4),
-    Target("d6-far-2^31", 6, "10000", 2**31, True, None, 16, 4),
-    Target("d6-far-2^40", 6, "10000", 2**40, True, 600, 16, 4),
+    Target("d6-global-2^31", 6, "10000", 2**31, False, None),
+    Target("d6-far-2^31", 6, "10000", 2**31, True, None),
+    Target("d6-far-2^40", 6, "10000", 2**40, True, 600),
     Target("d768-global-2^31", 768, "500000", 2**31, False, None),
     Target("d768-far-2^31", 768, "500000", 2**31, True, None),
     Target("d4096-global-2^31", 4096, "500000", 2**31, False, None),

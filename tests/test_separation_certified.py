@@ -27,6 +27,7 @@ from pe_verify.properties.separation import (
     longest_excludable_interval,
     point_upper_bounds,
     screen_error_bound,
+    search_shape,
     squared_distance_ball,
 )
 from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal, sin_cos_at_integers
@@ -258,3 +259,24 @@ def test_exact_decimals_are_written_out_and_endless_ones_refused(
 ) -> None:
     text = exact_decimal(value)
     assert text == written and (text is None or Fraction(text) == value)
+
+
+def test_the_default_search_shape_follows_d_and_gives_the_answer_of_any_other_shape() -> None:
+    """Few frequencies get short leaves; the answer (minimum, its offsets, the certificate) is the same
+    whatever the leaves and branching."""
+    assert [search_shape(d) for d in (2, 6, 8, 12, 16, 20, 512)] == [
+        (4, 4),
+        (16, 4),
+        (64, 4),
+        (256, 4),
+        (1024, 4),
+        (4096, 16),
+        (4096, 16),
+    ]
+    encoding = Sinusoidal(6)
+    default = certified_separation(encoding, 2**22, 2917)
+    other = certified_separation(encoding, 2**22, 2917, leaf=4096, branching=16)
+    assert default.argmin_offsets == other.argmin_offsets
+    assert default.minimum.mid() == other.minimum.mid()
+    assert default.certified and other.certified
+    assert default.by_bounds > other.by_bounds
