@@ -131,9 +131,12 @@ def render_markdown(derivation: Derivation, result: VerificationResult | None = 
     lines = [f"### {derivation.title} (`{derivation.id}`)", "", f"$${derivation.statement}$$", ""]
     if derivation.hypotheses:
         lines += ["**Hypotheses.**", ""] + [f"- {h}" for h in derivation.hypotheses] + [""]
-    marks = {} if result is None else {i: s.holds for i, s in enumerate(result.steps)}
-    for number, step in enumerate(derivation.steps(), start=1):
-        mark = {True: " ✓", False: " ✗"}.get(marks.get(number - 1), "")
+    if result is not None and result.derivation_id != derivation.id:
+        raise ValueError(f"the result of {result.derivation_id} is not one of {derivation.id}")
+    # A result carries each step's claim and justification: the steps are not built a second time.
+    steps = derivation.steps() if result is None else result.steps
+    for number, step in enumerate(steps, start=1):
+        mark = "" if result is None else (" ✓" if result.steps[number - 1].holds else " ✗")
         lines += [f"{number}. $${step.claim}$$", "", f"    {step.justification}{mark}", ""]
     if result is not None:
         verdict = "verified" if result.verified else "NOT verified"

@@ -147,8 +147,9 @@ def nearest_offset(encoding: Sinusoidal, max_offset: int) -> NearestOffset:
 MAX_SEPARATION_OFFSET = 2**62
 
 #: Margin, in turns, on every computed turn position: covers the 128-bit rounding of ω/2π (k·2^-129 ≤ 2^-67),
-#: dropping the low 64 bits (< 2^-64), the float64 conversion (≤ 2^-53), the advance (L − 1)·f in float64
-#: (≤ 2^-51) and the three roundings of the arc's ends (≤ 3·2^-53): in all below 2^-49.
+#: dropping the low 64 bits (< 2^-64) and, where children are bounded before their exact words are formed,
+#: their carry (< 2^-64), the float64 conversion (≤ 2^-53), the advance (L − 1)·f in float64 (≤ 2^-51) and
+#: the three roundings of the arc's ends (≤ 3·2^-53): in all below 2^-49.
 TURN_MARGIN = 2.0**-46
 
 #: Relative margin on each polynomial enclosure of sin²: its Horner evaluation rounds at most 25 times (three
@@ -193,9 +194,13 @@ _TINY = 2.0**-990
 def chord_lower(distance: np.ndarray) -> np.ndarray:
     """A lower bound on 2(1 − cos 2πx) = 4 sin²(πx) for x at turn distance `distance` ∈ [0, ½] from an
     integer, computed from IEEE float64 operations alone (no library sine)."""
-    y = np.minimum(distance, 0.5) * (np.pi * (1 - 4 * _U64))
-    s = _sin_lower(y)
-    return np.maximum(4 * (s * s) * (1 - POLYNOMIAL_MARGIN) - _TINY, 0.0)
+    y = np.minimum(distance, 0.5)
+    y *= np.pi * (1 - 4 * _U64)
+    chord = _sin_lower(y)
+    chord *= chord
+    chord *= 4 * (1 - POLYNOMIAL_MARGIN)  # one rounding, as 4·(s·s)·(1 − margin): scaling by 4 is exact
+    chord -= _TINY
+    return np.maximum(chord, 0.0, out=chord)
 
 
 def chord_upper(distance: np.ndarray) -> np.ndarray:
@@ -211,8 +216,10 @@ def arc_lower_bounds(turns: np.ndarray, advance: np.ndarray) -> np.ndarray:
     to one (4 sin²(πx) rises with the distance from the nearest integer)."""
     low = turns - TURN_MARGIN
     high = turns + advance + TURN_MARGIN
-    inside = (low > 0) & (high < 1)
-    return np.where(inside, chord_lower(np.where(inside, np.minimum(low, 1 - high), 0.0)), 0.0)
+    # min(low, 1 − high) > 0 exactly when low > 0 and high < 1 (1 − high is exact for high ≥ ½), and
+    # chord_lower(0) = 0.
+    distance = np.minimum(low, 1 - high)
+    return chord_lower(np.maximum(distance, 0.0, out=distance))
 
 
 def point_upper_bounds(turns: np.ndarray) -> np.ndarray:
@@ -289,7 +296,9 @@ def add_turns(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(hi, lo) + (other_hi, other_lo) modulo 2^128, broadcasting: the turn position of a sum of offsets."""
     low = lo + other_lo
-    return hi + other_hi + (low < lo).astype(np.uint64), low
+    high = hi + other_hi
+    high += low < lo
+    return high, low
 
 
 def turns_float(hi: np.ndarray) -> np.ndarray:
@@ -474,15 +483,22 @@ class _Search:
         bound; the rest are excluded, counted and, if recording, kept."""
         started = time.perf_counter()
         lengths = self.lengths(starts, length)
+        # Every interval is bounded over the arcs of `length` offsets: an interval cut short by `stop` covers
+        # a sub-arc, on which 4 sin² is at least its least value over the whole arc.
+        advance = (length - 1) * self.table.rates
         lower = np.zeros(starts.size)
         alive = np.arange(starts.size)
         for block in range(0, columns.size, _COLUMN_BLOCK):
             part = slice(block, block + _COLUMN_BLOCK)
-            advance = (lengths[alive] - 1)[:, None] * self.table.rates[columns[part]][None, :]
-            terms = self.bounds.interval(turns_float(hi[alive[:, None], held[part][None, :]]), advance)
-            lower[alive] += terms.sum(-1)
+            everyone = alive.size == starts.size
+            words = hi[:, held[part]] if everyone else hi[alive[:, None], held[part][None, :]]
+            terms = self.bounds.interval(turns_float(words), advance[columns[part]][None, :]).sum(-1)
+            partial = lower if everyone else lower[alive]
+            partial += terms
+            if not everyone:
+                lower[alive] = partial
             factor = 1 - (min(block + _COLUMN_BLOCK, columns.size) + 2) * 2 * _U64
-            alive = alive[lower[alive] * factor <= self.best]
+            alive = alive[partial * factor <= self.best]
             if not alive.size:
                 break
         lower *= 1 - (columns.size + 2) * 2 * _U64
@@ -588,36 +604,40 @@ class _Search:
         for first in range(0, starts.size, piece):
             part = slice(first, first + piece)
             columns = self.bound_columns(child)
-            if columns is None or 2 * columns.size >= self.n:
-                kids, kid_hi, kid_lo = self._children(
-                    starts[part], hi[part], lo[part], child, step_hi, step_lo
+            if columns is None:
+                kids = self._children(starts[part], hi[part], lo[part], child, step_hi, step_lo)
+            else:
+                kids = self._pruned_children(
+                    starts[part], hi[part], lo[part], child, step_hi, step_lo, columns
                 )
-                if columns is not None:
-                    keep, lowest = self.prune(kids, kid_hi, child, columns, columns)
-                    self.attain(kid_hi[lowest])
-                    kids, kid_hi, kid_lo = kids[keep], kid_hi[keep], kid_lo[keep]
-                self._refine(kids, kid_hi, kid_lo, child)
-                continue
-            parent = np.repeat(np.arange(first, min(first + piece, starts.size)), self.branching)
-            step = np.tile(np.arange(self.branching), parent.size // self.branching)
-            kids = starts[parent] + child * step
-            inside = kids < self.stop
-            parent, step, kids = parent[inside], step[inside], kids[inside]
-            few_hi, _ = add_turns(
-                hi[parent[:, None], columns],
-                lo[parent[:, None], columns],
-                step_hi[step[:, None], columns],
-                step_lo[step[:, None], columns],
-            )
-            keep, lowest = self.prune(kids, few_hi, child, columns, np.arange(columns.size))
-            self.attain(
-                add_turns(
-                    hi[parent[lowest]], lo[parent[lowest]], step_hi[step[lowest]], step_lo[step[lowest]]
-                )[0]
-            )
-            parent, step, kids = parent[keep], step[keep], kids[keep]
-            kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
-            self._refine(kids, kid_hi, kid_lo, child)
+            self._refine(*kids, child)
+
+    def _pruned_children(
+        self,
+        starts: np.ndarray,
+        hi: np.ndarray,
+        lo: np.ndarray,
+        child: int,
+        step_hi: np.ndarray,
+        step_lo: np.ndarray,
+        columns: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The children of each interval (step-major) that the arc bound over `columns` keeps, with exact
+        turn words. The bound reads only the high words of those columns, summed without the carry from
+        the low words (less than 2^-64 turns off, inside TURN_MARGIN); only the kept children get their
+        exact words on every frequency."""
+        kids = (starts[None, :] + child * np.arange(self.branching, dtype=np.int64)[:, None]).reshape(-1)
+        rough = (hi[:, columns][None] + step_hi[:, columns][:, None]).reshape(-1, columns.size)
+        index = np.arange(kids.size)
+        if kids.size and kids.max() >= self.stop:
+            index = np.flatnonzero(kids < self.stop)
+            kids, rough = kids[index], rough[index]
+        keep, lowest = self.prune(kids, rough, child, columns, np.arange(columns.size))
+        step, parent = np.divmod(index[lowest], starts.size)
+        self.attain(add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])[0])
+        step, parent = np.divmod(index[keep], starts.size)
+        kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
+        return kids[keep], kid_hi, kid_lo
 
     def _children(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from pe_verify.proofs.derivation import (
@@ -75,3 +76,23 @@ def test_markdown_shows_statement_hypotheses_steps_and_marks() -> None:
     assert "- x real" in text
     assert "Pythagoras ✓" in text
     assert "**Result:** verified (2/2 steps checked by SymPy)." in text
+
+
+def test_markdown_of_a_result_reads_its_steps_and_refuses_another_derivations_result() -> None:
+    """The marks come from the result, whose steps carry their claims: a failed step shows ✗, and the
+    derivation's steps are not built again."""
+    failing = _example(second_step_holds=False)
+    result = failing.verify()
+    built = []
+
+    @derivation(id="meta.example", title="Example", statement=r"\sin^2 x + \cos^2 x = 1")
+    def counted():
+        built.append(True)
+        yield from failing.steps()
+
+    text = render_markdown(counted, result)
+    assert "a difference ✗" in text and "Pythagoras ✓" in text and not built
+    assert "**Result:** NOT verified (1/2 steps checked by SymPy)." in text
+    other = derivation(id="meta.other", title="Other", statement="")(lambda: iter(()))
+    with pytest.raises(ValueError, match=r"the result of meta\.example is not one of meta\.other"):
+        render_markdown(other, result)
