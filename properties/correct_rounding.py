@@ -100,10 +100,11 @@ def _doubtful(approx: np.ndarray, rounded: np.ndarray, spec: DtypeSpec) -> np.nd
     low_bits = (bits + (ulps - (1 << (_FLOAT32_DROPPED_BITS - 1)))) & ((1 << _FLOAT32_DROPPED_BITS) - 1)
     exponent = (bits >> 52) & 2047
     top = math.frexp(spec.max_finite)[1] - 1
+    near = low_bits <= 2 * ulps
     abnormal = np.flatnonzero((exponent < 1023 + spec.min_exponent) | (exponent > 1023 + top))
-    near = np.flatnonzero(low_bits <= 2 * ulps)
-    general = abnormal[_near_midpoint(approx[abnormal], rounded[abnormal].astype(np.float64), spec, MARGIN)]
-    return np.union1d(np.setdiff1d(near, abnormal, assume_unique=True), general)
+    if abnormal.size:
+        near[abnormal] = _near_midpoint(approx[abnormal], rounded[abnormal].astype(np.float64), spec, MARGIN)
+    return np.flatnonzero(near)
 
 
 def _near_midpoint(approx: np.ndarray, rounded: np.ndarray, spec: DtypeSpec, margin: float) -> np.ndarray:
