@@ -298,6 +298,15 @@ def check_limits(needs: list[Need], max_bytes: float, max_seconds: float) -> Non
 # ---------------------------------------------------------------------------------------------------------
 
 
+def _table_answers(
+    encoding: Sinusoidal, max_pos: int, budget: int
+) -> tuple[DuplicateRows, NeighbourEquality]:
+    """The stored table's duplicate rows and neighbour equality from one pass; its per-position counts
+    (8 bytes a position) are not kept while the other answers run."""
+    scan = duplicate_rows_and_neighbours(encoding, max_pos, memory_budget=budget)
+    return scan.duplicates, scan.neighbours
+
+
 def analyse(
     d: int,
     base: Fraction,
@@ -328,18 +337,16 @@ def analyse(
     spec = dtype_spec(dtype)
     check_limits(plan(d, base, max_pos, scan_values), max_bytes, max_seconds)
     table = functools.cache(
-        lambda: duplicate_rows_and_neighbours(
-            common_code_encoding(d, spec.name, float(base)), max_pos, memory_budget=int(max_bytes)
-        )
+        lambda: _table_answers(common_code_encoding(d, spec.name, float(base)), max_pos, int(max_bytes))
     )
     steps: dict[str, Callable[[], Answer]] = {
         "position_collision": lambda: _position_collision(spec.name, max_pos),
-        "vector_collision": lambda: _vector_collision(table().duplicates, max_pos),
+        "vector_collision": lambda: _vector_collision(table()[0], max_pos),
         "document_argument": lambda: _document_argument(d, base),
         "cross_dim_exact_exists": lambda: _cross_dim_exact_exists(d, base),
         "cross_dim_witness": lambda: _cross_dim_witness(d, base),
         "cross_dim_nearest": lambda: _cross_dim_nearest(d, base, max_pos, scan_values),
-        "same_dim_collisions": lambda: _same_dim_collisions(d, base, table().neighbours, spec.name),
+        "same_dim_collisions": lambda: _same_dim_collisions(d, base, table()[1], spec.name),
         "vector_nearest": lambda: _vector_nearest(d, base, max_pos),
     }
     answers = {}
