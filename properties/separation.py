@@ -604,40 +604,9 @@ class _Search:
         for first in range(0, starts.size, piece):
             part = slice(first, first + piece)
             columns = self.bound_columns(child)
-            if columns is None:
-                kids = self._children(starts[part], hi[part], lo[part], child, step_hi, step_lo)
-            else:
-                kids = self._pruned_children(
-                    starts[part], hi[part], lo[part], child, step_hi, step_lo, columns
-                )
-            self._refine(*kids, child)
-
-    def _pruned_children(
-        self,
-        starts: np.ndarray,
-        hi: np.ndarray,
-        lo: np.ndarray,
-        child: int,
-        step_hi: np.ndarray,
-        step_lo: np.ndarray,
-        columns: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The children of each interval (step-major) that the arc bound over `columns` keeps, with exact
-        turn words. The bound reads only the high words of those columns, summed without the carry from
-        the low words (less than 2^-64 turns off, inside TURN_MARGIN); only the kept children get their
-        exact words on every frequency."""
-        kids = (starts[None, :] + child * np.arange(self.branching, dtype=np.int64)[:, None]).reshape(-1)
-        rough = (hi[:, columns][None] + step_hi[:, columns][:, None]).reshape(-1, columns.size)
-        index = np.arange(kids.size)
-        if kids.size and kids.max() >= self.stop:
-            index = np.flatnonzero(kids < self.stop)
-            kids, rough = kids[index], rough[index]
-        keep, lowest = self.prune(kids, rough, child, columns, np.arange(columns.size))
-        step, parent = np.divmod(index[lowest], starts.size)
-        self.attain(add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])[0])
-        step, parent = np.divmod(index[keep], starts.size)
-        kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
-        return kids[keep], kid_hi, kid_lo
+            self._refine(
+                *self._children(starts[part], hi[part], lo[part], child, step_hi, step_lo, columns), child
+            )
 
     def _children(
         self,
@@ -647,16 +616,32 @@ class _Search:
         child: int,
         step_hi: np.ndarray,
         step_lo: np.ndarray,
+        columns: np.ndarray | None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The `branching` children of each interval, step-major, with their turn words on every frequency
-        (by broadcasting, no gathers); children starting at or beyond `stop` are dropped."""
-        kid_hi, kid_lo = add_turns(hi[None], lo[None], step_hi[:, None], step_lo[:, None])
+        """The `branching` children of each interval (step-major) starting before `stop`, with exact turn
+        words, and with `columns` only those the arc bound over these frequencies keeps. Without a bound
+        the words come by broadcasting. With one, the bound reads only the high words of those columns,
+        summed without the carry from the low words (less than 2^-64 turns off, inside TURN_MARGIN), and
+        only the kept children get their exact words on every frequency."""
         kids = (starts[None, :] + child * np.arange(self.branching, dtype=np.int64)[:, None]).reshape(-1)
-        kid_hi, kid_lo = kid_hi.reshape(-1, self.n), kid_lo.reshape(-1, self.n)
-        if kids.size and kids.max() >= self.stop:
-            inside = kids < self.stop
-            kids, kid_hi, kid_lo = kids[inside], kid_hi[inside], kid_lo[inside]
-        return kids, kid_hi, kid_lo
+        index = np.flatnonzero(kids < self.stop) if kids.size and kids.max() >= self.stop else None
+        if columns is None:
+            kid_hi, kid_lo = add_turns(hi[None], lo[None], step_hi[:, None], step_lo[:, None])
+            kid_hi, kid_lo = kid_hi.reshape(-1, self.n), kid_lo.reshape(-1, self.n)
+            if index is None:
+                return kids, kid_hi, kid_lo
+            return kids[index], kid_hi[index], kid_lo[index]
+        rough = (hi[:, columns][None] + step_hi[:, columns][:, None]).reshape(-1, columns.size)
+        if index is None:
+            index = np.arange(kids.size)
+        else:
+            kids, rough = kids[index], rough[index]
+        keep, lowest = self.prune(kids, rough, child, columns, np.arange(columns.size))
+        step, parent = np.divmod(index[lowest], starts.size)
+        self.attain(add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])[0])
+        step, parent = np.divmod(index[keep], starts.size)
+        kid_hi, kid_lo = add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])
+        return kids[keep], kid_hi, kid_lo
 
 
 def longest_excludable_interval(encoding: Sinusoidal, squared: float) -> int:
