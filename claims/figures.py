@@ -323,33 +323,11 @@ def _gap_rows(d: int, ns: tuple[int, ...]) -> tuple[nc.GapRow, ...]:
     return tuple(nc.gap_against_n(Sinusoidal(d, BASE), ns, exclude=_exact_coincidences(d)))
 
 
-@functools.cache
-def close_pairs(d: int, n: int, close: float) -> str:
-    """How many valid pairs over positions < n (the scan's exclusion) have an exact gap of at most `close`.
-
-    A pair whose float64 gap is farther from `close` than the values' error bound allows is counted by it;
-    the few closer are decided at `DPS` digits (marked `UNCERTIFIED` if one equals `close` to those digits).
-    """
-    invalid = nc.invalid_dimension_pairs(d, _exact_coincidences(d))
-    encoding = Sinusoidal(d, BASE)
-    error = 2 * encoding.error
-    low, high = (close - error) * (1 - EPS64), (close + error) * (1 + EPS64)
-    first, second, gaps = nc.labelled_pairs_within(n, encoding, invalid, high)
-    count, tied = int(np.count_nonzero(gaps <= low)), 0
-    undecided = (gaps > low) & (gaps <= high)
-    ends = zip(first[undecided].tolist(), second[undecided].tolist(), strict=True)
-    with mpmath.workdps(DPS):
-        limit, resolution = mpmath.mpf(close), mpmath.mpf(10) ** (nc.GUARD_DIGITS - DPS)
-        for a, b in ends:
-            value = (encoding.value_mp(label // d, label % d) for label in (a, b))
-            gap = abs(next(value) - next(value))
-            tied += bool(abs(gap - limit) <= resolution)
-            count += bool(gap <= limit)
-    return (
-        f"{count}"
-        if not tied
-        else f"{count} ({UNCERTIFIED}: {tied} gaps equal the threshold to {DPS} digits)"
-    )
+def _close_count(row: nc.GapRow) -> str:
+    """The exact count of pairs within the row's threshold, marked when some gap equals it to the digits."""
+    if not row.close_ties:
+        return f"{row.observed_close}"
+    return f"{row.observed_close} ({UNCERTIFIED}: {row.close_ties} gaps equal the threshold to {DPS} digits)"
 
 
 def _gap_row(d: int, row: nc.GapRow) -> str:
@@ -357,7 +335,7 @@ def _gap_row(d: int, row: nc.GapRow) -> str:
     return (
         f"| {d} | {_power_of_ten(row.n)} | {mpmath.nstr(pair.gap, 6)} | {row.nearest.evidence} "
         f"| {pair.first} – {pair.second} | {row.predicted:.3e} "
-        f"| {close_pairs(d, row.n, row.close)} / {row.expected_close:.1f} |"
+        f"| {_close_count(row)} / {row.expected_close:.1f} |"
     )
 
 

@@ -200,16 +200,6 @@ def _scan_arrays(
     return _candidate_values(entries, encoding.d, invalid, slack, floor)
 
 
-def labelled_pairs_within(
-    n: int, encoding: Sinusoidal, invalid: np.ndarray, g: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every valid pair of the n·d float64 values whose float gap is at most g (and those up to
-    threshold(B, g), B the least gap), as the flat labels p·d + j of its two values and its float gap: the
-    candidate scan of `_scan_arrays` with slack g."""
-    _, labels, (first, second, gaps) = _scan_arrays(n, encoding, invalid, g)
-    return labels[first], labels[second], gaps
-
-
 def _window(entries: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:
     """The values of the sorted `entries` (v + iℓ) with a neighbour at most `window` away, and their labels
     (int32 when they fit)."""
@@ -539,7 +529,8 @@ class GapRow:
     """One line of the gap-against-n table: the nearest valid pair at n positions against the arcsine model.
 
     The minimum of one sample fluctuates by a factor of several, so the row also counts the valid pairs
-    closer than `close` (a multiple of the predicted minimum): `observed_close` against the model's
+    whose true gap is at most `close` (a multiple of the predicted minimum): `observed_close` (exact, see
+    `close_pair_count`; `close_ties` of them equal `close` to the digits used) against the model's
     `expected_close` = valid_pairs · P(|X − Y| < close).
     """
 
@@ -550,8 +541,49 @@ class GapRow:
     predicted: float
     close: float
     observed_close: int
+    close_ties: int
     expected_close: float
     seconds: float
+
+
+def _close_window(encoding: Sinusoidal, close: float) -> tuple[float, float]:
+    """Float gaps at most the first are true gaps at most `close`, float gaps above the second are not: the
+    values are within `encoding.error` of the truth, and the subtraction rounds once."""
+    error = 2 * encoding.error
+    return (close - error) * (1 - 4 * _U), (close + error) * (1 + 4 * _U)
+
+
+def _decided_close_count(
+    m: np.ndarray, labels: np.ndarray, encoding: Sinusoidal, invalid: np.ndarray, close: float, dps: int
+) -> tuple[int, int]:
+    """`close_pair_count` on sorted candidate values that hold every valid pair within the window's top."""
+    d = encoding.d
+    low, high = _close_window(encoding, close)
+    first, second, gaps = _valid_pairs_within(m, labels, d, invalid, lambda _: high, math.inf)
+    count, tied = int(np.count_nonzero(gaps <= low)), 0
+    undecided = (gaps > low) & (gaps <= high)
+    ends = zip(labels[first[undecided]].tolist(), labels[second[undecided]].tolist(), strict=True)
+    with mpmath.workdps(dps):
+        limit, resolution = mpmath.mpf(close), mpmath.mpf(10) ** (GUARD_DIGITS - dps)
+        for a, b in ends:
+            gap = abs(encoding.value_mp(a // d, a % d) - encoding.value_mp(b // d, b % d))
+            tied += bool(abs(gap - limit) <= resolution)
+            count += bool(gap <= limit)
+    return count, tied
+
+
+def close_pair_count(
+    encoding: Sinusoidal, n: int, close: float, *, exclude: Exclusion = None, dps: int = 50
+) -> tuple[int, int]:
+    """How many valid pairs over positions < n have a true gap of at most `close`, and how many of those
+    counted equal `close` to `dps` − GUARD_DIGITS digits (a tie the digits cannot decide). A pair whose
+    float64 gap is farther from `close` than the values' error allows is counted by it; the few closer are
+    decided at `dps` digits."""
+    n, d, _, dps = _require_scan_inputs(n, encoding, dps)
+    close = require_positive_real(close, "close")
+    invalid = invalid_dimension_pairs(d, exclude)
+    m, labels, _ = _scan_arrays(n, encoding, invalid, 4 * encoding.error, _close_window(encoding, close)[1])
+    return _decided_close_count(m, labels, encoding, invalid, close, dps)
 
 
 def gap_against_n(
@@ -563,7 +595,8 @@ def gap_against_n(
     close_factor: float = 100.0,
 ) -> list[GapRow]:
     """Per n: the nearest valid cross-dimension gap, the arcsine model's `predicted_minimum_gap`, and the
-    number of valid pairs closer than close_factor × predicted against the model's expectation."""
+    number of valid pairs within close_factor × predicted (decided exactly, `close_pair_count`) against the
+    model's expectation."""
     d = encoding.d
     close_factor = require_positive_real(close_factor, "close_factor")
     invalid = invalid_dimension_pairs(d, exclude)
@@ -575,13 +608,14 @@ def gap_against_n(
         pairs = valid_pair_count(n, d, exclude)
         predicted = predicted_minimum_gap(pairs)
         close = close_factor * predicted
-        m, labels, found = _scan_arrays(n, encoding, invalid, 4 * encoding.error, close)
+        window = _close_window(encoding, close)[1]
+        m, labels, found = _scan_arrays(n, encoding, invalid, 4 * encoding.error, window)
         nearest = _nearest_of_pairs(labels, found, n, encoding, dps)
-        observed = count_valid_pairs_within(m, labels, d, invalid, close)
+        observed, ties = _decided_close_count(m, labels, encoding, invalid, close, dps)
         del m, labels, found
         expected = pairs * float(arcsine_close_pair_probability(close))
         seconds = time.perf_counter() - started
-        rows.append(GapRow(n, n * d, pairs, nearest, predicted, close, observed, expected, seconds))
+        rows.append(GapRow(n, n * d, pairs, nearest, predicted, close, observed, ties, expected, seconds))
     return rows
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -406,6 +407,37 @@ def test_gap_against_n_rows() -> None:
     assert rows[1].expected_close == pytest.approx(
         rows[1].valid_pairs * float(nc.arcsine_close_pair_probability(rows[1].close))
     )
+
+
+def test_close_pairs_are_counted_from_the_exact_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against every valid pair's 50-digit gap, at thresholds far from every gap and at thresholds strictly
+    between a pair's float64 gap and its true gap. Counting by the float64 gaps alone gets some of the
+    latter wrong, so the decision at 50 digits is what makes them right."""
+    d, n = 6, 30
+    encoding = Sinusoidal(d)
+    floats = encoding.rows(np.arange(n)).reshape(-1)
+    with mpmath.workdps(50):
+        value = {(p, j): encoding.value_mp(p, j) for p in range(n) for j in range(d)}
+        pairs = sorted(
+            (abs(value[a] - value[b]), a, b)
+            for a, b in itertools.combinations(value, 2)
+            if a[0] != b[0] and a[1] != b[1]
+        )
+        gaps = [gap for gap, _, _ in pairs]
+        between = []
+        for gap, a, b in pairs[:60]:
+            rounded = abs(floats[a[0] * d + a[1]] - floats[b[0] * d + b[1]])
+            middle = float((mpmath.mpf(rounded) + gap) / 2)
+            if (middle - rounded) * (middle - gap) < 0:
+                between.append(middle)
+    assert between
+    thresholds = [2e-3, float(gaps[10]), *between]
+    exact = [sum(gap <= close for gap in gaps) for close in thresholds]
+    assert [nc.close_pair_count(encoding, n, close) for close in thresholds] == [
+        (count, 0) for count in exact
+    ]
+    monkeypatch.setattr(nc, "_close_window", lambda encoding, close: (close, close))
+    assert [nc.close_pair_count(encoding, n, close)[0] for close in thresholds] != exact
 
 
 # --- ball-arithmetic certificate ---------------------------------------------------------------------------

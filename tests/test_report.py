@@ -9,7 +9,6 @@ evidence changes the dashboard's counts.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import os
 import re
@@ -21,7 +20,6 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.figure
-import mpmath
 import numpy as np
 import pytest
 
@@ -59,7 +57,6 @@ from pe_verify.claims.model import (
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties.sinusoidal import Sinusoidal
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -714,20 +711,6 @@ def test_counts_below_a_threshold_are_certified_or_marked() -> None:
     values = np.array([0.05, 0.2, 0.0999])
     assert figures.count_below(values, 1e-6, 0.1) == "2"
     assert figures.count_below(values, 1e-3, 0.1).startswith(f"1 to 2 ({UNCERTIFIED}")
-
-
-def test_close_pairs_are_counted_from_the_exact_values() -> None:
-    d, n = 6, 30
-    with mpmath.workdps(50):
-        value = {(p, j): Sinusoidal(d, figures.BASE).value_mp(p, j) for p in range(n) for j in range(d)}
-        gaps = sorted(
-            abs(value[a] - value[b])
-            for a, b in itertools.combinations(value, 2)
-            if a[0] != b[0] and a[1] != b[1]
-        )
-    # a threshold far from every gap, and one a gap's float64 rounding away from it (decided at 50 digits)
-    for close in (2e-3, float(gaps[10])):
-        assert figures.close_pairs(d, n, close) == f"{sum(gap <= close for gap in gaps)}"
 
 
 def test_captions_state_the_computed_values(plots: tuple[figures.Plot, ...]) -> None:
