@@ -293,11 +293,6 @@ def close_valid_pairs(
     return a[keep], b[keep], gaps[keep]
 
 
-def count_valid_pairs_within(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, g: float) -> int:
-    """The number of valid pairs whose float64 gap m_b − m_a is at most g (same scan, fixed threshold)."""
-    return int(_valid_pairs_within(m, labels, d, invalid, lambda _: g, math.inf)[0].size)
-
-
 def _least_adjacent_valid_gap(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray) -> float:
     """The least gap m_{a+1} − m_a over valid neighbours (inf if none): a first upper bound on B."""
     invalid_flat = invalid.reshape(-1)

@@ -255,13 +255,19 @@ def _brute_force_close_count(n: int, d: int, base: float, invalid: np.ndarray, g
     return int(np.triu(valid & (np.abs(values[:, None] - values[None, :]) <= g), 1).sum())
 
 
+def _count_within(m: np.ndarray, labels: np.ndarray, d: int, invalid: np.ndarray, g: float) -> int:
+    """How many valid pairs the scan finds with float gap at most g (the fixed threshold `close_pair_count`
+    reads before deciding the pairs near it)."""
+    return int(nc._valid_pairs_within(m, labels, d, invalid, lambda _: g, math.inf)[0].size)
+
+
 @given(scan_inputs(), st.floats(1e-4, 0.3))
 def test_close_pair_count_equals_brute_force(inputs: tuple[int, int, float, np.ndarray], g: float) -> None:
     n, d, base, mask = inputs
     invalid = nc.invalid_dimension_pairs(d, mask)
     values = Sinusoidal(d, base).rows(np.arange(n)).reshape(-1)
     m, labels = _full_argsort(values)
-    count = nc.count_valid_pairs_within(m, labels, d, invalid, g)
+    count = _count_within(m, labels, d, invalid, g)
     assert count == _brute_force_close_count(n, d, base, invalid, g)
 
 
@@ -351,8 +357,8 @@ def test_candidate_window_finds_the_same_pairs_as_the_full_argsort(
     assert _labelled_pairs(window_labels, pairs) == expected
     assert _pairs(window_m, window_labels, d, invalid, slack) == expected
     for g in {floor, floor / 2}:
-        count = nc.count_valid_pairs_within(window_m, window_labels, d, invalid, g)
-        assert count == nc.count_valid_pairs_within(m, labels, d, invalid, g)
+        count = _count_within(window_m, window_labels, d, invalid, g)
+        assert count == _count_within(m, labels, d, invalid, g)
 
 
 def test_a_narrowed_candidate_window_misses_the_nearest_pair() -> None:
