@@ -215,7 +215,11 @@ def test_slopes_counted_from_zero_fail_both_slope_checks(k: int) -> None:
     assert not check_slopes_exact(SlopesFromZero(), 2**k)
 
 
-@given(n=st.integers(min_value=3, max_value=256).filter(lambda n: n & (n - 1)))
+def _not_a_power_of_two(n: int) -> bool:
+    return bool(n & (n - 1))
+
+
+@given(n=st.integers(min_value=3, max_value=256).filter(_not_a_power_of_two))
 def test_wrong_rules_for_other_head_counts_fail(n: int) -> None:
     assert not check_slopes_exact(NaiveFormula(), n)
     assert not check_slopes_exact(OddEntries(), n)
@@ -357,7 +361,7 @@ def test_other_counts_interleave_two_geometric_sequences() -> None:
     assert all(interleaves_two_geometric_sequences(Alibi(), n) for n in range(1, 257))
 
 
-@given(n=st.integers(min_value=3, max_value=256).filter(lambda n: n & (n - 1)))
+@given(n=st.integers(min_value=3, max_value=256).filter(_not_a_power_of_two))
 def test_wrong_rules_do_not_interleave_two_geometric_sequences(n: int) -> None:
     assert not interleaves_two_geometric_sequences(NaiveFormula(), n)
     assert not interleaves_two_geometric_sequences(OddEntries(), n)

@@ -444,8 +444,12 @@ def test_no_known_rule_is_unknown_scaling_with_the_closest() -> None:
 # ------------------------------------------------------- θ_0 ≤ 1 holds for every reference rule
 
 
+def _twice(half: int) -> int:
+    return 2 * half
+
+
 @given(
-    d=st.integers(2, 512).map(lambda n: 2 * n),
+    d=st.integers(2, 512).map(_twice),
     base=st.sampled_from([10000.0, 500000.0, 1e6, 1.5]),
     factor=st.floats(1.0, 64.0),
     context=st.sampled_from([2048, 4096, 8192, 131072]),

@@ -106,12 +106,16 @@ def log_uniform(low: int, high: int) -> st.SearchStrategy[int]:
     return st.one_of([st.integers(lo, hi) for lo, hi in bands if lo <= hi])
 
 
+def _twice(half: int) -> int:
+    return 2 * half
+
+
 def cases(largest_d: int, reach: int) -> st.SearchStrategy[Case]:
     """Even d up to `largest_d`, bases above 1, 1–3 positions and two offsets, all in [−reach, reach]."""
     position = st.integers(-reach, reach) | st.floats(-reach, reach)
     return st.builds(
         Case,
-        d=log_uniform(1, largest_d // 2).map(lambda half: 2 * half),
+        d=log_uniform(1, largest_d // 2).map(_twice),
         base=st.sampled_from([10000.0, 500000.0]) | st.floats(1.0, 1e6, exclude_min=True),
         positions=st.lists(position, min_size=1, max_size=3).map(tuple),
         a=position,

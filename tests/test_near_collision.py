@@ -490,7 +490,11 @@ def test_certificate_rejects_bad_input() -> None:
 # --- whole-vector near repeats ------------------------------------------------------------------------------
 
 
-@given(d=st.integers(1, 6).map(lambda h: 2 * h), n=st.integers(3, 60), base=bases)
+def _twice(half: int) -> int:
+    return 2 * half
+
+
+@given(d=st.integers(1, 6).map(_twice), n=st.integers(3, 60), base=bases)
 def test_offset_scan_agrees_with_all_pairs(d: int, n: int, base: float) -> None:
     fast = nc.nearest_vector_offsets(Sinusoidal(d, base), n, count=3, dps=30)
     naive = nc.nearest_vector_pairs_naive(Sinusoidal(d, base), n, count=3)
@@ -547,7 +551,7 @@ def _drifting_offset_squared_distances(n: int, omegas: list[mpmath.mpf], block: 
     return np.concatenate(out)[:n]
 
 
-@given(d=st.integers(1, 8).map(lambda h: 2 * h), n=st.integers(3, 50), base=bases)
+@given(d=st.integers(1, 8).map(_twice), n=st.integers(3, 50), base=bases)
 def test_distance_depends_only_on_offset(d: int, n: int, base: float) -> None:
     assert nc.check_distance_depends_only_on_offset(Sinusoidal(d, base), n).holds
 

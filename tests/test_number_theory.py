@@ -36,11 +36,21 @@ def as_fraction(value: sp.Rational | None) -> Fraction | None:
     return None if value is None else Fraction(int(value.p), int(value.q))
 
 
-POWER_BASE = st.builds(lambda r, e: r**e, st.integers(2, 60), st.integers(1, 6))
+POWER_BASE = st.builds(pow, st.integers(2, 60), st.integers(1, 6))
 INTEGER_BASE = POWER_BASE | st.integers(2, 10**9) | st.sampled_from([10000, 500000, 4096, 10**12, 2**30])
-RATIONAL_BASE = st.builds(
-    lambda u, v, e: Fraction(u, v) ** e, st.integers(1, 40), st.integers(1, 40), st.integers(1, 4)
-).filter(lambda b: b > 1)
+
+
+def _above_one(base: object) -> bool:
+    return base > 1
+
+
+def _fraction_power(numerator: int, denominator: int, exponent: int) -> Fraction:
+    return Fraction(numerator, denominator) ** exponent
+
+
+RATIONAL_BASE = st.builds(_fraction_power, st.integers(1, 40), st.integers(1, 40), st.integers(1, 4)).filter(
+    _above_one
+)
 BASE = INTEGER_BASE | RATIONAL_BASE
 EXPONENT = st.builds(Fraction, st.integers(-24, 24), st.integers(1, 24))
 

@@ -62,7 +62,7 @@ def test_markdown_has_statement_hypotheses_and_every_step(item: Derivation) -> N
     text = render_markdown(item, result)
     assert f"$${item.statement}$$" in text
     assert all(hypothesis in text for hypothesis in item.hypotheses)
-    assert all(f"$${step.claim}$$" in text and step.justification in text for step in item.steps())
+    assert all(f"$${step.claim}$$" in text and step.justification in text for step in result.steps)
     assert text.count(" ✓") == len(result.steps)
     assert "**Result:** verified" in text
 

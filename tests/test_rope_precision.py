@@ -30,7 +30,12 @@ from pe_verify.properties.rope_precision import (
     unit_queries_and_keys,
 )
 
-DIMS = st.integers(1, 64).map(lambda half: 2 * half)
+
+def _twice(half: int) -> int:
+    return 2 * half
+
+
+DIMS = st.integers(1, 64).map(_twice)
 SEEDS = st.integers(0, 2**32 - 1)
 POSITIONS = st.integers(0, 10**4)
 SHIFT_LISTS = st.lists(st.integers(0, 10**6), min_size=1, max_size=5).map(np.array)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -53,16 +54,24 @@ from pe_verify.properties.scaling import (
 DERIVATIONS = [value for value in vars(scaling_proofs).values() if isinstance(value, Derivation)]
 
 
+def _twice(half: int) -> int:
+    return 2 * half
+
+
+def _clip(x: float, low: float, high: float) -> float:
+    return min(max(x, low), high)
+
+
 def log_uniform(low: float, high: float) -> st.SearchStrategy[float]:
     """Floats spread evenly in log scale over [low, high]."""
     return (
         st.floats(min_value=math.log(low), max_value=math.log(high))
         .map(math.exp)
-        .map(lambda x: min(max(x, low), high))
+        .map(functools.partial(_clip, low=low, high=high))
     )
 
 
-dims = st.integers(min_value=2, max_value=512).map(lambda half: 2 * half)
+dims = st.integers(min_value=2, max_value=512).map(_twice)
 bases = log_uniform(2.0, 1e6)
 factors = log_uniform(1.0, 1e4)
 extensions = log_uniform(1.01, 1e4)

@@ -42,7 +42,11 @@ def test_float64_agrees_with_50_digit_mpmath(d: int, base: float, positions: lis
     assert error <= angle_tolerance(max(abs(p) for p in positions))
 
 
-RATIONAL_BASE = st.builds(sp.Rational, st.integers(2, 10**4), st.integers(1, 10**3)).filter(lambda b: b > 1)
+def _above_one(base: object) -> bool:
+    return base > 1
+
+
+RATIONAL_BASE = st.builds(sp.Rational, st.integers(2, 10**4), st.integers(1, 10**3)).filter(_above_one)
 
 
 @settings(max_examples=max(10, settings.default.max_examples // 4))

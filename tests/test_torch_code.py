@@ -32,8 +32,18 @@ from pe_verify.properties.torch_code import (
 )
 
 EPS32 = float(np.finfo(np.float32).eps)
-EVEN_D = st.integers(1, 64).map(lambda h: 2 * h)
-ODD_D = st.integers(1, 64).map(lambda h: 2 * h + 1)
+
+
+def _twice(half: int) -> int:
+    return 2 * half
+
+
+def _twice_plus_one(half: int) -> int:
+    return 2 * half + 1
+
+
+EVEN_D = st.integers(1, 64).map(_twice)
+ODD_D = st.integers(1, 64).map(_twice_plus_one)
 BASES = st.sampled_from([10000.0, 500000.0, 10.0, 2.0])
 SHAPES = st.lists(st.sampled_from([1, 2, 3]), min_size=0, max_size=4).map(tuple)
 
@@ -186,7 +196,7 @@ def leading_axes_dropping_assign(target: np.ndarray, index: tuple, values: np.nd
     assign(target, index, values[(0,) * extra])
 
 
-@given(SHAPES.filter(lambda s: len(s) >= 1), SHAPES)
+@given(SHAPES.filter(bool), SHAPES)
 @example(target=(1,), values=(1, 1))
 @example(target=(3, 2), values=(1, 1, 2))
 @example(target=(2,), values=(2, 1))
@@ -227,7 +237,7 @@ def test_broken_assignment_twins_disagree_with_numpy(twin: Assign, target: tuple
 POSITION = st.integers(0, 2047)
 
 
-@given(st.integers(1, 32).map(lambda h: 2 * h), st.lists(POSITION, min_size=1, max_size=6), BASES)
+@given(st.integers(1, 32).map(_twice), st.lists(POSITION, min_size=1, max_size=6), BASES)
 def test_float64_cache_is_half_split_rope(dim: int, positions: list[int], base: float) -> None:
     cache = RotaryCache(dim, base=base, dtype=np.float64)
     x = np.random.default_rng(dim).standard_normal((len(positions), dim))

@@ -19,7 +19,11 @@ def test_unrotated_pairs_match_the_float_count() -> None:
     assert unrotated_pairs(128, 2048) == float_count(128, 2048)
 
 
-@given(st.integers(1, 80).map(lambda h: 2 * h), st.integers(1, 5000))
+def _twice(half: int) -> int:
+    return 2 * half
+
+
+@given(st.integers(1, 80).map(_twice), st.integers(1, 5000))
 def test_the_unrotated_pairs_are_the_slowest_ones(d: int, length: int) -> None:
     pairs = unrotated_pairs(d, length)
     assert pairs == list(range(d // 2 - len(pairs), d // 2))
