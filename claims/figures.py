@@ -324,10 +324,14 @@ def _gap_rows(d: int, ns: tuple[int, ...]) -> tuple[nc.GapRow, ...]:
 
 
 def _close_count(row: nc.GapRow) -> str:
-    """The exact count of pairs within the row's threshold, marked when some gap equals it to the digits."""
+    """The exact count of pairs within the row's threshold, marked when some gap equals it to the digits the
+    50-digit decision resolves (`near_collision.close_pair_count`: all but GUARD_DIGITS of them)."""
     if not row.close_ties:
         return f"{row.observed_close}"
-    return f"{row.observed_close} ({UNCERTIFIED}: {row.close_ties} gaps equal the threshold to {DPS} digits)"
+    digits = DPS - nc.GUARD_DIGITS
+    return (
+        f"{row.observed_close} ({UNCERTIFIED}: {row.close_ties} gaps equal the threshold to {digits} digits)"
+    )
 
 
 def _gap_row(d: int, row: nc.GapRow) -> str:

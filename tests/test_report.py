@@ -713,6 +713,14 @@ def test_counts_below_a_threshold_are_certified_or_marked() -> None:
     assert figures.count_below(values, 1e-3, 0.1).startswith(f"1 to 2 ({UNCERTIFIED}")
 
 
+def test_a_close_pair_count_with_ties_is_marked_with_the_digits_that_decided_it() -> None:
+    """A count whose threshold some gap equals to the resolved digits is marked, and the mark names those
+    digits (50 less the guard digits), not the working precision."""
+    row = dataclasses.replace(figures._gap_rows(6, (100,))[0], observed_close=7, close_ties=2)
+    assert figures._close_count(row) == f"7 ({UNCERTIFIED}: 2 gaps equal the threshold to 45 digits)"
+    assert figures._close_count(dataclasses.replace(row, close_ties=0)) == "7"
+
+
 def test_captions_state_the_computed_values(plots: tuple[figures.Plot, ...]) -> None:
     caption = {plot.name: plot.caption for plot in plots}
     longest = 2 * math.pi * 10000 ** (510 / 512)
