@@ -238,17 +238,36 @@ def sum_upper(terms: np.ndarray) -> np.ndarray:
 
 
 def screen_error_bound(pairs: int) -> float:
-    """Bound on |Ŝ − S| for S(a ± b) = d − 2(X ± Y), X = Σ_i cos bω_i cos aω_i and Y = Σ_i sin bω_i sin aω_i,
-    with the four factors rounded to float32 (each within η = 2^-24 of the truth, given float64 values within
-    2^-30), X and Y each summed in float32 in any order (γ_n·Σ|products|), X ± Y rounded to float32
-    (≤ 2^-24·n)
-    and d − 2x in float64: 2(n(4η + 2η²) + γ_n·n(1 + η)² + 2^-24·n) + 4n·2^-53 (n = `pairs`)."""
-    eta = _U32
+    """Bound on |Ŝ − S| for S(a ± b) = d − 2(X ± Y), X = Σ_i cos bω_i cos aω_i and Y = Σ_i sin bω_i sin aω_i:
+    the factors of b rounded to float32 from float64 values within 2^-30 (each within η_b = 2^-24 of the
+    truth), those of a within η_a = `ANCHOR_FACTOR_ERROR` (`anchor_factors`), X and Y each summed in float32
+    in any order (γ_n·Σ|products|), X ± Y rounded to float32 (≤ 2^-24·n) and d − 2x in float64:
+    2(2n(η_a + η_b + η_a·η_b) + γ_n·n(1 + η_a)(1 + η_b) + 2^-24·n) + 4n·2^-53 (n = `pairs`)."""
+    eta_a, eta_b = ANCHOR_FACTOR_ERROR, _U32
     gamma = pairs * _U32 / (1 - pairs * _U32)
     return (
-        2 * (pairs * (4 * eta + 2 * eta * eta) + gamma * pairs * (1 + eta) ** 2 + _U32 * pairs)
+        2
+        * (
+            2 * pairs * (eta_a + eta_b + eta_a * eta_b)
+            + gamma * pairs * (1 + eta_a) * (1 + eta_b)
+            + _U32 * pairs
+        )
         + 4 * pairs * _U64
     )
+
+
+#: Bound on |ĉ − cos 2πt| and |ŝ − sin 2πt| for the float32 anchor factors of `anchor_factors`: the angle
+#: 2π(t − round(t)) ∈ [−π, π] rounds to float32 within 2^-23, and numpy's float32 cos and sin are assumed
+#: within 2^-22 there (`tests/test_separation_certified.py` checks this on a dense grid).
+ANCHOR_FACTOR_ERROR = 2.0**-23 + 2.0**-22 + 2.0**-50
+
+
+def anchor_factors(hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cos 2πt and sin 2πt in float32 for the turn positions t of the rows of `hi`, transposed to (d/2,
+    rows), each within ANCHOR_FACTOR_ERROR: the float32 functions on the angle reduced to [−π, π]."""
+    turns = turns_float(hi)
+    angle = (2 * np.pi * (turns - (turns >= 0.5))).T.astype(np.float32)
+    return np.cos(angle), np.sin(angle)
 
 
 @dataclass(frozen=True)
@@ -336,6 +355,10 @@ _COLUMN_BLOCK = 8
 
 #: Turn positions held at once (frontier intervals × d/2); sets the search's memory (`separation_memory`).
 _FRONTIER_ENTRIES = 2**21
+
+#: Leaves screened at once: their float32 sums (8·leaf bytes each, 8 MiB at leaf 4096) are read several
+#: times, and fewer anchors than this leave the block products short of BLAS speed.
+_SCREEN_ANCHORS = 256
 
 
 @dataclass(frozen=True)
@@ -536,33 +559,55 @@ class _Search:
     def screen(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
         """Leaves [s, s + leaf) around anchors a = s + h (h = ⌈leaf/2⌉): with X = Σ_i cos bω_i cos aω_i and
         Y = Σ_i sin bω_i sin aω_i as float32 block products, S(a ± b) = d − 2(X ∓ Y) within `screen_error`.
-        The offset of least S is enclosed first, then every offset whose S less the error cannot exceed
-        `best` (X ∓ Y at or above a float32 threshold rounded down)."""
+        Anchors go _SCREEN_ANCHORS at a time, so that the products stay in cache while they are read."""
         started = time.perf_counter()
         anchor_hi, _ = add_turns(hi, lo, self.half_hi[None, :], self.half_lo[None, :])
-        angle = 2 * np.pi * turns_float(anchor_hi)
-        x = self.cos_b @ np.cos(angle).T.astype(np.float32)
-        y = self.sin_b @ np.sin(angle).T.astype(np.float32)
-        sums = np.vstack([(x + y)[self.half : 0 : -1], (x - y)[: self.half]])
+        cos_a, sin_a = anchor_factors(anchor_hi)
+        for first in range(0, starts.size, _SCREEN_ANCHORS):
+            part = slice(first, first + _SCREEN_ANCHORS)
+            self._screen_leaves(starts[part], hi[part], lo[part], cos_a[:, part], sin_a[:, part])
+        self.seconds["screen"] += time.perf_counter() - started
+
+    def _screen_leaves(
+        self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, cos_a: np.ndarray, sin_a: np.ndarray
+    ) -> None:
+        """Screen the leaves at `starts` (their anchors' cos aω_i and sin aω_i the columns of cos_a, sin_a):
+        the offset of least S is enclosed first, then every offset whose S less the error cannot exceed
+        `best` (X ∓ Y at or above a float32 threshold rounded down). Row r of the sums is offset s + r;
+        rows beyond a leaf cut short by `stop` are −∞."""
+        half = self.half
+        x = self.cos_b @ cos_a
+        y = self.sin_b @ sin_a
+        sums = np.empty((2 * half, starts.size), dtype=np.float32)
+        np.add(x[half:0:-1], y[half:0:-1], out=sums[:half])
+        np.subtract(x[:half], y[:half], out=sums[half:])
         del x, y
-        outside = np.arange(2 * self.half)[:, None] >= self.lengths(starts, 2 * self.half)[None, :]
-        sums[outside] = -np.inf
-        self._enclose(starts, hi, lo, np.array([np.argmax(sums)]))
-        threshold = (2 * self.n - self.screen_error - self.best) / 2
-        chosen = (sums >= np.nextafter(np.float32(threshold), np.float32(-np.inf))) & ~outside
-        within = sums.size - int(np.count_nonzero(outside))
+        lengths = self.lengths(starts, 2 * half)
+        for leaf in np.flatnonzero(lengths < 2 * half):
+            sums[lengths[leaf] :, leaf] = -np.inf
+        tops = sums.max(axis=0)
+        top = int(np.argmax(tops))
+        self._enclose(starts, hi, lo, np.array([int(np.argmax(sums[:, top])) * starts.size + top]))
+        threshold = np.nextafter(np.float32((2 * self.n - self.screen_error - self.best) / 2), -np.inf)
+        open_leaves = np.flatnonzero(tops >= threshold)
+        candidates = sums[:, open_leaves]
+        chosen = candidates >= threshold
+        within = int(lengths.sum())
         kept = int(np.count_nonzero(chosen))
         self.by_screen += within - kept
         if kept < within:
-            nearest = float(np.max(sums, where=~chosen, initial=-np.inf))
+            nearest = max(
+                float(np.max(tops, where=tops < threshold, initial=-np.inf)),
+                float(np.max(candidates, where=~chosen, initial=-np.inf)),
+            )
             self.next_squared = min(self.next_squared, 2 * self.n - 2 * nearest - self.screen_error)
             if self.record:
-                row, column = np.nonzero(~chosen & ~outside)
-                claimed = 2 * self.n - 2 * sums[row, column].astype(np.float64) - self.screen_error
-                self._keep(starts[column] + row, 1, claimed)
-        self._enclose(starts, hi, lo, np.flatnonzero(chosen))
+                row, leaf = np.nonzero((sums < threshold) & (sums > -np.inf))
+                claimed = 2 * self.n - 2 * sums[row, leaf].astype(np.float64) - self.screen_error
+                self._keep(starts[leaf] + row, 1, claimed)
+        row, column = np.nonzero(chosen)
+        self._enclose(starts, hi, lo, row * starts.size + open_leaves[column])
         self._done(within)
-        self.seconds["screen"] += time.perf_counter() - started
 
     def _enclose(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray) -> None:
         within, leaf = np.divmod(flat, starts.size)

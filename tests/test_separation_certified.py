@@ -15,9 +15,11 @@ from hypothesis import strategies as st
 from pe_verify import cli
 from pe_verify.properties.near_collision import offset_squared_distance_mp
 from pe_verify.properties.separation import (
+    ANCHOR_FACTOR_ERROR,
     ChordBounds,
     TurnTable,
     add_turns,
+    anchor_factors,
     arc_lower_bounds,
     audit_separation,
     certified_separation,
@@ -87,14 +89,38 @@ def test_turn_rates_are_the_frequencies_over_two_pi() -> None:
     assert np.array_equal(steps_hi[3], table.at(3000)[0]) and np.array_equal(steps_lo[3], table.at(3000)[1])
 
 
+def test_numpy_float32_cos_and_sin_are_within_the_assumed_error_on_minus_pi_to_pi() -> None:
+    """The assumption behind ANCHOR_FACTOR_ERROR, on every float32 of a dense grid (and the ends)."""
+    angle = np.linspace(-np.pi, np.pi, 2**22).astype(np.float32)
+    wide = angle.astype(np.float64)
+    for function in (np.cos, np.sin):
+        error = float(np.abs(function(angle).astype(np.float64) - function(wide)).max())
+        assert 2.0**-26 < error <= 2.0**-22 - 2.0**-50
+
+
+def test_the_anchor_factors_are_within_their_error_of_the_exact_turn_positions() -> None:
+    table = TurnTable.of(Sinusoidal(512, "10000"))
+    offsets = [*np.random.default_rng(3).integers(1, 2**62, size=16).tolist(), 0, 1]
+    hi = np.stack([table.at(k)[0] for k in offsets])
+    cos_a, sin_a = anchor_factors(hi)
+    with mpmath.workdps(40):
+        for column, k in enumerate(offsets):
+            for i in range(0, 256, 15):
+                turn = mpmath.mpf(k * table.fixed[i] % 2**128) / 2**128
+                assert abs(cos_a[i, column] - mpmath.cos(2 * mpmath.pi * turn)) <= ANCHOR_FACTOR_ERROR
+                assert abs(sin_a[i, column] - mpmath.sin(2 * mpmath.pi * turn)) <= ANCHOR_FACTOR_ERROR
+
+
 def test_the_float32_screen_stays_within_its_error_bound() -> None:
     encoding = Sinusoidal(512, "10000")
     omegas = encoding.frequencies_mp(FIXED_POINT_DPS)
+    table = TurnTable.of(encoding)
     anchors = np.random.default_rng(7).integers(2**20, 2**31, size=64)
     sin_b, cos_b = sin_cos_at_integers(np.arange(65), omegas)
     sin_a, cos_a = sin_cos_at_integers(anchors, omegas)
-    x = cos_b.astype(np.float32) @ cos_a.T.astype(np.float32)
-    y = sin_b.astype(np.float32) @ sin_a.T.astype(np.float32)
+    cos_32, sin_32 = anchor_factors(np.stack([table.at(int(a))[0] for a in anchors]))
+    x = cos_b.astype(np.float32) @ cos_32
+    y = sin_b.astype(np.float32) @ sin_32
     screened = 512 - 2 * (x - y).astype(np.float64)
     exact = 512 - 2 * (cos_b @ cos_a.T - sin_b @ sin_a.T)
     error = float(np.abs(screened - exact).max())
