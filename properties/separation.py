@@ -237,23 +237,138 @@ def sum_upper(terms: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1) * (1 + (terms.shape[-1] + 2) * 2 * _U64)
 
 
-def screen_error_bound(pairs: int) -> float:
-    """Bound on |Ŝ − S| for S(a ± b) = d − 2(X ± Y), X = Σ_i cos bω_i cos aω_i and Y = Σ_i sin bω_i sin aω_i:
-    the factors of b rounded to float32 from float64 values within 2^-30 (each within η_b = 2^-24 of the
-    truth), those of a within η_a = `ANCHOR_FACTOR_ERROR` (`anchor_factors`), X and Y each summed in float32
-    in any order (γ_n·Σ|products|), X ± Y rounded to float32 (≤ 2^-24·n) and d − 2x in float64:
-    2(2n(η_a + η_b + η_a·η_b) + γ_n·n(1 + η_a)(1 + η_b) + 2^-24·n) + 4n·2^-53 (n = `pairs`)."""
-    eta_a, eta_b = ANCHOR_FACTOR_ERROR, _U32
-    gamma = pairs * _U32 / (1 - pairs * _U32)
-    return (
-        2
-        * (
-            2 * pairs * (eta_a + eta_b + eta_a * eta_b)
-            + gamma * pairs * (1 + eta_a) * (1 + eta_b)
-            + _U32 * pairs
-        )
-        + 4 * pairs * _U64
+def _gamma(terms: int, unit: float) -> float:
+    """γ_m = m·u/(1 − m·u): the relative error bound of a sum of m products in any order."""
+    return terms * unit / (1 - terms * unit)
+
+
+def product_error(exact: np.ndarray, factors: Factors) -> float:
+    """Bound over 0 ≤ b ≤ h on |X̂_b − X_b|, X_b = Σ_i M_bi·c_i, X̂ = `factors.times(ĉ)`, for every column c
+    of true values in [−1, 1] and ĉ of float32 values within η = `ANCHOR_FACTOR_ERROR` of them, where the
+    float64 `exact` is within 2^-30 of M entrywise: n·2^-30 + ρ_b + η(n + ρ_b) + (1 + η)·κ_b, with
+    ρ_b ≥ Σ_i |exact − Q·R|_bi (the truncation and the float32 rounding of the factors) and κ_b the float32
+    summation errors, (γ_m + γ_r(1 + γ_m))·Σ_t |Q_bt|·‖R_t‖₁ for inner products of at most m terms in R·ĉ
+    (m = 0 unfactored) and r in Q·(R·ĉ)."""
+    n = exact.shape[1]
+    residual = np.zeros(exact.shape[0])
+    spread = np.zeros(exact.shape[0])
+    for rows, columns, block in factors.groups():
+        q = factors.q[:, rows].astype(np.float64)
+        if block is None:
+            residual += np.abs(exact[:, columns] - q).sum(axis=1)
+            spread += np.abs(q).sum(axis=1)
+        else:
+            r = block.astype(np.float64)
+            part = np.abs(q) @ np.abs(r).sum(axis=1)
+            residual += np.abs(exact[:, columns] - q @ r).sum(axis=1) + _gamma(r.shape[0] + 1, _U64) * part
+            spread += part
+    residual *= 1 + (n + 4) * 2 * _U64
+    inner, outer = _gamma(factors.inner, _U32), _gamma(factors.rank, _U32)
+    carried = (inner + outer * (1 + inner)) * spread
+    eta = ANCHOR_FACTOR_ERROR
+    return float(
+        (n * 2.0**-30 + residual + eta * (n + residual) + (1 + eta) * carried).max() * (1 + 8 * _U64)
     )
+
+
+#: Columns (frequency pairs, fastest first) decomposed together by `Factors.low_rank`.
+_GROUP = 256
+
+
+@dataclass(frozen=True)
+class Factors:
+    """M ≈ Q·R for an (h + 1) × n matrix M of cos bω_i or sin bω_i, in float32, with R block diagonal over
+    groups of _GROUP consecutive columns: a group is kept as it is (its block of R the identity, None) or
+    replaced by its truncated singular value decomposition (slow frequencies make a group low rank)."""
+
+    q: np.ndarray
+    blocks: tuple[np.ndarray | None, ...]
+    columns: int
+
+    @property
+    def rank(self) -> int:
+        return self.q.shape[1]
+
+    @property
+    def inner(self) -> int:
+        """The most terms in one inner product of R·ĉ (0 when no group is decomposed)."""
+        return max((block.shape[1] for block in self.blocks if block is not None), default=0)
+
+    @classmethod
+    def plain(cls, matrix: np.ndarray) -> Factors:
+        return cls(matrix.astype(np.float32), (None,) * -(-matrix.shape[1] // _GROUP), matrix.shape[1])
+
+    @classmethod
+    def low_rank(cls, matrix: np.ndarray, limit: float) -> Factors:
+        """Each group at the least rank whose neglected singular values are below `limit`·√(group size),
+        or as it is where that would not save a quarter of its multiplications."""
+        rows = matrix.shape[0]
+        qs, blocks = [], []
+        for first in range(0, matrix.shape[1], _GROUP):
+            group = matrix[:, first : first + _GROUP]
+            u, singular, vt = np.linalg.svd(group, full_matrices=False)
+            rank = max(1, int(np.count_nonzero(singular > limit * math.sqrt(group.shape[1]))))
+            keep = rank * (rows + group.shape[1]) > 0.75 * rows * group.shape[1]
+            qs.append(group if keep else u[:, :rank] * singular[:rank])
+            blocks.append(None if keep else vt[:rank].astype(np.float32))
+        return cls(np.hstack(qs).astype(np.float32), tuple(blocks), matrix.shape[1])
+
+    def groups(self) -> list[tuple[slice, slice, np.ndarray | None]]:
+        """Per group: its rows of R (columns of Q), its columns of M, its block."""
+        groups, row = [], 0
+        for first, block in zip(range(0, self.columns, _GROUP), self.blocks, strict=True):
+            columns = slice(first, min(first + _GROUP, self.columns))
+            height = columns.stop - first if block is None else block.shape[0]
+            groups.append((slice(row, row + height), columns, block))
+            row += height
+        return groups
+
+    def times(self, c: np.ndarray) -> np.ndarray:
+        """fl32(Q·fl32(R·c)) for float32 columns c (n × anchors)."""
+        if all(block is None for block in self.blocks):
+            return self.q @ c
+        parts = [c[columns] if block is None else block @ c[columns] for _, columns, block in self.groups()]
+        return self.q @ np.concatenate(parts)
+
+
+@dataclass(frozen=True)
+class LeafProducts:
+    """X_b = Σ_i cos bω_i·cos aω_i and Y_b = Σ_i sin bω_i·sin aω_i (0 ≤ b ≤ h) for a block of anchors a, as
+    float32 products `Factors.times`: the matrix of cos bω_i itself, or a low-rank factorization of it (at
+    d = 512 and h = 2048 rank 120 of 256 leaves out less than 2^-16 per entry). `error` bounds |Ŝ − S| for
+    S(a ± b) = d − 2(X ∓ Y)."""
+
+    cos: Factors
+    sin: Factors
+    error: float
+
+    @property
+    def rank(self) -> int:
+        """The inner dimension of the products (d/2 when not factored)."""
+        return max(self.cos.rank, self.sin.rank)
+
+    @classmethod
+    def of(cls, cos_b: np.ndarray, sin_b: np.ndarray, cos: Factors, sin: Factors) -> LeafProducts:
+        """The products with these factors of the float64 matrices cos bω_i, sin bω_i (within 2^-30)."""
+        total = product_error(cos_b, cos) + product_error(sin_b, sin)
+        n = cos_b.shape[1]
+        return cls(cos, sin, (2 * (total + _U32 * (n + total)) + 4 * n * _U64) * (1 + 8 * _U64))
+
+    @classmethod
+    def plain(cls, cos_b: np.ndarray, sin_b: np.ndarray) -> LeafProducts:
+        return cls.of(cos_b, sin_b, Factors.plain(cos_b), Factors.plain(sin_b))
+
+    @classmethod
+    def factored(cls, cos_b: np.ndarray, sin_b: np.ndarray, limit: float = 2.0**-16) -> LeafProducts | None:
+        """The low-rank products (`Factors.low_rank` at `limit`), or None when no group pays."""
+        cos, sin = Factors.low_rank(cos_b, limit), Factors.low_rank(sin_b, limit)
+        if cos.inner == sin.inner == 0:
+            return None
+        return cls.of(cos_b, sin_b, cos, sin)
+
+    def sums(self, cos_a: np.ndarray, sin_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """X̂ and Ŷ, shape (h + 1, anchors), for the anchor factors from `anchor_factors`."""
+        return self.cos.times(cos_a), self.sin.times(sin_a)
 
 
 #: Bound on |ĉ − cos 2πt| and |ŝ − sin 2πt| for the float32 anchor factors of `anchor_factors`: the angle
@@ -342,9 +457,14 @@ class ChordBounds:
         """Per frequency, an upper bound on 4 sin²(πt) at the turn position."""
         return point_upper_bounds(turns)
 
-    def screen_error(self, pairs: int) -> float:
-        """The bound on the float32 block product's error in S (`screen_error_bound`)."""
-        return screen_error_bound(pairs)
+    def screen_error(self, products: LeafProducts) -> float:
+        """The bound on the float32 block products' error in S (`LeafProducts.error`)."""
+        return products.error
+
+    def factored_products(self, cos_b: np.ndarray, sin_b: np.ndarray) -> LeafProducts | None:
+        """The low-rank products the screen switches to once it has screened enough leaves
+        (`LeafProducts.factored`)."""
+        return LeafProducts.factored(cos_b, sin_b)
 
 
 CHORD_BOUNDS = ChordBounds()
@@ -360,6 +480,20 @@ _FRONTIER_ENTRIES = 2**21
 #: times, and fewer anchors than this leave the block products short of BLAS speed.
 _SCREEN_ANCHORS = 256
 
+#: The screen switches to low-rank products after this many leaves: decomposing the matrices group by group
+#: took about as long as screening 4600 leaves of plain products at d = 4096 and 5000 at d = 512.
+_FACTOR_AFTER = 4096
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """Excluded intervals [start, start + length) of offsets and the lower bound on S that excluded each,
+    in the order the search excluded them."""
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    bounds: np.ndarray
+
 
 @dataclass(frozen=True)
 class Separation:
@@ -370,7 +504,8 @@ class Separation:
     distance at least √`next_squared` (S units, a certified float lower bound). Offsets were excluded
     `by_bounds` (inside intervals whose arc bound exceeds an attained value), `by_screen` (one by one, by the
     float32 block product and its error bound), `by_points` (by single-offset enclosures) or at 50 digits
-    (`candidates` evaluated in arb); `seconds` says how long each phase took.
+    (`candidates` evaluated in arb); `seconds` says how long each phase took. With `record`, `pruned` holds
+    every excluded interval.
     """
 
     d: int
@@ -385,7 +520,7 @@ class Separation:
     by_points: int
     candidates: int
     seconds: dict[str, float]
-    pruned: tuple[tuple[int, int, float], ...] = ()
+    pruned: Excluded | None = None
 
     @property
     def certified(self) -> bool:
@@ -441,8 +576,9 @@ def search_shape(d: int) -> tuple[int, int]:
 def separation_memory(d: int, max_offset: int, leaf: int | None = None, branching: int | None = None) -> int:
     """Bytes the certified search holds at most (estimated before anything is allocated): per level of the
     tree a piece of children's turn words with their temporaries (32 bytes per entry), the leaf table of
-    turn positions, the float32 block products of one screen chunk and its anchors' factors. The leaf and
-    branching default to `search_shape(d)`."""
+    turn positions, the float32 block products of one block of screened leaves, the anchors' factors of one
+    screen chunk and the decomposition of one group of the leaf matrices. The leaf and branching default to
+    `search_shape(d)`."""
     shape = search_shape(d)
     leaf, branching = leaf or shape[0], branching or shape[1]
     n = d // 2
@@ -450,8 +586,9 @@ def separation_memory(d: int, max_offset: int, leaf: int | None = None, branchin
     frontier = depth * _FRONTIER_ENTRIES * 32
     leaf_table = leaf * n * 16 + (leaf // 2 + 1) * n * 56
     anchors = _FRONTIER_ENTRIES * 4 // leaf
-    screen = leaf * anchors * 18 + anchors * n * 56
-    return frontier + leaf_table + screen
+    screen = leaf * min(anchors, _SCREEN_ANCHORS) * 18 + anchors * n * 56
+    decomposition = (leaf // 2 + 1) * min(n, _GROUP) * 48
+    return frontier + leaf_table + screen + decomposition
 
 
 class _Search:
@@ -468,13 +605,16 @@ class _Search:
         self.next_squared = math.inf
         self.by_bounds = self.by_screen = self.by_points = 0
         self.survivors: dict[int, float] = {}
-        self.pruned: list[tuple[int, int, float]] = []
+        self.pruned: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.half = -(-leaf // 2)
-        sin_b, cos_b = sin_cos_at_integers(np.arange(self.half + 1), encoding.frequencies_mp(FIXED_POINT_DPS))
-        self.cos_b, self.sin_b = cos_b.astype(np.float32), sin_b.astype(np.float32)
+        self.sin_b, self.cos_b = sin_cos_at_integers(
+            np.arange(self.half + 1), encoding.frequencies_mp(FIXED_POINT_DPS)
+        )
+        self.products = LeafProducts.plain(self.cos_b, self.sin_b)
+        self.factor_after: int | None = _FACTOR_AFTER
         self.half_hi, self.half_lo = self.table.at(self.half)
         self.leaf_hi, self.leaf_lo = self.table.steps(1, leaf)
-        self.screen_error = bounds.screen_error(self.n)
+        self.screen_error = bounds.screen_error(self.products)
         self.seconds = {"bounds": 0.0, "screen": 0.0, "points": 0.0}
         self.yields: dict[int, tuple[bool, int]] = {}
 
@@ -563,10 +703,24 @@ class _Search:
         started = time.perf_counter()
         anchor_hi, _ = add_turns(hi, lo, self.half_hi[None, :], self.half_lo[None, :])
         cos_a, sin_a = anchor_factors(anchor_hi)
+        if self.factor_after is not None:
+            self.factor_after -= starts.size
+            if self.factor_after <= 0:
+                self._factor()
         for first in range(0, starts.size, _SCREEN_ANCHORS):
             part = slice(first, first + _SCREEN_ANCHORS)
             self._screen_leaves(starts[part], hi[part], lo[part], cos_a[:, part], sin_a[:, part])
         self.seconds["screen"] += time.perf_counter() - started
+
+    def _factor(self) -> None:
+        """Switch to low-rank products if they pay (their decomposition costs about as much as screening
+        _FACTOR_AFTER leaves with the plain ones)."""
+        self.factor_after = None
+        factored = self.bounds.factored_products(self.cos_b, self.sin_b)
+        if factored is not None:
+            self.products = factored
+            self.screen_error = self.bounds.screen_error(factored)
+        del self.cos_b, self.sin_b
 
     def _screen_leaves(
         self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, cos_a: np.ndarray, sin_a: np.ndarray
@@ -576,8 +730,7 @@ class _Search:
         `best` (X ∓ Y at or above a float32 threshold rounded down). Row r of the sums is offset s + r;
         rows beyond a leaf cut short by `stop` are −∞."""
         half = self.half
-        x = self.cos_b @ cos_a
-        y = self.sin_b @ sin_a
+        x, y = self.products.sums(cos_a, sin_a)
         sums = np.empty((2 * half, starts.size), dtype=np.float32)
         np.add(x[half:0:-1], y[half:0:-1], out=sums[:half])
         np.subtract(x[:half], y[:half], out=sums[half:])
@@ -587,12 +740,15 @@ class _Search:
             sums[lengths[leaf] :, leaf] = -np.inf
         tops = sums.max(axis=0)
         top = int(np.argmax(tops))
-        self._enclose(starts, hi, lo, np.array([int(np.argmax(sums[:, top])) * starts.size + top]))
+        row = int(np.argmax(sums[:, top]))
+        self._enclose(starts, hi, lo, np.array([row * starts.size + top]))
+        sums[row, top] = -np.inf
+        tops[top] = sums[:, top].max()
         threshold = np.nextafter(np.float32((2 * self.n - self.screen_error - self.best) / 2), -np.inf)
         open_leaves = np.flatnonzero(tops >= threshold)
         candidates = sums[:, open_leaves]
         chosen = candidates >= threshold
-        within = int(lengths.sum())
+        within = int(lengths.sum()) - 1
         kept = int(np.count_nonzero(chosen))
         self.by_screen += within - kept
         if kept < within:
@@ -607,7 +763,7 @@ class _Search:
                 self._keep(starts[leaf] + row, 1, claimed)
         row, column = np.nonzero(chosen)
         self._enclose(starts, hi, lo, row * starts.size + open_leaves[column])
-        self._done(within)
+        self._done(within + 1)
 
     def _enclose(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray) -> None:
         within, leaf = np.divmod(flat, starts.size)
@@ -630,7 +786,12 @@ class _Search:
     def _keep(self, starts: np.ndarray, lengths: np.ndarray | int, lower: np.ndarray) -> None:
         """Record excluded intervals [start, start + length) with the bound that excluded them."""
         lengths = np.broadcast_to(lengths, starts.shape)
-        self.pruned.extend(zip(starts.tolist(), lengths.tolist(), lower.tolist(), strict=True))
+        self.pruned.append((starts.astype(np.int64), lengths.astype(np.int64), lower.astype(np.float64)))
+
+    def excluded(self) -> Excluded:
+        """Every interval recorded by `_keep`."""
+        parts = [np.concatenate(part) for part in zip(*self.pruned, strict=True)] if self.pruned else []
+        return Excluded(*parts) if parts else Excluded(*(np.zeros(0, dtype) for dtype in (int, int, float)))
 
     def _done(self, offsets: int) -> None:
         if self.on_progress is not None and offsets:
@@ -728,9 +889,10 @@ def certified_separation(
     Turn positions k·ω_i/2π are exact 128-bit fixed point (k·F_i mod 2^128), with TURN_MARGIN for every
     rounding after; per frequency, 4 sin²(πx) is enclosed by Taylor polynomials evaluated in IEEE float64
     (`chord_lower`, `chord_upper`: no library sine), sums by `sum_lower`/`sum_upper`. Intervals whose arc
-    bound exceeds an attained upper bound are excluded; leaves of `leaf` offsets are screened by a float32
-    block product with the bound `screen_error_bound` (which assumes numpy's float64 sin and cos within
-    2^-30); what survives is enclosed offset by offset, and the last candidates are evaluated in arb at
+    bound exceeds an attained upper bound are excluded; leaves of `leaf` offsets are screened by float32
+    block products, low-rank once enough leaves have been screened, with the bound `LeafProducts.error`
+    (which assumes numpy's float64 sin and cos within 2^-30 and its float32 ones within 2^-22 on [−π, π]);
+    what survives is enclosed offset by offset, and the last candidates are evaluated in arb at
     enough bits for `digits` digits. `on_progress(offsets)` is called as each root block is done;
     `record` keeps every excluded interval (for `audit_separation`).
     """
@@ -767,7 +929,7 @@ def certified_separation(
         search.by_points + len(search.survivors) - evaluated,
         evaluated,
         dict(search.seconds),
-        tuple(search.pruned),
+        search.excluded() if record else None,
     )
 
 
@@ -813,12 +975,14 @@ def _decide(
 class SeparationAudit:
     """A certified search against brute force on a small range: `overstated` lists the excluded intervals
     (start, length, bound), screened and enclosed single offsets included, whose bound exceeds the least
-    float64 S over them by more than its error bound; `agrees` says both found the same minimiser.
+    float64 S over them by more than its error bound; `twice` counts excluded intervals that overlap the next
+    one (an offset decided twice, so tallied twice); `agrees` says both found the same minimiser.
     `separation` is None when the search found its own enclosures inconsistent (`failure` says how)."""
 
     separation: Separation | None
     brute_force_offset: int
     overstated: tuple[tuple[int, int, float], ...]
+    twice: int = 0
     failure: str | None = None
 
     @property
@@ -827,7 +991,7 @@ class SeparationAudit:
 
     @property
     def holds(self) -> bool:
-        return self.agrees and not self.overstated
+        return self.agrees and not self.overstated and not self.twice
 
 
 def audit_separation(
@@ -850,12 +1014,22 @@ def audit_separation(
             encoding, max_offset, from_offset, bounds=bounds, leaf=leaf, branching=branching, record=True
         )
     except InconsistentEnclosures as exc:
-        return SeparationAudit(None, nearest.repeats[0].offset, (), str(exc))
+        return SeparationAudit(None, nearest.repeats[0].offset, (), failure=str(exc))
     squared = offset_squared_distances(max_offset, encoding.frequencies_mp(FIXED_POINT_DPS))
     error = offset_error_bound(encoding.d)
+    pruned = found.pruned
+    order = np.lexsort((pruned.lengths, pruned.starts))
+    starts, lengths, given = pruned.starts[order], pruned.lengths[order], pruned.bounds[order]
+    ends = starts + lengths
+    twice = int(np.count_nonzero(ends[:-1] > starts[1:]))
+    if twice:
+        least = np.array([squared[start:end].min() for start, end in zip(starts, ends, strict=True)])
+    else:
+        # Disjoint intervals: reduceat over start, end, start, … gives each one's least S at the even
+        # places (an end at max_offset reads the appended +∞, which cannot lower a minimum).
+        least = np.minimum.reduceat(np.append(squared, np.inf), np.ravel([starts, ends], order="F"))[::2]
+    wrong = np.flatnonzero(given > least + error)
     overstated = tuple(
-        (start, length, bound)
-        for start, length, bound in found.pruned
-        if bound > float(squared[start : start + length].min()) + error
+        zip(starts[wrong].tolist(), lengths[wrong].tolist(), given[wrong].tolist(), strict=True)
     )
-    return SeparationAudit(found, nearest.repeats[0].offset, overstated)
+    return SeparationAudit(found, nearest.repeats[0].offset, overstated, twice)

@@ -3,6 +3,7 @@ against exact integers, the search against brute force, twins whose bounds overs
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ from pe_verify.properties.near_collision import offset_squared_distance_mp
 from pe_verify.properties.separation import (
     ANCHOR_FACTOR_ERROR,
     ChordBounds,
+    LeafProducts,
     TurnTable,
     add_turns,
     anchor_factors,
@@ -28,7 +30,6 @@ from pe_verify.properties.separation import (
     decimal_floor,
     longest_excludable_interval,
     point_upper_bounds,
-    screen_error_bound,
     search_shape,
     squared_distance_ball,
 )
@@ -111,20 +112,38 @@ def test_the_anchor_factors_are_within_their_error_of_the_exact_turn_positions()
                 assert abs(sin_a[i, column] - mpmath.sin(2 * mpmath.pi * turn)) <= ANCHOR_FACTOR_ERROR
 
 
-def test_the_float32_screen_stays_within_its_error_bound() -> None:
-    encoding = Sinusoidal(512, "10000")
+def _screen_error(products: LeafProducts, encoding: Sinusoidal, half: int, anchors: np.ndarray) -> float:
+    """The largest |Ŝ − S| of the screen's sums for offsets a ± b, 0 ≤ b ≤ half, against float64."""
     omegas = encoding.frequencies_mp(FIXED_POINT_DPS)
     table = TurnTable.of(encoding)
-    anchors = np.random.default_rng(7).integers(2**20, 2**31, size=64)
-    sin_b, cos_b = sin_cos_at_integers(np.arange(65), omegas)
+    sin_b, cos_b = sin_cos_at_integers(np.arange(half + 1), omegas)
     sin_a, cos_a = sin_cos_at_integers(anchors, omegas)
-    cos_32, sin_32 = anchor_factors(np.stack([table.at(int(a))[0] for a in anchors]))
-    x = cos_b.astype(np.float32) @ cos_32
-    y = sin_b.astype(np.float32) @ sin_32
-    screened = 512 - 2 * (x - y).astype(np.float64)
-    exact = 512 - 2 * (cos_b @ cos_a.T - sin_b @ sin_a.T)
-    error = float(np.abs(screened - exact).max())
-    assert 0 < error <= screen_error_bound(256) < 0.05
+    x, y = products.sums(*anchor_factors(np.stack([table.at(int(a))[0] for a in anchors])))
+    n = encoding.d // 2
+    error = 0.0
+    for sign in (1, -1):
+        screened = 2 * n - 2 * (x - sign * y).astype(np.float64)
+        exact = 2 * n - 2 * (cos_b @ cos_a.T - sign * (sin_b @ sin_a.T))
+        error = max(error, float(np.abs(screened - exact).max()))
+    return error
+
+
+def test_the_float32_screen_stays_within_its_error_bound_plain_and_low_rank() -> None:
+    encoding = Sinusoidal(512, "10000")
+    sin_b, cos_b = sin_cos_at_integers(np.arange(2049), encoding.frequencies_mp(FIXED_POINT_DPS))
+    anchors = np.random.default_rng(7).integers(2**20, 2**31, size=32)
+    plain, factored = LeafProducts.plain(cos_b, sin_b), LeafProducts.factored(cos_b, sin_b)
+    assert plain.rank == 256 and factored is not None and factored.rank <= 128
+    for products in (plain, factored):
+        assert 0 < _screen_error(products, encoding, 2048, anchors) <= products.error < 0.1
+    short = LeafProducts.factored(cos_b, sin_b, limit=2.0**-4)
+    assert short is not None and short.rank < factored.rank
+    assert factored.error < _screen_error(short, encoding, 2048, anchors) <= short.error
+
+
+def test_low_rank_products_are_refused_where_they_would_not_pay() -> None:
+    sin_b, cos_b = sin_cos_at_integers(np.arange(9), Sinusoidal(6, "10000").frequencies_mp(FIXED_POINT_DPS))
+    assert LeafProducts.factored(cos_b, sin_b) is None
 
 
 @pytest.mark.parametrize(
@@ -148,7 +167,7 @@ def test_no_excluded_interval_is_longer_than_the_arc_bound_allows() -> None:
     encoding = Sinusoidal(64, "10000")
     audit = audit_separation(encoding, 200000, 10000)
     longest = longest_excludable_interval(encoding, float(audit.separation.minimum.mid()) ** 2)
-    lengths = [length for _, length, _ in audit.separation.pruned]
+    lengths = audit.separation.pruned.lengths.tolist()
     assert 1 < max(lengths) <= longest < 200000
 
 
@@ -167,8 +186,44 @@ class OverstatedArcs(ChordBounds):
 class OverconfidentScreen(ChordBounds):
     """The float32 screen claims values one unit higher than it computed."""
 
-    def screen_error(self, pairs: int) -> float:
+    def screen_error(self, products: LeafProducts) -> float:
         return -1.0
+
+
+class ShortRank(ChordBounds):
+    """The low-rank screen neglects singular values up to 2^-4·√n instead of 2^-16·√n, and claims the
+    error bound of the rank it needs."""
+
+    def factored_products(self, cos_b: np.ndarray, sin_b: np.ndarray) -> LeafProducts | None:
+        needed = super().factored_products(cos_b, sin_b)
+        short = LeafProducts.factored(cos_b, sin_b, limit=2.0**-4)
+        assert needed is not None and short is not None and short.rank < needed.rank
+        return dataclasses.replace(short, error=needed.error)
+
+
+@dataclasses.dataclass(frozen=True)
+class SeenProducts(ChordBounds):
+    """The bounds as they are, keeping the low-rank products the screen switched to."""
+
+    seen: list = dataclasses.field(default_factory=list)
+
+    def factored_products(self, cos_b: np.ndarray, sin_b: np.ndarray) -> LeafProducts | None:
+        self.seen.append(super().factored_products(cos_b, sin_b))
+        return self.seen[-1]
+
+
+def test_the_screen_switches_to_low_rank_products_and_agrees_with_brute_force() -> None:
+    bounds = SeenProducts()
+    audit = audit_separation(Sinusoidal(64, "10000"), 2**20, 10000, bounds=bounds, leaf=128, branching=16)
+    assert audit.holds and audit.separation.by_screen > 2**19
+    assert len(bounds.seen) == 1 and bounds.seen[0].rank < 32
+
+
+def test_a_low_rank_screen_short_of_its_rank_is_caught_by_brute_force() -> None:
+    audit = audit_separation(
+        Sinusoidal(64, "10000"), 2**20, 10000, bounds=ShortRank(), leaf=128, branching=16
+    )
+    assert not audit.holds and audit.overstated
 
 
 class UnderstatedPoints(ChordBounds):
