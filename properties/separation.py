@@ -476,9 +476,10 @@ _COLUMN_BLOCK = 8
 #: Turn positions held at once (frontier intervals × d/2); sets the search's memory (`separation_memory`).
 _FRONTIER_ENTRIES = 2**21
 
-#: Leaves screened at once: their float32 sums (8·leaf bytes each, 8 MiB at leaf 4096) are read several
-#: times, and fewer anchors than this leave the block products short of BLAS speed.
-_SCREEN_ANCHORS = 256
+#: Offsets screened at once (2^20 // leaf leaves): their float32 products and sums (8 bytes an offset, 8 MiB)
+#: are read several times, and fewer than 256 anchors leave the block products short of BLAS speed at leaves
+#: of 4096, while leaves of 16 in blocks of 256 spent their time in per-block overhead.
+_SCREEN_OFFSETS = 2**20
 
 #: The screen switches to low-rank products after this many leaves: decomposing the matrices group by group
 #: took about as long as screening 4600 leaves of plain products at d = 4096 and 5000 at d = 512.
@@ -586,7 +587,7 @@ def separation_memory(d: int, max_offset: int, leaf: int | None = None, branchin
     frontier = depth * _FRONTIER_ENTRIES * 32
     leaf_table = leaf * n * 16 + (leaf // 2 + 1) * n * 56
     anchors = _FRONTIER_ENTRIES * 4 // leaf
-    screen = leaf * min(anchors, _SCREEN_ANCHORS) * 18 + anchors * n * 56
+    screen = min(anchors * leaf, _SCREEN_OFFSETS) * 18 + anchors * n * 56
     decomposition = (leaf // 2 + 1) * min(n, _GROUP) * 48
     return frontier + leaf_table + screen + decomposition
 
@@ -699,7 +700,7 @@ class _Search:
     def screen(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
         """Leaves [s, s + leaf) around anchors a = s + h (h = ⌈leaf/2⌉): with X = Σ_i cos bω_i cos aω_i and
         Y = Σ_i sin bω_i sin aω_i as float32 block products, S(a ± b) = d − 2(X ∓ Y) within `screen_error`.
-        Anchors go _SCREEN_ANCHORS at a time, so that the products stay in cache while they are read."""
+        Leaves go _SCREEN_OFFSETS offsets at a time, so that the products stay in cache as they are read."""
         started = time.perf_counter()
         anchor_hi, _ = add_turns(hi, lo, self.half_hi[None, :], self.half_lo[None, :])
         cos_a, sin_a = anchor_factors(anchor_hi)
@@ -707,8 +708,9 @@ class _Search:
             self.factor_after -= starts.size
             if self.factor_after <= 0:
                 self._factor()
-        for first in range(0, starts.size, _SCREEN_ANCHORS):
-            part = slice(first, first + _SCREEN_ANCHORS)
+        block = max(1, _SCREEN_OFFSETS // self.leaf)
+        for first in range(0, starts.size, block):
+            part = slice(first, first + block)
             self._screen_leaves(starts[part], hi[part], lo[part], cos_a[:, part], sin_a[:, part])
         self.seconds["screen"] += time.perf_counter() - started
 
