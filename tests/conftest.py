@@ -33,6 +33,8 @@ settings.load_profile(_PROFILE)
 
 #: Test files that read the catalog's assessments, which are computed once per process (`catalog.assessment`):
 #: under `-n 2 --dist loadgroup` (pyproject.toml) they share one worker, so no assessment is computed twice.
+#: The `test_proofs_*.py` files join them: they read the same derivations' verifications
+#: (`evidence.verification`, once per process), which took 7–10 s of SymPy when each worker ran its own.
 CATALOG_FILES = frozenset(
     {
         "test_cache_cli.py",
@@ -56,7 +58,7 @@ CATALOG_FILES = frozenset(
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.name in CATALOG_FILES:
+        if item.path.name in CATALOG_FILES or item.path.name.startswith("test_proofs_"):
             item.add_marker(pytest.mark.xdist_group("catalog"))
 
 

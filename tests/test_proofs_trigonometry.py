@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from pe_verify.claims.evidence import verification
 from pe_verify.proofs import trigonometry
 from pe_verify.properties.sinusoidal import Sinusoidal
 
@@ -40,7 +41,7 @@ def test_the_sinusoidal_encoding_passes_both_steps(d: int) -> None:
 
 
 def test_the_derivation_verifies_for_symbolic_d_then_with_two_steps_per_dimension() -> None:
-    result = trigonometry.sinusoidal_parameter_free.verify()
+    result = verification(trigonometry.sinusoidal_parameter_free.id)
     assert result.verified and len(result.steps) == 1 + 2 * len(trigonometry.ENCODING_DIMS)
     assert trigonometry.sinusoidal_parameter_free.instances is None
 
@@ -73,7 +74,7 @@ def test_a_broken_encoding_makes_the_derivation_fail(monkeypatch: pytest.MonkeyP
 
 
 def test_div_term_is_the_reciprocal_of_the_commented_power() -> None:
-    assert trigonometry.div_term_is_the_reciprocal.verify().verified
+    assert verification(trigonometry.div_term_is_the_reciprocal.id).verified
 
 
 def test_a_div_term_that_is_the_commented_power_fails_the_reciprocal_derivation(
