@@ -640,13 +640,12 @@ class _Search:
         return None if 4 * slow.size * (1 + POLYNOMIAL_MARGIN) <= self.best else slow
 
     def prune(
-        self, starts: np.ndarray, hi: np.ndarray, length: int, columns: np.ndarray, held: np.ndarray
+        self, starts: np.ndarray, hi: np.ndarray, length: int, columns: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Which intervals [start, start + length) have an arc bound over the frequencies `columns` not
-        above `best`, their turn words being the columns `held` of `hi`, and the kept one with the least
-        bound; the rest are excluded, counted and, if recording, kept."""
+        above `best`, their turn words being the columns of `hi`, and the kept one with the least bound;
+        the rest are excluded, counted and, if recording, kept."""
         started = time.perf_counter()
-        lengths = self.lengths(starts, length)
         # Every interval is bounded over the arcs of `length` offsets: an interval cut short by `stop` covers
         # a sub-arc, on which 4 sin² is at least its least value over the whole arc.
         advance = (length - 1) * self.table.rates
@@ -655,7 +654,7 @@ class _Search:
         for block in range(0, columns.size, _COLUMN_BLOCK):
             part = slice(block, block + _COLUMN_BLOCK)
             everyone = alive.size == starts.size
-            words = hi[:, held[part]] if everyone else hi[alive[:, None], held[part][None, :]]
+            words = hi[:, part] if everyone else hi[alive, part]
             terms = self.bounds.interval(turns_float(words), advance[columns[part]][None, :]).sum(-1)
             partial = lower if everyone else lower[alive]
             partial += terms
@@ -670,13 +669,16 @@ class _Search:
         keep[alive] = True
         self.yields[length] = (1000 * (starts.size - alive.size) >= starts.size, 0)
         lowest = alive[np.argmin(lower[alive])][None] if alive.size else alive
-        gone = ~keep
-        if gone.any():
-            self.by_bounds += int(lengths[gone].sum())
+        if alive.size < starts.size:
+            gone = ~keep
+            first = starts[gone]
+            lengths = self.lengths(first, length) if int(first.max()) > self.stop - length else length
+            covered = int(np.sum(lengths)) if isinstance(lengths, np.ndarray) else first.size * length
+            self.by_bounds += covered
             self.next_squared = min(self.next_squared, float(lower[gone].min()))
             if self.record:
-                self._keep(starts[gone], lengths[gone], lower[gone])
-            self._done(int(lengths[gone].sum()))
+                self._keep(first, lengths, lower[gone])
+            self._done(covered)
         self.seconds["bounds"] += time.perf_counter() - started
         return keep, lowest
 
@@ -844,7 +846,7 @@ class _Search:
             index = np.arange(kids.size)
         else:
             kids, rough = kids[index], rough[index]
-        keep, lowest = self.prune(kids, rough, child, columns, np.arange(columns.size))
+        keep, lowest = self.prune(kids, rough, child, columns)
         step, parent = np.divmod(index[lowest], starts.size)
         self.attain(add_turns(hi[parent], lo[parent], step_hi[step], step_lo[step])[0])
         step, parent = np.divmod(index[keep], starts.size)
