@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pe_verify import cli
+from pe_verify.properties import separation
 from pe_verify.properties.near_collision import offset_squared_distance_mp
 from pe_verify.properties.separation import (
     ANCHOR_FACTOR_ERROR,
@@ -224,6 +225,23 @@ def test_a_low_rank_screen_short_of_its_rank_is_caught_by_brute_force() -> None:
         Sinusoidal(64, "10000"), 2**20, 10000, bounds=ShortRank(), leaf=128, branching=16
     )
     assert not audit.holds and audit.overstated
+
+
+def test_an_offset_excluded_twice_is_caught_by_the_audit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search that records every excluded interval twice (so its tallies would count offsets twice)."""
+    keep = separation._Search._keep
+
+    def twice(
+        self: separation._Search, starts: np.ndarray, lengths: np.ndarray | int, lower: np.ndarray
+    ) -> None:
+        keep(self, starts, lengths, lower)
+        keep(self, starts, lengths, lower)
+
+    encoding = Sinusoidal(6, "10000")
+    assert audit_separation(encoding, 100000, 3000).holds
+    monkeypatch.setattr(separation._Search, "_keep", twice)
+    audit = audit_separation(encoding, 100000, 3000)
+    assert audit.agrees and not audit.overstated and audit.twice > 0 and not audit.holds
 
 
 class UnderstatedPoints(ChordBounds):
