@@ -335,8 +335,8 @@ class Factors:
 class LeafProducts:
     """X_b = Σ_i cos bω_i·cos aω_i and Y_b = Σ_i sin bω_i·sin aω_i (0 ≤ b ≤ h) for a block of anchors a, as
     float32 products `Factors.times`: the matrix of cos bω_i itself, or a low-rank factorization of it (at
-    d = 512 and h = 2048 rank 120 of 256 leaves out less than 2^-16 per entry). `error` bounds |Ŝ − S| for
-    S(a ± b) = d − 2(X ∓ Y)."""
+    d = 512 and h = 2048 rank about 120 of 256 leaves out less than 2^-16 per entry). `error` bounds
+    |Ŝ − S| for S(a ± b) = d − 2(X ∓ Y)."""
 
     cos: Factors
     sin: Factors
@@ -615,9 +615,13 @@ class _Search:
         self.factor_after: int | None = _FACTOR_AFTER
         self.half_hi, self.half_lo = self.table.at(self.half)
         self.leaf_hi, self.leaf_lo = self.table.steps(1, leaf)
-        self.screen_error = bounds.screen_error(self.products)
         self.seconds = {"bounds": 0.0, "screen": 0.0, "points": 0.0}
         self.yields: dict[int, tuple[bool, int]] = {}
+
+    @property
+    def screen_error(self) -> float:
+        """The bound on the error in S of the products the screen uses now."""
+        return self.bounds.screen_error(self.products)
 
     def lengths(self, starts: np.ndarray, length: int) -> np.ndarray:
         return np.minimum(length, self.stop - starts)
@@ -672,8 +676,8 @@ class _Search:
         if alive.size < starts.size:
             gone = ~keep
             first = starts[gone]
-            lengths = self.lengths(first, length) if int(first.max()) > self.stop - length else length
-            covered = int(np.sum(lengths)) if isinstance(lengths, np.ndarray) else first.size * length
+            lengths = self.lengths(first, length)
+            covered = int(lengths.sum())
             self.by_bounds += covered
             self.next_squared = min(self.next_squared, float(lower[gone].min()))
             if self.record:
@@ -723,7 +727,6 @@ class _Search:
         factored = self.bounds.factored_products(self.cos_b, self.sin_b)
         if factored is not None:
             self.products = factored
-            self.screen_error = self.bounds.screen_error(factored)
         del self.cos_b, self.sin_b
 
     def _screen_leaves(
