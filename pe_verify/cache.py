@@ -5,8 +5,17 @@ SHA-256 of every Python source file of the package, of the name and version of e
 Python version. Any change of either gives a new key, and the old results are never read again (they are
 removed when the new ones are stored). The results are kept in `$PE_VERIFY_CACHE` if set, else in the
 user's cache folder (`$XDG_CACHE_HOME/pe-verify` or `~/.cache/pe-verify` on Linux, from `platformdirs`),
-as one JSON file per key. A file that cannot be read, parsed or checked counts as empty and is rebuilt; a
-failure to store is ignored: the cache can make a run faster, never make it fail. `report` never uses it.
+as one JSON file per key. A failure to store is ignored: the cache can make a run faster, never make it fail
+or lie. `report` never uses it.
+
+A stored file is trusted only as far as it is checked: it is opened only if it is a regular file (never a
+FIFO or a device, which could block or never end), read up to `MAX_BYTES`, parsed (a nesting too deep to
+parse counts as unparsable), and validated against `RECORD`: every claim record has exactly the fields of
+`RECORD` with their types and a verdict the catalog's vocabulary knows, its parts agree (the id it is
+filed under, the same verdicts in its row and in its details, a change noted exactly when a computed verdict
+differs from the recorded one), and every filed id is in the list of ids, which holds each id once; a list
+of ids that is not the catalog's is caught when the catalog is next read. A file that fails any of this
+counts as corrupt: nothing of it is read, and the results are computed anew and stored over it.
 """
 
 from __future__ import annotations
@@ -19,17 +28,79 @@ import json
 import os
 import platform
 import re
+import stat
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import platformdirs
+
+from pe_verify.claims.model import BY_SOURCES, ArgumentVerdict, Verdict
 
 ENVIRONMENT = "PE_VERIFY_CACHE"
 PACKAGES = ("pe_verify", "pe_verify.proofs", "pe_verify.properties", "pe_verify.claims")
 DISTRIBUTION = "pe-verify"
 
-#: The fields of every stored claim record (the command line's own rendering of one claim).
-FIELDS = ("row", "line", "show", "text", "changed")
+#: Largest cache file read (the whole catalog takes under 1 MB).
+MAX_BYTES = 64 * 2**20
+
+_TEXT, _MAYBE_TEXT = (str,), (str, type(None))
+_VERDICT, _ARGUMENT = ("verdict",), ("argument verdict", type(None))
+_POINT = ("sources point", type(None))
+
+#: One piece of evidence as `show --json` prints it.
+EVIDENCE = {
+    "kind": _TEXT,
+    "summary": _TEXT,
+    "holds": (bool,),
+    "bearing": _TEXT,
+    "instances": _MAYBE_TEXT,
+    "detail": (dict,),
+    "measured": (dict,),
+}
+
+#: Every stored claim record (the command line's own rendering of one claim): each field's allowed types,
+#: a nested dict for a JSON object of exactly those fields, or a one-item list for a list of such items.
+RECORD: dict[str, Any] = {
+    "row": {
+        "id": _TEXT,
+        "role": _TEXT,
+        "document": _TEXT,
+        "statement": _TEXT,
+        "verdict": _VERDICT,
+        "sources_point": _POINT,
+        "argument_verdict": _ARGUMENT,
+    },
+    "line": _TEXT,
+    "show": {
+        "id": _TEXT,
+        "role": _TEXT,
+        "document": _TEXT,
+        "section": _TEXT,
+        "statement": _TEXT,
+        "formal": _TEXT,
+        "verdict": _VERDICT,
+        "sources_point": _POINT,
+        "recorded_verdict": _VERDICT,
+        "argument_verdict": _ARGUMENT,
+        "recorded_argument_verdict": _ARGUMENT,
+        "argument_issue": _MAYBE_TEXT,
+        "explanation": _TEXT,
+        "evidence": [EVIDENCE],
+        "argument_evidence": [EVIDENCE],
+        "depends_on": [_TEXT],
+        "weak_dependencies": [{"id": _TEXT, "verdict": _VERDICT}],
+    },
+    "text": _TEXT,
+    "changed": _MAYBE_TEXT,
+}
+
+#: The values a field marked by one of these names may hold.
+_VOCABULARY = {
+    "verdict": frozenset(Verdict),
+    "argument verdict": frozenset(ArgumentVerdict),
+    "sources point": frozenset(point for point in BY_SOURCES if point is not None),
+}
 
 
 def directory() -> Path:
@@ -77,25 +148,86 @@ def _path(current: str) -> Path:
     return directory() / f"results-{current[:32]}.json"
 
 
+def conforms(value: object, schema: Any) -> bool:
+    """Whether a parsed JSON value has the shape `schema` describes (see `RECORD`)."""
+    if isinstance(schema, dict):
+        return (
+            isinstance(value, dict)
+            and value.keys() == schema.keys()
+            and all(conforms(value[name], inner) for name, inner in schema.items())
+        )
+    if isinstance(schema, list):
+        return isinstance(value, list) and all(conforms(item, schema[0]) for item in value)
+    if value is None or isinstance(value, bool):
+        return type(value) in schema
+    for allowed in schema:
+        if isinstance(allowed, str):
+            if type(value) is str and value in _VOCABULARY[allowed]:
+                return True
+        elif type(value) is allowed:
+            return True
+    return False
+
+
+def valid(data: object, current: str) -> bool:
+    """Whether `data` is a results file for key `current` whose every record validates (module docstring)."""
+    if not isinstance(data, dict) or data.keys() != {"key", "ids", "claims"} or data["key"] != current:
+        return False
+    ids, claims = data["ids"], data["claims"]
+    if not (isinstance(ids, list) and all(type(i) is str for i in ids) and len(set(ids)) == len(ids)):
+        return False
+    return (
+        isinstance(claims, dict)
+        and claims.keys() <= set(ids)
+        and all(conforms(record, RECORD) and _consistent(name, record) for name, record in claims.items())
+    )
+
+
+def _consistent(claim_id: str, record: dict) -> bool:
+    """Whether a conforming record's parts agree: filed under its id, `row` and `show` saying the same, and
+    `changed` set exactly when a computed verdict differs from the recorded one."""
+    row, show = record["row"], record["show"]
+    same = all(row[name] == show[name] for name in row)
+    differs = (show["verdict"], show["argument_verdict"]) != (
+        show["recorded_verdict"],
+        show["recorded_argument_verdict"],
+    )
+    return row["id"] == claim_id and same and differs == (record["changed"] is not None)
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of `path` when it is a regular file of at most MAX_BYTES, else None (never blocks)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return None
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            data = stream.read(MAX_BYTES + 1)
+        return data if len(data) <= MAX_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+
+
 def load(current: str) -> dict:
     """The stored results for key `current`: {"ids": list of every claim id or None, "claims": {id: record}};
-    empty when nothing valid is stored."""
+    empty when nothing is stored or the file does not validate."""
     empty: dict = {"ids": None, "claims": {}}
+    raw = _read(_path(current))
+    if raw is None:
+        return empty
     try:
-        data = json.loads(_path(current).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
         return empty
-    if not isinstance(data, dict) or data.get("key") != current or not isinstance(data.get("claims"), dict):
+    if not valid(data, current):
         return empty
-    ids = data.get("ids")
-    if not (isinstance(ids, list) and all(isinstance(i, str) for i in ids)):
-        ids = None
-    claims = {
-        claim_id: record
-        for claim_id, record in data["claims"].items()
-        if isinstance(record, dict) and all(field in record for field in FIELDS)
-    }
-    return {"ids": ids, "claims": claims}
+    return {"ids": data["ids"], "claims": data["claims"]}
 
 
 def store(current: str, results: dict) -> None:

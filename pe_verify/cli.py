@@ -362,25 +362,22 @@ def _change(item, found) -> str | None:
 
 def _records(claim_id: str | None, fresh: bool, quiet: bool) -> list[dict]:
     """The records of every claim (`claim_id` None) or of one, from the cache where it has them; the rest is
-    computed (with progress on a terminal) and stored, unless `fresh`, which neither reads nor writes it."""
+    computed (with progress on a terminal) and stored, unless `fresh`, which neither reads nor writes it.
+    Whenever the catalog is read, a cache whose list of ids is not the catalog's counts as corrupt, and none
+    of it is used."""
     from pe_verify import cache
 
     current = None if fresh else cache.key()
     stored = {"ids": None, "claims": {}} if current is None else cache.load(current)
     ids = stored["ids"]
-    if ids is None:
+    wanted = None if ids is None else _wanted(claim_id, ids, strict=False)
+    if wanted is None or any(name not in stored["claims"] for name in wanted):
         from pe_verify.claims.catalog import all_claims
 
-        ids = [item.id for item in all_claims()]
-    if claim_id is None:
-        wanted = ids
-    else:
-        from pe_verify.claims.catalog import UnknownClaim, resolve
-
-        try:
-            wanted = [resolve(claim_id, ids)]
-        except UnknownClaim as exc:
-            raise UsageError(str(exc)) from None
+        known = [item.id for item in all_claims()]
+        if ids != known:
+            ids, stored = known, {"ids": None, "claims": {}}
+        wanted = _wanted(claim_id, ids)
     missing = [name for name in wanted if name not in stored["claims"]]
     if missing:
         from pe_verify.claims.catalog import assessment, get
@@ -393,6 +390,21 @@ def _records(claim_id: str | None, fresh: bool, quiet: bool) -> list[dict]:
         if current is not None:
             cache.store(current, {"ids": ids, "claims": stored["claims"]})
     return [stored["claims"][name] for name in wanted]
+
+
+def _wanted(claim_id: str | None, ids: list[str], strict: bool = True) -> list[str] | None:
+    """Every id, or the one `claim_id` names; when none does, a usage error naming the closest ids (None
+    unless `strict`)."""
+    if claim_id is None:
+        return ids
+    from pe_verify.claims.catalog import UnknownClaim, resolve
+
+    try:
+        return [resolve(claim_id, ids)]
+    except UnknownClaim as exc:
+        if not strict:
+            return None
+        raise UsageError(str(exc)) from None
 
 
 def run_list(as_json: bool, fresh: bool = False, quiet: bool = False) -> int:

@@ -1,15 +1,21 @@
 """The results cache of `list` and `show`, and progress on stderr, on a two-claim fake catalog.
 
 A second run answers from the cache without assessing anything; the key changes with any source file or
-dependency version; --fresh neither reads nor writes it; a corrupt or unreadable cache is rebuilt. Progress
-appears only when stderr is a terminal, and never with --quiet.
+dependency version; --fresh neither reads nor writes it; a corrupt or unreadable cache is rebuilt, and so is
+one that does not validate (wrong types, unknown verdicts or ids, parts that disagree, too deep, too large, a
+FIFO or a device), none of whose verdicts is read. Progress appears only when stderr is a terminal, and never
+with --quiet.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,7 +70,8 @@ def test_a_second_list_answers_from_the_cache(capsys, cache_folder: Path, monkey
     assert _run(capsys, "list") == first
     status, out, _ = _run(capsys, "show", "t.2", "--json")
     assert status == 0 and json.loads(out)["explanation"] == "Exact too."
-    status, _, err = _run(capsys, "show", "T.3")
+    monkeypatch.setattr(catalog, "all_claims", lambda: tuple(BY_ID.values()))
+    status, _, err = _run(capsys, "show", "T.3")  # an id the cache lacks is looked up in the catalog's ids
     assert status == 2 and "closest: T.2, T.1" in err
 
 
@@ -158,3 +165,126 @@ def test_progress_appears_only_on_a_terminal_and_never_with_quiet(
     assert cli.main(["list", "--fresh", *(["--quiet"] if quiet else [])]) == 0
     assert ("assessing claims" in stderr.getvalue() and "0/2" in stderr.getvalue()) is shown
     assert stderr.getvalue() == "" or shown
+
+
+def _stored_file(folder: Path) -> Path:
+    [path] = folder.glob("results-*.json")
+    return path
+
+
+def _verdict_as_list(data: dict) -> None:
+    data["claims"]["T.1"]["row"]["verdict"] = ["proved"]
+
+
+def _unknown_verdict(data: dict) -> None:
+    data["claims"]["T.1"]["row"]["verdict"] = "proved beyond doubt"
+
+
+def _refuted_but_unchanged(data: dict) -> None:
+    record = data["claims"]["T.1"]
+    record["row"]["verdict"] = record["show"]["verdict"] = "refuted"
+
+
+def _row_of_another_claim(data: dict) -> None:
+    data["claims"]["T.1"]["row"] = data["claims"]["T.2"]["row"]
+
+
+def _extra_field(data: dict) -> None:
+    data["claims"]["T.1"]["row"]["note"] = "unexpected"
+
+
+def _ids_as_text(data: dict) -> None:
+    data["ids"] = "T.1,T.2"
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        _verdict_as_list,
+        _unknown_verdict,
+        _refuted_but_unchanged,
+        _row_of_another_claim,
+        _extra_field,
+        _ids_as_text,
+    ],
+)
+def test_a_record_that_does_not_validate_is_never_read(capsys, cache_folder: Path, corrupt) -> None:
+    fresh = _run(capsys, "list", "--json")
+    path = _stored_file(cache_folder)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    corrupt(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert _run(capsys, "list", "--json") == fresh
+    assert cache.valid(json.loads(path.read_text(encoding="utf-8")), cache.key())
+
+
+def test_a_record_filed_under_an_id_not_listed_makes_the_file_corrupt(capsys, cache_folder: Path) -> None:
+    assert _run(capsys, "list")[0] == 0
+    path = _stored_file(cache_folder)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["claims"]["T.9"] = data["claims"]["T.1"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert cache.load(cache.key()) == {"ids": None, "claims": {}}
+
+
+def test_ids_that_are_not_the_catalogs_are_caught_when_the_catalog_is_read(
+    capsys, cache_folder: Path
+) -> None:
+    assert _run(capsys, "list")[0] == 0
+    path = _stored_file(cache_folder)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["ids"] = ["T.1", "T.9"]
+    del data["claims"]["T.2"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    status, out, _ = _run(capsys, "show", "T.2", "--json")
+    assert status == 0 and json.loads(out)["id"] == "T.2"
+    assert _run(capsys, "list")[1].split() == _run(capsys, "list", "--fresh")[1].split()
+
+
+def test_a_nesting_too_deep_to_parse_is_rebuilt(capsys, cache_folder: Path) -> None:
+    fresh = _run(capsys, "list")
+    _stored_file(cache_folder).write_text("[" * 200_000 + "]" * 200_000)
+    assert _run(capsys, "list") == fresh
+
+
+@contextlib.contextmanager
+def _within(seconds: float) -> Iterator[None]:
+    """Fail (instead of hanging) when the block runs longer than `seconds`."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise AssertionError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_fifo_or_a_device_in_place_of_the_file_is_never_opened_for_reading(
+    capsys, cache_folder: Path
+) -> None:
+    fresh = _run(capsys, "list")
+    path = _stored_file(cache_folder)
+    path.unlink()
+    os.mkfifo(path)
+    with _within(5):
+        assert _run(capsys, "list") == fresh
+    assert path.is_file()
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    with _within(5):
+        assert _run(capsys, "list") == fresh
+    assert path.is_file() and not path.is_symlink()
+
+
+def test_a_file_beyond_the_size_limit_is_not_read(capsys, cache_folder: Path, monkeypatch) -> None:
+    fresh = _run(capsys, "list")
+    path = _stored_file(cache_folder)
+    monkeypatch.setattr(cache, "MAX_BYTES", path.stat().st_size - 1)
+    assert cache.load(cache.key()) == {"ids": None, "claims": {}}
+    monkeypatch.setattr(cache, "MAX_BYTES", path.stat().st_size)
+    assert cache.load(cache.key())["ids"] == ["T.1", "T.2"]
+    assert _run(capsys, "list") == fresh
