@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from pe_verify import terminal
+
 settings.register_profile(
     "ci",
     derandomize=True,
@@ -25,6 +27,11 @@ settings.register_profile("dev", deadline=None, max_examples=50)
 settings.register_profile(
     "thorough", deadline=None, max_examples=1000, suppress_health_check=[HealthCheck.too_slow]
 )
+
+#: The command-line tests read its Unicode output in this process; under a C locale the command line would
+#: write ASCII (`terminal.c_locale`), so they run as under C.UTF-8 whatever the machine's locale.
+if terminal.c_locale():
+    os.environ["LC_ALL"] = "C.UTF-8"
 
 _PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 if _PROFILE not in ("ci", "dev", "thorough"):

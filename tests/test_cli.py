@@ -217,3 +217,33 @@ def test_help_on_an_ascii_terminal_runs() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert b"model dimension d (>= 1)" in done.stdout
+
+
+#: The locale variables and the encoding overrides, left out of the environments below.
+_LOCALE_NAMES = ("LC_ALL", "LC_CTYPE", "LANG", "PYTHONIOENCODING", "PYTHONUTF8")
+
+
+@pytest.mark.parametrize(
+    ("settings", "ascii"),
+    [
+        ({"LC_ALL": "C"}, True),
+        ({"LC_ALL": "POSIX"}, True),
+        ({"LANG": "C"}, True),
+        ({"LC_CTYPE": "C"}, True),
+        ({}, True),
+        ({"LANG": "C.UTF-8"}, False),
+        ({"LC_ALL": "C", "PYTHONIOENCODING": "utf-8"}, False),
+        ({"LC_ALL": "C", "PYTHONUTF8": "1"}, False),
+    ],
+)
+def test_a_c_locale_gets_ascii_though_python_makes_its_streams_utf8(settings: dict, ascii: bool) -> None:
+    environment = {name: value for name, value in os.environ.items() if name not in _LOCALE_NAMES}
+    done = subprocess.run(
+        [sys.executable, "-m", "pe_verify.cli", "separation", "--help"],
+        capture_output=True,
+        env={**environment, **settings},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (b"(even, >= 2)" in done.stdout) == ascii
+    assert ("(even, ≥ 2)".encode() in done.stdout) == (not ascii)
