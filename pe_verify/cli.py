@@ -767,6 +767,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(EXIT_FAILURE, f"{_describe(exc)} (--debug shows the traceback)")
 
 
+def console() -> int:
+    """The `pe-verify` program: `main` with the files Hypothesis keeps (its constants and examples) in the
+    results cache's folder instead of a `.hypothesis` folder in the current one, unless
+    HYPOTHESIS_STORAGE_DIRECTORY chooses a folder."""
+    from pe_verify.cache import directory
+
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(directory() / "hypothesis"))
+    return main()
+
+
 def _describe(exc: Exception) -> str:
     """A failure that is not the user's mistake, in words: the system's reason for I/O, else the error."""
     if isinstance(exc, OSError) and exc.strerror:
@@ -810,4 +820,4 @@ def _run(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -247,3 +248,20 @@ def test_a_c_locale_gets_ascii_though_python_makes_its_streams_utf8(settings: di
     assert done.returncode == 0, done.stderr
     assert (b"(even, >= 2)" in done.stdout) == ascii
     assert ("(even, ≥ 2)".encode() in done.stdout) == (not ascii)
+
+
+def test_hypothesis_keeps_its_files_in_the_cache_folder_not_the_current_one(tmp_path: Path) -> None:
+    target = Path(__file__).resolve().parents[1] / "examples" / "rope_bf16_positions.py"
+    environment = {**os.environ, "PE_VERIFY_CACHE": str(tmp_path / "cache")}
+    environment.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    command = ["--quiet", "check", f"{target}:rotate", "--family", "rope", "--d", "8", "--examples", "2"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pe_verify.cli", *command],
+        capture_output=True,
+        cwd=tmp_path,
+        env=environment,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cache"]
+    assert (tmp_path / "cache" / "hypothesis").is_dir()
