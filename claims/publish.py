@@ -15,8 +15,11 @@ a killed run) and no other.
 Which files are ours is the caller's rule, `ours(relative path, path)` (for the reports: pages whose first
 line is the report's marker, PNGs in figures/ carrying the figures' marker chunk). An existing entry where a
 new file goes must be ours, or nothing is written (`ForeignFile`); an entry of ours that is no longer
-produced is left out of the new folder; every other entry is kept. `check` runs the same tests, and the
-writability of the folder, its parent and the extras, so a caller can refuse before any work.
+produced is left out of the new folder; every other entry is kept. Besides files, the folder may hold only
+the folders that enclose one of the new files (for the reports: figures/), the only folders counted as
+publishing's own: a symbolic link, a mount point or any other folder inside it is refused (`Refused`), as are
+the root folder, the home folder or an ancestor of it, and a path under a regular file. `check` runs the same
+tests, and the writability of the folder, its parent and the extras, so a caller can refuse before any work.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ import errno
 import fcntl
 import glob
 import os
+import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -42,17 +47,23 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP)
 _LIBC = ctypes.CDLL(None, use_errno=True)
+_TOP = PurePosixPath()
+_ANOTHER = "move it away or choose another --out folder"
 
 
-class ForeignFile(Exception):
+class Refused(Exception):
+    """The folder cannot be published as it stands; nothing was written."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path} {reason} (nothing was written)")
+        self.path = path
+
+
+class ForeignFile(Refused):
     """A file (or folder) we did not write sits where a new file would go; nothing was written."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"{path} was not written by pe-verify, and the report would replace it: move it away or choose "
-            "another --out folder (nothing was written)"
-        )
-        self.path = path
+        super().__init__(path, f"was not written by pe-verify, and the report would replace it: {_ANOTHER}")
 
 
 def _sibling_prefix(folder: Path) -> str:
@@ -64,20 +75,77 @@ def _require_writable(path: Path) -> None:
         raise PermissionError(errno.EACCES, "not writable, so nothing was written", str(path))
 
 
-def _existing_ancestor(path: Path) -> Path:
-    while not path.exists():
-        path = path.parent
-    return path
+def _holders(names: Iterable[str]) -> set[PurePosixPath]:
+    """The folders that enclose one of `names` (relative paths): the only folders publishing creates."""
+    return {
+        PurePosixPath(*PurePosixPath(name).parts[:depth])
+        for name in names
+        for depth in range(1, len(PurePosixPath(name).parts))
+    }
+
+
+def _mount_points() -> frozenset[Path]:
+    """The mount points /proc/self/mountinfo lists (bind mounts on the same device too); empty elsewhere."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_bytes().splitlines()
+    except OSError:
+        return frozenset()
+    unescape = re.compile(rb"\\([0-7]{3})")
+    fields = (line.split(b" ") for line in lines)
+    return frozenset(
+        Path(os.fsdecode(unescape.sub(lambda m: bytes([int(m.group(1), 8)]), parts[4])))
+        for parts in fields
+        if len(parts) > 4
+    )
+
+
+def _refuse_wide(folder: Path) -> None:
+    """Refuse the root folder, the home folder and its ancestors: publishing replaces its folder whole."""
+    why = "the report replaces its folder as a whole; choose a folder of its own"
+    if folder == Path(folder.anchor):
+        raise Refused(folder, f"is the root folder: {why}")
+    home = os.path.expanduser("~")  # "~" itself, or "" from an empty HOME, when there is none
+    if not os.path.isabs(home):
+        return
+    if folder == Path(home).resolve():
+        raise Refused(folder, f"is your home folder: {why}")
+    if Path(home).resolve().is_relative_to(folder):
+        raise Refused(folder, f"holds your home folder: {why}")
+
+
+def _refuse_entry(
+    folder: Path, inner: PurePosixPath, holders: set[PurePosixPath], mounts: frozenset[Path]
+) -> None:
+    """Refuse a symbolic link, a mount point or a folder not in `holders` at `folder / inner`."""
+    path = folder / inner
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return  # gone since it was listed
+    if stat.S_ISLNK(info.st_mode):
+        raise Refused(
+            path,
+            f"is a symbolic link inside {folder}: the report neither follows nor carries links; {_ANOTHER}",
+        )
+    if path in mounts or (stat.S_ISDIR(info.st_mode) and info.st_dev != os.lstat(folder).st_dev):
+        raise Refused(path, f"is a mount point inside {folder}: the report never reaches into it; {_ANOTHER}")
+    if stat.S_ISDIR(info.st_mode) and inner not in holders:
+        own = ", ".join(f"{holder}/" for holder in sorted(holders)) or "none"
+        raise Refused(path, f"is a folder pe-verify did not create (its own in {folder}: {own}); {_ANOTHER}")
 
 
 def check(folder: Path, names: Iterable[str], ours: Ours, extras: Iterable[Path] = ()) -> None:
-    """Refuse before any work: ForeignFile for an entry of `folder` that is not ours where one of `names`
-    (relative paths) goes, PermissionError when the folder (or the nearest existing ancestor, for a new
-    folder), its parent or an extra file cannot be written."""
-    folder = Path(folder).absolute()
-    if folder.exists() and not folder.is_dir():
-        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
-    if folder.exists():
+    """Refuse before any work: `Refused` for a folder that may not be published (see the module docstring),
+    `ForeignFile` for an entry not ours where one of `names` (relative paths) goes, PermissionError when the
+    folder (or the nearest existing ancestor), its parent or an extra file cannot be written."""
+    folder, names = Path(folder).resolve(), list(names)
+    _refuse_wide(folder)
+    if folder.is_dir():
+        mounts = _mount_points()
+        if folder in mounts or os.path.ismount(folder):
+            raise Refused(
+                folder, "is a mount point: the report replaces its folder by a rename; choose one inside it"
+            )
         _require_writable(folder)
         _require_writable(folder.parent)
         for name in names:
@@ -89,8 +157,20 @@ def check(folder: Path, names: Iterable[str], ours: Ours, extras: Iterable[Path]
             path = folder / relative
             if (path.is_symlink() or path.exists()) and not ours(relative, path):
                 raise ForeignFile(path)
+        holders = _holders(names)
+        for path in [folder, *(folder / holder for holder in sorted(holders))]:
+            if path.is_dir():
+                for entry in sorted(os.listdir(path)):
+                    _refuse_entry(folder, PurePosixPath((path / entry).relative_to(folder)), holders, mounts)
+    elif os.path.lexists(folder):
+        raise Refused(folder, "is not a folder")
     else:
-        _require_writable(_existing_ancestor(folder.parent))
+        ancestor = folder.parent
+        while not os.path.lexists(ancestor):
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise Refused(ancestor, f"is not a folder, so {folder} cannot be made in it")
+        _require_writable(ancestor)
     for extra in extras:
         _require_writable(Path(extra).absolute().parent)
         if Path(extra).exists():
@@ -113,7 +193,7 @@ def publish(
         new.mkdir()
         existed = folder.is_dir()
         if existed:
-            _carry(folder, new, PurePosixPath(), files, ours)
+            _carry(folder, new, files, ours)
             shutil.copymode(folder, new)
         for name, data in files.items():
             _write(new / name, data)
@@ -181,27 +261,28 @@ def remove_abandoned(folder: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _carry(old: Path, new: Path, relative: PurePosixPath, files: Mapping[str, bytes], ours: Ours) -> None:
-    """Link into `new` every entry of `old` that is not ours, descending into folders that hold new files."""
-    holders = {
-        PurePosixPath(*PurePosixPath(name).parts[:depth])
-        for name in files
-        for depth in range(1, len(PurePosixPath(name).parts))
-    }
-    for entry in sorted(os.scandir(old), key=lambda entry: entry.name):
-        path, inner = Path(entry.path), relative / entry.name
+def _carry(
+    folder: Path,
+    new: Path,
+    files: Mapping[str, bytes],
+    ours: Ours,
+    relative: PurePosixPath = _TOP,
+) -> None:
+    """Link into `new` every file of `folder` that is not ours, descending into the folders that hold new
+    files; a link, a mount point or another folder (one that appeared after `check`) is refused."""
+    holders = _holders(files)
+    for name in sorted(os.listdir(folder / relative)):
+        inner = relative / name
+        path = folder / inner
+        _refuse_entry(folder, inner, holders, frozenset())
         if str(inner) in files or ours(inner, path):
             continue
-        if entry.is_symlink():
-            os.symlink(os.readlink(path), new / entry.name)
-        elif entry.is_dir() and inner in holders:
-            (new / entry.name).mkdir()
-            shutil.copymode(path, new / entry.name)
-            _carry(path, new / entry.name, inner, files, ours)
-        elif entry.is_dir():
-            shutil.copytree(path, new / entry.name, symlinks=True, copy_function=_link_or_copy)
+        if path.is_dir():
+            (new / inner).mkdir()
+            shutil.copymode(path, new / inner)
+            _carry(folder, new, files, ours, inner)
         else:
-            _link_or_copy(path, new / entry.name)
+            _link_or_copy(path, new / inner)
 
 
 def _link_or_copy(source: str | Path, destination: str | Path) -> None:

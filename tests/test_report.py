@@ -325,6 +325,11 @@ def test_figures_are_our_pngs_without_stamps(drawn: Path, plots: tuple[figures.P
     assert figures.png_text(b"not a png") == {} and not figures.is_ours(b"\x89PNG tEXtSource")
 
 
+def test_the_figure_names_known_before_drawing_are_those_drawn(plots: tuple[figures.Plot, ...]) -> None:
+    assert [plot.name for plot in plots] == list(figures.ILLUSTRATES)
+    assert report.output_names(FAKE)[-len(plots) :] == [f"figures/{plot.name}" for plot in plots]
+
+
 def test_the_content_digest_changes_with_what_a_figure_states() -> None:
     digest = figures.content_digest("a.png", "Title", "Caption 1.")
     assert digest == figures.content_digest("a.png", "Title", "Caption 1.")
