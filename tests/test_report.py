@@ -514,14 +514,6 @@ def test_a_kill_mid_write_leaves_the_old_files_and_the_next_run_cleans_up(tmp_pa
     assert all_files(out) == {"a.md": b"new a", "b.md": b"new b"} and not siblings(out)
 
 
-def test_a_sibling_in_use_is_left_alone(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    with publish._sibling(out) as busy:
-        publish.remove_abandoned(out)
-        assert busy.is_dir()
-    assert not busy.exists()
-
-
 def test_extras_are_replaced_with_the_pages_or_not_at_all(
     reuse_plots: None, drawn: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
