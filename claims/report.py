@@ -8,7 +8,9 @@ dashboard's last line records). Figures already in the folder that another matpl
 same content digest are kept as they are, with the version they record (`kept_figures`), so that a report
 at another matplotlib version changes nothing that did not change. The folder is replaced all at once, and
 a file this module did not write (pages carry its marker line, figures a marker chunk) is never replaced or
-removed: see `is_ours` and `publish`.
+removed: see `is_ours` and `publish`. Its only folder is figures/: a symbolic link, a mount point or any
+other folder inside the output folder is refused, like a file of the user's where a page or figure goes,
+before anything is assessed (`check_output`, from `output_names`).
 """
 
 from __future__ import annotations
@@ -561,10 +563,18 @@ def page_names(claims: Sequence[Claim] | None = None) -> list[str]:
     return [DASHBOARD, *sorted({page_name(item.source.document) for item in chosen}, key=_page_order)]
 
 
+def output_names(claims: Sequence[Claim] | None = None) -> list[str]:
+    """Every file a report of these claims (default: the catalog) writes, pages and figures, known before
+    anything is assessed or drawn (the figures are those `figures.ILLUSTRATES` names, which drawing uses)."""
+    return [*page_names(claims), *(f"{FIGURES}/{name}" for name in figures.ILLUSTRATES)]
+
+
 def check_output(out_dir: Path, claims: Sequence[Claim] | None = None, extras: Iterable[Path] = ()) -> None:
-    """Refuse before any work what `write_reports` would refuse: a page of ours where a file of the user's
-    is (`publish.ForeignFile`), a folder or extra file that cannot be written (PermissionError)."""
-    publish.check(Path(out_dir), page_names(claims), is_ours, extras)
+    """Refuse before any work what `write_reports` would refuse: a page or figure of ours where a file of the
+    user's is (`publish.ForeignFile`), a folder that may not be published, or holds a link, a mount point or
+    a folder the report did not create (`publish.Refused`), a folder or extra file that cannot be written
+    (PermissionError)."""
+    publish.check(Path(out_dir), output_names(claims), is_ours, extras)
 
 
 def assessed(

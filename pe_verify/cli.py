@@ -516,6 +516,8 @@ def run_report(out: str, readme: str | None, quiet: bool = False, redraw: bool =
     from pe_verify.claims import headlines, publish, report
     from pe_verify.claims.catalog import all_claims, assessment
 
+    if not out.strip():
+        raise UsageError("--out is empty: name the folder the report goes in (default: reports)")
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
@@ -532,7 +534,7 @@ def run_report(out: str, readme: str | None, quiet: bool = False, redraw: bool =
             files = report.render_reports(progress=done, keep=None if redraw else folder)
         refreshed = {path: headlines.with_headlines(text).encode("utf-8") for path in extras}
         written = publish.publish(folder, files, report.is_ours, refreshed)
-    except publish.ForeignFile as exc:
+    except publish.Refused as exc:
         raise UsageError(str(exc)) from None
     print(f"wrote {len(written)} files to {folder}")
     drawn_with = report.recorded_matplotlib_version(files[report.DASHBOARD].decode("utf-8"))

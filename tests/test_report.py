@@ -325,6 +325,11 @@ def test_figures_are_our_pngs_without_stamps(drawn: Path, plots: tuple[figures.P
     assert figures.png_text(b"not a png") == {} and not figures.is_ours(b"\x89PNG tEXtSource")
 
 
+def test_the_figure_names_known_before_drawing_are_those_drawn(plots: tuple[figures.Plot, ...]) -> None:
+    assert [plot.name for plot in plots] == list(figures.ILLUSTRATES)
+    assert report.output_names(FAKE)[-len(plots) :] == [f"figures/{plot.name}" for plot in plots]
+
+
 def test_the_content_digest_changes_with_what_a_figure_states() -> None:
     digest = figures.content_digest("a.png", "Title", "Caption 1.")
     assert digest == figures.content_digest("a.png", "Title", "Caption 1.")
@@ -507,14 +512,6 @@ def test_a_kill_mid_write_leaves_the_old_files_and_the_next_run_cleans_up(tmp_pa
     assert all_files(out) == {"a.md": b"old a", "b.md": b"old b"} and len(siblings(out)) == 1
     publish.publish(out, {"a.md": b"new a", "b.md": b"new b"}, lambda relative, path: True)
     assert all_files(out) == {"a.md": b"new a", "b.md": b"new b"} and not siblings(out)
-
-
-def test_a_sibling_in_use_is_left_alone(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    with publish._sibling(out) as busy:
-        publish.remove_abandoned(out)
-        assert busy.is_dir()
-    assert not busy.exists()
 
 
 def test_extras_are_replaced_with_the_pages_or_not_at_all(
