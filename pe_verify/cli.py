@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -763,6 +764,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail(EXIT_INTERRUPTED, "interrupted")
     except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:  # only a path given can be that long
+            return _fail(EXIT_USAGE, _describe(exc))
         if debug:
             traceback.print_exc()
             return EXIT_FAILURE

@@ -265,3 +265,10 @@ def test_hypothesis_keeps_its_files_in_the_cache_folder_not_the_current_one(tmp_
     assert done.returncode == 1, done.stderr
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cache"]
     assert (tmp_path / "cache" / "hypothesis").is_dir()
+
+
+@pytest.mark.parametrize("option", ["--out", "--readme"])
+def test_a_path_too_long_for_the_system_is_a_usage_error(capsys, tmp_path: Path, option: str) -> None:
+    status = cli.main(["report", option, str(tmp_path / ("x" * 300))])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "File name too long" in err
