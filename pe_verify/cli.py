@@ -617,7 +617,7 @@ def _separation_base(text: str) -> str:
 
 def run_separation(args: argparse.Namespace) -> int:
     """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets; bad settings and settings
-    beyond the memory limit are usage errors."""
+    beyond the memory limit are usage errors. A range of one offset has no other offset to bound."""
     from pe_verify.properties.separation import certified_separation, decimal_floor, separation_memory
     from pe_verify.properties.sinusoidal import Sinusoidal
 
@@ -643,6 +643,7 @@ def run_separation(args: argparse.Namespace) -> int:
             Sinusoidal(args.d, base), args.max_offset, args.from_offset, on_progress=bar.update
         )
     digits = 50
+    others = found.next_lower_bound
     report = {
         "d": args.d,
         "base": base,
@@ -651,7 +652,7 @@ def run_separation(args: argparse.Namespace) -> int:
         "minimum_distance": found.minimum.str(digits, radius=False),
         "argmin_offsets": list(found.argmin_offsets),
         "lower_bound": decimal_floor(found.lower_bound, digits),
-        "next_lower_bound": decimal_floor(found.next_lower_bound, 12),
+        "next_lower_bound": None if others is None else decimal_floor(others, 12),
         "certified": found.certified,
         "decided": {
             "by_interval_bounds": found.by_bounds,
@@ -673,7 +674,10 @@ def run_separation(args: argparse.Namespace) -> int:
     )
     print(f"- minimum {report['minimum_distance']} at k = {offsets} ({state})")
     print(f"- every offset of the range: distance ≥ {report['lower_bound']}")
-    print(f"- every other offset: distance ≥ {report['next_lower_bound']}")
+    if others is None:
+        print("- every other offset: none in the range")
+    else:
+        print(f"- every other offset: distance ≥ {report['next_lower_bound']}")
     decided = report["decided"]
     seconds = report["phase_seconds"]
     print(
