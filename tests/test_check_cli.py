@@ -120,10 +120,10 @@ def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
         (["{target}"], "TARGET must be package.module:name or path/to/file.py:name"),
         (["{dir}/none.py:f"], "none.py is not a file"),
         (["{target}:inv_freq"], "takes 2 (rotate) or 3 (apply) required parameters; this one takes 1"),
-        (["{target}:rotate", "--base", "1"], "--base must be a finite number greater than 1"),
-        (["{target}:rotate", "--d", "8192"], "--d must be at most 4096"),
+        (["{target}:rotate", "--base", "1"], "base must be a number greater than 1"),
+        (["{target}:rotate", "--d", "8192"], "d must be a whole number from 1 to 4096"),
         (["{target}:rotate", "--d", "7"], "d must be even"),
-        (["{target}:rotate", "--max-pos", "1"], "--max-pos must be between 2 and"),
+        (["{target}:rotate", "--max-pos", "1"], "max-pos must be a whole number from 2 to 2^24"),
         (["{target}:rotate", "--json", "--markdown"], "--json and --markdown cannot be combined"),
         (
             ["{target}:rotate", "--expect", "llama3"],

@@ -186,7 +186,11 @@ def test_ascii_json_is_escaped_and_loses_nothing(monkeypatch, capsys) -> None:
 def test_an_ascii_stderr_gets_ascii_messages(monkeypatch) -> None:
     _, err = _ascii_streams(monkeypatch)
     assert cli.main(["collisions", "--d", "6", "--base", "0.5"]) == 2
-    assert err.getvalue().decode("ascii").startswith("pe-verify: error: base must be a number greater")
+    assert (
+        err.getvalue()
+        .decode("ascii")
+        .startswith("pe-verify: error: argument --base: base must be a number greater")
+    )
 
 
 @pytest.mark.parametrize(
@@ -216,4 +220,4 @@ def test_help_on_an_ascii_terminal_runs() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert b"model dimension d (>= 1)" in done.stdout
+    assert b"positions 0 ... N-1" in done.stdout

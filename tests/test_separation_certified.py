@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pe_verify import cli
-from pe_verify.inputs import MAX_MINUTES
 from pe_verify.properties import separation
 from pe_verify.properties.near_collision import offset_squared_distance_mp
 from pe_verify.properties.separation import (
@@ -336,6 +335,7 @@ def test_the_command_prints_text(capsys: pytest.CaptureFixture[str]) -> None:
         (["--d", "8", "--max-offset", "100", "--base", "4/3"], "finite decimal"),
         (["--d", "8", "--max-offset", "100", "--base", "1"], "greater than 1"),
         (["--d", "4096", "--max-offset", "100", "--max-memory", "0.01"], "raise --max-memory"),
+        (["--d", "512", "--from-offset", "60612", "--max-offset", "2**40"], "max-offset must be"),
     ],
 )
 def test_bad_command_settings_are_usage_errors(
@@ -417,7 +417,7 @@ def test_the_time_estimate_lets_every_run_of_the_readme_through(
     d: int, base: str, first: int, stop: int, seconds: float
 ) -> None:
     estimate = separation_seconds(d, float(base), stop, first)
-    assert seconds <= estimate <= 60 * MAX_MINUTES
+    assert seconds <= estimate <= 60 * cli.MAX_MINUTES
 
 
 #: The estimates at d = 10^12, far beyond what the command accepts, in a process capped at 1.5 GiB.
