@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pe_verify import cli
+from pe_verify import check, cli
 
 IMPLEMENTATIONS = """
 import numpy as np
@@ -149,3 +149,19 @@ def test_an_import_that_raises_is_a_usage_error(capsys, tmp_path: Path) -> None:
 def test_the_torch_backend_without_torch_says_how_to_install_it(capsys, target: Path) -> None:
     status, _, err = _run(capsys, "check", f"{target}:rotate", "--family", "rope", "--backend", "torch")
     assert status == 2 and 'pip install -e ".[torch]"' in err
+
+
+def test_a_budget_beyond_the_time_limit_is_refused_before_the_battery_runs(capsys, target: Path) -> None:
+    argv = ["--quiet", "check", f"{target}:rotate", "--family", "rope", "--examples", "1e9"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(check, "check", _never)
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "up to 1000000000 examples for each of 6 properties" in err and "--max-minutes" in err
+        assert err.count("\n") == 1
+        assert cli.main([*argv, "--max-minutes", "1e6"]) == 2
+        assert "the battery started" in capsys.readouterr().err
+
+
+def _never(*args: object) -> None:
+    raise check.TargetError("the battery started")

@@ -104,7 +104,7 @@ def test_the_probe_finds_the_numeric_options_of_every_command() -> None:
     commands = {option.command for option in OPTIONS}
     assert {"collisions", "separation", "check"} <= commands
     flags = {(option.command, option.flag) for option in OPTIONS}
-    assert {("check", "--examples"), ("check", "--base"), ("separation", "--max-memory")} <= flags
+    assert {("check", "--examples"), ("check", "--base"), ("separation", "--max-minutes")} <= flags
     assert len(CASES) > 200
 
 
@@ -221,6 +221,8 @@ def test_the_sizes_that_hung_in_the_estimators_are_refused_at_once(argv: list[st
     [
         ["collisions", "--d", "1048576", "--max-pos", "4294967296", "--scan-values", "4503599627370496"],
         ["separation", "--d", "1048576", "--max-offset", "4611686018427387904", "--base", "1.7e308"],
+        ["separation", "--d", "2", "--max-offset", "4611686018427387904", "--base", "1.0000000000000003"],
+        ["check", "module:name", "--family", "rope", "--examples", "1e9"],
     ],
 )
 def test_the_largest_settings_are_estimated_and_refused_at_once(argv: list[str]) -> None:

@@ -420,6 +420,24 @@ def test_the_time_estimate_lets_every_run_of_the_readme_through(
     assert seconds <= estimate <= 60 * cli.MAX_MINUTES
 
 
+def test_the_time_estimate_refuses_the_far_range_the_readme_puts_at_an_hour_and_a_half(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert separation_seconds(512, 1e4, 2**40, 60612) > 3600
+    argv = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", "1099511627776"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(separation, "certified_separation", _never)
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "would take about 9" in err and "raise --max-minutes" in err and err.count("\n") == 1
+        assert cli.main([*argv, "--max-minutes", "200"]) == 3
+        assert "the search started" in capsys.readouterr().err
+
+
+def _never(*args: object, **kwargs: object) -> None:
+    raise RuntimeError("the search started")
+
+
 #: The estimates at d = 10^12, far beyond what the command accepts, in a process capped at 1.5 GiB.
 ESTIMATES = """
 import resource
