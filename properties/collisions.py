@@ -51,7 +51,7 @@ from .near_collision import (
     MAX_POSITION,
     nearest_cross_dimension_pair,
 )
-from .separation import certified_separation, decimal_floor, separation_memory
+from .separation import certified_separation, decimal_floor, separation_memory, separation_seconds
 from .sinusoidal import Sinusoidal
 from .validation import exact_decimal, require_positive_int
 
@@ -90,8 +90,6 @@ _TRIAL_LIMIT = 10**5
 # per value (22 at 1e8 values, d = 512).
 _SECONDS_PER_STORED_VALUE = 6e-8  # the dtype scan, per table entry computed in float32, hashed and compared
 _SECONDS_PER_SCANNED_VALUE = 3e-7  # the cross-dimension scan, per value sorted, searched and re-ranked
-_SECONDS_PER_OFFSET_TERM = 5e-10  # the vector offset scan, per offset and dimension
-_SECONDS_PER_OFFSET = 1e-7  # the vector offset scan, per offset
 _SECONDS_PER_DIM = 5e-5  # mpmath frequencies and witness values, per dimension
 _SECONDS_PER_MASK_ENTRY = 1e-8  # the d×d table of dim pairs left out of the cross-dimension scan
 _SECONDS_PER_RATIO = 1e-4  # one exact frequency ratio of the document's argument
@@ -259,7 +257,7 @@ def plan(d: int, base: Fraction, max_pos: int, scan_values: int) -> list[Need]:
             Need(
                 "vector_nearest",
                 separation_memory(d, max_pos),
-                table * _SECONDS_PER_OFFSET_TERM + max_pos * _SECONDS_PER_OFFSET + d * _SECONDS_PER_DIM,
+                separation_seconds(d, float(base), max_pos),
                 "the certified separation search: its tree, leaf table and float32 screen "
                 "(`separation.separation_memory`)",
             )

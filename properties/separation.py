@@ -27,7 +27,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .frequencies import frequency_arb
+from .frequencies import frequency_arb, frequency_exponent
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
 from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers, wavelength_range
 from .validation import require_even_dimension, require_positive_int
@@ -529,8 +529,11 @@ class Separation:
         return len(self.argmin_offsets) == 1
 
     @property
-    def next_lower_bound(self) -> Fraction:
-        """A rigorous lower bound on the distance at every offset of the range other than `argmin_offsets`."""
+    def next_lower_bound(self) -> Fraction | None:
+        """A rigorous lower bound on the distance at every offset of the range other than `argmin_offsets`;
+        None when the range holds no other offset (`next_squared` is then +∞)."""
+        if math.isinf(self.next_squared):
+            return None
         return Fraction(math.sqrt(max(self.next_squared, 0.0)) * (1 - 4 * _U64))
 
     @property
@@ -570,8 +573,9 @@ def search_shape(d: int) -> tuple[int, int]:
     at d = 8 to 16 to 2^28, the rule's leaves were within 1.6× of the best of those tried (powers of 4 did
     better than the powers of 2 between them) and up to 3.4× faster than 4096; from d = 20 on, 4096 with
     branching 16 was within 1.3× of the best."""
-    leaf = min(4096, 4 ** (d // 4 + 1))
-    return leaf, 16 if leaf == 4096 else 4
+    if d >= 20:  # 4^(⌊d/4⌋ + 1) ≥ 4096, computed only below it
+        return 4096, 16
+    return 4 ** (d // 4 + 1), 4
 
 
 def separation_memory(d: int, max_offset: int, leaf: int | None = None, branching: int | None = None) -> int:
@@ -590,6 +594,57 @@ def separation_memory(d: int, max_offset: int, leaf: int | None = None, branchin
     screen = min(anchors * leaf, _SCREEN_OFFSETS) * 18 + anchors * n * 56
     decomposition = (leaf // 2 + 1) * min(n, _GROUP) * 48
     return frontier + leaf_table + screen + decomposition
+
+
+# Rates behind `separation_seconds` (seconds), measured with `certified_separation` on a 2-core machine over
+# d = 2 … 4096, bases 10, 10^4 and 5·10^5 and ranges up to 2^34 (2^40 at d = 6), rounded up. Screened
+# offsets cost 1.2e-9 to 2.6e-8 s (d = 14 to 4096); with the global minimum near k = 1 the rest of the range
+# is excluded by intervals at 5e-11 to 5.5e-10 s an offset (d ≥ 64); at d ≤ 12 the arc bounds exclude all but
+# a fraction of the offsets, at 7e-8 to 1.2e-7 s per interval bounded (d ≤ 6), 1.8e-10 to 1.1e-9 s an offset.
+_SECONDS_FIXED = 1.0  # imports aside: tables, the first leaves, the decision in ball arithmetic
+_SECONDS_PER_DIM = 5e-4  # the turn table (mpmath), the leaf tables and their decomposition, per dimension
+_SECONDS_PER_SCREENED = 2e-9  # an offset screened by the block products, plus per frequency pair:
+_SECONDS_PER_SCREENED_PAIR = 1.3e-11
+_SECONDS_PER_EXCLUDED = 3e-10  # an offset of an interval excluded by the bound against a minimum near k = 1
+_SECONDS_PER_BOUNDED = 1e-7  # an interval bounded, when few pairs leave the minimum near 0 (d ≤ 12)
+_SECONDS_PER_BOUNDED_OFFSET = (5e-10, 1.2e-9)  # the least rate an offset at d ≤ 6, and at 8 ≤ d ≤ 12
+_FEW_PAIRS = 12  # up to this d the arc bounds decide most offsets beyond the longest wavelength
+
+
+def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 1) -> float:
+    """A rough estimate of the seconds `certified_separation` takes over from_offset ≤ k < max_offset, in
+    closed form from d, the base and the range (nothing of their size is built), on a 2-core machine.
+
+    Beyond the longest wavelength λ = 2π·base^((d − 2)/d) the distance behaves like a sum of d/2 independent
+    terms, whose least value over N offsets is near d − √d·√(2 ln N). When the range starts below λ and the
+    Lipschitz bound k²‖ω‖² at its first offset is below that, the minimum lies near the start and the rest
+    is excluded by long intervals; else the offsets are screened one by one (d > 12) or, with few pairs, the
+    arc bounds exclude all but a fraction of them: an interval of L offsets survives its bound when every
+    pair may reach a whole turn inside it, with probability Π_i min(1, L·f_i) (f_i = ω_i/2π).
+    """
+    n = d // 2
+    count = max(max_offset - from_offset, 0)
+    log_base = math.log(base)
+    slowest = -float(frequency_exponent(n - 1, d)) * log_base  # ln(1/ω_min)
+    far_start = math.exp(min(math.log(2 * math.pi) + slowest, 63 * math.log(2)))
+    far = max(max_offset - max(from_offset, far_start), 0.0)
+    step = 2 * float(frequency_exponent(1, d)) * log_base  # ln(ω_(i+1)²/ω_i²)
+    squared_norm = math.expm1(n * step) / math.expm1(step)  # Σ_i ω_i², a geometric sum
+    near_minimum = min(4.0 * n, from_offset**2 * squared_norm) if from_offset < 2**32 else 4.0 * n
+    far_minimum = 2 * n - math.sqrt(2 * n) * math.sqrt(2 * math.log(max(far, 2.0)))
+    fixed = _SECONDS_FIXED + _SECONDS_PER_DIM * d
+    if from_offset < far_start and (far == 0 or near_minimum < far_minimum):
+        return fixed + count * _SECONDS_PER_EXCLUDED
+    if d > _FEW_PAIRS:
+        return fixed + count * (_SECONDS_PER_SCREENED + _SECONDS_PER_SCREENED_PAIR * n)
+    leaf, branching = search_shape(d)
+    rates = [math.exp(float(frequency_exponent(i, d)) * log_base) / (2 * math.pi) for i in range(n)]
+    bounded, length = 0.0, leaf
+    while length < max(count, leaf) * branching:
+        bounded += math.prod(min(1.0, branching * length * rate) for rate in rates) / length
+        length *= branching
+    least = _SECONDS_PER_BOUNDED_OFFSET[d > 6]
+    return fixed + count * max(_SECONDS_PER_BOUNDED * bounded, least)
 
 
 class _Search:

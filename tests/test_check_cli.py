@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pe_verify import cli
+from pe_verify import check, cli
 
 IMPLEMENTATIONS = """
 import numpy as np
@@ -120,10 +120,10 @@ def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
         (["{target}"], "TARGET must be package.module:name or path/to/file.py:name"),
         (["{dir}/none.py:f"], "none.py is not a file"),
         (["{target}:inv_freq"], "takes 2 (rotate) or 3 (apply) required parameters; this one takes 1"),
-        (["{target}:rotate", "--base", "1"], "--base must be a finite number greater than 1"),
-        (["{target}:rotate", "--d", "8192"], "--d must be at most 4096"),
+        (["{target}:rotate", "--base", "1"], "base must be a number greater than 1"),
+        (["{target}:rotate", "--d", "8192"], "d must be a whole number from 1 to 4096"),
         (["{target}:rotate", "--d", "7"], "d must be even"),
-        (["{target}:rotate", "--max-pos", "1"], "--max-pos must be between 2 and"),
+        (["{target}:rotate", "--max-pos", "1"], "max-pos must be a whole number from 2 to 2^24"),
         (["{target}:rotate", "--json", "--markdown"], "--json and --markdown cannot be combined"),
         (
             ["{target}:rotate", "--expect", "llama3"],
@@ -149,3 +149,19 @@ def test_an_import_that_raises_is_a_usage_error(capsys, tmp_path: Path) -> None:
 def test_the_torch_backend_without_torch_says_how_to_install_it(capsys, target: Path) -> None:
     status, _, err = _run(capsys, "check", f"{target}:rotate", "--family", "rope", "--backend", "torch")
     assert status == 2 and 'pip install -e ".[torch]"' in err
+
+
+def test_a_budget_beyond_the_time_limit_is_refused_before_the_battery_runs(capsys, target: Path) -> None:
+    argv = ["--quiet", "check", f"{target}:rotate", "--family", "rope", "--examples", "1e9"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(check, "check", _never)
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "up to 1000000000 examples for each of 6 properties" in err and "--max-minutes" in err
+        assert err.count("\n") == 1
+        assert cli.main([*argv, "--max-minutes", "1e6"]) == 2
+        assert "the battery started" in capsys.readouterr().err
+
+
+def _never(*args: object) -> None:
+    raise check.TargetError("the battery started")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from fractions import Fraction
 
 import mpmath
@@ -32,6 +34,7 @@ from pe_verify.properties.separation import (
     longest_excludable_interval,
     point_upper_bounds,
     search_shape,
+    separation_seconds,
     squared_distance_ball,
 )
 from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal, sin_cos_at_integers
@@ -332,6 +335,7 @@ def test_the_command_prints_text(capsys: pytest.CaptureFixture[str]) -> None:
         (["--d", "8", "--max-offset", "100", "--base", "4/3"], "finite decimal"),
         (["--d", "8", "--max-offset", "100", "--base", "1"], "greater than 1"),
         (["--d", "4096", "--max-offset", "100", "--max-memory", "0.01"], "raise --max-memory"),
+        (["--d", "512", "--from-offset", "60612", "--max-offset", "2**40"], "max-offset must be"),
     ],
 )
 def test_bad_command_settings_are_usage_errors(
@@ -379,3 +383,77 @@ def test_the_default_search_shape_follows_d_and_gives_the_answer_of_any_other_sh
     assert default.minimum.mid() == other.minimum.mid()
     assert default.certified and other.certified
     assert default.by_bounds > other.by_bounds
+
+
+def test_a_range_of_one_offset_is_answered(capsys: pytest.CaptureFixture[str]) -> None:
+    """No other offset to bound: the bound on the others is absent, not an internal error."""
+    found = certified_separation(Sinusoidal(6, "10000"), 2)
+    assert found.argmin_offsets == (1,) and found.certified and found.next_lower_bound is None
+    assert cli.main(["separation", "--d", "6", "--max-offset", "2", "--quiet"]) == 0
+    assert "every other offset: none in the range" in capsys.readouterr().out
+    assert (
+        cli.main(["separation", "--d", "6", "--from-offset", "3000", "--max-offset", "3001", "--json"]) == 0
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["argmin_offsets"] == [3000] and report["next_lower_bound"] is None
+
+
+#: The configurations of the README's separation table, with the seconds it reports (all under the default
+#: limit of 10 minutes), and the d = 512 far range to 2^40 it puts at about 1.5 h.
+README_RUNS = [
+    (512, "10000", 1, 2**31, 0.4),
+    (512, "10000", 60612, 2**31, 10.7),
+    (6, "10000", 1, 2**31, 1.6),
+    (6, "10000", 2917, 2**40, 397),
+    (768, "500000", 1, 2**31, 0.1),
+    (768, "500000", 3036050, 2**31, 13.7),
+    (4096, "500000", 1, 2**31, 0.6),
+    (4096, "500000", 3121528, 2**28, 7.0),
+]
+
+
+@pytest.mark.parametrize(("d", "base", "first", "stop", "seconds"), README_RUNS)
+def test_the_time_estimate_lets_every_run_of_the_readme_through(
+    d: int, base: str, first: int, stop: int, seconds: float
+) -> None:
+    estimate = separation_seconds(d, float(base), stop, first)
+    assert seconds <= estimate <= 60 * cli.MAX_MINUTES
+
+
+def test_the_time_estimate_refuses_the_far_range_the_readme_puts_at_an_hour_and_a_half(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert separation_seconds(512, 1e4, 2**40, 60612) > 3600
+    argv = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", "1099511627776"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(separation, "certified_separation", _never)
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "would take about 9" in err and "raise --max-minutes" in err and err.count("\n") == 1
+        assert cli.main([*argv, "--max-minutes", "200"]) == 3
+        assert "the search started" in capsys.readouterr().err
+
+
+def _never(*args: object, **kwargs: object) -> None:
+    raise RuntimeError("the search started")
+
+
+#: The estimates at d = 10^12, far beyond what the command accepts, in a process capped at 1.5 GiB.
+ESTIMATES = """
+import resource
+from fractions import Fraction
+from pe_verify.properties import collisions, separation
+
+resource.setrlimit(resource.RLIMIT_AS, (3 * 2**29, 3 * 2**29))
+d = 10**12
+assert separation.search_shape(d) == (4096, 16)
+print(separation.separation_memory(d, 2**62), separation.separation_seconds(d, 1.7e308, 2**62))
+print(sum(need.bytes for need in collisions.plan(d, Fraction(10**4), 2**32, 2**52)))
+"""
+
+
+def test_the_estimates_are_closed_form_for_any_size() -> None:
+    """Nothing of the requested size is built: no 4^(d/4) before a min, no list of d frequencies."""
+    done = subprocess.run([sys.executable, "-c", ESTIMATES], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert all(float(number) > 0 for number in done.stdout.split())
