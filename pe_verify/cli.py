@@ -179,6 +179,25 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument(
         "--expect", help="fail unless the identified variant is this (e.g. llama3, half_split)"
     )
+    from pe_verify.isolated import TARGET_MEMORY_GIB, TARGET_MEMORY_RANGE, TIMEOUT_RANGE, TIMEOUT_SECONDS
+
+    checking.add_argument(
+        "--timeout",
+        type=_positive("timeout"),
+        default=TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help=f"the time one call of the implementation may take, {TIMEOUT_RANGE[0]:g} to "
+        f"{TIMEOUT_RANGE[1]:g} seconds (default {TIMEOUT_SECONDS:g}); a call past it fails its property",
+    )
+    checking.add_argument(
+        "--target-memory",
+        type=_positive("target-memory"),
+        default=TARGET_MEMORY_GIB,
+        metavar="GIB",
+        help="the memory the implementation and the checks of its results may add, "
+        f"{TARGET_MEMORY_RANGE[0]:g} to {TARGET_MEMORY_RANGE[1]:g} GiB (default {TARGET_MEMORY_GIB:g}); "
+        "running out fails its property",
+    )
     checking.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     checking.add_argument(
         "--markdown", action="store_true", help="print a markdown report for a pull request"
@@ -687,11 +706,14 @@ def run_separation(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     """Run a family's battery on the user's callable: exit 0 when every property holds, 1 when one fails."""
-    from pe_verify import check
-    from pe_verify.properties.battery import Settings, expected, properties_of
+    from pe_verify import isolated
 
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
+    isolated.start()  # its fork server imports the battery while this process does
+    from pe_verify import check
+    from pe_verify.properties.battery import Settings, expected, properties_of
+
     if args.expect is not None:
         try:
             check.require_expectable(args.family, args.expect)
@@ -708,6 +730,13 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError(f"--d must be at most {check.MAX_D}, got {max(ds)}")
     if not 2 <= args.max_pos <= check.MAX_POSITIONS:
         raise UsageError(f"--max-pos must be between 2 and {check.MAX_POSITIONS}, got {args.max_pos}")
+    for option, value, (low, high), unit in (
+        ("--timeout", args.timeout, isolated.TIMEOUT_RANGE, "seconds"),
+        ("--target-memory", args.target_memory, isolated.TARGET_MEMORY_RANGE, "GiB"),
+    ):
+        if not low <= value <= high:
+            raise UsageError(f"{option} must be between {low:g} and {high:g} {unit}, got {value:g}")
+    limits = isolated.Limits(args.timeout, args.target_memory)
     settings = Settings(ds=ds, base=float(base), max_pos=args.max_pos, seed=args.seed, examples=args.examples)
     if args.heads:
         settings = dataclasses.replace(settings, heads=tuple(args.heads))
@@ -719,7 +748,7 @@ def run_check(args: argparse.Namespace) -> int:
                 bar.set_postfix_str(step)
                 bar.update()
 
-            report = check.check(args.family, args.target, settings, args.backend, done)
+            report = check.check(args.family, args.target, settings, args.backend, done, limits)
     except check.TargetError as exc:
         raise UsageError(str(exc)) from None
     if args.expect:
