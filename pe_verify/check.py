@@ -3,7 +3,8 @@
 TARGET is ``package.module:name`` (imported with the current folder on the path) or ``path/to/file.py:name``;
 ``name`` may be dotted (``Class.method``). Loading failures, a callable that fits none of the family's
 contracts and an unknown backend are usage errors (`TargetError`); the battery itself never raises for what
-the callable does, it reports it.
+the callable does, it reports it. `check` loads and runs the target in a child process (`pe_verify.isolated`),
+so that its exit, crash, hang, leak or prints are findings too.
 """
 
 from __future__ import annotations
@@ -15,16 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pe_verify import isolated
 from pe_verify.properties import battery, battery_alibi, battery_frequencies, battery_rope, battery_sinusoidal
 from pe_verify.properties.battery import Backend, Report, Settings
 
 #: The family modules: importing them files their properties in `battery.REGISTRY`.
 MODULES = (battery_sinusoidal, battery_rope, battery_alibi, battery_frequencies)
-
-#: Largest d and max-pos `check` accepts: RoPE identification rotates d basis vectors at once (d² values),
-#: and the sinusoidal distinct-rows scan covers every position.
-MAX_D = 4096
-MAX_POSITIONS = 2**24
 
 #: The callable each family's contract names, by number of required parameters.
 CONTRACTS = {
@@ -42,7 +39,9 @@ class TargetError(ValueError):
 
 
 def load_target(spec: str) -> Callable:
-    """The callable named by ``module:name`` or ``file.py:name``."""
+    """The callable named by ``module:name`` or ``file.py:name``; whatever its import raises (SystemExit and
+    KeyboardInterrupt too: `check` imports it in a child process, where a Ctrl-C is not seen) is a
+    `TargetError`."""
     where, colon, name = spec.rpartition(":")
     if not colon or not where or not name:
         raise TargetError(f"TARGET must be package.module:name or path/to/file.py:name, got {spec!r}")
@@ -50,7 +49,7 @@ def load_target(spec: str) -> Callable:
         module = _load_file(Path(where)) if where.endswith(".py") else _load_module(where)
     except TargetError:
         raise
-    except Exception as exc:
+    except BaseException as exc:
         raise TargetError(f"importing {where} raised {type(exc).__name__}: {exc}") from None
     found: Any = module
     for part in name.split("."):
@@ -99,15 +98,12 @@ def check(
     settings: Settings,
     backend_name: str = "numpy",
     progress: Callable[[str], None] | None = None,
+    limits: isolated.Limits | None = None,
 ) -> Report:
-    """Load `spec` and run the battery of `family` on it; `TargetError` for a usage error."""
-    function = load_target(spec)
-    try:
-        return battery.run_battery(family, function, settings, backend(backend_name), spec, progress)
-    except ValueError as exc:
-        if isinstance(exc, TargetError):
-            raise
-        raise TargetError(f"{spec}: {exc}") from None
+    """Load `spec` and run the battery of `family` on it in a child process, each call of it within
+    `limits` (default `isolated.Limits()`); `TargetError` for a usage error."""
+    backend(backend_name)
+    return isolated.run(family, spec, settings, backend_name, limits or isolated.Limits(), progress)
 
 
 #: What `--expect` may name, per family: layouts, slope rules, scaling rules.

@@ -214,6 +214,24 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument(
         "--expect", help="fail unless the identified variant is this (e.g. llama3, half_split)"
     )
+    timeout = NumberOption(Real("timeout", *inputs.TIMEOUT_RANGE))
+    checking.add_argument(
+        "--timeout",
+        type=timeout,
+        default=float(inputs.TIMEOUT_SECONDS),
+        metavar="SECONDS",
+        help="the time one call of the implementation may take (default "
+        f"{inputs.TIMEOUT_SECONDS:g} seconds; {_range(timeout)}); a call past it fails its property",
+    )
+    memory = NumberOption(Real("target-memory", *inputs.TARGET_MEMORY_RANGE))
+    checking.add_argument(
+        "--target-memory",
+        type=memory,
+        default=float(inputs.TARGET_MEMORY_GIB),
+        metavar="GIB",
+        help="the memory the implementation and the checks of its results may add (default "
+        f"{inputs.TARGET_MEMORY_GIB:g} GiB; {_range(memory)}); running out fails its property",
+    )
     checking.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     checking.add_argument(
         "--markdown", action="store_true", help="print a markdown report for a pull request"
@@ -763,19 +781,24 @@ SECONDS_PER_EXAMPLE = 1e-4
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Run a family's battery on the user's callable: exit 0 when every property holds, 1 when one fails; a
-    Hypothesis budget beyond --max-minutes at SECONDS_PER_EXAMPLE is a usage error."""
-    from pe_verify import check
-    from pe_verify.properties.battery import Settings, expected, properties_of
+    """Run a family's battery on the user's callable, in a child process (`isolated`): exit 0 when every
+    property holds, 1 when one fails; a Hypothesis budget beyond --max-minutes at SECONDS_PER_EXAMPLE is a
+    usage error."""
+    from pe_verify import isolated
 
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
+    isolated.start()  # its fork server imports the battery while this process does
+    from pe_verify import check
+    from pe_verify.properties.battery import Settings, expected, properties_of
+
     if args.expect is not None:
         try:
             check.require_expectable(args.family, args.expect)
         except check.TargetError as exc:
             raise UsageError(str(exc)) from None
     base = float(Base(float64=True).value(args.base))
+    limits = isolated.Limits(args.timeout, args.target_memory)
     settings = Settings(
         ds=tuple(args.d or ()), base=base, max_pos=args.max_pos, seed=args.seed, examples=args.examples
     )
@@ -797,7 +820,7 @@ def run_check(args: argparse.Namespace) -> int:
                 bar.set_postfix_str(step)
                 bar.update()
 
-            report = check.check(args.family, args.target, settings, args.backend, done)
+            report = check.check(args.family, args.target, settings, args.backend, done, limits)
     except check.TargetError as exc:
         raise UsageError(str(exc)) from None
     if args.expect:

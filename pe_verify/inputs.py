@@ -45,11 +45,16 @@ MAX_POSITIONS = 2**32
 MAX_OFFSET = 2**62
 #: Largest table `collisions` can be asked to scan: d × positions.
 MAX_SCAN_VALUES = MAX_D * MAX_POSITIONS
-#: Largest d and positions of `check` (`check.MAX_D`, `check.MAX_POSITIONS`), its largest ALiBi head count
-#: (a bias call returns heads × 128² values) and its largest Hypothesis budget (the time estimate refuses
-#: much less at the default limit).
+#: Largest d and positions of `check` (RoPE identification rotates d basis vectors at once, d² values, and
+#: the sinusoidal distinct-rows scan covers every position), its largest ALiBi head count (a bias call
+#: returns heads × 128² values) and its largest Hypothesis budget (the time estimate refuses much less at the
+#: default limit).
 CHECK_MAX_D = 4096
 CHECK_MAX_POSITIONS = 2**24
+#: `check`'s default and range of `--timeout` (seconds one call of the implementation may take) and of
+#: `--target-memory` (GiB its child process may add).
+TIMEOUT_SECONDS, TIMEOUT_RANGE = 10, (Fraction(1, 100), Fraction(3600))
+TARGET_MEMORY_GIB, TARGET_MEMORY_RANGE = 4, (Fraction(1, 100), Fraction(1024))
 CHECK_MAX_HEADS = 1024
 CHECK_MAX_EXAMPLES = 10**9
 #: Seeds of `check`: any 64-bit unsigned integer.

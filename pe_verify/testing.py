@@ -5,6 +5,12 @@ counterexamples, or, with `expect`, a variant other than the one expected.
     from pe_verify.testing import assert_rope
     def test_my_rope():
         assert_rope(my_rotate, d=[64, 128], max_pos=8192)
+
+The battery runs in the calling process, so that the callable may be any function of the test (a closure, a
+lambda). What it raises (SystemExit too), a changed input and a result that is not real numbers fail a
+property as with `pe-verify check`; what only a separate process can contain is not guarded against here:
+`os._exit` or a crash ends the test run, a hang or a leak stalls it, a KeyboardInterrupt it raises stops it
+as a Ctrl-C does, and its prints reach the test's captured output. `pe-verify check` guards against those.
 """
 
 from __future__ import annotations

@@ -9,20 +9,29 @@ dtype the implementation returns and the range of positions, and the budget it s
 Beside pass or fail, each family identifies what the code computes (layout, base, scaling rule) and reports
 findings under fixed labels (`LABELS`): a convention such as a layout is a finding, a broken property a
 failure; `expected` is the property that the variant identified is the one expected (`--expect`). The
-implementation is called through a family's adapter, which turns a raised exception, a wrong
-shape or a non-finite value into `Broken` with its label.
+implementation is called through a family's adapter, which calls it with `call` and reads its result with
+`as_array`: whatever it raises (`BaseException`s such as `SystemExit` too), a changed input, a result that is
+not real numbers, a wrong shape or a non-finite value becomes `Broken` with its label.
+
+In-process (`run_battery`, `pe_verify.testing`) nothing guards against what ends or stalls the process
+itself: `os._exit`, a crash, a hang, exhausting memory, a KeyboardInterrupt the implementation raises (it is
+let through, as a Ctrl-C would be) and its writes to stdout. `pe-verify check` runs the battery in a child
+process (`pe_verify.isolated`), which installs a `CallGuard` and turns those into findings.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import inspect
 import math
 import random
+import signal
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from hypothesis import HealthCheck, find
@@ -73,7 +82,20 @@ LABELS = {
     "scaling-yarn": "YaRN (NTK-by-parts): fast frequencies kept, slow ones divided, a ramp between",
     "scaling-llama3": "the Llama 3 rule: short wavelengths kept, long ones divided, a blend between",
     "unknown-scaling": "the frequencies match no known scaling rule",
+    "wrong-dtype": "the result is not real numbers (complex, bool, object or text values)",
+    "mutates-input": "the implementation changed an input array in place",
+    "target-exited": "the implementation ended its process (sys.exit, os._exit)",
+    "target-crashed": "the implementation's process was killed by a signal (a crash such as a segmentation "
+    "fault, or the system running out of memory)",
+    "timeout": "a call of the implementation ran past the time limit (`pe-verify check --timeout`)",
+    "memory-limit": "the implementation ran out of memory (`pe-verify check --target-memory` limits it)",
+    "writes-stdout": "the implementation wrote to stdout, which `pe-verify check` kept out of its own output "
+    "(a finding only: no property fails for it)",
 }
+
+#: Labels of a call that did not finish: the property's search stops at it (no shrinking, no retries), and
+#: the report fails when one stops the identification.
+FATAL = frozenset({"target-exited", "target-crashed", "timeout", "memory-limit"})
 
 
 class Broken(Exception):
@@ -299,6 +321,89 @@ def form_of(family: Family, function: Callable) -> str:
     return family.forms[count]
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A battery ready to run on one implementation: its family, the contract form it implements, the
+    adapter the checks call it through, the settings (with the family's default dimensions) and the
+    properties, in order."""
+
+    spec: Family
+    form: str
+    adapter: Any
+    settings: Settings
+    properties: tuple[Property, ...]
+
+
+def prepare(family: str, function: Callable, settings: Settings, backend: Backend | None = None) -> Prepared:
+    """The battery of `family` for `function`; a ValueError when it does not fit the family's contract or
+    the settings do not suit the family (a usage error: nothing was run)."""
+    spec = family_spec(family)
+    if not settings.ds and spec.ds:
+        settings = dataclasses.replace(settings, ds=spec.ds)
+    form = form_of(spec, function)
+    adapter = spec.adapt(function, form, backend or Backend(), settings)
+    return Prepared(spec, form, adapter, settings, tuple(properties_of(family)))
+
+
+def check_property(prepared: Prepared, index: int) -> Outcome:
+    """Property `index` checked (`not_applicable` when it is for another contract form); checks that run
+    out of memory fail it (`memory-limit`)."""
+    p = prepared.properties[index]
+    if p.forms and prepared.form not in p.forms:
+        return not_applicable(p.name)
+    try:
+        return p.check(prepared.adapter, prepared.settings)
+    except MemoryError as exc:
+        return cut_short(p.name, "memory-limit", _out_of_memory(exc))
+
+
+def identification(prepared: Prepared) -> tuple[Identification | None, list[Finding]]:
+    """The closest reference variant and the findings it implies; a `Broken` call, or running out of
+    memory, becomes its finding."""
+    try:
+        return prepared.spec.identify(prepared.adapter, prepared.settings)
+    except Broken as broken:
+        return None, [finding(broken.label, broken.message)]
+    except MemoryError as exc:
+        return None, [finding("memory-limit", _out_of_memory(exc))]
+
+
+def _out_of_memory(exc: MemoryError) -> str:
+    return f"the checks of its results ran out of memory (MemoryError: {exc})"
+
+
+def cut_short(name: str, label: str, detail: str) -> Outcome:
+    """The failed outcome of a step that a call of the implementation, or running out of memory, ended (a
+    `FATAL` label)."""
+    return Outcome(name, False, "not reached", "until that call", {"label": label, "message": detail}, label)
+
+
+def assemble(
+    target: str,
+    family: str,
+    outcomes: Iterable[Outcome],
+    identified: Identification | None,
+    found: Iterable[Finding],
+) -> Report:
+    """The report of the properties' outcomes and the identification: a finding for each failed property's
+    label and each of the identification's, once per label; an identification that a `FATAL` call stopped
+    is a failed step of its own."""
+    outcomes = tuple(o for o in outcomes if o.applies)
+    found = list(found)
+    stopped = next((f for f in found if f.label in FATAL), None)
+    if stopped is not None:
+        detail = stopped.message.removeprefix(f"{LABELS[stopped.label]}: ")
+        outcomes += (cut_short("identification", stopped.label, detail),)
+    collected = Collected()
+    for o in outcomes:
+        if not o.passed:
+            collected.add(o.label or "raises", o.message)
+    for f in found:
+        if all(f.label != seen.label for seen in collected.findings):
+            collected.findings.append(f)
+    return Report(target, family, outcomes, identified, tuple(collected.findings))
+
+
 def run_battery(
     family: str,
     function: Callable,
@@ -307,37 +412,21 @@ def run_battery(
     target: str = "",
     progress: Callable[[str], None] | None = None,
 ) -> Report:
-    """Every registered property of `family` checked on `function`, then its identification;
-    `progress(step)` is called after each property and after the identification.
+    """Every registered property of `family` checked on `function` in this process, then its
+    identification; `progress(step)` is called after each property and after the identification.
 
     A ValueError says the function does not fit the family's contract (a usage error, nothing was run).
     """
-    spec = family_spec(family)
-    if not settings.ds and spec.ds:
-        settings = dataclasses.replace(settings, ds=spec.ds)
-    form = form_of(spec, function)
-    adapter = spec.adapt(function, form, backend or Backend(), settings)
-    checked = []
-    for p in properties_of(family):
-        if not p.forms or form in p.forms:
-            checked.append(p.check(adapter, settings))
+    prepared = prepare(family, function, settings, backend)
+    outcomes = []
+    for index, p in enumerate(prepared.properties):
+        outcomes.append(check_property(prepared, index))
         if progress is not None:
             progress(p.name)
-    outcomes = tuple(o for o in checked if o.applies)
-    collected = Collected()
-    for o in outcomes:
-        if not o.passed:
-            collected.add(o.label or "raises", o.message)
-    try:
-        identified, found = spec.identify(adapter, settings)
-    except Broken as broken:
-        identified, found = None, [finding(broken.label, broken.message)]
-    for f in found:
-        if all(f.label != seen.label for seen in collected.findings):
-            collected.findings.append(f)
+    identified, found = identification(prepared)
     if progress is not None:
         progress("identification")
-    return Report(target, family, outcomes, identified, tuple(collected.findings))
+    return assemble(target, family, outcomes, identified, found)
 
 
 def _words(variant: str) -> set[str]:
@@ -381,7 +470,8 @@ def search(
     shrunk example Hypothesis finds within `settings.examples` (seeded by `settings.seed`), else None.
 
     `fails(example)` returns the counterexample's description, or None when the property holds there; a
-    `Broken` it raises counts as a failure described by its label and message.
+    `Broken` it raises counts as a failure described by its label and message, and one with a `FATAL` label
+    ends the search there, unshrunk.
     """
     probes = list(probes)
 
@@ -404,16 +494,26 @@ def search(
         suppress_health_check=list(HealthCheck),
         derandomize=False,
     )
+    stopped: list[dict[str, Any]] = []
+
+    def failing(example: Any) -> bool:
+        found = described(example)
+        if found is not None and found.get("label") in FATAL:
+            stopped.append(found)
+            raise _Stopped
+        return found is not None
+
     try:
-        shrunk = find(
-            strategy,
-            lambda example: described(example) is not None,
-            settings=chosen,
-            random=random.Random(settings.seed),
-        )
+        shrunk = find(strategy, failing, settings=chosen, random=random.Random(settings.seed))
+    except _Stopped:
+        return stopped[0], budget
     except (NoSuchExample, Unsatisfiable):
         return None, budget
     return described(shrunk), budget
+
+
+class _Stopped(Exception):
+    """Ends a Hypothesis search at a call that did not finish (`FATAL`): shrinking would repeat it."""
 
 
 def outcome(name: str, tolerance: str, found: tuple[dict[str, Any] | None, str], label: str) -> Outcome:
@@ -458,29 +558,118 @@ def unit_roundoff(dtype: np.dtype | str) -> float:
     return 2.0 ** -(spec.nmant + 1)
 
 
+class CallTimeout(BaseException):
+    """Raised inside a call of the implementation that ran past its time limit (by a `CallGuard`)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"ran past the time limit of {seconds:g} s")
+        self.seconds = seconds
+
+
+#: What every call of the implementation and every reading of its result runs inside: `guard(what)` is a
+#: context manager; none in-process, a time limit and a heartbeat in `pe-verify check`'s child process.
+CallGuard = Callable[[str], AbstractContextManager[object]]
+
+
+def _unguarded(what: str) -> AbstractContextManager[object]:
+    return contextlib.nullcontext()
+
+
+_guard: CallGuard = _unguarded
+
+
+def guard_calls(guard: CallGuard) -> None:
+    """Run every later call of an implementation inside `guard(what)`."""
+    global _guard
+    _guard = guard
+
+
+T = TypeVar("T")
+
+
+def _guarded(run: Callable[[], T], what: str, label: str) -> T:
+    """run() inside the call guard, whatever it raises becoming `Broken`: `label` for an Exception, and
+    `timeout`, `target-exited` (SystemExit) and `memory-limit` for what they mean. A KeyboardInterrupt
+    passes, since it may be a Ctrl-C, unless SIGINT is ignored (as in `pe-verify check`'s child process,
+    where only the implementation can raise it)."""
+    try:
+        with _guard(what):
+            return run()
+    except Broken:
+        raise
+    except CallTimeout as timeout:
+        raise Broken("timeout", f"{what} {timeout}") from None
+    except SystemExit as exc:
+        raise Broken("target-exited", f"{what} called sys.exit({exc.code!r})"[:300]) from None
+    except MemoryError as exc:
+        raise Broken("memory-limit", f"{what} raised MemoryError: {_first_line(exc)}"[:300]) from None
+    except KeyboardInterrupt:
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            raise
+        raise Broken("raises", f"{what} raised KeyboardInterrupt") from None
+    except BaseException as exc:
+        raise Broken(label, f"{what} raised {type(exc).__name__}: {_first_line(exc)}"[:300]) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else ""
+
+
 def as_array(result: Any, what: str) -> tuple[np.ndarray, str]:
     """A result as a float64 array and the name of the dtype it came in (torch tensors, numpy arrays and
-    anything `numpy.asarray` takes); `Broken` when it is not an array of real numbers."""
+    anything `numpy.asarray` takes); `Broken('wrong-dtype')` unless its values are real numbers (floats,
+    including bfloat16, or integers: bool, complex, object and text values are not), `Broken('wrong-shape')`
+    when it is no array at all."""
+    return _guarded(lambda: _real_array(result, what), f"reading what {what} returned", "wrong-dtype")
+
+
+def _real_array(result: Any, what: str) -> tuple[np.ndarray, str]:
     dtype = getattr(result, "dtype", None)
     name = str(dtype).removeprefix("torch.") if dtype is not None else "float64"
-    if hasattr(result, "detach"):  # a torch tensor
+    if hasattr(result, "detach"):  # a torch tensor: .numpy() cannot hold bfloat16, .double() can
+        if dtype.is_complex or name == "bool":
+            raise Broken("wrong-dtype", f"{what} returned {name} values, not real numbers")
         result = result.detach().cpu().double().numpy()
     try:
-        array = np.asarray(result, dtype=np.float64)
+        array = np.asarray(result)
     except (TypeError, ValueError) as exc:
         raise Broken("wrong-shape", f"{what} returned {type(result).__name__}, not an array: {exc}") from None
+    kind = array.dtype.kind
+    if not (kind in "fiu" or (kind == "V" and np.can_cast(array.dtype, np.float64))):
+        raise Broken("wrong-dtype", f"{what} returned {array.dtype} values, not real numbers")
     if name not in DTYPES:
         name = "float64"
-    return array, name
+    return array.astype(np.float64, copy=False), name
 
 
 def call(function: Callable, args: Sequence[Any], what: str) -> Any:
-    """function(*args), a raised exception becoming `Broken('raises')`."""
-    try:
-        return function(*args)
-    except Exception as exc:
-        message = str(exc).splitlines()[0] if str(exc) else ""
-        raise Broken("raises", f"{what} raised {type(exc).__name__}: {message}"[:300]) from None
+    """function(*args) on copies of the array arguments, inside the call guard: what it raises becomes
+    `Broken` (`raises` for an exception, see `_guarded` for the rest), and a copy that it changed
+    `Broken('mutates-input')`. The caller's arrays are never handed over, so they stay as they were."""
+    given = [_copy(arg) for arg in args]
+    result = _guarded(lambda: function(*given), what, "raises")
+    for position, (kept, passed) in enumerate(zip(args, given, strict=True), start=1):
+        if _changed(kept, passed):
+            raise Broken("mutates-input", f"{what} changed its argument {position} in place")
+    return result
+
+
+def _copy(arg: Any) -> Any:
+    """A copy of an array argument (numpy or torch) to hand over; anything else (an int) as it is."""
+    if isinstance(arg, np.ndarray):
+        return arg.copy()
+    return arg.clone() if hasattr(arg, "clone") else arg  # a torch tensor, or an int
+
+
+def _changed(kept: Any, passed: Any) -> bool:
+    """Whether the copy `passed` of `kept` was changed (values compared NaN-aware, shape and dtype)."""
+    if passed is kept:
+        return False
+    if passed.shape != kept.shape or passed.dtype != kept.dtype:
+        return True
+    if isinstance(kept, np.ndarray):  # NaN-aware only when needed: that is 8 times slower
+        return not np.array_equal(passed, kept) and not np.array_equal(passed, kept, equal_nan=True)
+    return not passed.equal(kept) and not bool(((passed == kept) | (passed.isnan() & kept.isnan())).all())
 
 
 def require_result(array: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:

@@ -45,6 +45,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from .battery import (
+    FATAL,
     Backend,
     Broken,
     Family,
@@ -671,6 +672,8 @@ def _probe_rows(
     try:
         return positions, adapter.encode(positions, d), ()
     except Broken as broken:
+        if broken.label in FATAL:
+            raise
         kept, rows, unusable = [], [], []
         for p in positions.tolist():
             try:

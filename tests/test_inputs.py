@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from pe_verify import check, inputs
+from pe_verify import inputs
 from pe_verify.inputs import Base, Real, Whole, significant_digits, written
 from pe_verify.properties.near_collision import MAX_POSITION
 from pe_verify.properties.separation import MAX_SEPARATION_OFFSET
@@ -89,4 +89,3 @@ def test_range_ends_are_written_as_people_write_them() -> None:
 
 def test_the_command_line_ranges_are_the_library_limits() -> None:
     assert inputs.MAX_POSITIONS == MAX_POSITION and inputs.MAX_OFFSET == MAX_SEPARATION_OFFSET
-    assert inputs.CHECK_MAX_D == check.MAX_D and inputs.CHECK_MAX_POSITIONS == check.MAX_POSITIONS

@@ -1,6 +1,7 @@
 """The library never depends on the command line: no module of claims/, proofs/ or properties/ imports one of
-the CLI package's own modules (`pe_verify.cli`, `collisions`, `check`, `cache`, `inputs`, `terminal`,
-`testing`), whether absolutely, relatively, from inside a function or through `importlib.import_module`.
+the CLI package's own modules (`pe_verify.cli`, `collisions`, `check`, `cache`, `inputs`, `isolated`,
+`terminal`, `testing`), whether absolutely, relatively, from inside a function or through
+`importlib.import_module`.
 
 Each source file is parsed with `ast` and every import it holds is resolved to the full module names it
 reaches, as `pe_verify.<folder>` is the package of a file in that folder.
@@ -21,7 +22,8 @@ LIBRARY = {"claims": "pe_verify.claims", "proofs": "pe_verify.proofs", "properti
 
 #: The CLI package's top-level modules.
 CLI_MODULES = frozenset(
-    f"pe_verify.{name}" for name in ("cli", "collisions", "check", "cache", "inputs", "terminal", "testing")
+    f"pe_verify.{name}"
+    for name in ("cli", "collisions", "check", "cache", "inputs", "isolated", "terminal", "testing")
 )
 
 

@@ -1,12 +1,18 @@
 """`pe_verify.testing`: the assertions pass on correct implementations and raise AssertionError with the
-failed property, its counterexample and the findings on broken ones."""
+failed property, its counterexample and the findings on broken ones, also for what `battery.call` guards
+against in-process (SystemExit, changed inputs, results that are not real numbers)."""
 
 from __future__ import annotations
+
+import dataclasses
+import sys
 
 import ml_dtypes
 import numpy as np
 import pytest
 
+from pe_verify.properties import battery
+from pe_verify.properties.battery import Broken, Settings, as_array, call, run_battery
 from pe_verify.properties.rope import apply_rope
 from pe_verify.properties.scaling import llama3_frequencies, rope_frequencies
 from pe_verify.properties.sinusoidal import sinusoidal_encoding
@@ -58,3 +64,51 @@ def test_an_expectation_no_identification_can_meet_is_refused_before_any_work() 
 
     with pytest.raises(ValueError, match="--expect for rope must be one of interleaved, half_split"):
         assert_rope(never_called, expect="llama3")
+
+
+def test_an_exit_a_changed_input_and_complex_results_fail_in_process() -> None:
+    def exits(d: int) -> np.ndarray:
+        sys.exit(0)
+
+    with pytest.raises(AssertionError, match=r"one-per-pair: .*inv_freq\(64\) called sys.exit\(0\)"):
+        assert_rope_frequencies(exits, **FAST)
+    report = run_battery("rope-frequencies", lambda d: np.zeros(d // 2, complex), Settings(examples=3))
+    assert not report.passed and {f.label for f in report.findings} == {"wrong-dtype"}
+    array, dtype = as_array(np.arange(3), "f()")
+    assert array.dtype == np.float64 and dtype == "float64"  # integers are numbers
+
+    def changes(x: np.ndarray) -> np.ndarray:
+        x[0] = 1.0
+        return x
+
+    kept = np.zeros(3)
+    with pytest.raises(Broken, match=r"f\(x\) changed its argument 1 in place") as raised:
+        call(changes, (kept,), "f(x)")
+    assert raised.value.label == "mutates-input" and not kept.any()
+
+
+def test_a_keyboard_interrupt_passes_in_process_as_a_ctrl_c_would() -> None:
+    def interrupted(d: int) -> np.ndarray:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        assert_rope_frequencies(interrupted, **FAST)
+
+
+def test_checks_that_run_out_of_memory_fail_their_property_and_the_identification(monkeypatch) -> None:
+    def hungry(*_: object) -> None:
+        raise MemoryError("no room")
+
+    family = "rope-frequencies"
+    spec = dataclasses.replace(battery.family_spec(family), identify=hungry)
+    registry = [
+        dataclasses.replace(p, check=hungry) if (p.family, p.name) == (family, "finite") else p
+        for p in battery.REGISTRY
+    ]
+    monkeypatch.setattr(battery, "REGISTRY", registry)
+    monkeypatch.setitem(battery.SPECS, family, spec)
+    report = run_battery(family, rope_frequencies, Settings(examples=3))
+    assert {o.name: o.label for o in report.properties if not o.passed} == {
+        "finite": "memory-limit",
+        "identification": "memory-limit",
+    }

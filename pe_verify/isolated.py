@@ -1,0 +1,590 @@
+"""`pe-verify check`'s battery run with the implementation in a child process (`run`), so that nothing it
+does can end, stall or corrupt the run: its exit, a crash, a hang, a leak, a KeyboardInterrupt it raises and
+its writes to stdout become findings, each but the last failing the property it stopped; the properties
+after it run in a fresh child, so one bad input hides none of the rest.
+
+A fork server (a fresh interpreter that imported numpy, Hypothesis and the batteries once; it serves every
+later run of the process and ends with it) forks each child: 20 ms a run, against a second of imports. The
+calling process, which may have threads, is never forked; the server's only other threads are OpenBLAS's,
+which it shuts down before a fork (pthread_atfork). A child's stdout is a pipe that is counted, never shown;
+SIGINT is ignored (a Ctrl-C is the caller's, which has the server kill the child and exits 130); RLIMIT_DATA
+caps its memory, and it dumps no core. SIGALRM ends a call past the time limit (`CallTimeout`); a call that
+runs on past a grace (in C code, or with SIGALRM blocked) has its child killed, seen through a heartbeat in
+shared memory: when the call began, and what it is. This guards against accidents, not against an
+implementation written to fool the battery, which shares its process. POSIX only (fork, rlimits, SIGALRM).
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import contextlib
+import importlib
+import mmap
+import os
+import pickle
+import select
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import warnings
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pe_verify.inputs import TARGET_MEMORY_GIB, TIMEOUT_SECONDS
+
+#: How long past its limit a call may run before its process is killed (at most; the limit if shorter).
+GRACE_SECONDS = 2.0
+
+#: Heartbeat layout: the monotonic time the current call began (0 between calls), the length of the text
+#: describing the latest call, then that text.
+_SINCE, _LENGTH, _TEXT = struct.Struct("d"), struct.Struct("I"), 12
+_HEARTBEAT_BYTES = 4096
+
+_SERVER_CODE = (
+    "import signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})\n"
+    "if sys.path[:1] == ['']:\n"
+    "    del sys.path[0]\n"  # the current folder: nothing there may shadow what the server imports
+    "from pe_verify import isolated\n"
+    "isolated.serve(int(sys.argv[1]), int(sys.argv[2]))\n"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call of the implementation may take: seconds, and GiB of memory beyond what its process
+    holds when it starts."""
+
+    timeout: float = float(TIMEOUT_SECONDS)
+    memory_gib: float = float(TARGET_MEMORY_GIB)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What a child runs: the battery of `family` on `target` from property `first` on, with the calling
+    process's folder, import path and environment."""
+
+    family: str
+    target: str
+    settings: Any
+    backend: str
+    first: int
+    limits: Limits
+    cwd: str
+    path: list[str]
+    environ: dict[str, str]
+
+
+class _RemoteTraceback(Exception):
+    """The traceback of a failure inside the child, as its cause."""
+
+
+# ------------------------------------------------------------------------------------------ framing
+
+
+def _frame(message: object) -> bytes:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return struct.pack("<Q", len(data)) + data
+
+
+class _Frames:
+    """Messages read from a stream of length-prefixed pickles, in order."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.ready: deque[Any] = deque()
+
+    def feed(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= 8:
+            (size,) = struct.unpack_from("<Q", self.buffer)
+            if len(self.buffer) < 8 + size:
+                break
+            self.ready.append(pickle.loads(self.buffer[8 : 8 + size]))
+            self.buffer = self.buffer[8 + size :]
+
+
+# --------------------------------------------------------------------------------- the fork server
+
+
+def serve(control: int, heartbeat: int) -> None:
+    """The fork server's loop: for each job received on `control` (with the child's message pipe, stdout
+    and stderr), fork a child that runs it; reply ("forked", pid), kill the child when asked, and reply
+    ("ended", wait status). When the calling process is gone, kill the child and end."""
+    importlib.import_module("pe_verify.check")  # numpy, Hypothesis and every family's battery, once
+    from hypothesis import strategies
+
+    from pe_verify.properties import battery
+
+    battery.search(strategies.none(), lambda _: None, battery.Settings(examples=1))  # sets Hypothesis up
+    channel = socket.socket(fileno=control)
+    beat = mmap.mmap(heartbeat, _HEARTBEAT_BYTES)
+    woken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    signal.set_wakeup_fd(wake)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    frames, fds = _Frames(), []
+    while True:
+        while not frames.ready:
+            data, more, _, _ = socket.recv_fds(channel, 1 << 16, 8)
+            if not data:
+                return
+            frames.feed(data)
+            fds += more
+        message = frames.ready.popleft()
+        if message[0] != "job":  # a kill that came as its child ended
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # the idle BLAS threads: see the docstring
+            pid = os.fork()
+        if pid == 0:  # the child never returns into this loop, whatever happens
+            status = 1
+            try:
+                for fd in (control, woken, wake):
+                    os.close(fd)
+                status = _child(message[1], fds, beat)
+            finally:
+                os._exit(status)
+        for fd in fds:
+            os.close(fd)
+        fds = []
+        channel.sendall(_frame(("forked", pid)))
+        status = _reap(pid, channel, frames, woken)
+        if status is None:
+            return
+        channel.sendall(_frame(("ended", status)))
+
+
+def _reap(pid: int, channel: socket.socket, frames: _Frames, woken: int) -> int | None:
+    """The child's wait status once it ends, killing it when asked; None (the child killed) when the
+    calling process is gone."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        readable, _, _ = select.select([channel, woken], [], [])
+        if woken in readable:
+            os.read(woken, 1 << 10)
+        if channel in readable:
+            data = channel.recv(1 << 16)
+            frames.feed(data)
+            if not data or frames.ready:  # gone, or ("kill",): the only request while a child runs
+                frames.ready.clear()
+                os.kill(pid, signal.SIGKILL)
+                if not data:
+                    os.waitpid(pid, 0)
+                    return None
+
+
+# ----------------------------------------------------------------------------------------- the child
+
+
+def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
+    """Run `job` in this forked child, sending ("ready"), ("start", i), ("done", i, outcome) and
+    ("identified", identification, findings) to the calling process, ("usage", message) for a target that
+    cannot be used, ("error", summary, traceback) for a failure of the battery itself."""
+    import resource
+
+    global _in_child
+    _in_child = True
+    messages, stdout, stderr = fds
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    os.close(stdout)
+    os.close(stderr)
+    channel = os.fdopen(messages, "wb")
+    os.chdir(job.cwd)
+    sys.path[:] = job.path
+    os.environ.clear()
+    os.environ.update(job.environ)
+    importlib.invalidate_caches()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    wanted = _data_bytes() + int(job.limits.memory_gib * 2**30)
+    resource.setrlimit(
+        resource.RLIMIT_DATA, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard)
+    )
+
+    def send(message: object) -> None:
+        _flush_stdout()
+        channel.write(_frame(message))
+        channel.flush()
+
+    try:
+        from pe_verify import check
+        from pe_verify.properties import battery
+
+        try:
+            function = check.load_target(job.target)
+            prepared = battery.prepare(job.family, function, job.settings, check.backend(job.backend))
+        except ValueError as exc:
+            usage = str(exc) if isinstance(exc, check.TargetError) else f"{job.target}: {exc}"
+            send(("usage", usage))
+            return 0
+        battery.guard_calls(_Watch(beat, job.limits.timeout))
+        send(("ready",))
+        for index in range(job.first, len(prepared.properties)):
+            send(("start", index))
+            send(("done", index, battery.check_property(prepared, index)))
+        send(("start", len(prepared.properties)))
+        send(("identified", *battery.identification(prepared)))
+    except BaseException as exc:
+        send(("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+        return 1
+    return 0
+
+
+def _data_bytes() -> int:
+    """The size of this process's data segment (0 where /proc does not say)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _flush_stdout() -> None:
+    """Hand what the implementation printed to the pipe: Python's buffer and C's."""
+    with contextlib.suppress(Exception):  # the implementation may have replaced or closed sys.stdout
+        sys.stdout.flush()
+    import ctypes
+
+    ctypes.CDLL(None).fflush(None)
+
+
+class _Watch:
+    """The call guard of a child: SIGALRM at the time limit raises `CallTimeout` in the call, and the
+    heartbeat tells the calling process when the current call began and what it is."""
+
+    def __init__(self, beat: mmap.mmap, seconds: float) -> None:
+        self.beat, self.seconds, self.armed, self.what = beat, seconds, False, ""
+        signal.signal(signal.SIGALRM, self._alarm)
+
+    def __call__(self, what: str) -> _Watch:
+        self.what = what
+        return self
+
+    def __enter__(self) -> None:
+        text = self.what.encode("utf-8", "replace")[: _HEARTBEAT_BYTES - _TEXT]
+        self.beat[_TEXT : _TEXT + len(text)] = text
+        _LENGTH.pack_into(self.beat, _SINCE.size, len(text))
+        _SINCE.pack_into(self.beat, 0, time.monotonic())
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        try:  # the alarm may land here: the heartbeat is cleared whatever happens
+            self.armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            _SINCE.pack_into(self.beat, 0, 0.0)
+
+    def _alarm(self, signum: int, frame: object) -> None:
+        from pe_verify.properties.battery import CallTimeout
+
+        if self.armed:
+            self.armed = False
+            raise CallTimeout(self.seconds)
+
+
+# ------------------------------------------------------------------------------ the calling process
+
+
+class _Server:
+    """The fork server of this process, and the heartbeat its children write."""
+
+    def __init__(self) -> None:
+        self.heartbeat = tempfile.TemporaryFile()  # noqa: SIM115  (kept open with the server)
+        self.heartbeat.truncate(_HEARTBEAT_BYTES)
+        self.beat = mmap.mmap(self.heartbeat.fileno(), _HEARTBEAT_BYTES)
+        ours, theirs = socket.socketpair()
+        fds = (theirs.fileno(), self.heartbeat.fileno())
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # so it starts ignoring SIGINT
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _SERVER_CODE, *map(str, fds)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=fds,
+            )
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            theirs.close()
+        self.channel, self.frames = ours, _Frames()
+        self.running = False  # from sending a job to its ("ended")
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server: killed at once when no child runs (it may still be importing), else told to
+        end, which it does after killing the child."""
+        atexit.unregister(self.close)
+        self.channel.close()
+        if not self.running:
+            self.process.kill()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.beat.close()
+        self.heartbeat.close()
+
+    def send(self, message: object, fds: tuple[int, ...] = ()) -> None:
+        frame = _frame(message)
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+        self.channel.sendall(frame[self.channel.sendmsg([frame], rights) :])
+
+    def receive(self) -> None:
+        """Read what the server replied (`frames.ready`)."""
+        data = self.channel.recv(1 << 16)
+        if not data:
+            raise RuntimeError("the fork server of `pe-verify check` ended unexpectedly")
+        self.frames.feed(data)
+
+    def reply(self) -> Any:
+        """The server's next reply."""
+        while not self.frames.ready:
+            self.receive()
+        return self.frames.ready.popleft()
+
+    def since(self) -> float:
+        """When the child's current call of the implementation began (0 when none is running)."""
+        return _SINCE.unpack_from(self.beat, 0)[0]
+
+    def latest_call(self) -> str:
+        (length,) = _LENGTH.unpack_from(self.beat, _SINCE.size)
+        return bytes(self.beat[_TEXT : _TEXT + length]).decode("utf-8", "replace")
+
+
+_lock = threading.Lock()
+_server: _Server | None = None
+_in_child = False  # set in a child: an implementation that runs `check` when imported would fork without end
+
+
+def start() -> None:
+    """Start the fork server now (it takes about a second of imports), so that it imports while the caller
+    does; `run` starts it otherwise."""
+    with _lock:
+        _started()
+
+
+def _started() -> _Server:
+    """The fork server, started anew when there is none or it has ended."""
+    global _server
+    if _in_child:
+        raise RuntimeError("pe-verify check cannot run inside an implementation it is checking")
+    if _server is not None and _server.process.poll() is not None:
+        _discard()
+    if _server is None:
+        _server = _Server()
+    return _server
+
+
+def _discard() -> None:
+    """End the server after a run that stopped midway (its replies are unknown): the next run starts one."""
+    global _server
+    if _server is not None:
+        _server.close()
+        _server = None
+
+
+@dataclass
+class _Ending:
+    """How a child ended: its wait status, whether it was killed for running past the time limit, the
+    latest call of the implementation and whether that call was still running."""
+
+    status: int
+    timed_out: bool
+    call: str
+    in_call: bool
+
+
+class _Run:
+    """The messages of one run's children, gathered into the parts of its report."""
+
+    def __init__(self, names: list[str], progress: Callable[[str], None] | None) -> None:
+        self.names, self.progress = names, progress or (lambda step: None)
+        self.outcomes: list[Any] = []
+        self.found: list[Any] | None = None
+        self.identified: Any = None
+        self.position = 0  # the step running, or the next one
+        self.ready = False
+        self.usage: str | None = None
+        self.error: tuple[str, str] | None = None
+        self.written = 0
+
+    def handle(self, message: tuple) -> None:
+        kind = message[0]
+        if kind == "ready":
+            self.ready = True
+        elif kind == "start":
+            self.position = message[1]
+        elif kind == "done":
+            self.outcomes.append(message[2])
+            self.position = message[1] + 1
+            self.progress(self.names[message[1]])
+        elif kind == "identified":
+            self.identified, self.found = message[1], list(message[2])
+            self.progress("identification")
+        elif kind == "usage":
+            self.usage = message[1]
+        else:
+            self.error = message[1:]
+
+    def child(self, server: _Server, job: _Job) -> _Ending:
+        """Run `job` in a new child, handling its messages and counting what it writes to stdout."""
+        messages, messages_end = os.pipe()
+        stdout, stdout_end = os.pipe()
+        _SINCE.pack_into(server.beat, 0, 0.0)
+        _LENGTH.pack_into(server.beat, _SINCE.size, 0)
+        server.running = True
+        try:
+            server.send(("job", job), (messages_end, stdout_end, 2))
+        finally:
+            os.close(messages_end)
+            os.close(stdout_end)
+        frames, killed, reading = _Frames(), False, {messages, stdout}
+        tick, grace = min(0.1, job.limits.timeout / 4), min(GRACE_SECONDS, job.limits.timeout)
+        try:
+            with selectors.DefaultSelector() as selector:
+                for fd in (messages, stdout, server.channel):
+                    selector.register(fd, selectors.EVENT_READ)
+                server.reply()  # ("forked", pid)
+                while not server.frames.ready:  # until ("ended", status)
+                    for key, _ in selector.select(tick):
+                        if key.fileobj is server.channel:
+                            server.receive()
+                        elif not self._read(key.fd, key.fd == stdout, frames):
+                            selector.unregister(key.fd)
+                            reading.discard(key.fd)
+                    since = server.since()
+                    if since and not killed and time.monotonic() - since > job.limits.timeout + grace:
+                        server.send(("kill",))
+                        killed = True
+            _, status = server.reply()
+            server.running = False
+            for fd in reading:  # what is left in the pipes of a child that has ended
+                os.set_blocking(fd, False)
+                while self._read(fd, fd == stdout, frames):
+                    pass
+        finally:
+            os.close(messages)
+            os.close(stdout)
+        return _Ending(status, killed, server.latest_call(), server.since() != 0.0)
+
+    def _read(self, fd: int, counted: bool, frames: _Frames) -> bool:
+        """Read from `fd`: stdout counted, messages handled; False at its end (or nothing left)."""
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        if counted:
+            self.written += len(data)
+        else:
+            frames.feed(data)
+            while frames.ready:
+                self.handle(frames.ready.popleft())
+        return bool(data)
+
+
+def _how(status: int) -> tuple[str, str]:
+    """The label and the words for a wait status: an exit, or a signal."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        note = " (from outside, or by the system out of memory)" if number == signal.SIGKILL else ""
+        return "target-crashed", f"crashed the process: killed by {name}{note}"
+    return "target-exited", f"ended the process with exit status {os.WEXITSTATUS(status)}"
+
+
+def _cause(ending: _Ending, limits: Limits) -> tuple[str, str]:
+    """The label and detail of a child that ended before its job was done."""
+    if ending.timed_out:
+        detail = (
+            f"ran past the time limit of {limits.timeout:g} s and did not stop, so its process was killed"
+        )
+        return "timeout", f"{ending.call} {detail}"
+    label, how = _how(ending.status)
+    if ending.in_call:
+        return label, f"{ending.call} {how}"
+    after = f"after {ending.call} returned" if ending.call else "before any call of the implementation"
+    return label, f"the implementation {how} {after}"
+
+
+def run(
+    family: str,
+    target: str,
+    settings: Any,
+    backend: str = "numpy",
+    limits: Limits = Limits(),
+    progress: Callable[[str], None] | None = None,
+) -> Any:
+    """The battery's `Report` on `target`, run in child processes (see the module docstring);
+    `progress(step)` after each property and after the identification. `TargetError` for a target that
+    cannot be loaded or fits no contract."""
+    from pe_verify.check import TargetError
+    from pe_verify.properties import battery
+
+    names = [p.name for p in battery.properties_of(family)]
+    state = _Run(names, progress)
+    with _lock:
+        while True:
+            state.ready = False
+            job = _Job(
+                family,
+                target,
+                settings,
+                backend,
+                state.position,
+                limits,
+                os.getcwd(),
+                [*sys.path],
+                {**os.environ},
+            )
+            try:
+                ending = state.child(_started(), job)
+            except BaseException:
+                _discard()
+                raise
+            if state.usage is not None:
+                raise TargetError(state.usage)
+            if state.error is not None:
+                summary, text = state.error
+                raise RuntimeError(
+                    f"the battery failed in its child process: {summary}"
+                ) from _RemoteTraceback(text)
+            if state.found is not None:
+                break
+            if not state.ready:
+                raise TargetError(f"loading {target} {_how(ending.status)[1]}")
+            label, detail = _cause(ending, limits)
+            if state.position < len(names):
+                state.outcomes.append(battery.cut_short(names[state.position], label, detail))
+                state.progress(names[state.position])
+                state.position += 1
+            else:
+                state.found = [battery.finding(label, detail)]
+                state.progress("identification")
+    found = state.found
+    if state.written:
+        found.append(battery.finding("writes-stdout", f"it wrote {state.written} bytes to stdout"))
+    return battery.assemble(target, family, state.outcomes, state.identified, found)
