@@ -214,23 +214,23 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument(
         "--expect", help="fail unless the identified variant is this (e.g. llama3, half_split)"
     )
-    timeout = NumberOption(Real("timeout", *inputs.TIMEOUT_RANGE))
-    checking.add_argument(
+    _numeric(
+        checking,
         "--timeout",
-        type=timeout,
+        NumberOption(Real("timeout", *inputs.TIMEOUT_RANGE)),
+        f"the seconds one call of the implementation may take (default {inputs.TIMEOUT_SECONDS}); a call "
+        "past it fails its property",
         default=float(inputs.TIMEOUT_SECONDS),
         metavar="SECONDS",
-        help="the time one call of the implementation may take (default "
-        f"{inputs.TIMEOUT_SECONDS:g} seconds; {_range(timeout)}); a call past it fails its property",
     )
-    memory = NumberOption(Real("target-memory", *inputs.TARGET_MEMORY_RANGE))
-    checking.add_argument(
+    _numeric(
+        checking,
         "--target-memory",
-        type=memory,
+        NumberOption(Real("target-memory", *inputs.TARGET_MEMORY_RANGE)),
+        "the GiB the implementation and the checks of its results may add (default "
+        f"{inputs.TARGET_MEMORY_GIB}); running out fails its property",
         default=float(inputs.TARGET_MEMORY_GIB),
         metavar="GIB",
-        help="the memory the implementation and the checks of its results may add (default "
-        f"{inputs.TARGET_MEMORY_GIB:g} GiB; {_range(memory)}); running out fails its property",
     )
     checking.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     checking.add_argument(
