@@ -83,8 +83,15 @@ def _token(sibling: Path) -> str:
 
 
 def _require_writable(path: Path) -> None:
+    """PermissionError unless `path` can be written; a folder is tried by making (and removing) an empty
+    folder in it, since the permission bits do not tell for root, /proc or a read-only mount."""
     if not os.access(path, os.W_OK | os.X_OK if path.is_dir() else os.W_OK):
         raise PermissionError(errno.EACCES, "not writable, so nothing was written", str(path))
+    if path.is_dir():
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".pe-verify-probe-", dir=path))
+        except OSError as exc:
+            raise PermissionError(exc.errno, f"{exc.strerror}, so nothing was written", str(path)) from None
 
 
 def _holders(names: Iterable[str]) -> set[PurePosixPath]:

@@ -144,6 +144,16 @@ def test_a_link_or_a_folder_the_report_did_not_create_is_refused(
     assert (elsewhere / "precious.txt").read_bytes() == b"mine" and not siblings(out)
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc here")
+def test_a_folder_nothing_can_be_made_in_is_found_before_the_claims_are_assessed(
+    capsys: pytest.CaptureFixture[str], no_assessment: None
+) -> None:
+    """/proc: its permission bits let root write, but no folder can be made there."""
+    status = cli.main(["report", "--out", "/proc/pe-verify-reports"])
+    _, err = capsys.readouterr()
+    assert status == 3 and err.count("\n") == 1 and "nothing was written: /proc" in err
+
+
 def test_the_users_files_in_figures_are_still_carried(tmp_path: Path) -> None:
     out = tmp_path / "rep"
     old_report(out, **{"notes.md": b"mine", "figures/photo.png": b"my photo"})
