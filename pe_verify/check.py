@@ -103,7 +103,7 @@ def check(
     """Load `spec` and run the battery of `family` on it in a child process, each call of it within
     `limits` (default `isolated.Limits()`); `TargetError` for a usage error."""
     backend(backend_name)
-    return isolated.run(family, spec, settings, backend_name, limits or isolated.Limits(), progress)
+    return isolated.run(family, spec, settings, backend_name, limits, progress)
 
 
 #: What `--expect` may name, per family: layouts, slope rules, scaling rules.

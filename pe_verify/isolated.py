@@ -535,15 +535,16 @@ def run(
     target: str,
     settings: Any,
     backend: str = "numpy",
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Any:
     """The battery's `Report` on `target`, run in child processes (see the module docstring);
-    `progress(step)` after each property and after the identification. `TargetError` for a target that
-    cannot be loaded or fits no contract."""
+    `progress(step)` after each property and after the identification; `limits` default to `Limits()`.
+    `TargetError` for a target that cannot be loaded or fits no contract."""
     from pe_verify.check import TargetError
     from pe_verify.properties import battery
 
+    limits = limits or Limits()
     names = [p.name for p in battery.properties_of(family)]
     state = _Run(names, progress)
     with _lock:
