@@ -233,14 +233,24 @@ _LOCALE_NAMES = ("LC_ALL", "LC_CTYPE", "LANG", "PYTHONIOENCODING", "PYTHONUTF8")
     [
         ({"LC_ALL": "C"}, True),
         ({"LC_ALL": "POSIX"}, True),
-        ({"LANG": "C"}, True),
+        ({"LANG": "C", "LC_CTYPE": "C.UTF-8"}, True),  # LANG=C as Python's locale coercion leaves it
         ({"LC_CTYPE": "C"}, True),
         ({}, True),
-        ({"LANG": "C.UTF-8"}, False),
+        ({"LANG": "en_US.UTF-8", "LC_CTYPE": "C.UTF-8"}, False),  # a UTF-8 locale the system lacks
         ({"LC_ALL": "C", "PYTHONIOENCODING": "utf-8"}, False),
         ({"LC_ALL": "C", "PYTHONUTF8": "1"}, False),
     ],
 )
+def test_the_locale_asked_for_decides_under_pythons_own_utf8_mode(monkeypatch, settings: dict, ascii) -> None:
+    for name in _LOCALE_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "flags", type("Flags", (), {"utf8_mode": 1})())
+    assert terminal.c_locale() == ascii
+
+
+@pytest.mark.parametrize(("settings", "ascii"), [({"LC_ALL": "C"}, True), ({"LANG": "C.UTF-8"}, False)])
 def test_a_c_locale_gets_ascii_though_python_makes_its_streams_utf8(settings: dict, ascii: bool) -> None:
     environment = {name: value for name, value in os.environ.items() if name not in _LOCALE_NAMES}
     done = subprocess.run(
