@@ -682,6 +682,25 @@ def require_result(array: np.ndarray, shape: tuple[int, ...], what: str) -> np.n
     return array
 
 
+#: The precisions a rule may be computed in before its result is widened, widest mantissa first.
+NARROWER = ("float32", "float16", "bfloat16")
+
+
+def computed_in(arrays: Iterable[np.ndarray], dtype: str) -> list[str]:
+    """The precisions narrower than `dtype` (of `NARROWER`, in order) that hold every value of `arrays`
+    exactly: where a rule computed in that precision and returned widened may have been computed. Values a
+    float64 computation gives are rarely all float32 numbers, so this is the evidence identification asks
+    for before it tries a rule at that precision's tolerance."""
+    arrays = list(arrays)
+    width = DTYPES[dtype].nmant if dtype in DTYPES else DTYPES["float64"].nmant
+    return [
+        name
+        for name in NARROWER
+        if DTYPES[name].nmant < width
+        and all(np.array_equal(DTYPES[name].cast(a).astype(np.float64), a) for a in arrays)
+    ]
+
+
 def short(value: float) -> float:
     """A float for a counterexample or a deviation: 6 significant digits (raw floats are noise beyond)."""
     return float(f"{value:.6g}") if math.isfinite(value) else value

@@ -18,7 +18,11 @@ Properties (head counts drawn from ``settings.heads``, sequence lengths up to mi
 Identification compares the slopes (or those the bias implies) with the reference rule (fairseq
 ``get_slopes``, `alibi.REFERENCE`), the naive 2^(−8h/n) for every n and the reference in reverse order
 (`VARIANTS`, each an `alibi.Alibi`), and for the bias form describes its layout (causal-masked, symmetric
-−m|i − j|, row-constant-shifted as BLOOM) in the parameters.
+−m|i − j|, row-constant-shifted as BLOOM) in the parameters. When no variant matches at the result dtype's
+tolerance, the first narrower precision (float32, float16, bfloat16) that holds every value read and where
+one matches names it "computed in" that precision (BLOOM computes its slopes in float32 whatever dtype it
+returns): a `low-precision` finding, not a failure. A slope off by one float64 ulp is no float32 number, so
+not that; one off by less than float32's rounding of the rule cannot be told from it.
 ALiBi has no position where a known bug shows only there, so the checks use no fixed probes: Hypothesis draws
 head counts and lengths, and shrinks a failure to the smallest.
 """
@@ -44,6 +48,7 @@ from .battery import (
     Settings,
     as_array,
     call,
+    computed_in,
     define,
     finding,
     outcome,
@@ -419,11 +424,14 @@ VARIANTS: tuple[tuple[str, str, Alibi], ...] = (
 
 @dataclass(frozen=True)
 class _Observed:
-    """The slopes read at one head count, and the absolute error each may carry beyond the slope rounding."""
+    """The slopes read at one head count, the values they were read from (the slopes, or b[h, 1, :2]) and
+    the largest |b[h, 1, j]| each was read from (zero for the slopes form): a slope read off a bias may carry
+    4·u of it beyond the slope rounding."""
 
     n: int
     slopes: np.ndarray
-    extra: np.ndarray
+    read: np.ndarray
+    row: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -440,7 +448,7 @@ def _fit(name: str, rule: str, reference: Alibi, seen: list[_Observed], u: float
     for observed in seen:
         want = reference.slopes(observed.n)
         errors = np.abs(observed.slopes - want) / want
-        allowed = slope_tolerance(observed.n) * (u / unit_roundoff("float64")) + observed.extra / want
+        allowed = slope_tolerance(observed.n) * (u / unit_roundoff("float64")) + 4 * u * observed.row / want
         matches = matches and bool(np.all(errors <= allowed))
         head = int(np.argmax(errors))
         if errors[head] > deviation:
@@ -488,30 +496,54 @@ def _layout(adapter: AlibiTarget, heads: list[int]) -> dict[str, Any]:
     }
 
 
+def _precision_fits(seen: list[_Observed], returned: str) -> tuple[str, list[_Fit]]:
+    """(precision, the variants' fits): at the returned dtype's tolerance, or, when none matches there, at
+    the first narrower precision that holds every value read (`computed_in`) and where one matches."""
+    fits = [_fit(name, rule, reference, seen, unit_roundoff(returned)) for name, rule, reference in VARIANTS]
+    if any(f.matches for f in fits):
+        return returned, fits
+    for precision in computed_in((o.read for o in seen), returned):
+        narrow = [_fit(name, rule, ref, seen, unit_roundoff(precision)) for name, rule, ref in VARIANTS]
+        if any(f.matches for f in narrow):
+            return precision, narrow
+    return returned, fits
+
+
+def _precision_text(precision: str, returned: str) -> str:
+    if precision == returned:
+        return "the result dtype"
+    return f"{precision}, where every value read is a {precision} number (returned as {returned})"
+
+
 def identify(adapter: AlibiTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
     heads = _heads(settings)
     seen: list[_Observed] = []
     for n in heads:
         if adapter.form == "slopes":
-            seen.append(_Observed(n, adapter.slopes(n), np.zeros(n)))
+            slopes = adapter.slopes(n)
+            seen.append(_Observed(n, slopes, slopes, np.zeros(n)))
         else:
             b, c, _ = adapter.centred(n, 2)
             row = np.maximum(np.abs(b[:, 1, 0]), np.abs(b[:, 1, 1]))
-            seen.append(_Observed(n, -c[:, 1, 0], 4 * adapter.u * row))
-    u = adapter.u
-    fits = [_fit(name, rule, reference, seen, u) for name, rule, reference in VARIANTS]
-    parameters: dict[str, Any] = {"heads": heads, "dtype": adapter.dtype}
-    tolerance = "relative 8·u·(n + 1) per slope (`slope_tolerance` at the result dtype)"
+            seen.append(_Observed(n, -c[:, 1, 0], b[:, 1, :2], row))
+    returned = adapter.dtype
+    precision, fits = _precision_fits(seen, returned)
+    u = unit_roundoff(precision)
+    parameters: dict[str, Any] = {"heads": heads, "dtype": returned}
+    if precision != returned:
+        parameters["computed_in"] = precision
+    where = _precision_text(precision, returned)
+    tolerance = f"relative 8·u·(n + 1) per slope (`slope_tolerance` at {where})"
     if adapter.form == "bias":
         tolerance += ", plus 4·u·max(|b[h, 1, 0]|, |b[h, 1, 1]|)/m_h for slopes read off the bias"
-    parameters["tolerance"] = f"{tolerance}; {_u_text(adapter.dtype)}"
+    parameters["tolerance"] = f"{tolerance}; {_u_text(precision)}"
     if adapter.form == "bias":
         parameters.update(_layout(adapter, heads))
     findings: list[Finding] = []
     negative = [(o.n, int(np.flatnonzero(o.slopes <= 0)[0])) for o in seen if np.any(o.slopes <= 0)]
     negated_match = None
     if adapter.form == "bias" and negative:
-        flipped = [_Observed(o.n, -o.slopes, o.extra) for o in seen]
+        flipped = [_Observed(o.n, -o.slopes, o.read, o.row) for o in seen]
         negated = [_fit(name, rule, ref, flipped, u) for name, rule, ref in VARIANTS]
         negated_match = next((f for f in negated if f.matches), None)
         n, head = negative[0]
@@ -541,6 +573,15 @@ def identify(adapter: AlibiTarget, settings: Settings) -> tuple[Identification |
             "matches no known variant", parameters, short(closest.deviation), False
         ), findings
     parameters["rule"] = chosen.rule
+    if precision != returned:
+        findings.append(
+            finding(
+                "low-precision",
+                f"{chosen.name} rule, computed in {precision}: every slope is a {precision} number, "
+                f"within {precision}'s rounding of that rule (relative {short(chosen.deviation)}), "
+                f"returned as {returned}",
+            )
+        )
     if chosen.name != "reference":
         reference = fits[0]
         n, head, got, want = reference.worst

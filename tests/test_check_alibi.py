@@ -173,6 +173,50 @@ def test_float32_bias_states_its_tolerance_in_float32() -> None:
     assert "float32" in relative.tolerance and "max|b[h, i, j]|" in relative.tolerance
 
 
+def bloom_slopes_widened(num_heads: int) -> np.ndarray:
+    """BLOOM's float32 slopes returned as float64, as ``build_alibi_tensor(…, dtype=torch.float64)`` does."""
+    return bloom_slopes(num_heads).astype(np.float64)
+
+
+def one_ulp_off(num_heads: int) -> np.ndarray:
+    """The widened BLOOM slopes with the last slope one float64 ulp up: no longer a float32 number."""
+    slopes = bloom_slopes_widened(num_heads)
+    slopes[-1] = np.nextafter(slopes[-1], 1.0)
+    return slopes
+
+
+def test_slopes_computed_in_float32_and_returned_in_float64_are_the_reference_computed_in_float32() -> None:
+    for function in (bloom_slopes_widened, lambda n, length: bloom_bias(n, length).astype(np.float64)):
+        report = run(function)  # the widened bias fails `relative` at float64: m·j was rounded in float32
+        identified = report.identified
+        assert identified is not None and identified.variant == "reference" and identified.matches
+        assert identified.parameters["dtype"] == "float64"
+        assert identified.parameters["computed_in"] == "float32"
+        assert "wrong-slopes" not in labels(report)
+        [low] = [f for f in report.findings if f.label == "low-precision"]
+        assert "reference rule, computed in float32" in low.message
+    assert run(bloom_slopes_widened).passed
+
+
+def test_widened_slopes_that_are_not_float32_numbers_are_no_known_rule() -> None:
+    report = run(one_ulp_off)
+    identified = report.identified
+    assert identified is not None and not identified.matches and "computed_in" not in identified.parameters
+    assert "wrong-slopes" in labels(report) and "low-precision" not in labels(report)
+
+
+def test_float32_slopes_off_by_more_than_float32_rounding_are_no_known_rule() -> None:
+    report = run(lambda n: (bloom_slopes(n) * np.float32(1 + 2**-12)).astype(np.float64))
+    assert report.identified is not None and not report.identified.matches
+    assert "wrong-slopes" in labels(report) and "low-precision" not in labels(report)
+
+
+def test_reference_slopes_exact_in_every_precision_are_not_called_low_precision() -> None:
+    report = run_battery("alibi", fairseq_get_slopes, Settings(examples=10, heads=(1, 2, 4, 8)))
+    assert report.identified is not None and "computed_in" not in report.identified.parameters
+    assert report.findings == ()
+
+
 def test_layout_names_the_bloom_shift_and_the_mask() -> None:
     layouts = {
         name: run(PASSING[name][0]).identified
