@@ -14,7 +14,10 @@ Identification fits the vectors against the Hugging Face rules of `properties.sc
 base^(−2i/d) (the declared base, another base, or another exponent), linear interpolation, NTK-aware, YaRN
 and Llama 3 — on the relative deviation max_(d,i) |θ'_i/θ_ref_i − 1|, and names the rule with its
 parameters. Dynamic NTK at one sequence length is the same vector as NTK with another factor, so one call
-of ``inv_freq(d)`` cannot tell them apart: it is reported as NTK.
+of ``inv_freq(d)`` cannot tell them apart: it is reported as NTK. When no rule matches at the result dtype's
+tolerance, the rules are tried at the first narrower precision (float32, float16, bfloat16) that holds every
+value exactly: ``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64 is the rule
+"computed in float32" (`computed_in`, a `low-precision` finding), not an unknown one.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from .battery import (
     Settings,
     as_array,
     call,
+    computed_in,
     define,
     finding,
     outcome,
@@ -491,14 +495,25 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
         if bad.size:
             i = int(bad[0])
             raise Broken("not-positive", f"inv_freq({d})[{i}] = {short(float(theta[i]))}: no rule fits")
-    fit = Fit(observed, target.dtype, settings.base)
+    returned = target.dtype
+    fit = Fit(observed, returned, settings.base)
     found = candidates(fit)
     best, matched = choose(found)
+    if not matched:
+        for precision in computed_in(observed.values(), returned):
+            narrow = Fit(observed, precision, settings.base)
+            narrow_found = candidates(narrow)
+            narrow_best, narrow_matched = choose(narrow_found)
+            if narrow_matched:
+                fit, found, best, matched = narrow, narrow_found, narrow_best, True
+                break
     deviation = short(best.deviation)
     parameters = {k: _display(v) for k, v in best.parameters.items()}
     parameters.update(
-        deviation=DEVIATION, tolerance=short(best.tolerance), tolerance_rule=TOLERANCE, dtype=fit.dtype
+        deviation=DEVIATION, tolerance=short(best.tolerance), tolerance_rule=TOLERANCE, dtype=returned
     )
+    if fit.dtype != returned:
+        parameters["computed_in"] = fit.dtype
     if not matched:
         parameters = {"closest": best.variant, **parameters}
         detail = (
@@ -506,7 +521,15 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
             f"(d = {', '.join(map(str, fit.ds))}, {fit.dtype})"
         )
         return Identification(UNKNOWN, parameters, deviation, False), [finding("unknown-scaling", detail)]
-    return Identification(best.variant, parameters, deviation, True), _findings(best, fit, found)
+    found_here = _findings(best, fit, found)
+    if fit.dtype != returned:
+        detail = (
+            f"the {best.variant} rule, computed in {fit.dtype}: every frequency is a {fit.dtype} number, "
+            f"within {fit.dtype}'s tolerance {short(best.tolerance)} of {_describe(best)}; "
+            f"returned as {returned}"
+        )
+        found_here.append(finding("low-precision", detail))
+    return Identification(best.variant, parameters, deviation, True), found_here
 
 
 def _findings(best: Candidate, fit: Fit, found: Iterable[Candidate]) -> list[Finding]:

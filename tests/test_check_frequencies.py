@@ -171,6 +171,46 @@ def test_unscaled_rope_is_identified_as_none(function, settings: Settings) -> No
     assert labels(report) == {"scaling-none"}
 
 
+def widened_float32(d: int) -> np.ndarray:
+    """``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64."""
+    return default_rope_float32(d).astype(np.float64)
+
+
+def test_float32_frequencies_returned_as_float64_are_the_rule_computed_in_float32() -> None:
+    report = check(widened_float32)
+    assert report.passed
+    identified = report.identified
+    assert (identified.variant, identified.matches) == ("none", True)
+    assert identified.parameters["computed_in"] == "float32"
+    assert identified.parameters["dtype"] == "float64"
+    assert labels(report) == {"scaling-none", "low-precision"}
+    (message,) = [f.message for f in report.findings if f.label == "low-precision"]
+    assert "the none rule, computed in float32" in message
+
+
+def test_float32_yarn_returned_as_float64_is_yarn_computed_in_float32() -> None:
+    report = check(lambda d: yarn(d).astype(np.float32).astype(np.float64))
+    assert report.identified.variant == "yarn" and report.identified.parameters["computed_in"] == "float32"
+    assert {k: report.identified.parameters[k] for k in YARN} == YARN
+
+
+def test_widened_frequencies_one_float64_ulp_off_are_unknown_scaling() -> None:
+    def one_ulp_off(d: int) -> np.ndarray:
+        theta = widened_float32(d)
+        theta[d // 4] = np.nextafter(theta[d // 4], 0.0)
+        return theta
+
+    report = check(one_ulp_off)
+    assert report.identified.variant == UNKNOWN
+    assert "computed_in" not in report.identified.parameters
+    assert "low-precision" not in labels(report)
+
+
+def test_float64_frequencies_are_not_called_low_precision() -> None:
+    report = check(default_rope)
+    assert "computed_in" not in report.identified.parameters
+
+
 def test_llama3_base_is_a_wrong_base_against_the_declared_10000() -> None:
     report = check(llama3_unscaled)
     assert report.passed
