@@ -31,7 +31,10 @@ reference variant: layout interleaved / concatenated [sin | cos], each sin-first
 (sin-cos-swapped); exponent −2i/d, −2i/(d−2) (tensor2tensor, fairseq: exponent-d-2) or −2j/d of the dimension
 index (attention-is-all-you-need-pytorch issue #32: wrong-exponent); the declared or the fitted base
 (wrong-base); an integer position offset (fairseq counts from padding_idx + 1: position-offset); positions
-rounded to bfloat16 / float16 when neighbouring rows are equal (low-precision).
+rounded to bfloat16 / float16 when neighbouring rows are equal (low-precision). When no variant matches at
+every d within the result dtype's e(p), they are tried at the first narrower precision (float32, float16,
+bfloat16) that holds every probed entry exactly: a float32 table returned as float64 is that variant "computed
+in float32" (`computed_in`, a low-precision finding; the properties keep the result dtype's tolerance).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from .battery import (
     Settings,
     as_array,
     call,
+    computed_in,
     define,
     finding,
     outcome,
@@ -170,6 +174,7 @@ class SinusoidalTarget:
     evidence: dict[int, Evidence] = field(default_factory=dict)
     scans: dict[int, dict[str, Any] | None] = field(default_factory=dict)
     odd: tuple[bool, str] | None = None  # (accepted, detail) of the odd-d probe
+    computed_in: str | None = None  # the narrower precision identification found the table computed in
 
     @property
     def dtype(self) -> str | None:
@@ -178,8 +183,9 @@ class SinusoidalTarget:
 
     @property
     def unit(self) -> float:
-        """u of the widest-rounding result dtype seen so far (float64's before any result)."""
-        return unit_roundoff(self.dtype or "float64")
+        """u of `computed_in` once identification found one, else of the widest-rounding result dtype seen
+        so far (float64's before any result)."""
+        return unit_roundoff(self.computed_in or self.dtype or "float64")
 
     def encode(self, positions: Any, d: int) -> np.ndarray:
         """The rows of `positions` (float64 copies of the stored values), the implementation called in
@@ -880,6 +886,33 @@ def _convention_findings(fit: Fit, settings: Settings) -> list[Finding]:
     return found
 
 
+def _matching(adapter: SinusoidalTarget, evens: list[int]) -> tuple[list[Fit], list[Fit] | None]:
+    """The variants ranked at the largest d, and the fits at every d of the first that matches at all of
+    them (None when none does)."""
+    ranked = adapter.variants(evens[0])
+    for trial in [t for t in ranked if t.matches][:8]:
+        others = [evaluate(adapter, d, trial.parameters) for d in evens[1:]]
+        if all(o.matches for o in others):
+            return ranked, [trial, *others]
+    return ranked, None
+
+
+def _narrower(
+    adapter: SinusoidalTarget, evens: list[int], ranked: list[Fit]
+) -> tuple[list[Fit], list[Fit] | None]:
+    """`_matching` at the first narrower precision that holds every probed entry (`computed_in`) and where a
+    variant matches, which is kept as the adapter's `computed_in`; (ranked, None) unchanged when none does."""
+    rows = [evidence(adapter, d).rows for d in evens]
+    kept = adapter.fits
+    for precision in computed_in(rows, adapter.dtype or "float64"):
+        adapter.fits, adapter.computed_in = {}, precision
+        narrow_ranked, fits = _matching(adapter, evens)
+        if fits is not None:
+            return narrow_ranked, fits
+    adapter.fits, adapter.computed_in = kept, None
+    return ranked, None
+
+
 def identify(adapter: SinusoidalTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
     """The reference variant that matches at every even d (tried best first at the largest d, then checked
     unchanged at the others), named with the findings it implies: layout, sin-cos-swapped, exponent-d-2,
@@ -897,13 +930,9 @@ def identify(adapter: SinusoidalTarget, settings: Settings) -> tuple[Identificat
     evens = sorted(_even(settings.ds), reverse=True)
     if not evens:
         return None, found
-    ranked = adapter.variants(evens[0])
-    fits: list[Fit] | None = None
-    for trial in [t for t in ranked if t.matches][:8]:
-        others = [evaluate(adapter, d, trial.parameters) for d in evens[1:]]
-        if all(o.matches for o in others):
-            fits = [trial, *others]
-            break
+    ranked, fits = _matching(adapter, evens)
+    if fits is None:
+        ranked, fits = _narrower(adapter, evens, ranked)
     for d in evens:
         neighbours = evidence(adapter, d).neighbours
         if neighbours is not None:
@@ -924,6 +953,16 @@ def identify(adapter: SinusoidalTarget, settings: Settings) -> tuple[Identificat
             parameters["unusable_positions"] = unusable[:8]
         deviation = short(max(f.max_abs_deviation for f in fits))
         found = _convention_findings(chosen, settings) + found
+        if adapter.computed_in is not None:
+            parameters["computed_in"] = adapter.computed_in
+            found.append(
+                finding(
+                    "low-precision",
+                    f"{variant_name(chosen)}, computed in {adapter.computed_in}: every entry at the probe "
+                    f"positions is a {adapter.computed_in} number, within {adapter.computed_in}'s e(p) of "
+                    f"that variant (deviation {short(deviation)}), returned as {adapter.dtype}",
+                )
+            )
         return Identification(chosen.variant, parameters, deviation, True), found
     chosen = ranked[0]
     parameters = {**_parameters(chosen), "d": evens, "closest": chosen.variant}

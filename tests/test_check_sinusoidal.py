@@ -19,7 +19,15 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pe_verify.properties.battery import Outcome, Report, Settings, properties_of, run_battery
+from pe_verify.properties.battery import (
+    Outcome,
+    Report,
+    Settings,
+    identification,
+    prepare,
+    properties_of,
+    run_battery,
+)
 from pe_verify.properties.battery_sinusoidal import FAMILY_NAME, ODD_D
 
 SMALL = Settings(examples=10, max_pos=4096, ds=(8, 64))
@@ -256,6 +264,42 @@ def test_float32_table_passes_with_float32_tolerance_up_to_65536() -> None:
     assert report.identified.max_abs_deviation > 1e-6  # float32 error, inside the float32 tolerance
     tolerance = outcome(report, "dot-relative").tolerance
     assert "2·u·(2.4·p + 2)" in tolerance and "float32" in tolerance and f"{2.0**-24:.3g}" in tolerance
+
+
+def tutorial_widened(positions: np.ndarray, d: int) -> np.ndarray:
+    """The float32 tutorial table returned as float64 (``pe.double()``)."""
+    return tutorial_float32(positions, d).astype(np.float64)
+
+
+def identified_only(function: Callable, settings: Settings = SMALL):
+    """The identification of `function` and its findings, without the properties."""
+    return identification(prepare(FAMILY_NAME, function, settings))
+
+
+def test_a_float32_table_returned_as_float64_is_the_variant_computed_in_float32() -> None:
+    identified, found = identified_only(tutorial_widened)
+    assert identified is not None and identified.matches
+    assert identified.variant == "interleaved, sin at even dims, ω = 10000^(−2i/d)"
+    assert identified.parameters["computed_in"] == "float32"
+    [low] = [f for f in found if f.label == "low-precision"]
+    assert "computed in float32" in low.message and "returned as float64" in low.message
+
+
+def test_a_widened_table_one_float64_ulp_off_at_one_entry_matches_no_known_variant() -> None:
+    def one_ulp_off(positions: np.ndarray, d: int) -> np.ndarray:
+        table = tutorial_widened(positions, d)
+        table[positions == 1, 0] = np.nextafter(table[positions == 1, 0], 2.0)
+        return table
+
+    identified, found = identified_only(one_ulp_off)
+    assert identified is not None and not identified.matches
+    assert "computed_in" not in identified.parameters
+    assert "low-precision" not in {f.label for f in found}
+
+
+def test_a_float64_table_is_not_called_computed_in_a_narrower_precision() -> None:
+    identified, _ = identified_only(vaswani)
+    assert identified is not None and identified.matches and "computed_in" not in identified.parameters
 
 
 def test_the_declared_base_is_sought_with_either_exponent_at_every_d() -> None:
