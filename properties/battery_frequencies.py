@@ -13,10 +13,13 @@ Properties (d drawn from the battery's dimensions):
 Identification fits the vectors against the Hugging Face rules of `properties.scaling.RopeScaling` — unscaled
 base^(−2i/d) (the declared base, another base, or another exponent), linear interpolation, NTK-aware, YaRN
 and Llama 3 — on the relative deviation max_(d,i) |θ'_i/θ_ref_i − 1|, and names the rule with its
-parameters. Dynamic NTK at one sequence length is the same vector as NTK with another factor, so one call
-of ``inv_freq(d)`` cannot tell them apart: it is reported as NTK. When no rule matches at the result dtype's
-tolerance, the rules are tried at the first narrower precision (float32, float16, bfloat16) that holds every
-value exactly: ``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64 is the rule
+parameters. YaRN is tried with the reference code's ramp over pair indices (truncated or not) and with the
+paper's ramp γ linear in r = L₀/λ between α and β (Eq. 18), named by the parameter ``ramp``; the paper's α
+and β are fitted from the blended pairs when they are not among `YARN_BETAS`. Dynamic NTK at one sequence
+length is the same vector as NTK with another factor, so one call of ``inv_freq(d)`` cannot tell them
+apart: it is reported as NTK. When no rule matches at the result dtype's tolerance, the rules are tried at
+the first narrower precision (float32, float16, bfloat16) that holds every value exactly:
+``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64 is the rule
 "computed in float32" (`computed_in`, a `low-precision` finding), not an unknown one.
 """
 
@@ -404,12 +407,15 @@ def _ratio_rule(
 def _structure(scheme: RopeScaling) -> dict[str, Any]:
     """The parameters of a YaRN or Llama 3 scheme besides base and factor, under the reference's names."""
     if scheme.kind == "yarn":
-        return {
+        out: dict[str, Any] = {
             "original_max_position_embeddings": scheme.original_context,
             "beta_fast": scheme.beta_fast,
             "beta_slow": scheme.beta_slow,
-            "truncate": scheme.truncate,
+            "ramp": scheme.ramp,
         }
+        if scheme.ramp == "code":
+            out["truncate"] = scheme.truncate
+        return out
     if scheme.kind == "llama3":
         return {
             "original_max_position_embeddings": scheme.original_context,
@@ -439,17 +445,56 @@ def _ntk(fit: Fit) -> Candidate | None:
 
 
 def _schemes() -> list[RopeScaling]:
-    """The ratio rules tried, each at factor 1: linear, then YaRN and Llama 3 over `CONTEXTS` and their
-    parameter sets (Llama 3 from its default L₀ = 8192)."""
+    """The ratio rules tried, each at factor 1: linear, then YaRN (the code's ramp, truncated or not, then
+    the paper's) and Llama 3 over `CONTEXTS` and their parameter sets (Llama 3 from its default L₀ = 8192)."""
     out = [RopeScaling("linear")]
     for context in CONTEXTS:
         for fast, slow in YARN_BETAS:
             for truncate in (True, False):
                 out.append(RopeScaling("yarn", 1.0, context, fast, slow, truncate=truncate))
+    for context in CONTEXTS:
+        for fast, slow in YARN_BETAS:
+            out.append(RopeScaling("yarn", 1.0, context, fast, slow, ramp="paper"))
     for context in (8192, *(c for c in CONTEXTS if c != 8192)):
         for low, high in LLAMA3_FACTORS:
             out.append(RopeScaling("llama3", 1.0, context, low_freq_factor=low, high_freq_factor=high))
     return out
+
+
+def _paper_betas(fit: Fit, base: float) -> list[RopeScaling]:
+    """The paper's YaRN ramps (factor 1) whose α, β come from the observed blend at the largest d, one per L₀
+    of `CONTEXTS`: θ'_i/θ_i = 1/s + γ_i·(1 − 1/s) with s from the slowest pair, and on the blended pairs
+    γ_i = (L₀θ_i/(2π) − α)/(β − α) = a·θ_i + b by least squares. Only α/L₀ and β/L₀ are determined, so each
+    L₀ gives its own α, β (rounded to 4 significant digits when that is within 10⁻⁶ of the fit); none when
+    fewer than two pairs are blended."""
+    d = max(fit.ds)
+    plain = rope_frequencies(d, base)
+    ratio = fit.observed[d] / plain
+    inverse = float(np.min(ratio))
+    if not 0 < inverse < 1 - 1e-6:
+        return []
+    gamma = (ratio - inverse) / (1.0 - inverse)
+    blended = (gamma > 1e-6) & (gamma < 1 - 1e-6)
+    if np.count_nonzero(blended) < 2:
+        return []
+    a, b = np.polyfit(plain[blended], gamma[blended], 1)
+    if not a > 0:
+        return []
+    out = []
+    for context in CONTEXTS:
+        width = context / (2.0 * math.pi * a)
+        alpha = -b * width
+        if not alpha > 0:
+            continue
+        slow, fast = (_nearly_round(v) for v in (alpha, alpha + width))
+        if (fast, slow) not in YARN_BETAS and math.isfinite(fast):
+            out.append(RopeScaling("yarn", 1.0, context, fast, slow, ramp="paper"))
+    return out
+
+
+def _nearly_round(x: float) -> float:
+    """x at the fewest significant digits (up to 4) within 10⁻⁶ relative of it, else x."""
+    return next((v for v in _round_values(x) if abs(v / x - 1.0) <= 1e-6), x)
 
 
 def _scaled(fit: Fit) -> list[Candidate]:
@@ -462,6 +507,9 @@ def _scaled(fit: Fit) -> list[Candidate]:
     for base in bases:
         rank, labels = (1, ()) if base == fit.base else (3, ("wrong-base",))
         out.extend(_ratio_rule(fit, base, scheme, rank, labels) for scheme in _schemes())
+        for scheme in _paper_betas(fit, base):
+            round_betas = all(float(f"{v:.4g}") == v for v in (scheme.beta_fast, scheme.beta_slow))
+            out.append(_ratio_rule(fit, base, scheme, rank if round_betas else 4, labels))
     return [c for c in out if c is not None]
 
 
@@ -564,11 +612,36 @@ def _findings(best: Candidate, fit: Fit, found: Iterable[Candidate]) -> list[Fin
             f"apart{note}"
         )
         out = [finding("scaling-ntk", detail)]
+    elif best.variant == "yarn" and best.parameters["ramp"] == "paper":
+        out = [finding("scaling-yarn", _describe(best) + _paper_note(best, found))]
     else:
         out = [finding(f"scaling-{best.variant}", _describe(best))]
     if "wrong-base" in best.labels:
         out.append(finding("wrong-base", f"base {short(base)} fits, the declared base is {short(fit.base)}"))
     return out
+
+
+def _paper_note(best: Candidate, found: Iterable[Candidate]) -> str:
+    """The paper's ramp is linear in r = L₀θ/(2π) between α and β, so L₀, α and β scaled together give the
+    same frequencies: the other matching (L₀, α, β), if any."""
+    same = [
+        c
+        for c in found
+        if c.matches
+        and c.variant == "yarn"
+        and c.parameters["ramp"] == "paper"
+        and c.parameters["original_max_position_embeddings"]
+        != best.parameters["original_max_position_embeddings"]
+        and c.rank == best.rank
+    ]
+    if not same:
+        return ""
+    shown = "; ".join(
+        f"L₀ = {c.parameters['original_max_position_embeddings']}, "
+        f"α = {_display(c.parameters['beta_slow'])}, β = {_display(c.parameters['beta_fast'])}"
+        for c in same[:3]
+    )
+    return f"; the paper's ramp fixes only α/L₀ and β/L₀, so these fit as well: {shown}"
 
 
 FAMILY = define(Family(FAMILY_NAME, forms={1: "inv_freq"}, adapt=adapt, identify=identify, ds=(64, 128, 256)))

@@ -16,8 +16,8 @@ The schemes (`RopeScaling.kind`) follow Hugging Face transformers ``modeling_rop
   L₀/low_freq_factor by s, blend in between.
 
 One object per configuration, `RopeScaling(kind, factor, original_context, beta_fast, beta_slow,
-low_freq_factor, high_freq_factor, seq_len, truncate)`, declares the parameters (those a kind does not read
-are still validated) and offers every form (the unscaled θ_i come from `frequencies.py`):
+low_freq_factor, high_freq_factor, seq_len, truncate, ramp)`, declares the parameters (those a kind does not
+read are still validated) and offers every form (the unscaled θ_i come from `frequencies.py`):
 
 * `frequencies(d, base)`: the d/2 scaled frequencies θ'_i in float64, as the reference computes them;
 * `frequencies_mp(d, base, dps)`: the same rule with `dps` significant digits (mpmath numbers);
@@ -54,6 +54,11 @@ from .validation import require_base, require_even_dimension, require_positive_i
 #: The scaling schemes, the values of `RopeScaling.kind`.
 KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3")
 
+#: YaRN's ramps: ``code``, linear in the pair index between the correction dims (``linear_ramp_factor``,
+#: floored and ceiled when `truncate`); ``paper``, γ(r) linear in r = L₀/λ between α = β_slow and β = β_fast
+#: (Peng et al. 2023, Eq. 18), where `truncate` plays no part.
+YARN_RAMPS = ("code", "paper")
+
 #: L₀'s name in messages: the field `original_context`, the reference's original_max_position_embeddings.
 CONTEXT_NAME = "original_context (original_max_position_embeddings)"
 
@@ -67,8 +72,9 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
 class RopeScaling:
     """RoPE frequency scaling of one `kind` (see `KINDS`) by the context-extension factor s = `factor` ≥ 1.
 
-    `original_context` is L₀ (default 8192, the Llama 3 reference's); `beta_fast`, `beta_slow` and `truncate`
-    (floor/ceil the correction range) are YaRN's; `low_freq_factor`, `high_freq_factor` are Llama 3's;
+    `original_context` is L₀ (default 8192, the Llama 3 reference's); `beta_fast`, `beta_slow`, `truncate`
+    (floor/ceil the correction range) and `ramp` (`YARN_RAMPS`: the reference code's, or the paper's) are
+    YaRN's; `low_freq_factor`, `high_freq_factor` are Llama 3's;
     `seq_len` is dynamic NTK's L (None: L = L₀, unscaled). Every form below computes the same rule; a
     subclass overriding one of them is a different one.
     """
@@ -82,6 +88,7 @@ class RopeScaling:
     high_freq_factor: float = 4.0
     seq_len: int | None = None
     truncate: bool = True
+    ramp: str = "code"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -93,6 +100,8 @@ class RopeScaling:
         low, high = _require_frequency_factors(self.low_freq_factor, self.high_freq_factor)
         if not isinstance(self.truncate, bool):
             raise ValueError(f"truncate must be True or False, got {self.truncate!r}")
+        if self.ramp not in YARN_RAMPS:
+            raise ValueError(f"ramp must be one of {', '.join(YARN_RAMPS)}, got {self.ramp!r}")
         fields = {
             "factor": factor,
             "original_context": require_positive_int(self.original_context, CONTEXT_NAME),
@@ -359,8 +368,13 @@ def _yarn_frequencies(scaling: RopeScaling, theta: np.ndarray, d: int, base: flo
     `truncate` is False), clamped to [0, d − 1] (``find_correction_range``), and is
     clamp((i − low)/(high − low), 0, 1) (``linear_ramp_factor``). The paper's ramp γ(r) is linear in
     r = L₀θ_i/(2π); this one is linear in i, that is in ln r (see the derivation
-    ``scaling.yarn_reference_ramp``).
+    ``scaling.yarn_reference_ramp``). With `ramp` "paper", γ_i = clamp((r_i − α)/(β − α), 0, 1) instead,
+    α = β_slow and β = β_fast (Eq. 18).
     """
+    if scaling.ramp == "paper":
+        turns = scaling.original_context * theta / (2.0 * math.pi)
+        keep = np.clip((turns - scaling.beta_slow) / (scaling.beta_fast - scaling.beta_slow), 0.0, 1.0)
+        return theta / scaling.factor * (1.0 - keep) + theta * keep
     low = _correction_dimension(scaling.beta_fast, d, base, scaling.original_context)
     high = _correction_dimension(scaling.beta_slow, d, base, scaling.original_context)
     if scaling.truncate:
@@ -372,6 +386,10 @@ def _yarn_frequencies(scaling: RopeScaling, theta: np.ndarray, d: int, base: flo
 def _yarn_keep_mp(scaling: RopeScaling, d: int, base: mpmath.mpf) -> list[mpmath.mpf]:
     """γ_i = 1 − ramp_i of `_yarn_frequencies` at the current mpmath precision."""
     context = scaling.original_context
+    if scaling.ramp == "paper":
+        alpha, beta = mpmath.mpf(scaling.beta_slow), mpmath.mpf(scaling.beta_fast)
+        turns = [context * t / (2 * mpmath.pi) for t in frequencies_mp(d, base, mpmath.mp.dps, count=d // 2)]
+        return [min(max((r - alpha) / (beta - alpha), 0), 1) for r in turns]
 
     def correction(turns: float) -> mpmath.mpf:
         return d * mpmath.log(context / (mpmath.mpf(turns) * 2 * mpmath.pi)) / (2 * mpmath.log(base))

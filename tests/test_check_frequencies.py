@@ -113,6 +113,15 @@ def yarn(d: int, base: float = 10000.0, truncate: bool = True, **given: float) -
     return interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor
 
 
+def yarn_paper(d: int, base: float = 10000.0, **given: float) -> np.ndarray:
+    """YaRN as Peng et al. write it (Eq. 18): γ(r) = clamp((r − α)/(β − α), 0, 1) in r = L₀/λ = L₀θ/(2π)."""
+    p = {**YARN, **given}
+    theta = 1.0 / base ** (np.arange(0, d, 2) / d)
+    r = p["original_max_position_embeddings"] * theta / (2 * math.pi)
+    gamma = np.clip((r - p["beta_slow"]) / (p["beta_fast"] - p["beta_slow"]), 0.0, 1.0)
+    return (1 - gamma) * theta / p["factor"] + gamma * theta
+
+
 LLAMA3 = {
     "factor": 8.0,
     "low_freq_factor": 1.0,
@@ -268,6 +277,39 @@ def test_yarn_without_truncation_and_another_context_is_identified() -> None:
     parameters = report.identified.parameters
     assert parameters["truncate"] is False
     assert (parameters["factor"], parameters["original_max_position_embeddings"]) == (4.0, 32768)
+
+
+def test_yarn_as_the_paper_writes_it_is_yarn_with_the_paper_ramp() -> None:
+    report = check(yarn_paper)
+    assert report.passed
+    parameters = report.identified.parameters
+    assert report.identified.variant == "yarn"
+    assert {k: parameters[k] for k in YARN} == YARN
+    assert parameters["ramp"] == "paper" and "truncate" not in parameters
+    (message,) = [f.message for f in report.findings if f.label == "scaling-yarn"]
+    assert "ramp=paper" in message and "only α/L₀ and β/L₀" in message
+
+
+def test_the_paper_ramp_with_other_alpha_and_beta_is_fitted() -> None:
+    given = {"factor": 8.0, "original_max_position_embeddings": 2048, "beta_fast": 6.0, "beta_slow": 0.375}
+    report = check(lambda d: yarn_paper(d, **given))
+    parameters = report.identified.parameters
+    assert report.identified.variant == "yarn" and parameters["ramp"] == "paper"
+    assert {k: parameters[k] for k in given} == given
+
+
+def test_the_code_ramp_is_named_code() -> None:
+    parameters = check(yarn).identified.parameters
+    assert (parameters["ramp"], parameters["truncate"]) == ("code", True)
+
+
+def test_a_ramp_linear_in_r_that_is_no_yarn_blend_is_unknown_scaling() -> None:
+    def bent(d: int) -> np.ndarray:  # the paper's blend with every third pair 0.1 % off
+        return yarn_paper(d) * (1 + 1e-3 * (np.arange(d // 2) % 3 == 1))
+
+    report = check(bent)
+    assert report.identified.variant == UNKNOWN
+    assert "unknown-scaling" in labels(report)
 
 
 @pytest.mark.parametrize("function", [llama3, llama3_float32], ids=["float64", "float32"])

@@ -301,6 +301,21 @@ def test_yarn_matches_the_reference_correction_range_on_a_llama2_configuration()
     np.testing.assert_allclose(scaled[33], theta[33] * (0.5 / 8.0 + 0.5), rtol=1e-15)
 
 
+def test_the_paper_ramp_is_linear_in_the_turns_between_alpha_and_beta() -> None:
+    # Eq. 18: γ(r) = (r − α)/(β − α) on r = L₀θ_i/(2π) in [α, β], 1 above β, 0 below α.
+    paper = RopeScaling("yarn", 8.0, 4096, 32.0, 1.0, ramp="paper")
+    theta = rope_frequencies(128, 10000.0)
+    turns = 4096 * theta / (2 * math.pi)
+    gamma = (paper.frequencies(128, 10000.0) / theta - 1 / 8.0) / (1 - 1 / 8.0)
+    blended = (turns > 1.0) & (turns < 32.0)
+    np.testing.assert_allclose(gamma[blended], (turns[blended] - 1.0) / 31.0, rtol=1e-12)
+    assert np.all(gamma[turns >= 32.0] == 1.0) and np.allclose(gamma[turns <= 1.0], 0.0, atol=1e-15)
+    assert check_yarn_regimes(paper, 128, 10000.0)
+    assert not np.allclose(paper.frequencies(128, 10000.0), LLAMA2_YARN.frequencies(128, 10000.0))
+    with pytest.raises(ValueError, match="ramp must be one of code, paper"):
+        RopeScaling("yarn", 8.0, ramp="eq18")
+
+
 def test_yarn_with_reversed_ramp_or_without_two_pi_fails() -> None:
     fields = dataclasses.asdict(LLAMA2_YARN)
     assert check_yarn_regimes(LLAMA2_YARN, 128, 10000.0)
@@ -483,6 +498,7 @@ def test_the_free_functions_are_the_float64_form_of_one_configuration() -> None:
         RopeScaling("dynamic-ntk", 4.0, 4096, seq_len=10000),
         LLAMA2_YARN,
         RopeScaling("yarn", 16.0, 2048, 16.0, 0.5, truncate=False),
+        RopeScaling("yarn", 16.0, 4096, ramp="paper"),
         LLAMA31,
         RopeScaling("llama3", 32.0, 4096, low_freq_factor=0.5, high_freq_factor=2.0),
     ],
