@@ -81,6 +81,7 @@ LABELS = {
     "scaling-dynamic-ntk": "dynamic NTK scaling: the NTK base grows with the sequence length",
     "scaling-yarn": "YaRN (NTK-by-parts): fast frequencies kept, slow ones divided, a ramp between",
     "scaling-llama3": "the Llama 3 rule: short wavelengths kept, long ones divided, a blend between",
+    "scaling-longrope": "LongRoPE (Phi-3): each pair's frequency divided by its own factor",
     "unknown-scaling": "the frequencies match no known scaling rule",
     "wrong-dtype": "the result is not real numbers (complex, bool, object or text values)",
     "mutates-input": "the implementation changed an input array in place",

@@ -15,10 +15,12 @@ base^(−2i/d) (the declared base, another base, or another exponent), linear in
 and Llama 3 — on the relative deviation max_(d,i) |θ'_i/θ_ref_i − 1|, and names the rule with its
 parameters. YaRN is tried with the reference code's ramp over pair indices (truncated or not) and with the
 paper's ramp γ linear in r = L₀/λ between α and β (Eq. 18), named by the parameter ``ramp``; the paper's α
-and β are fitted from the blended pairs when they are not among `YARN_BETAS`. Dynamic NTK at one sequence
-length is the same vector as NTK with another factor, so one call of ``inv_freq(d)`` cannot tell them
-apart: it is reported as NTK. When no rule matches at the result dtype's tolerance, the rules are tried at
-the first narrower precision (float32, float16, bfloat16) that holds every value exactly:
+and β are fitted from the blended pairs when they are not among `YARN_BETAS`. LongRoPE (Phi-3: every pair
+divided by its own factor) comes last: any vector whose factors θ_i/θ'_i are ≥ 1 and non-decreasing is
+LongRoPE with those factors, so it is named only when no rule with few parameters fits. Dynamic NTK at one
+sequence length is the same vector as NTK with another factor, so one call of ``inv_freq(d)`` cannot tell
+them apart: it is reported as NTK. When no rule matches at the result dtype's tolerance, the rules are tried
+at the first narrower precision (float32, float16, bfloat16) that holds every value exactly:
 ``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64 is the rule
 "computed in float32" (`computed_in`, a `low-precision` finding), not an unknown one.
 """
@@ -59,7 +61,7 @@ from .scaling import RopeScaling, frequency_tolerance, rope_frequencies
 FAMILY_NAME = "rope-frequencies"
 
 #: The `variant` strings of an identification (the CLI's ``--expect`` compares against these).
-VARIANTS = ("none", "linear", "ntk", "yarn", "llama3")
+VARIANTS = ("none", "linear", "ntk", "yarn", "llama3", "longrope")
 UNKNOWN = "matches no known variant"
 
 #: Original context lengths L₀ tried for YaRN and Llama 3 (the rule's default first).
@@ -513,9 +515,40 @@ def _scaled(fit: Fit) -> list[Candidate]:
     return [c for c in out if c is not None]
 
 
+def _longrope(fit: Fit) -> Candidate | None:
+    """LongRoPE with the declared base: the per-pair factors ext_i = θ_i/θ'_i at every d, a candidate when
+    they are ≥ 1, non-decreasing in i (LongRoPE's constraint on its searched factors) and not all 1, each
+    within the tolerance. Any such vector is LongRoPE with some factors, so it ranks below every rule with
+    few parameters (rank 5)."""
+    base = fit.base
+    factors = {d: rope_frequencies(d, base) / theta for d, theta in fit.observed.items()}
+    largest = max(float(np.max(f)) for f in factors.values())
+    if not math.isfinite(largest):
+        return None
+    tolerance = fit.tolerance(base, largest)
+    for ext in factors.values():
+        if np.any(ext < 1 - tolerance) or np.any(ext[1:] < ext[:-1] * (1 - 2 * tolerance)):
+            return None
+    if largest <= 1 + tolerance:
+        return None
+
+    def reference(d: int) -> np.ndarray:
+        ext = tuple(float(e) for e in factors[d])
+        return RopeScaling("longrope", short_factor=ext, long_factor=ext).frequencies(d, base)
+
+    d = max(fit.ds)
+    parameters = {
+        "base": base,
+        "factors_at_d": d,
+        "factors": [short(float(e)) for e in factors[d]],
+    }
+    return Candidate("longrope", parameters, fit.deviation(reference), tolerance, 5)
+
+
 def candidates(fit: Fit) -> list[Candidate]:
     """Every candidate rule with fitted parameters, in order of preference within a rank."""
-    return _unscaled(fit) + _scaled(fit)
+    longrope = _longrope(fit)
+    return _unscaled(fit) + _scaled(fit) + ([longrope] if longrope is not None else [])
 
 
 def choose(found: Sequence[Candidate]) -> tuple[Candidate, bool]:
@@ -612,6 +645,16 @@ def _findings(best: Candidate, fit: Fit, found: Iterable[Candidate]) -> list[Fin
             f"apart{note}"
         )
         out = [finding("scaling-ntk", detail)]
+    elif best.variant == "longrope":
+        factors = best.parameters["factors"]
+        detail = (
+            f"θ_i/θ'_i = ext_i per pair, non-decreasing from {factors[0]} to {factors[-1]} at "
+            f"d = {best.parameters['factors_at_d']} (base {short(base)}): LongRoPE with these factors "
+            "(Phi-3's rope_scaling type longrope; short_factor up to original_max_position_embeddings, "
+            "long_factor beyond, which one call of inv_freq(d) cannot tell apart). Every such vector is "
+            "LongRoPE with some factors: this says that no rule with few parameters fits"
+        )
+        out = [finding("scaling-longrope", detail)]
     elif best.variant == "yarn" and best.parameters["ramp"] == "paper":
         out = [finding("scaling-yarn", _describe(best) + _paper_note(best, found))]
     else:

@@ -13,15 +13,20 @@ The schemes (`RopeScaling.kind`) follow Hugging Face transformers ``modeling_rop
   and the attention factor √(1/t) = 0.1·ln s + 1 (``get_mscale``; the ``mscale_all_dim`` quotient is not
   covered);
 * ``llama3`` (``_compute_llama3_parameters``): keep wavelengths below L₀/high_freq_factor, divide those above
-  L₀/low_freq_factor by s, blend in between.
+  L₀/low_freq_factor by s, blend in between;
+* ``longrope`` (Ding et al. 2024, "LongRoPE"; Phi-3, ``_compute_longrope_parameters``): each pair divided by
+  its own factor, θ'_i = 1/(ext_i·base^(2i/d)), ext = long_factor when the sequence is longer than L₀, else
+  short_factor; the attention factor √(1 + ln s/ln L₀) (1 when s = 1).
 
 One object per configuration, `RopeScaling(kind, factor, original_context, beta_fast, beta_slow,
-low_freq_factor, high_freq_factor, seq_len, truncate, ramp)`, declares the parameters (those a kind does not
-read are still validated) and offers every form (the unscaled θ_i come from `frequencies.py`):
+low_freq_factor, high_freq_factor, seq_len, truncate, ramp, short_factor, long_factor)`, declares the
+parameters (those a kind does not read are still validated) and offers every form (the unscaled θ_i come
+from `frequencies.py`):
 
 * `frequencies(d, base)`: the d/2 scaled frequencies θ'_i in float64, as the reference computes them;
 * `frequencies_mp(d, base, dps)`: the same rule with `dps` significant digits (mpmath numbers);
-* `attention_factor(mscale)`: the factor on cos and sin (YaRN's 0.1·mscale·ln s + 1, else 1).
+* `attention_factor(mscale)`: the factor on cos and sin (YaRN's 0.1·mscale·ln s + 1, LongRoPE's
+  √(1 + ln s/ln L₀), else 1).
 
 The checks take a RopeScaling (the implementation under test, its parameters the ones checked) and the
 model's (d, base), and return a `CheckResult`. As for `rope.Rope`, a broken twin is a subclass overriding
@@ -40,6 +45,7 @@ holds the float64 `attention_factor` against.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -52,7 +58,7 @@ from .frequencies import frequencies, frequencies_arb, frequencies_mp
 from .validation import require_base, require_even_dimension, require_positive_int, require_positive_real
 
 #: The scaling schemes, the values of `RopeScaling.kind`.
-KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3")
+KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3", "longrope")
 
 #: YaRN's ramps: ``code``, linear in the pair index between the correction dims (``linear_ramp_factor``,
 #: floored and ceiled when `truncate`); ``paper``, γ(r) linear in r = L₀/λ between α = β_slow and β = β_fast
@@ -74,9 +80,10 @@ class RopeScaling:
 
     `original_context` is L₀ (default 8192, the Llama 3 reference's); `beta_fast`, `beta_slow`, `truncate`
     (floor/ceil the correction range) and `ramp` (`YARN_RAMPS`: the reference code's, or the paper's) are
-    YaRN's; `low_freq_factor`, `high_freq_factor` are Llama 3's;
-    `seq_len` is dynamic NTK's L (None: L = L₀, unscaled). Every form below computes the same rule; a
-    subclass overriding one of them is a different one.
+    YaRN's; `low_freq_factor`, `high_freq_factor` are Llama 3's; `seq_len` is dynamic NTK's L (None: L = L₀,
+    unscaled) and picks LongRoPE's factors; `short_factor` and `long_factor` are LongRoPE's per-pair factors
+    (d/2 positive reals each, required for that kind). Every form below computes the same rule; a subclass
+    overriding one of them is a different one.
     """
 
     kind: str = "none"
@@ -89,6 +96,8 @@ class RopeScaling:
     seq_len: int | None = None
     truncate: bool = True
     ramp: str = "code"
+    short_factor: tuple[float, ...] = ()
+    long_factor: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -110,7 +119,14 @@ class RopeScaling:
             "low_freq_factor": low,
             "high_freq_factor": high,
             "seq_len": None if self.seq_len is None else require_positive_int(self.seq_len, "seq_len"),
+            "short_factor": _require_pair_factors(self.short_factor, "short_factor", self.kind == "longrope"),
+            "long_factor": _require_pair_factors(self.long_factor, "long_factor", self.kind == "longrope"),
         }
+        if len(fields["short_factor"]) != len(fields["long_factor"]):
+            raise ValueError(
+                f"short_factor and long_factor must have one value per pair each, got "
+                f"{len(fields['short_factor'])} and {len(fields['long_factor'])}"
+            )
         for name, value in fields.items():
             object.__setattr__(self, name, value)
 
@@ -128,8 +144,17 @@ class RopeScaling:
         original = self.original_context
         return 1.0 + self.factor * (max(self.sequence_length, original) - original) / original
 
+    @property
+    def pair_factors(self) -> tuple[float, ...]:
+        """LongRoPE's ext: `long_factor` when the sequence length is beyond L₀, else `short_factor`."""
+        return self.long_factor if self.sequence_length > self.original_context else self.short_factor
+
     def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
         """The d/2 scaled frequencies θ'_i in float64, computed as the reference does (NTK: d ≥ 4)."""
+        if self.kind == "longrope":
+            d = require_even_dimension(d)
+            ext = np.asarray(self._factors_for(d))
+            return 1.0 / (ext * float(require_base(base)) ** (np.arange(0, d, 2) / d))
         if self.kind in ("ntk", "dynamic-ntk"):
             return _ntk_frequencies(d, base, self.factor if self.kind == "ntk" else self.effective_factor)
         theta = rope_frequencies(d, base)
@@ -160,6 +185,8 @@ class RopeScaling:
                 return theta
             if self.kind == "linear":
                 return [t / s for t in theta]
+            if self.kind == "longrope":
+                return [t / mpmath.mpf(e) for t, e in zip(theta, self._factors_for(d), strict=True)]
             if self.kind == "yarn":
                 keep = _yarn_keep_mp(self, d, mpmath.mpf(base))
                 return [t / s * (1 - k) + t * k for t, k in zip(theta, keep, strict=True)]
@@ -169,9 +196,22 @@ class RopeScaling:
         """The factor on cos and sin: YaRN's √(1/t) = 0.1·mscale·ln s + 1, so every logit q·k is scaled by
         1/t; 1 for every other kind."""
         mscale = require_positive_real(mscale, "mscale")
+        if self.kind == "longrope":
+            if self.factor == 1.0:
+                return 1.0
+            return math.sqrt(1.0 + math.log(self.factor) / math.log(self.original_context))
         if self.kind != "yarn":
             return 1.0
         return 0.1 * mscale * math.log(self.factor) + 1.0
+
+    def _factors_for(self, d: int) -> tuple[float, ...]:
+        """LongRoPE's `pair_factors`, a ValueError unless there is one per pair of d."""
+        ext = self.pair_factors
+        if len(ext) != d // 2:
+            raise ValueError(
+                f"LongRoPE needs one factor per pair: d = {d} has {d // 2} pairs, got {len(ext)}"
+            )
+        return ext
 
 
 def linear_scaling_frequencies(d: int, base: float, factor: float) -> np.ndarray:
@@ -226,6 +266,27 @@ def llama3_frequencies(
     return scaling.frequencies(d, base)
 
 
+def longrope_frequencies(
+    d: int,
+    base: float,
+    short_factor: Iterable[float],
+    long_factor: Iterable[float],
+    original_max_position_embeddings: int,
+    seq_len: int | None = None,
+) -> np.ndarray:
+    """LongRoPE's per-pair scaling, the float64 form of `RopeScaling("longrope", …)` (factor 1: the
+    attention factor is not part of the frequencies)."""
+    scaling = RopeScaling(
+        "longrope",
+        1.0,
+        original_max_position_embeddings,
+        seq_len=seq_len,
+        short_factor=tuple(short_factor),
+        long_factor=tuple(long_factor),
+    )
+    return scaling.frequencies(d, base)
+
+
 def require_factor(value: object, name: str = "factor") -> float:
     """A scaling factor as a float when it is a finite real number ≥ 1 (a context extension)."""
     s = require_positive_real(value, name)
@@ -270,6 +331,19 @@ def check_dynamic_ntk(scaling: RopeScaling, d: int, base: float) -> CheckResult:
     name = f"dynamic NTK for L = {length}, L₀ = {original} is NTK scaling by s' = {effective}"
     tolerance = frequency_tolerance(base, effective)
     return _compare(name, scaling.frequencies(d, base), expected, tolerance)
+
+
+def check_longrope_factors(scaling: RopeScaling, d: int, base: float) -> CheckResult:
+    """scaling.frequencies(d, base) = θ_i/ext_i for every i, ext the factors its sequence length picks
+    (long_factor beyond L₀, else short_factor)."""
+    theta = rope_frequencies(d, base)
+    ext = np.asarray(scaling.pair_factors, dtype=np.float64)
+    which = "long_factor" if scaling.pair_factors is scaling.long_factor else "short_factor"
+    name = f"LongRoPE divides each θ_i by its own factor ({which} at L = {scaling.sequence_length})"
+    if ext.shape != theta.shape:
+        return CheckResult(name, False, float("inf"), 0.0, {"reason": f"not {theta.size} factors"})
+    largest = float(np.max(ext))
+    return _compare(name, scaling.frequencies(d, base), theta / ext, frequency_tolerance(base, largest))
 
 
 def check_yarn_regimes(scaling: RopeScaling, d: int, base: float) -> CheckResult:
@@ -433,6 +507,16 @@ def _require_ntk_dimension(d: object) -> int:
     if d < 4:
         raise ValueError(f"d must be an even integer ≥ 4 for NTK scaling (d/(d−2) needs d > 2), got {d}")
     return d
+
+
+def _require_pair_factors(values: object, name: str, required: bool) -> tuple[float, ...]:
+    """LongRoPE's per-pair factors as a tuple of positive finite floats (non-empty when `required`)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ValueError(f"{name} must be a sequence of positive real numbers, got {values!r}")
+    factors = tuple(require_positive_real(v, name) for v in values)
+    if required and not factors:
+        raise ValueError(f"{name} must hold one positive factor per pair for kind 'longrope'")
+    return factors
 
 
 def _require_betas(beta_fast: object, beta_slow: object) -> tuple[float, float]:

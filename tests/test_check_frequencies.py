@@ -122,6 +122,19 @@ def yarn_paper(d: int, base: float = 10000.0, **given: float) -> np.ndarray:
     return (1 - gamma) * theta / p["factor"] + gamma * theta
 
 
+#: Per-pair factors shaped like Phi-3's (1 for the fastest pairs, growing for the slow ones), head dim 96.
+LONGROPE_D = 96
+LONG_FACTOR = tuple(round(1.0 + 60.0 * (i / 47) ** 2, 2) for i in range(48))
+
+
+def longrope(d: int, ext_factors: tuple[float, ...] = LONG_FACTOR, base: float = 10000.0) -> np.ndarray:
+    """``_compute_longrope_parameters`` beyond original_max_position_embeddings, in float32 as torch does:
+    1 / (ext_factors · base^(arange(0, d, 2)/d))."""
+    ext = np.asarray(ext_factors, dtype=np.float32)
+    shape = np.arange(0, d, 2, dtype=np.int64).astype(np.float32) / np.float32(d)
+    return np.float32(1.0) / (ext * np.float32(base) ** shape)
+
+
 LLAMA3 = {
     "factor": 8.0,
     "low_freq_factor": 1.0,
@@ -310,6 +323,35 @@ def test_a_ramp_linear_in_r_that_is_no_yarn_blend_is_unknown_scaling() -> None:
     report = check(bent)
     assert report.identified.variant == UNKNOWN
     assert "unknown-scaling" in labels(report)
+
+
+LONGROPE_SETTINGS = Settings(examples=20, ds=(LONGROPE_D,))
+
+
+@pytest.mark.parametrize("widened", [False, True], ids=["float32", "float32 returned as float64"])
+def test_longrope_is_identified_with_its_factors(widened: bool) -> None:
+    report = check(lambda d: longrope(d).astype(np.float64 if widened else np.float32), LONGROPE_SETTINGS)
+    assert report.passed
+    identified = report.identified
+    assert (identified.variant, identified.matches) == ("longrope", True)
+    np.testing.assert_allclose(identified.parameters["factors"], LONG_FACTOR, rtol=1e-5)
+    # widened, the factors θ_i/θ'_i absorb float32's rounding: LongRoPE matches at float64 already
+    assert "computed_in" not in identified.parameters
+    assert "scaling-longrope" in labels(report) and "unknown-scaling" not in labels(report)
+
+
+@pytest.mark.parametrize(
+    "ext",
+    [
+        (*LONG_FACTOR[:30], LONG_FACTOR[30] / 2, *LONG_FACTOR[31:]),  # one slow pair sped up: not monotone
+        (0.9, *LONG_FACTOR[1:]),  # the fastest pair turning faster than unscaled
+    ],
+    ids=["not non-decreasing", "a factor below 1"],
+)
+def test_per_pair_factors_that_are_not_longropes_are_unknown_scaling(ext: tuple[float, ...]) -> None:
+    report = check(lambda d: longrope(d, ext), LONGROPE_SETTINGS)
+    assert report.identified.variant == UNKNOWN
+    assert "unknown-scaling" in labels(report) and "scaling-longrope" not in labels(report)
 
 
 @pytest.mark.parametrize("function", [llama3, llama3_float32], ids=["float64", "float32"])

@@ -29,6 +29,7 @@ from pe_verify.properties.scaling import (
     check_dynamic_ntk,
     check_linear_scaling,
     check_llama3_regimes,
+    check_longrope_factors,
     check_ntk_scaling,
     check_yarn_attention_factor,
     check_yarn_regimes,
@@ -38,6 +39,7 @@ from pe_verify.properties.scaling import (
     linear_scaling_frequencies,
     llama3_frequencies,
     logit_scale_mp,
+    longrope_frequencies,
     ntk_scaling_frequencies,
     pair_regimes,
     ramp_thresholds,
@@ -314,6 +316,58 @@ def test_the_paper_ramp_is_linear_in_the_turns_between_alpha_and_beta() -> None:
     assert not np.allclose(paper.frequencies(128, 10000.0), LLAMA2_YARN.frequencies(128, 10000.0))
     with pytest.raises(ValueError, match="ramp must be one of code, paper"):
         RopeScaling("yarn", 8.0, ramp="eq18")
+
+
+PHI3_LIKE = {
+    "short_factor": tuple(1.0 + 0.05 * i for i in range(32)),
+    "long_factor": tuple(1.0 + 1.5 * i for i in range(32)),
+}
+
+
+def test_longrope_divides_each_pair_by_the_factors_its_length_picks() -> None:
+    short = RopeScaling("longrope", 32.0, 4096, **PHI3_LIKE)
+    long = dataclasses.replace(short, seq_len=4097)
+    theta = rope_frequencies(64, 10000.0)
+    for scaling, ext in ((short, PHI3_LIKE["short_factor"]), (long, PHI3_LIKE["long_factor"])):
+        np.testing.assert_allclose(scaling.frequencies(64, 10000.0), theta / np.asarray(ext), rtol=1e-15)
+        assert check_longrope_factors(scaling, 64, 10000.0)
+    assert check_longrope_factors(short, 64, 10000.0).property.startswith(
+        "LongRoPE divides each θ_i by its own"
+    )
+    assert "long_factor" in check_longrope_factors(long, 64, 10000.0).property
+    assert short.attention_factor() == math.sqrt(1 + math.log(32.0) / math.log(4096))
+    free = longrope_frequencies(64, 10000.0, PHI3_LIKE["short_factor"], PHI3_LIKE["long_factor"], 4096, 4097)
+    assert np.array_equal(free, long.frequencies(64, 10000.0))
+
+
+class LongRopeIgnoringLength(RopeScaling):
+    """Broken: the short factors whatever the sequence length."""
+
+    def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
+        return rope_frequencies(d, base) / np.asarray(self.short_factor)
+
+
+def test_longrope_that_ignores_the_length_fails_beyond_the_original_context() -> None:
+    assert check_longrope_factors(LongRopeIgnoringLength("longrope", 32.0, 4096, **PHI3_LIKE), 64, 10000.0)
+    broken = LongRopeIgnoringLength("longrope", 32.0, 4096, seq_len=8192, **PHI3_LIKE)
+    result = check_longrope_factors(broken, 64, 10000.0)
+    assert not result and result.witness["i"] > 0
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({}, "short_factor must hold one positive factor per pair"),
+        ({"short_factor": (1.0, 2.0), "long_factor": (1.0,)}, "one value per pair each"),
+        ({"short_factor": (1.0, -2.0), "long_factor": (1.0, 2.0)}, "short_factor must be a finite positive"),
+        ({"short_factor": "12", "long_factor": (1.0, 2.0)}, "short_factor must be a sequence"),
+    ],
+)
+def test_longrope_factors_are_validated(given: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        RopeScaling("longrope", 4.0, 4096, **given)
+    with pytest.raises(ValueError, match="one factor per pair: d = 8 has 4 pairs, got 2"):
+        RopeScaling("longrope", 4.0, short_factor=(1.0, 2.0), long_factor=(1.0, 2.0)).frequencies(8)
 
 
 def test_yarn_with_reversed_ramp_or_without_two_pi_fails() -> None:
