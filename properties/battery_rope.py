@@ -13,7 +13,10 @@ counterexample and each error stays of the size of one entry. The implementation
 returning (q_rot, k_rot); with the second, queries and keys are probed separately, which is what exposes
 layouts or positions that differ between q and k. Identification reads R_p off basis vectors at a few
 positions: which dims pair up (interleaved, half-split, partial rotary), the angles (base, direction,
-position offset and scale), compared with `rope.rope_angles` at the fitted parameters.
+position offset and scale), compared with `rope.rope_angles` at the fitted parameters. When no parameters
+match within the result dtype's entry tolerance, the first narrower precision (float32, float16, bfloat16)
+that holds every entry read and within whose tolerance they match names the rotation "computed in" it
+(`computed_in`, a low-precision finding).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from .battery import (
     Settings,
     as_array,
     call,
+    computed_in,
     define,
     finding,
     outcome,
@@ -316,10 +320,11 @@ class Fitted:
     direction: int
     deviation: float
     tolerance: float
+    computed_in: str | None = None
 
     @property
     def parameters(self) -> dict[str, Any]:
-        return {
+        out = {
             "layout": self.layout,
             "base": short(self.base),
             "rotary_fraction": short(self.rotary_dim / self.d),
@@ -327,6 +332,9 @@ class Fitted:
             "position_scale": short(self.scale),
             "direction": "p·θ" if self.direction > 0 else "−p·θ",
         }
+        if self.computed_in is not None:
+            out["computed_in"] = self.computed_in
+        return out
 
 
 #: Basis vectors rotated per call while identifying: memory stays CHUNK·d values whatever d is.
@@ -466,16 +474,19 @@ def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitt
         base, scale = settings.base, 1.0 / float(theta[0])
     offset = float(direction * angles[0][0] / theta[0]) * scale
     # The simplest parameters that reproduce the rotations: the declared base, a whole offset, no scale.
-    best = None
-    for b in dict.fromkeys((settings.base, base)):
-        for sc in dict.fromkeys((1.0, scale)):
-            for o in dict.fromkeys((float(round(offset)), offset)):
-                deviation = _deviation(probed, d, b, o, sc, direction)
-                if best is None or deviation < best[0] or deviation <= tolerance:
-                    best = (deviation, b, o, sc)
-                if deviation <= tolerance:
-                    return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, tolerance)
-    deviation, b, o, sc = best
+    trials = [
+        (_deviation(probed, d, b, o, sc, direction), b, o, sc)
+        for b in dict.fromkeys((settings.base, base))
+        for sc in dict.fromkeys((1.0, scale))
+        for o in dict.fromkeys((float(round(offset)), offset))
+    ]
+    read = (probed.diagonal, probed.along, probed.mixed)
+    for precision in (None, *computed_in(read, target.dtype)):
+        allowed = tolerance if precision is None else 2 * entry_tolerance(precision, top)
+        for deviation, b, o, sc in trials:
+            if deviation <= allowed:
+                return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, allowed, precision)
+    deviation, b, o, sc = min(trials, key=lambda trial: trial[0])
     return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, tolerance)
 
 
@@ -529,6 +540,13 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
     if q is None:
         return Identification("matches no known variant", {"d": d}, math.inf, False), found
     found += _findings(q, settings)
+    if q.computed_in is not None:
+        detail = (
+            f"rope {q.layout}, computed in {q.computed_in}: every entry read is a {q.computed_in} number, "
+            f"within {q.computed_in}'s entry tolerance {short(q.tolerance)} of that rotation (deviation "
+            f"{short(q.deviation)}), returned as {target.dtype}"
+        )
+        found.append(finding("low-precision", detail))
     parameters = {"d": d, **q.parameters}
     deviation = q.deviation
     if target.form == "apply":

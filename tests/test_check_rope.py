@@ -8,6 +8,7 @@ and the shipped bugs (positions cast to bfloat16 or float16, q and k in differen
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import ml_dtypes
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from pe_verify.properties import battery_rope
-from pe_verify.properties.battery import Report, Settings, properties_of, run_battery
+from pe_verify.properties.battery import Backend, Report, Settings, properties_of, run_battery
 
 SETTINGS = Settings(examples=10, max_pos=65536)
 
@@ -173,9 +174,33 @@ def test_noise_between_calls_fails() -> None:
     assert failed(report)["deterministic"] is not None and "nondeterministic" in labels(report)
 
 
+def widened_float32(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The rotation computed in float32 and returned as float64."""
+    return hf_rotate_half(x, positions, dtype=np.float32).astype(np.float64)
+
+
 def test_float32_work_in_a_float64_result_is_low_precision() -> None:
-    report = run(lambda x, positions: hf_rotate_half(x, positions, dtype=np.float32).astype(np.float64))
+    report = run(widened_float32)
     assert "relative" in failed(report) and "low-precision" in labels(report)
+
+
+def test_float32_work_in_a_float64_result_is_the_rotation_computed_in_float32() -> None:
+    adapter = battery_rope.adapt(widened_float32, "rotate", Backend(), SETTINGS)
+    identified, found = battery_rope.identify(adapter, dataclasses.replace(SETTINGS, ds=(64,)))
+    assert identified is not None and identified.matches and identified.variant == "rope half_split"
+    assert identified.parameters["computed_in"] == "float32"
+    assert any(f.label == "low-precision" and "computed in float32" in f.message for f in found)
+
+
+def test_a_widened_rotation_one_float64_ulp_off_is_not_the_rotation_computed_in_float32() -> None:
+    def one_ulp_off(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        rotated = widened_float32(x, positions)
+        return np.nextafter(rotated, np.inf)
+
+    adapter = battery_rope.adapt(one_ulp_off, "rotate", Backend(), SETTINGS)
+    identified, _ = battery_rope.identify(adapter, dataclasses.replace(SETTINGS, ds=(64,)))
+    assert identified is not None and not identified.matches
+    assert "computed_in" not in identified.parameters
 
 
 @pytest.mark.parametrize(
