@@ -108,5 +108,5 @@ def assert_rope_frequencies(
     backend: str = "numpy",
 ) -> Report:
     """`inv_freq(d)` gives valid RoPE frequencies; `expect` the scaling rule ("none", "linear", "ntk",
-    "yarn", "llama3")."""
+    "yarn", "llama3", "longrope")."""
     return _assert("rope-frequencies", inv_freq, d, base, 65536, None, seed, examples, expect, backend)

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pe_verify.check import require_expectable
 from pe_verify.properties import scaling
-from pe_verify.properties.battery import Report, Settings, properties_of, run_battery
+from pe_verify.properties.battery import Report, Settings, expected, properties_of, run_battery
 from pe_verify.properties.battery_frequencies import FAMILY_NAME, UNKNOWN, VARIANTS
 
 SETTINGS = Settings(examples=20)
@@ -338,6 +339,8 @@ def test_longrope_is_identified_with_its_factors(widened: bool) -> None:
     # widened, the factors θ_i/θ'_i absorb float32's rounding: LongRoPE matches at float64 already
     assert "computed_in" not in identified.parameters
     assert "scaling-longrope" in labels(report) and "unknown-scaling" not in labels(report)
+    assert require_expectable(FAMILY_NAME, "longrope") == "longrope"
+    assert expected(report, "longrope").passed and not expected(report, "yarn").passed
 
 
 @pytest.mark.parametrize(
