@@ -15,8 +15,8 @@ The schemes (`RopeScaling.kind`) follow Hugging Face transformers ``modeling_rop
 * ``llama3`` (``_compute_llama3_parameters``): keep wavelengths below L₀/high_freq_factor, divide those above
   L₀/low_freq_factor by s, blend in between;
 * ``longrope`` (Ding et al. 2024, "LongRoPE"; Phi-3, ``_compute_longrope_parameters``): each pair divided by
-  its own factor, θ'_i = 1/(ext_i·base^(2i/d)), ext = long_factor when the sequence is longer than L₀, else
-  short_factor; the attention factor √(1 + ln s/ln L₀) (1 when s = 1).
+  its own factor, θ'_i = θ_i/ext_i (the reference's 1/(ext_i·base^(2i/d))), ext = long_factor when the
+  sequence is longer than L₀, else short_factor; the attention factor √(1 + ln s/ln L₀) (1 when s = 1).
 
 One object per configuration, `RopeScaling(kind, factor, original_context, beta_fast, beta_slow,
 low_freq_factor, high_freq_factor, seq_len, truncate, ramp, short_factor, long_factor)`, declares the
@@ -153,8 +153,7 @@ class RopeScaling:
         """The d/2 scaled frequencies θ'_i in float64, computed as the reference does (NTK: d ≥ 4)."""
         if self.kind == "longrope":
             d = require_even_dimension(d)
-            ext = np.asarray(self._factors_for(d))
-            return 1.0 / (ext * float(require_base(base)) ** (np.arange(0, d, 2) / d))
+            return rope_frequencies(d, base) / np.asarray(self._factors_for(d))
         if self.kind in ("ntk", "dynamic-ntk"):
             return _ntk_frequencies(d, base, self.factor if self.kind == "ntk" else self.effective_factor)
         theta = rope_frequencies(d, base)
