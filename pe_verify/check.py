@@ -111,7 +111,7 @@ EXPECTABLE = {
     "sinusoidal": ("interleaved", "concatenated"),
     "rope": ("interleaved", "half_split"),
     "alibi": ("reference", "naive", "reversed"),
-    "rope-frequencies": ("none", "linear", "ntk", "yarn", "llama3", "longrope"),
+    "rope-frequencies": battery_frequencies.VARIANTS,
 }
 
 
