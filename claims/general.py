@@ -322,9 +322,10 @@ def yarn_ramp() -> Assessment:
     source=YARN,
     statement="Hugging Face's YaRN (find_correction_dim, linear_ramp_factor) blends linearly in the pair "
     "index i, that is linearly in ln r, not linearly in r as the paper's γ(r). Without the rounding of its "
-    "ramp ends (truncate = False) the two agree where r = α and r = β and differ in between; with the "
-    "default floor and ceiling they agree there only approximately. On YaRN's Llama 2 7B 64k configuration "
-    "they keep and divide the same pairs and give different weights to the blended ones.",
+    "ramp ends (truncate = False) the two agree where r = α and r = β and differ in between; the default "
+    "floor and ceiling move the ends, and with them the weights of the pairs next to them. On YaRN's "
+    "Llama 2 7B 64k configuration they keep and divide the same pairs and give different weights to the "
+    "blended ones.",
     formal=r"\gamma_{\mathrm{ref}}(r) = \frac{\ln r - \ln\alpha}{\ln\beta - \ln\alpha} \ne "
     r"\frac{r - \alpha}{\beta - \alpha} = \gamma(r) \text{ for } \alpha < r < \beta",
     expected=PROVED,
@@ -335,8 +336,15 @@ def yarn_reference_ramp() -> Assessment:
         ramps = compare_yarn_ramps(YARN_LLAMA2, LLAMA_D, LLAMA2_BASE, MATERIAL)
         rounded_ends = (
             f"c(β) = {ball_text(ramps.c_beta, '.4f')} and c(α) = {ball_text(ramps.c_alpha, '.4f')} round "
-            f"to the ramp ends {ramps.low} and {ramps.high}, so the rounded code's weight is "
-            f"{ball_text(ramps.at_beta, '.3f')} at r = β and {ball_text(ramps.at_alpha, '.3f')} at r = α"
+            f"to the ramp ends {ramps.low} and {ramps.high}, so pair {ramps.start}, the first the code "
+            f"blends, gets weight {ramps.code_start} = {float(ramps.code_start):.4f} (unrounded ramp "
+            f"{ball_text(ramps.unrounded_start, '.4f')}, Eq. 18 {ball_text(ramps.paper_start, '.4f')}) and "
+            f"pair {ramps.end}, the last, {ramps.code_end} = {float(ramps.code_end):.4f} (unrounded "
+            f"{ball_text(ramps.unrounded_end, '.4f')}, Eq. 18 {ball_text(ramps.paper_end, '.4f')})"
+        )
+        fractional_ends = (
+            f"at c(β) and c(α) themselves, where no pair sits, the rounded ramp is "
+            f"{ball_text(ramps.at_beta, '.3f')} and {ball_text(ramps.at_alpha, '.3f')} instead of 1 and 0"
         )
     widest, blended, code_at = ramps.widest, ramps.blended, ramps.code_at
     paper_at, gap = float(ramps.paper_at.mid()), float(ramps.gap.mid())
@@ -358,9 +366,9 @@ def yarn_reference_ramp() -> Assessment:
         Evidence(
             CERTIFICATE,
             f"arb balls at {CERTIFICATE_BITS} bits, the same configuration with Hugging Face's default "
-            f"truncate = True: {rounded_ends}, not 1 and 0",
+            f"truncate = True: {rounded_ends}; the rounding moves both by more than {float(MATERIAL)}",
             ramps.ends_moved,
-            detail=(("low", str(low)), ("high", str(high))),
+            detail=(("low", str(low)), ("high", str(high)), ("the ramp's ends", fractional_ends)),
         ),
     )
     return Assessment(

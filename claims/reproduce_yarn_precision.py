@@ -70,6 +70,11 @@ def _pairs(indices: tuple[int, ...]) -> str:
     return f"pairs {', '.join(map(str, indices))} ({len(indices)})"
 
 
+def _apart(paper: flint.arb, code: Fraction) -> bool:
+    """Whether the paper's weight (a ball) and the code's (exact) certainly differ by more than MATERIAL."""
+    return certainly_above(abs(paper - flint.arb(code.numerator) / code.denominator), MATERIAL)
+
+
 @claim(
     id="G.yarn_dims",
     source=YARN,
@@ -95,10 +100,13 @@ def yarn_dims() -> Assessment:
             for s in FACTORS
         }
         printed = certified_rounding(attention_factor_arb(PRINTED_FACTOR), BITS, decimals=3)
-        beta_moved = certainly_above(abs(ramps.at_beta - 1), MATERIAL)
-        alpha_moved = certainly_above(abs(ramps.at_alpha), MATERIAL)
+        start_apart = _apart(ramps.paper_start, ramps.code_start)
+        end_apart = _apart(ramps.paper_end, ramps.code_end)
         c_beta, c_alpha = ball_text(ramps.c_beta, ".4f"), ball_text(ramps.c_alpha, ".4f")
         at_beta, at_alpha = ball_text(ramps.at_beta, ".4f"), ball_text(ramps.at_alpha, ".4f")
+        paper_start, paper_end = ball_text(ramps.paper_start, ".4f"), ball_text(ramps.paper_end, ".4f")
+        unrounded_start = ball_text(ramps.unrounded_start, ".4f")
+        unrounded_end = ball_text(ramps.unrounded_end, ".4f")
         paper_at = ball_text(ramps.paper_at, ".4f")
     same = paper == code
     regimes = (
@@ -127,18 +135,21 @@ def yarn_dims() -> Assessment:
             f"code: c(α) = {c_alpha}, ceiled",
         ),
         Row(
-            "weight at r = β",
-            "1 (γ is continuous at β)",
-            f"{at_beta} at i = c(β)",
-            not beta_moved,
-            f"the floor moves the ramp's start from c(β) to {ramps.low}; off by more than {MATERIAL} counts",
+            f"weight of pair {ramps.start}, the first blended (r just below β)",
+            f"γ(r_{ramps.start}) = {paper_start}",
+            f"{ramps.code_start} = {float(ramps.code_start):.4f}",
+            not start_apart,
+            f"the floor moves the ramp's start from c(β) = {c_beta} to {ramps.low} (unrounded, pair "
+            f"{ramps.start} would get {unrounded_start}; at c(β) itself, where no pair sits, the rounded "
+            f"ramp is {at_beta}); off by more than {MATERIAL} counts",
         ),
         Row(
-            "weight at r = α",
-            "0 (γ is continuous at α)",
-            f"{at_alpha} at i = c(α)",
-            not alpha_moved,
-            f"the ceiling moves the ramp's end from c(α) to {ramps.high}",
+            f"weight of pair {ramps.end}, the last blended (r just above α)",
+            f"γ(r_{ramps.end}) = {paper_end}",
+            f"{ramps.code_end} = {float(ramps.code_end):.4f}",
+            not end_apart,
+            f"the ceiling moves the ramp's end from c(α) = {c_alpha} to {ramps.high} (unrounded, pair "
+            f"{ramps.end} would get {unrounded_end}; at c(α) itself the rounded ramp is {at_alpha})",
         ),
         Row(
             f"weight of pair {ramps.widest}, the widest gap",
@@ -201,9 +212,10 @@ def yarn_dims() -> Assessment:
         Evidence(
             CERTIFICATE,
             f"arb balls at {BITS} bits: on the blended pairs the code's weights are not Eq. 18's — up to "
-            f"{ball_text(ramps.gap, '.4f')} apart (pair {ramps.widest}), and {at_beta} at r = β, {at_alpha} "
-            "at r = α where γ is 1 and 0",
-            ramps.differs and ramps.ends_moved,
+            f"{ball_text(ramps.gap, '.4f')} apart (pair {ramps.widest}); at the pairs next to the rounded "
+            f"ends, {ramps.code_start} against {paper_start} (pair {ramps.start}) and {ramps.code_end} "
+            f"against {paper_end} (pair {ramps.end})",
+            ramps.differs and start_apart and end_apart,
             LIMITS,
             detail=(
                 ("pair", str(ramps.widest)),
@@ -226,8 +238,11 @@ def yarn_dims() -> Assessment:
             f"s = 2 … 32, and at s = 8 it is {printed.digits}, the {PRINTED_AT} of Eq. 25. The caveat is "
             "the blend: the reference code's weights are linear in the pair index (in ln r) between the "
             f"rounded ends, so at pair {ramps.widest} it puts {float(ramps.code_at):.4f} on the unscaled "
-            f"frequency where Eq. 18 gives {paper_at}, and it is {at_beta} at r = β and {at_alpha} at r = α "
-            "instead of 1 and 0. The authors' own repository (jquesnelle/yarn, "
+            f"frequency where Eq. 18 gives {paper_at}; the rounded ends give pair {ramps.start} the weight "
+            f"{float(ramps.code_start):.4f} where Eq. 18 gives {paper_start}, and pair {ramps.end} "
+            f"{float(ramps.code_end):.4f} against {paper_end} (at the fractional dims c(β) and c(α), where "
+            f"no pair sits, the rounded ramp is {at_beta} and {at_alpha} instead of 1 and 0). The authors' "
+            "own repository (jquesnelle/yarn, "
             "LlamaYaRNScaledRotaryEmbedding's find_correction_range) rounds the ramp ends the same way."
         ),
         reproduction=Reproduction(

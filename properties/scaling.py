@@ -667,8 +667,12 @@ class RampComparison:
     `same_ends`: both keep (weight 1) and divide (weight 0) the same pairs; `blended`: the pairs the code
     blends; `widest`: the pair whose weights differ most, by `gap` (paper `paper_at`, code `code_at`), and
     `differs` whether that gap exceeds the material difference; `c_beta`, `c_alpha`, `low`, `high` as in
-    `yarn_code_bounds`, `at_beta`, `at_alpha` the rounded code's weights at r = β and r = α, and
-    `ends_moved` whether both are materially off the paper's 1 and 0 there.
+    `yarn_code_bounds`. At the real pairs next to the rounded ends, `start` = low + 1 (the first pair the code
+    blends) and `end` = high − 1 (the last): the paper's γ(r_i) (`paper_start`, `paper_end`), the code's
+    weight (`code_start`, `code_end`) and the weight of its ramp with unrounded ends c(β), c(α)
+    (`unrounded_start`, `unrounded_end`, truncate = False); `ends_moved` says whether the rounding moves the
+    weights of both pairs materially. `at_beta`, `at_alpha` are the rounded ramp's values at the fractional
+    dims c(β) and c(α), where no pair sits (the ramp's ends, where the paper's γ is 1 and 0).
     """
 
     same_ends: bool
@@ -682,9 +686,17 @@ class RampComparison:
     c_alpha: flint.arb
     low: int
     high: int
+    start: int
+    end: int
+    paper_start: flint.arb
+    code_start: Fraction
+    unrounded_start: flint.arb
+    paper_end: flint.arb
+    code_end: Fraction
+    unrounded_end: flint.arb
+    ends_moved: bool
     at_beta: flint.arb
     at_alpha: flint.arb
-    ends_moved: bool
 
 
 def compare_yarn_ramps(scaling: RopeScaling, d: int, base: int, material: Fraction) -> RampComparison:
@@ -702,6 +714,15 @@ def compare_yarn_ramps(scaling: RopeScaling, d: int, base: int, material: Fracti
     widest = max(range(len(gaps)), key=lambda i: gaps[i].mid())
     c_beta, c_alpha, low, high = yarn_code_bounds(scaling, d, base)
     at_beta, at_alpha = (1 - (c - low) / (high - low) for c in (c_beta, c_alpha))  # low ≤ c(β) < c(α) ≤ high
+    start, end = min(low + 1, d // 2 - 1), max(high - 1, 0)  # clamped for a ramp that blends no pair
+
+    def unrounded(i: int) -> flint.arb:
+        return 1 - (i - c_beta) / (c_alpha - c_beta)
+
+    def moved(i: int) -> bool:
+        weight = flint.arb(code[i].numerator) / code[i].denominator
+        return certainly_above(abs(weight - unrounded(i)), material)
+
     return RampComparison(
         same_ends=same_ends,
         blended=sum(0 < w < 1 for w in code),
@@ -714,9 +735,17 @@ def compare_yarn_ramps(scaling: RopeScaling, d: int, base: int, material: Fracti
         c_alpha=c_alpha,
         low=low,
         high=high,
+        start=start,
+        end=end,
+        paper_start=paper[start],
+        code_start=code[start],
+        unrounded_start=unrounded(start),
+        paper_end=paper[end],
+        code_end=code[end],
+        unrounded_end=unrounded(end),
+        ends_moved=moved(start) and moved(end),
         at_beta=at_beta,
         at_alpha=at_alpha,
-        ends_moved=certainly_above(abs(at_beta - 1), material) and certainly_above(at_alpha, material),
     )
 
 

@@ -176,8 +176,8 @@ def test_a_code_ramp_equal_to_the_papers_unsettles_the_reference_ramp_entry(
 def test_ramp_ends_that_need_no_rounding_unsettle_the_reference_ramp_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Were c(β) and c(α) integers, the rounded code would meet the paper at r = β and r = α: the entry's
-    "only approximately" must then fail."""
+    """Were c(β) and c(α) integers, rounding would move no weight: the entry's "the floor and ceiling move
+    the weights of the pairs next to the ends" must then fail."""
     original = scaling_properties.yarn_code_bounds
 
     def integer_ends(scaling: RopeScaling, d: int, base: int) -> tuple[flint.arb, flint.arb, int, int]:
@@ -190,15 +190,21 @@ def test_ramp_ends_that_need_no_rounding_unsettle_the_reference_ramp_entry(
 
 
 def test_the_rounded_ramp_ends_agree_with_a_float64_recomputation() -> None:
-    """The printed weights at r = β and r = α, recomputed from find_correction_dim in float64."""
+    """The printed weights of the real pairs next to the rounded ends, rounded and unrounded, and the ramp's
+    values at the fractional dims c(β), c(α), recomputed from find_correction_dim in float64."""
     config = general.YARN_LLAMA2
     d, base, context = general.LLAMA_D, general.LLAMA2_BASE, config.original_context
     c_beta, c_alpha = (d * np.log(context / (n * 2 * np.pi)) / (2 * np.log(base)) for n in (32, 1))
     low, high = int(np.floor(c_beta)), int(np.ceil(c_alpha))
-    weights = [f"{1 - (c - low) / (high - low):.3f}" for c in (c_beta, c_alpha)]
-    text = catalog.assessment(general.yarn_reference_ramp.id).evidence[-1].summary
+    unrounded = [f"{1 - (i - c_beta) / (c_alpha - c_beta):.4f}" for i in (low + 1, high - 1)]
+    at_ends = [f"{1 - (c - low) / (high - low):.3f}" for c in (c_beta, c_alpha)]
+    evidence = catalog.assessment(general.yarn_reference_ramp.id).evidence[-1]
+    text, details = evidence.summary, dict(evidence.detail)
     assert f"ends {low} and {high}" in text
-    assert f"weight is {weights[0]} at r = β and {weights[1]} at r = α" in text
+    assert f"pair {low + 1}, the first the code blends, gets weight {high - low - 1}/{high - low}" in text
+    assert f"(unrounded ramp {unrounded[0]}," in text and f"(unrounded {unrounded[1]}," in text
+    ends = details["the ramp's ends"]
+    assert f"the rounded ramp is {at_ends[0]} and {at_ends[1]} instead of 1 and 0" in ends
 
 
 def test_frequencies_all_near_one_remove_the_decay(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,7 +42,11 @@ def test_yarn_pairs_agree_and_only_the_blend_weights_differ() -> None:
     found = reproduce.yarn_dims.assess()
     agrees = rows(found)
     differing = {name for name, ok in agrees.items() if not ok}
-    assert differing == {"weight at r = β", "weight at r = α", "weight of pair 30, the widest gap"}
+    assert differing == {
+        "weight of pair 21, the first blended (r just below β)",
+        "weight of pair 45, the last blended (r just above α)",
+        "weight of pair 30, the widest gap",
+    }
     assert agrees["kept, r_i > β = 32"] and agrees["divided by s, r_i < α = 1"]
     assert all(agrees[f"√(1/t) at s = {s}"] for s in reproduce.FACTORS)
     assert agrees["√(1/t) at s = 8, as printed"]

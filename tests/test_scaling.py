@@ -720,6 +720,18 @@ def test_the_paper_and_code_ramps_differ_on_llama2() -> None:
     assert 0 < ramps.code_at < 1 and ramps.low < ramps.high
 
 
+def test_the_weights_at_the_ramp_ends_are_those_of_real_pairs() -> None:
+    """The pairs next to the rounded ends (not the fractional dims c(β), c(α), where no pair sits)."""
+    with flint.ctx.workprec(128):
+        paper, code = yarn_weights(YARN_64K, 128, 10000)
+        ramps = compare_yarn_ramps(YARN_64K, 128, 10000, Fraction(1, 100))
+    assert (ramps.start, ramps.end) == (ramps.low + 1, ramps.high - 1)
+    assert ramps.code_start == code[ramps.start] == 1 - Fraction(1, ramps.high - ramps.low)
+    assert ramps.code_end == code[ramps.end] == Fraction(1, ramps.high - ramps.low)
+    assert ramps.paper_start.overlaps(paper[ramps.start]) and ramps.paper_end.overlaps(paper[ramps.end])
+    assert code[ramps.start - 1] - ramps.code_start > 0 and ramps.code_end - code[ramps.end + 1] > 0
+
+
 def test_a_code_ramp_equal_to_the_papers_does_not_differ(monkeypatch: pytest.MonkeyPatch) -> None:
     original = scaling_module.yarn_weights
 
