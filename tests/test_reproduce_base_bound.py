@@ -67,6 +67,9 @@ def check_rows(rows: tuple[int, ...]) -> None:
         else:
             assert published_first is None and published_least > 0
         assert ("which agrees" in row.note) == entries[rb.decimal_length(k)].agrees
+        assert row.note.startswith("infimum over real b > 1") == (k in infima)
+        assert ("infima over real b to L" in row.note) != (k in infima)
+        assert (k in infima) == (length <= rb.CERTIFIED_LENGTH)
 
 
 def test_the_entry_is_refuted_by_published_bases_that_fail_their_own_criterion() -> None:
@@ -97,6 +100,17 @@ def test_the_default_rows_match_a_direct_sum() -> None:
     check_rows(rb.DEFAULT_ROWS)
 
 
+def test_a_row_the_two_digit_search_accepts_differs_from_the_infimum() -> None:
+    """At 2K the published 1.6e4 is the smallest admissible two-digit base, so a two-digit search calls the
+    row reproduced; the infimum over real bases is 11587.24…, 1.2e4 at two digits, and the row differs."""
+    entry = rb.recomputed((2,), bb.cosine_sum)[2048]
+    assert entry.agrees and entry.lowest.base == Fraction(rb.PUBLISHED[2])
+    (row,) = rb.base_bound_rows((2,))
+    assert not row.agrees and row.computed == "1.2e4"
+    assert row.note.startswith("infimum over real b > 1: [11587.24") and "6 island(s) up to 16000" in row.note
+    assert "the published base meets the criterion" in row.note
+
+
 def test_the_bases_are_printed_as_the_paper_prints_them() -> None:
     assert [rb._base_text(Fraction(b)) for b in (4300, 16000, 350000000)] == ["4.3e3", "1.6e4", "3.5e8"]
     assert rb._base_text(Fraction(11, 10)) == "1.1e0"
@@ -121,3 +135,30 @@ def test_the_whole_table_to_one_million_matches_a_direct_sum() -> None:
     check_rows(rb.ALL_ROWS)
     rows = rb.base_bound_rows(rb.ALL_ROWS)
     assert len(rows) == len(rb.PUBLISHED) and any(not row.agrees for row in rows[len(rb.DEFAULT_ROWS) :])
+
+
+def test_the_row_s_agreement_follows_from_the_rounded_infimum() -> None:
+    """The two-digit comparison alone decides: an infimum that rounds to the published 1.6e4 agrees, one
+    that rounds to 1.5e4 does not, and one whose interval straddles 1.55e4 is undecided."""
+    cells = (bb.Cell(Fraction(15000), Fraction(16000), bb.ADMISSIBLE),)
+
+    def compare(low: Fraction, high: Fraction) -> tuple[str, bool]:
+        computed, agrees, _ = rb._comparison(2, bb.Infimum(2048, Fraction(1), low, high, 1, 1, cells))
+        return computed, agrees
+
+    assert compare(Fraction(15990), Fraction(15991)) == ("1.6e4", True)
+    assert compare(Fraction(15490), Fraction(15491)) == ("1.5e4", False)
+    assert compare(Fraction(15499), Fraction(15501)) == ("undecided", False)
+
+
+def test_the_source_cites_the_recomputation_of_may_2024() -> None:
+    assert "kexue.fm/archives/10122" in rb.PAPER and "not monotone" in rb.PAPER
+
+
+@pytest.mark.slow
+def test_the_8k_infimum_is_certified_beyond_the_default_rows() -> None:
+    """8K, past `CERTIFIED_LENGTH`: the infimum 83763.84… rounds to the published 8.4e4."""
+    found = rb.certified_infimum(8192, Fraction(84000))
+    assert 83763.84 < float(found.low) < float(found.high) < 83763.85 and found.rounded(2) == 84000
+    assert least_direct(found.high * (1 + Fraction(1, 10**9)), 8192)[1] is None
+    assert least_direct(found.low * (1 - Fraction(1, 10**9)), 8192)[1] is not None
