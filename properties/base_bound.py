@@ -4,13 +4,15 @@ the sign of the cosine sum B(m) = Σ_{i<d/2} cos(m·θ_i), θ_i = b^(−2i/d), o
 The paper's criterion: a base b serves the context length L — here, b is *admissible for L* — when B(m) ≥ 0
 at every integer 0 ≤ m ≤ L; its table gives the smallest such base per L, to two significant digits.
 
-The admissible bases do not form an interval: a base can meet the criterion while a larger one fails it
-(`LowestBase.larger_failing` exhibits one when it finds it), so bisection on b finds *a* boundary of the
-admissible set, not its lowest point, and "the smallest admissible base" needs a definition. Here it is the
-smallest base with `digits` significant digits (c·10^e, 10^(digits−1) ≤ c < 10^digits, above 1) that is
-admissible, found by checking every smaller such base: a finite question, at the precision the table prints.
-(The infimum of the admissible reals can be lower still: narrow admissible intervals lie between those bases,
-and more digits find some of them.)
+The admissible bases do not form an interval but islands: a base can meet the criterion while a larger one
+fails it (`LowestBase.larger_failing` exhibits one when it finds it), so bisection on b finds *a* boundary of
+the admissible set, not its lowest point. Two answers are computed. `lowest_bases`: the smallest base with
+`digits` significant digits (c·10^e, 10^(digits−1) ≤ c < 10^digits, above 1) that is admissible, every
+smaller such base checked — a finite question, but islands between those bases are not seen. `infimum`: the
+least admissible real base, certified: `island_scan` sweeps ln b and decides whole intervals of bases from one
+float64 scan each, by the slope bound |∂B(m)/∂ln b| ≤ m·Σ_i (2i/d)·b^(−2i/d) (`slope`, `reach`), so no
+island is missed except within undecided cells narrower than `RESOLUTION`; the left end of the first island
+is then bisected, each step certified (`scan` for an admissible middle, `rises` in arb for a failing one).
 
 How one base is checked (`scan`): B(m) in float64, block after block in increasing m. With a table of
 cos(kθ_i) and sin(kθ_i), k < `TABLE`, and the anchors cos(m0·θ_i), sin(m0·θ_i) for m0 = TABLE, 2·TABLE, …,
@@ -323,6 +325,13 @@ def slope(cosine: CosineSum, low: Fraction) -> float:
     return float((exponents * float(low) ** -exponents).sum()) * (1 + 1e-9)
 
 
+@functools.cache
+def _exponent_sum(build: Builder, d: int) -> CosineSum:
+    """The cosine sum at base 2^10, where the exponents x_i = −ln θ_i / ln b are read off to full float
+    precision (near b = 1 they would not be)."""
+    return build(Fraction(1024), d)
+
+
 @dataclass(frozen=True)
 class Cell:
     """The bases low ≤ b ≤ high, decided at once by one float64 scan (`reach`): every one admissible, every
@@ -344,7 +353,7 @@ def reach(
     r = min_{m ≥ 1} (v_m − E)/(m·S) > 0 (B(0) > 0: every m stays positive); otherwise the state is undecided
     and r = 0. Every position 0 … length is covered, none sampled. r is rounded down."""
     cosine = build(centre, d)
-    error, rate = scan_error(length, centre, len(cosine.theta)), slope(cosine, low)
+    error, rate = scan_error(length, centre, len(cosine.theta)), slope(_exponent_sum(build, d), low)
     worst, least = -math.inf, math.inf
     for start, values in float_blocks(cosine.theta, length):
         m = np.arange(start, start + values.size, dtype=np.float64)
@@ -367,23 +376,23 @@ def island_scan(
     build: Builder = cosine_sum,
     resolution: float = RESOLUTION,
 ) -> tuple[Cell, ...]:
-    """[low, high] cut into cells that each are admissible, fail, or are undecided and `resolution` wide in
-    ln b, in increasing order.
+    """[low, high] cut into cells, in increasing order, that each are admissible, fail, or are undecided and
+    at most `resolution` wide in ln b.
 
     A sweep from low: everything below the point p is decided; the next scan is at p·e^g, and when its reach r
     (`reach`, bounded with the slope at p) covers back to p, the cell [p, centre·e^r] is decided and the next
-    guess g is r; when not, g is halved, down to `resolution`, below which [p, p·e^g] is undecided. No island
-    and no dip below 0 is missed between the cells: each cell is decided at every base in it, so an island
-    the scan does not show lies within undecided cells, each `resolution` wide."""
+    guess g is 3r/4; when not, g is halved, down to `resolution`, below which [p, p·e^g] is undecided. No
+    island and no dip below 0 is missed between the cells: each cell is decided at every base in it, so an
+    island the scan does not show lies within undecided cells, each at most `resolution` wide."""
     length = require_positive_int(length, "length")
     if not 1 <= low < high:
         raise ValueError(f"the bases must satisfy 1 ≤ low < high, got {low} and {high}")
+    if not 1e-12 <= resolution <= 1:
+        raise ValueError(f"the resolution must lie in [1e-12, 1], got {resolution}")
     cells: list[Cell] = []
     point, guess = low, math.log(float(high / low)) / START_CELLS
     while point < high:
         centre = min(Fraction(float(point) * math.exp(guess)), high)
-        if centre <= point:
-            centre = high
         state, r = reach(centre, point, length, d, build)
         if state != UNDECIDED and math.log(float(centre / point)) <= r:
             end = min(Fraction(float(centre) * math.exp(r)), high)

@@ -243,3 +243,14 @@ def test_an_island_scan_of_bad_bounds_is_refused() -> None:
         bb.island_scan(1024, Fraction(4300), Fraction(4200))
     with pytest.raises(ValueError):
         bb.island_scan(1024, Fraction(1, 2), Fraction(4200))
+
+
+def test_the_slope_s_exponents_are_read_where_they_are_exact() -> None:
+    """S at b = 1 is Σ 2i/d = 31.5 for d = 128; read off the frequencies of a base a part in 10^9 above 1 the
+    exponents would be off by far more than the slope's margin, so they are read at base 2^10."""
+    exact = sum(2 * i / 128 for i in range(64))
+    assert bb.slope(bb._exponent_sum(bb.cosine_sum, 128), Fraction(1)) == pytest.approx(exact, rel=2e-9)
+    near_one = bb.slope(bb.cosine_sum(1 + Fraction(1, 10**9)), Fraction(1))
+    assert abs(near_one / exact - 1) > 1e-8
+    with pytest.raises(ValueError, match="resolution"):
+        bb.island_scan(1024, Fraction(4200), Fraction(4300), resolution=1e-15)
