@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from pe_verify.properties.base_bound import (
     BITS,
+    RESOLUTION,
     Builder,
     Infimum,
     Scan,
@@ -318,9 +319,11 @@ def men_base_bound() -> Assessment:
         reproduction=Reproduction(
             "men_base_bound",
             PAPER,
-            "bases with two significant digits; B(m) in float64 with an a-priori bound on each value's "
-            f"error, values within it and every printed B(m) in arb balls at {BITS} bits (printed to 6 "
-            "digits)",
+            f"up to L = {CERTIFIED_LENGTH} the infimum over real bases (an island sweep in ln b, "
+            f"undecided cells at most {RESOLUTION:.0e} wide, then bisection in arb), printed to the digits "
+            "its interval certifies, islands to 7 digits; every row also the smallest two-digit base; B(m) "
+            "in float64 with an a-priori bound on each value's error, values within it and every printed "
+            f"B(m) in arb balls at {BITS} bits (printed to 6 digits)",
             rows,
         ),
     )
