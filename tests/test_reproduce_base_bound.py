@@ -156,9 +156,12 @@ def test_the_source_cites_the_recomputation_of_may_2024() -> None:
 
 
 @pytest.mark.slow
-def test_the_8k_infimum_is_certified_beyond_the_default_rows() -> None:
-    """8K, past `CERTIFIED_LENGTH`: the infimum 83763.84… rounds to the published 8.4e4."""
-    found = rb.certified_infimum(8192, Fraction(84000))
-    assert 83763.84 < float(found.low) < float(found.high) < 83763.85 and found.rounded(2) == 84000
-    assert least_direct(found.high * (1 + Fraction(1, 10**9)), 8192)[1] is None
-    assert least_direct(found.low * (1 - Fraction(1, 10**9)), 8192)[1] is not None
+@pytest.mark.parametrize(("k", "two_digit", "rounded"), [(8, 84000, "8.4e4"), (16, 350000, "2.3e5")])
+def test_infima_beyond_the_certified_length(k: int, two_digit: int, rounded: str) -> None:
+    """Past `CERTIFIED_LENGTH` (about 1 s and 18 s): 8K's infimum 83763.84… rounds to the published 8.4e4;
+    16K's, 231643.6…, lies far below both the published 3.1e5 and the two-digit search's 3.5e5."""
+    length = rb.BINARY * k
+    found = rb.certified_infimum(length, Fraction(two_digit))
+    assert rb._base_text(found.rounded(rb.DIGITS)) == rounded
+    assert least_direct(found.high * (1 + Fraction(1, 10**9)), length)[1] is None
+    assert least_direct(found.low * (1 - Fraction(1, 10**9)), length)[1] is not None
