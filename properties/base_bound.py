@@ -4,13 +4,15 @@ the sign of the cosine sum B(m) = Σ_{i<d/2} cos(m·θ_i), θ_i = b^(−2i/d), o
 The paper's criterion: a base b serves the context length L — here, b is *admissible for L* — when B(m) ≥ 0
 at every integer 0 ≤ m ≤ L; its table gives the smallest such base per L, to two significant digits.
 
-The admissible bases do not form an interval: a base can meet the criterion while a larger one fails it
-(`LowestBase.larger_failing` exhibits one when it finds it), so bisection on b finds *a* boundary of the
-admissible set, not its lowest point, and "the smallest admissible base" needs a definition. Here it is the
-smallest base with `digits` significant digits (c·10^e, 10^(digits−1) ≤ c < 10^digits, above 1) that is
-admissible, found by checking every smaller such base: a finite question, at the precision the table prints.
-(The infimum of the admissible reals can be lower still: narrow admissible intervals lie between those bases,
-and more digits find some of them.)
+The admissible bases do not form an interval but islands: a base can meet the criterion while a larger one
+fails it (`LowestBase.larger_failing` exhibits one when it finds it), so bisection on b finds *a* boundary of
+the admissible set, not its lowest point. Two answers are computed. `lowest_bases`: the smallest base with
+`digits` significant digits (c·10^e, 10^(digits−1) ≤ c < 10^digits, above 1) that is admissible, every
+smaller such base checked — a finite question, but islands between those bases are not seen. `infimum`: the
+least admissible real base, certified: `island_scan` sweeps ln b and decides whole intervals of bases from one
+float64 scan each, by the slope bound |∂B(m)/∂ln b| ≤ m·Σ_i (2i/d)·b^(−2i/d) (`slope`, `reach`), so no
+island is missed except within undecided cells narrower than `RESOLUTION`; the left end of the first island
+is then bisected, each step certified (`scan` for an admissible middle, `rises` in arb for a failing one).
 
 How one base is checked (`scan`): B(m) in float64, block after block in increasing m. With a table of
 cos(kθ_i) and sin(kθ_i), k < `TABLE`, and the anchors cos(m0·θ_i), sin(m0·θ_i) for m0 = TABLE, 2·TABLE, …,
@@ -24,6 +26,7 @@ value, so a failing base costs only as many positions as it survives.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -302,3 +305,211 @@ def recompute_table(
         length: TableEntry(length, scan(build(Fraction(base), d), length), lowest[length])
         for length, base in published.items()
     }
+
+
+#: Width, in ln b, below which the island scan stops splitting a cell it cannot decide.
+RESOLUTION = 1e-9
+#: Cells of equal width the island scan starts from.
+START_CELLS = 64
+#: Bisection steps at most when the infimum is certified.
+BISECTIONS = 60
+#: A cell's state: every base in it is admissible, every one fails, or the scan could not tell.
+ADMISSIBLE, FAILS, UNDECIDED = "admissible", "fails", "undecided"
+
+
+def slope(cosine: CosineSum, low: Fraction) -> float:
+    """S = Σ_i x_i·low^(−x_i), where θ_i = b^(−x_i) (x_i = −ln θ_i / ln b, read off the cosine sum: 2i/d for
+    the paper's frequencies), with a margin for rounding: |∂B(m)/∂ln b| = |Σ_i sin(mθ_i)·m·x_i·θ_i| ≤ m·S at
+    every base b ≥ low (each θ_i decreases in b)."""
+    exponents = -np.log(cosine.theta) / math.log(float(cosine.base))
+    return float((exponents * float(low) ** -exponents).sum()) * (1 + 1e-9)
+
+
+@functools.cache
+def _exponent_sum(build: Builder, d: int) -> CosineSum:
+    """The cosine sum at base 2^10, where the exponents x_i = −ln θ_i / ln b are read off to full float
+    precision (near b = 1 they would not be)."""
+    return build(Fraction(1024), d)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The bases low ≤ b ≤ high, decided at once by one float64 scan (`reach`): every one admissible, every
+    one failing, or undecided."""
+
+    low: Fraction
+    high: Fraction
+    state: str
+
+
+def reach(
+    centre: Fraction, low: Fraction, length: int, d: int = 128, build: Builder = cosine_sum
+) -> tuple[str, float]:
+    """How far in ln b the float64 scan at `centre` decides the bases b ≥ low: (state, r).
+
+    With v_m the float value of B(m) at the centre (within E = `scan_error` of it) and S the `slope` at low,
+    |B(m)(b) − v_m| ≤ E + m·S·|ln b − ln centre| at every base b ≥ low. So every base within r of the centre
+    fails if r = max_m (−v_m − E)/(m·S) > 0 (some m ≤ length stays negative), and is admissible if
+    r = min_{m ≥ 1} (v_m − E)/(m·S) > 0 (B(0) > 0: every m stays positive); otherwise the state is undecided
+    and r = 0. Every position 0 … length is covered, none sampled. r is rounded down."""
+    cosine = build(centre, d)
+    error, rate = scan_error(length, centre, len(cosine.theta)), slope(_exponent_sum(build, d), low)
+    worst, least = -math.inf, math.inf
+    for start, values in float_blocks(cosine.theta, length):
+        m = np.arange(start, start + values.size, dtype=np.float64)
+        if start == 0:
+            values, m = values[1:], m[1:]
+        worst = max(worst, float(((-values - error) / m).max(initial=-math.inf)))
+        least = min(least, float(((values - error) / m).min(initial=math.inf)))
+    if worst > 0:
+        return FAILS, worst / rate * (1 - 1e-6) - 1e-13
+    if least > 0:
+        return ADMISSIBLE, least / rate * (1 - 1e-6) - 1e-13
+    return UNDECIDED, 0.0
+
+
+def island_scan(
+    length: int,
+    low: Fraction,
+    high: Fraction,
+    d: int = 128,
+    build: Builder = cosine_sum,
+    resolution: float = RESOLUTION,
+) -> tuple[Cell, ...]:
+    """[low, high] cut into cells, in increasing order, that each are admissible, fail, or are undecided and
+    at most `resolution` wide in ln b.
+
+    A sweep from low: everything below the point p is decided; the next scan is at p·e^g, and when its reach r
+    (`reach`, bounded with the slope at p) covers back to p, the cell [p, centre·e^r] is decided and the next
+    guess g is 3r/4; when not, g is halved, down to `resolution`, below which [p, p·e^g] is undecided. No
+    island and no dip below 0 is missed between the cells: each cell is decided at every base in it, so an
+    island the scan does not show lies within undecided cells, each at most `resolution` wide."""
+    length = require_positive_int(length, "length")
+    if not 1 <= low < high:
+        raise ValueError(f"the bases must satisfy 1 ≤ low < high, got {low} and {high}")
+    if not 1e-12 <= resolution <= 1:
+        raise ValueError(f"the resolution must lie in [1e-12, 1], got {resolution}")
+    cells: list[Cell] = []
+    point, guess = low, math.log(float(high / low)) / START_CELLS
+    while point < high:
+        centre = min(Fraction(float(point) * math.exp(guess)), high)
+        state, r = reach(centre, point, length, d, build)
+        if state != UNDECIDED and math.log(float(centre / point)) <= r:
+            end = min(Fraction(float(centre) * math.exp(r)), high)
+            if end > point:
+                cells.append(Cell(point, end, state))
+                point, guess = end, max(0.6 * r, resolution)
+                continue
+        if guess > resolution:
+            guess /= 2
+            continue
+        cells.append(Cell(point, centre, UNDECIDED))
+        point = centre
+    return tuple(cells)
+
+
+def runs(cells: Sequence[Cell]) -> tuple[tuple[Cell, ...], ...]:
+    """The runs of adjacent cells that do not fail, in increasing order."""
+    found: list[list[Cell]] = []
+    for previous, cell in zip([None, *cells], cells, strict=False):
+        if cell.state != FAILS:
+            if previous is None or previous.state == FAILS:
+                found.append([])
+            found[-1].append(cell)
+    return tuple(tuple(run) for run in found)
+
+
+def islands(cells: Sequence[Cell]) -> tuple[tuple[Fraction, Fraction], ...]:
+    """The islands (low, high): the runs with an admissible cell; each island's ends lie within the undecided
+    cells at either end of its run (or at the scan's ends)."""
+    return tuple(
+        (run[0].low, run[-1].high) for run in runs(cells) if any(cell.state == ADMISSIBLE for cell in run)
+    )
+
+
+def rises(cosine: CosineSum, m: int, low: Fraction, high: Fraction, prec: int = BITS) -> bool:
+    """Whether ∂B(m)/∂ln b = Σ_i sin(mθ_i)·m·x_i·θ_i (x_i = −ln θ_i / ln b) is certainly positive at every
+    base of [low, high]: one arb evaluation on the ball of those bases."""
+    with flint.ctx.workprec(prec):
+        radius = _ball((high - low) / 2).mid() * (1 + flint.arb(2) ** -60)
+        base = flint.arb(_ball((low + high) / 2).mid(), radius)
+        total = flint.arb(0)
+        for i in range(len(cosine.theta)):
+            theta = cosine.frequency(i, base)
+            total += (m * theta).sin() * m * theta * (-theta.log() / base.log())
+        return bool(total > 0)
+
+
+@dataclass(frozen=True)
+class Infimum:
+    """The least base admissible for `length` above `start`, certified to lie in [low, high].
+
+    Every base from `start` below `low` fails (`cells`, then bisection), and `high` is admissible (`scan`);
+    `witness` is a position whose B(m) rises across the last bisection interval and is negative at `low`."""
+
+    length: int
+    start: Fraction
+    low: Fraction
+    high: Fraction
+    witness: int
+    steps: int
+    cells: tuple[Cell, ...]
+
+    @property
+    def ball(self) -> flint.arb:
+        """[low, high] as an arb ball: its printed digits are those it certifies."""
+        with flint.ctx.workprec(BITS):
+            middle, radius = _ball((self.low + self.high) / 2), _ball((self.high - self.low) / 2)
+            return flint.arb(middle.mid(), radius.mid() * 2)
+
+    def rounded(self, digits: int) -> Fraction | None:
+        """The infimum rounded to `digits` significant digits (half up), or None if its interval straddles a
+        rounding boundary."""
+        ends = {_round(self.low, digits), _round(self.high, digits)}
+        return ends.pop() if len(ends) == 1 else None
+
+
+def _round(value: Fraction, digits: int) -> Fraction:
+    exponent = len(str(value.numerator // value.denominator)) - digits
+    unit = Fraction(10) ** exponent
+    return math.floor(value / unit + Fraction(1, 2)) * unit
+
+
+def infimum(
+    length: int,
+    high: Fraction,
+    start: Fraction = Fraction(1),
+    d: int = 128,
+    build: Builder = cosine_sum,
+    resolution: float = RESOLUTION,
+) -> Infimum:
+    """The least admissible base for `length` in [start, high], high itself admissible, certified.
+
+    The island scan of [start, high] proves every base below its first run of undecided cells fails; that
+    run, followed by an admissible cell, holds the infimum. Bisection in it keeps its ends certified: a
+    middle base that `scan` finds admissible is the new high; one that fails at m, with B(m) rising (`rises`,
+    in arb) over [low, middle], fails with everything in between, and is the new low. It stops when the
+    interval is as narrow as float64 bases tell apart, or when neither holds (ArithmeticError if nothing is
+    decided)."""
+    cells = island_scan(length, start, high, d, build, resolution)
+    first = runs(cells)[0]
+    edge = list(itertools.takewhile(lambda cell: cell.state == UNDECIDED, first))
+    if not edge or len(edge) == len(first):
+        raise ArithmeticError(f"the first island for L = {length} is not bracketed at ln-width {resolution}")
+    low, top = edge[0].low, edge[-1].high
+    if not scan(build(top, d), length, track_least=False).admissible:
+        raise ArithmeticError(f"the base {top} the island scan found admissible fails for L = {length}")
+    witness, steps = None, 0
+    while steps < BISECTIONS and top - low > top * Fraction(1, 2**50):
+        middle = (low + top) / 2
+        found = scan(build(middle, d), length, track_least=False)
+        if found.admissible:
+            top = middle
+        elif rises(found.cosine, found.negative.m, low, middle):
+            low, witness = middle, found.negative.m
+        else:
+            break
+        steps += 1
+    if witness is None:
+        raise ArithmeticError(f"no base of the first island's edge for L = {length} is certified to fail")
+    return Infimum(length, start, low, top, witness, steps, cells)

@@ -165,3 +165,92 @@ def test_three_digits_find_admissible_bases_below_two_digit_ones() -> None:
     two, three = bb.lowest_bases([2048])[2048], bb.lowest_bases([2048], digits=3)[2048]
     assert three.base < two.base * Fraction(19, 20)
     assert direct_sums(float(three.base), 2048).min() > 0
+
+
+def admissible_direct(base: Fraction, length: int) -> bool:
+    return bool(direct_sums(float(base), length).min() > 0)
+
+
+def test_the_islands_between_two_digit_bases_are_found() -> None:
+    """At L = 2048 the two-digit bases 1.1e4 … 1.5e4 all fail, yet islands lie between them: the scan shows
+    each, and the direct sum confirms a base inside the first and fails the bases around it."""
+    cells = bb.island_scan(2048, Fraction(11000), Fraction(12000))
+    found = bb.islands(cells)
+    assert len(found) == 1
+    low, high = found[0]
+    assert 11587 < low < 11588 and 11649 < high < 11650
+    assert admissible_direct(Fraction(11600), 2048)
+    assert not admissible_direct(Fraction(11000), 2048) and not admissible_direct(Fraction(12000), 2048)
+    assert all(cell.state != bb.UNDECIDED or cell.high / cell.low < 1 + 2 * bb.RESOLUTION for cell in cells)
+
+
+def test_every_base_of_a_decided_cell_has_the_cell_s_state() -> None:
+    """The Lipschitz reach, checked by direct sums at bases spread over decided cells near L = 1024."""
+    cells = [
+        cell for cell in bb.island_scan(1024, Fraction(4200), Fraction(4300)) if cell.state != bb.UNDECIDED
+    ]
+    assert {cell.state for cell in cells} == {bb.ADMISSIBLE, bb.FAILS}
+    for cell in cells[:: max(1, len(cells) // 30)]:
+        for t in (0, Fraction(1, 3), 1):
+            base = cell.low + t * (cell.high - cell.low)
+            assert admissible_direct(base, 1024) == (cell.state == bb.ADMISSIBLE), (cell, base)
+
+
+def test_a_scan_with_too_small_a_slope_misses_an_island(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A twin whose Lipschitz bound is 200 times too small steps over the island [11587.24, 11649.35] at
+    L = 2048; the direct sum finds a base in it below the twin's answer."""
+    good = bb.infimum(2048, Fraction(12000), start=Fraction(11000))
+    real = bb.slope
+    monkeypatch.setattr(bb, "slope", lambda cosine, low: real(cosine, low) / 200)
+    twin = bb.islands(bb.island_scan(2048, Fraction(11000), Fraction(12000)))
+    assert 11587 < good.low < good.high < 11588
+    assert not any(low <= 11600 <= high for low, high in twin)
+    assert admissible_direct(Fraction(11600), 2048)
+
+
+def test_the_infimum_is_certified_and_rounds_to_the_published_digits() -> None:
+    found = bb.infimum(1024, Fraction(4300))
+    assert found.low < found.high and (found.high - found.low) / found.high < Fraction(1, 10**12)
+    assert 4293.4375 < float(found.low) < 4293.4376 and found.steps > 0 and found.witness <= 1024
+    assert admissible_direct(found.high * (1 + Fraction(1, 10**9)), 1024)
+    assert not admissible_direct(found.low * (1 - Fraction(1, 10**9)), 1024)
+    ball = found.ball
+    assert ball.contains(flint.arb(found.low.numerator) / found.low.denominator)
+    assert ball.contains(flint.arb(found.high.numerator) / found.high.denominator)
+    assert found.rounded(2) == 4300 and found.rounded(4) == 4293
+    edge = next(index for index, cell in enumerate(found.cells) if cell.state != bb.FAILS)
+    assert found.cells[edge].state == bb.UNDECIDED and found.cells[edge].low <= found.low
+
+
+def test_a_failing_middle_base_counts_only_where_its_b_m_rises(monkeypatch: pytest.MonkeyPatch) -> None:
+    cosine = bb.cosine_sum(Fraction(4293))
+    assert bb.rises(cosine, 1009, Fraction(4293), Fraction(4294))
+    assert not bb.rises(cosine, 0, Fraction(4293), Fraction(4294))
+    monkeypatch.setattr(bb, "rises", lambda *args: False)
+    with pytest.raises(ArithmeticError, match="certified to fail"):
+        bb.infimum(1024, Fraction(4300), start=Fraction(4200))
+
+
+def test_an_infimum_across_a_rounding_boundary_is_not_rounded() -> None:
+    cells = (bb.Cell(Fraction(4200), Fraction(4300), bb.ADMISSIBLE),)
+    across = bb.Infimum(1024, Fraction(1), Fraction(424999, 100), Fraction(425001, 100), 1, 1, cells)
+    assert across.rounded(2) is None and across.rounded(3) == 4250
+    assert bb._round(Fraction(4250), 2) == 4300 and bb._round(Fraction(4249), 2) == 4200
+
+
+def test_an_island_scan_of_bad_bounds_is_refused() -> None:
+    with pytest.raises(ValueError):
+        bb.island_scan(1024, Fraction(4300), Fraction(4200))
+    with pytest.raises(ValueError):
+        bb.island_scan(1024, Fraction(1, 2), Fraction(4200))
+
+
+def test_the_slope_s_exponents_are_read_where_they_are_exact() -> None:
+    """S at b = 1 is Σ 2i/d = 31.5 for d = 128; read off the frequencies of a base a part in 10^9 above 1 the
+    exponents would be off by far more than the slope's margin, so they are read at base 2^10."""
+    exact = sum(2 * i / 128 for i in range(64))
+    assert bb.slope(bb._exponent_sum(bb.cosine_sum, 128), Fraction(1)) == pytest.approx(exact, rel=2e-9)
+    near_one = bb.slope(bb.cosine_sum(1 + Fraction(1, 10**9)), Fraction(1))
+    assert abs(near_one / exact - 1) > 1e-8
+    with pytest.raises(ValueError, match="resolution"):
+        bb.island_scan(1024, Fraction(4200), Fraction(4300), resolution=1e-15)

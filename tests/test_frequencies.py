@@ -328,6 +328,17 @@ PATTERNS = {
 ALLOWED = (
     # The documents' and libraries' own code, re-expressed on purpose: what they compute is being checked.
     (
+        "properties/base_bound.py",
+        "-np.log(cosine.theta) / math.log(float(cosine.base))",
+        "the exponents x_i read off a criterion's own frequencies, so that a twin criterion's slope bound "
+        "|∂B(m)/∂ln b| ≤ m·Σ x_i·θ_i is its own",
+    ),
+    (
+        "properties/base_bound.py",
+        "(-theta.log() / base.log())",
+        "the same exponents in arb, for the sign of ∂B(m)/∂ln b over a ball of bases",
+    ),
+    (
         "properties/torch_code.py",
         "np.arange(0, d, 2).astype(dtype) * dtype(-math.log(base) / d)",
         "the document's PyTorch div_term = exp(arange(0, d, 2)·(−ln base/d)), step by step in its dtype",

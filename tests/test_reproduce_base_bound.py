@@ -41,29 +41,42 @@ def last_term_dropped(base: Fraction | int, d: int = 128) -> bb.CosineSum:
 def check_rows(rows: tuple[int, ...]) -> None:
     """Every row against the direct sum: the computed base is admissible and the candidate below it is not;
     the published base fails exactly where the note says, or passes."""
-    entries = rb.recomputed(rows, bb.cosine_sum)
+    entries, infima = rb.recomputed(rows, bb.cosine_sum), rb.infima(rows, bb.cosine_sum)
     for k, row in zip(rows, rb.base_bound_rows(rows), strict=True):
         length = rb.BINARY * k
         entry = entries[length]
-        assert row.published == rb.PUBLISHED[k] and row.computed == rb._base_text(entry.lowest.base)
-        assert row.agrees == (row.computed == row.published) == entry.agrees
+        if k in infima:
+            found = infima[k]
+            assert row.computed == rb._base_text(found.rounded(rb.DIGITS)) and row.agrees == (
+                found.rounded(rb.DIGITS) == Fraction(row.published)
+            )
+            # a part in 10^9 beyond each end the direct sum decides: admissible above, failing below
+            assert least_direct(found.high * (1 + Fraction(1, 10**9)), length)[1] is None
+            assert least_direct(found.low * (1 - Fraction(1, 10**9)), length)[1] is not None
+        else:
+            assert row.computed == rb._base_text(entry.lowest.base) and row.agrees == entry.agrees
+        assert row.published == rb.PUBLISHED[k] and row.agrees == (row.computed == row.published)
         least, first, _ = least_direct(entry.lowest.base, length)
         assert least > 0 and first is None
         below = list(zip(range(entry.lowest.rejected), bb.candidate_bases(), strict=False))[-1][1]
         assert least_direct(below, length)[1] is not None
         published_least, published_first, at_first = least_direct(Fraction(rb.PUBLISHED[k]), length)
-        if row.note.startswith("the published base fails"):
+        if "the published base fails" in row.note:
             m, value = NEGATIVE.search(row.note).groups()
             assert published_first == int(m) and abs(at_first - float(value)) < 1e-5
         else:
             assert published_first is None and published_least > 0
         assert ("which agrees" in row.note) == entries[rb.decimal_length(k)].agrees
+        assert row.note.startswith("infimum over real b > 1") == (k in infima)
+        assert ("infima over real b to L" in row.note) != (k in infima)
+        assert (k in infima) == (length <= rb.CERTIFIED_LENGTH)
 
 
 def test_the_entry_is_refuted_by_published_bases_that_fail_their_own_criterion() -> None:
     found = catalog.assessment(rb.men_base_bound.id)
     assert rb.men_base_bound.expected == REFUTED and found.verdict == REFUTED
-    refutes = [e for e in found.evidence if e.bearing == REFUTES]
+    own = "fail the paper's own criterion"
+    refutes = [e for e in found.evidence if e.bearing == REFUTES and own in e.summary]
     assert len(refutes) == 1 and refutes[0].holds and refutes[0].detail
     by_name = {rb._length_name(k): k for k in rb.ALL_ROWS}
     for label, text in refutes[0].detail:
@@ -87,6 +100,17 @@ def test_the_default_rows_match_a_direct_sum() -> None:
     check_rows(rb.DEFAULT_ROWS)
 
 
+def test_a_row_the_two_digit_search_accepts_differs_from_the_infimum() -> None:
+    """At 2K the published 1.6e4 is the smallest admissible two-digit base, so a two-digit search calls the
+    row reproduced; the infimum over real bases is 11587.24…, 1.2e4 at two digits, and the row differs."""
+    entry = rb.recomputed((2,), bb.cosine_sum)[2048]
+    assert entry.agrees and entry.lowest.base == Fraction(rb.PUBLISHED[2])
+    (row,) = rb.base_bound_rows((2,))
+    assert not row.agrees and row.computed == "1.2e4"
+    assert row.note.startswith("infimum over real b > 1: [11587.24") and "6 island(s) up to 16000" in row.note
+    assert "the published base meets the criterion" in row.note
+
+
 def test_the_bases_are_printed_as_the_paper_prints_them() -> None:
     assert [rb._base_text(Fraction(b)) for b in (4300, 16000, 350000000)] == ["4.3e3", "1.6e4", "3.5e8"]
     assert rb._base_text(Fraction(11, 10)) == "1.1e0"
@@ -96,7 +120,7 @@ def test_a_mistyped_published_value_is_a_discrepancy(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(rb.PUBLISHED, 1, "4.4e3")
     (row,) = rb.base_bound_rows((1,))
     assert not row.agrees and row.published == "4.4e3" and row.computed == "4.3e3"
-    assert row.note.startswith("the published base fails: B(")
+    assert "the published base fails: B(" in row.note
 
 
 def test_a_broken_criterion_changes_the_rows() -> None:
@@ -111,3 +135,33 @@ def test_the_whole_table_to_one_million_matches_a_direct_sum() -> None:
     check_rows(rb.ALL_ROWS)
     rows = rb.base_bound_rows(rb.ALL_ROWS)
     assert len(rows) == len(rb.PUBLISHED) and any(not row.agrees for row in rows[len(rb.DEFAULT_ROWS) :])
+
+
+def test_the_row_s_agreement_follows_from_the_rounded_infimum() -> None:
+    """The two-digit comparison alone decides: an infimum that rounds to the published 1.6e4 agrees, one
+    that rounds to 1.5e4 does not, and one whose interval straddles 1.55e4 is undecided."""
+    cells = (bb.Cell(Fraction(15000), Fraction(16000), bb.ADMISSIBLE),)
+
+    def compare(low: Fraction, high: Fraction) -> tuple[str, bool]:
+        computed, agrees, _ = rb._comparison(2, bb.Infimum(2048, Fraction(1), low, high, 1, 1, cells))
+        return computed, agrees
+
+    assert compare(Fraction(15990), Fraction(15991)) == ("1.6e4", True)
+    assert compare(Fraction(15490), Fraction(15491)) == ("1.5e4", False)
+    assert compare(Fraction(15499), Fraction(15501)) == ("undecided", False)
+
+
+def test_the_source_cites_the_recomputation_of_may_2024() -> None:
+    assert "kexue.fm/archives/10122" in rb.PAPER and "not monotone" in rb.PAPER
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("k", "two_digit", "rounded"), [(8, 84000, "8.4e4"), (16, 350000, "2.3e5")])
+def test_infima_beyond_the_certified_length(k: int, two_digit: int, rounded: str) -> None:
+    """Past `CERTIFIED_LENGTH` (about 1 s and 18 s): 8K's infimum 83763.84… rounds to the published 8.4e4;
+    16K's, 231643.6…, lies far below both the published 3.1e5 and the two-digit search's 3.5e5."""
+    length = rb.BINARY * k
+    found = rb.certified_infimum(length, Fraction(two_digit))
+    assert rb._base_text(found.rounded(rb.DIGITS)) == rounded
+    assert least_direct(found.high * (1 + Fraction(1, 10**9)), length)[1] is None
+    assert least_direct(found.low * (1 - Fraction(1, 10**9)), length)[1] is not None
