@@ -27,9 +27,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .frequencies import frequency_arb, frequency_exponent
+from .frequencies import frequency_exponent
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
-from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers, wavelength_range
+from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
 from .validation import require_even_dimension, require_positive_int
 
 
@@ -145,6 +145,10 @@ def nearest_offset(encoding: Sinusoidal, max_offset: int) -> NearestOffset:
 
 #: Offsets must satisfy k < MAX_SEPARATION_OFFSET: the 128-bit turn positions k·F keep 2^-64 turns of room.
 MAX_SEPARATION_OFFSET = 2**62
+
+#: Given frequencies must satisfy |ω| < MAX_SEPARATION_FREQUENCY: at FIXED_POINT_DPS = 60 digits, ω/2π mod 1
+#: is then known within 2^64·10^-60 < 2^-135 turns, well inside the 128-bit rounding of the turn table.
+MAX_SEPARATION_FREQUENCY = 2.0**64
 
 #: Margin, in turns, on every computed turn position: covers the 128-bit rounding of ω/2π (k·2^-129 ≤ 2^-67),
 #: dropping the low 64 bits (< 2^-64) and, where children are bounded before their exact words are formed,
@@ -925,12 +929,14 @@ def longest_excludable_interval(encoding: Sinusoidal, squared: float) -> int:
 
 
 def beyond_longest_wavelength(encoding: Sinusoidal) -> int:
-    """⌈λ_max⌉, the first offset beyond one turn of the slowest pair (λ_max = 2π/ω_min, certified in arb)."""
+    """⌈λ_max⌉, the first offset beyond one turn of the slowest pair (λ_i = 2π/|ω_i| of the encoding's own
+    frequencies, certified in arb)."""
     with flint.ctx.workprec(128):
-        ceiling = wavelength_range(encoding, 128).longest.ceil()
-    if not ceiling.is_exact():
+        omegas = encoding.frequency_balls()[: encoding.d // 2]
+        ceilings = [(2 * flint.arb.pi() / abs(omega)).ceil() for omega in omegas]
+    if not all(ceiling.is_exact() for ceiling in ceilings):
         raise ValueError(f"the longest wavelength at d = {encoding.d} is too close to an integer to round up")
-    return int(ceiling.unique_fmpz())
+    return max(int(ceiling.unique_fmpz()) for ceiling in ceilings)
 
 
 def certified_separation(
@@ -946,7 +952,8 @@ def certified_separation(
     on_progress: Callable[[int], None] | None = None,
 ) -> Separation:
     """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
-    offsets attaining it, and a rigorous lower bound for every offset of the range.
+    offsets attaining it, and a rigorous lower bound for every offset of the range, at the encoding's own
+    frequencies (given `omegas`, |ω| < 2^64, or base^(−2i/d)).
 
     Turn positions k·ω_i/2π are exact 128-bit fixed point (k·F_i mod 2^128), with TURN_MARGIN for every
     rounding after; per frequency, 4 sin²(πx) is enclosed by Taylor polynomials evaluated in IEEE float64
@@ -966,6 +973,10 @@ def certified_separation(
             f"offsets must satisfy 1 ≤ from_offset < max_offset ≤ 2^62, got from_offset = {from_offset} and "
             f"max_offset = {max_offset}"
         )
+    if encoding.omegas is not None and not np.all(
+        np.abs(encoding.frequencies64()) < MAX_SEPARATION_FREQUENCY
+    ):
+        raise ValueError(f"the frequencies must satisfy |ω| < 2^64, got {encoding.omegas}")
     shape = search_shape(d)
     leaf = require_positive_int(shape[0] if leaf is None else leaf, "leaf")
     if leaf % 2:
@@ -996,14 +1007,19 @@ def certified_separation(
 
 
 def squared_distance_ball(encoding: Sinusoidal, offset: int, prec: int) -> flint.arb:
-    """S(k) = Σ_i 4 sin²(kω_i/2) as a ball at `prec` bits, ω_i = base^(−2i/d) from the exact rational base."""
-    base = Fraction(str(encoding.base))
+    """S(k) = Σ_i 4 sin²(kω_i/2) as a ball at `prec` bits, over the encoding's own frequencies
+    (`Sinusoidal.frequency_balls`: its exact `omegas`, or base^(−2i/d) with the base read exactly)."""
     with flint.ctx.workprec(prec):
-        exact_base = flint.arb(flint.fmpq(base.numerator, base.denominator))
-        total = flint.arb(0)
-        for i in range(encoding.d // 2):
-            total += 4 * (offset * frequency_arb(i, encoding.d, exact_base) / 2).sin() ** 2
-        return total
+        omegas = encoding.frequency_balls()[: encoding.d // 2]
+        return _squared_distance(omegas, offset)
+
+
+def _squared_distance(omegas: list[flint.arb], offset: int) -> flint.arb:
+    """Σ_i 4 sin²(kω_i/2) at k = `offset` for frequency balls `omegas`, at the current flint precision."""
+    total = flint.arb(0)
+    for omega in omegas:
+        total += 4 * (offset * omega / 2).sin() ** 2
+    return total
 
 
 def _decide(
@@ -1014,13 +1030,17 @@ def _decide(
     many were evaluated."""
     ranked = sorted((lower, k) for k, lower in search.survivors.items() if lower <= search.best)
     others = min((lower for lower in search.survivors.values() if lower > search.best), default=math.inf)
-    prec = 64 + max(search.stop, 2).bit_length() + math.ceil(digits * 3.33)
+    magnitude = max(math.frexp(abs(omega))[1] for omega in encoding.frequencies64()[: encoding.d // 2])
+    prec = 64 + max(search.stop, 2).bit_length() + max(magnitude, 0) + math.ceil(digits * 3.33)
     balls: dict[int, flint.arb] = {}
+    with flint.ctx.workprec(prec):
+        omegas = encoding.frequency_balls()[: encoding.d // 2]
     for lower, k in ranked:
         if balls and lower > float(min(balls.values(), key=lambda b: float(b.mid())).upper().mid()):
             others = min(others, lower)
             break
-        balls[k] = squared_distance_ball(encoding, k, prec)
+        with flint.ctx.workprec(prec):
+            balls[k] = _squared_distance(omegas, k)
     if not balls:
         raise InconsistentEnclosures("no offset survived the search: an enclosure overstates")
     least = min(balls, key=lambda k: float(balls[k].mid()))

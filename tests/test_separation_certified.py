@@ -12,7 +12,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given
+import sympy as sp
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_verify import cli
@@ -280,6 +281,71 @@ def test_the_ball_of_an_offset_matches_mpmath_for_a_decimal_base() -> None:
     with mpmath.workdps(60):
         expected = offset_squared_distance_mp(12345, encoding.frequencies_mp(60))
         assert abs(mpmath.mpf(ball.str(55, radius=False)) - expected) < mpmath.mpf(10) ** -50
+
+
+def _distance_mp(omegas: list[mpmath.mpf], offset: int) -> mpmath.mpf:
+    """√(Σ_i 4 sin²(kω_i/2)), from the frequencies as mpmath numbers at the current precision."""
+    return mpmath.sqrt(mpmath.fsum(4 * mpmath.sin(offset * omega / 2) ** 2 for omega in omegas))
+
+
+def test_given_frequencies_give_their_own_distance_not_the_default_ones() -> None:
+    encoding = Sinusoidal(4, omegas=(1, sp.Rational(1, 7)))
+    found = certified_separation(encoding, 100, 2)
+    with mpmath.workdps(90):
+        omegas = [mpmath.mpf(1), mpmath.mpf(1) / 7]
+        distances = {k: _distance_mp(omegas, k) for k in range(2, 100)}
+        nearest = min(distances, key=distances.__getitem__)
+        assert found.certified and found.argmin_offsets == (nearest,) == (44,)
+        assert abs(mpmath.mpf(found.minimum.str(55, radius=False)) - distances[44]) < mpmath.mpf(10) ** -45
+        assert mpmath.mpf(found.minimum.str(55, radius=False)) < 0.018
+        bound = found.lower_bound
+        assert mpmath.mpf(bound.numerator) / bound.denominator <= distances[44]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-400, 400), st.integers(1, 97), st.booleans()), min_size=1, max_size=3),
+    st.integers(1, 2**62),
+)
+def test_the_ball_of_given_frequencies_contains_the_mpmath_distance(
+    drawn: list[tuple[int, int, bool]], offset: int
+) -> None:
+    """ω = p/q or p·π/q: the ball at `offset`, against the distance recomputed in mpmath from p, q alone."""
+    exact = tuple(sp.Rational(p, q) * (sp.pi if turn else 1) for p, q, turn in drawn)
+    ball = squared_distance_ball(Sinusoidal(2 * len(drawn), omegas=exact), offset, 300)
+    with mpmath.workdps(120):
+        omegas = [mpmath.mpf(p) / q * (mpmath.pi if turn else 1) for p, q, turn in drawn]
+        expected = _distance_mp(omegas, offset) ** 2
+        assert abs(mpmath.mpf(ball.mid().str(60, radius=False)) - expected) < mpmath.mpf(10) ** -30
+        assert mpmath.mpf(ball.rad().str(5, radius=False)) < mpmath.mpf(10) ** -30
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 300), st.integers(1, 97)), min_size=2, max_size=2))
+def test_the_search_over_given_frequencies_finds_the_mpmath_minimiser(drawn: list[tuple[int, int]]) -> None:
+    encoding = Sinusoidal(4, omegas=tuple(sp.Rational(p, q) for p, q in drawn))
+    found = certified_separation(encoding, 300, 1)
+    with mpmath.workdps(40):
+        omegas = [mpmath.mpf(p) / q for p, q in drawn]
+        distances = sorted((_distance_mp(omegas, k), k) for k in range(1, 300))
+        (least, k), (second, _) = distances[:2]
+        assert abs(mpmath.mpf(found.minimum.str(30, radius=False)) - least) < mpmath.mpf(10) ** -25
+        if second - least > mpmath.mpf(10) ** -20:
+            assert found.certified and found.argmin_offsets == (k,)
+
+
+def test_a_float_base_is_read_at_its_binary_value_like_the_turn_table() -> None:
+    """1.1 as a float is not 11/10: at k = 10^15 the two differ by about 0.1 in S."""
+    encoding = Sinusoidal(4, 1.1)
+    ball = squared_distance_ball(encoding, 10**15, 200)
+    with mpmath.workdps(60):
+        expected = _distance_mp([mpmath.mpf(1), mpmath.mpf(1.1) ** -0.5], 10**15) ** 2
+        assert abs(mpmath.mpf(ball.str(40, radius=False)) - expected) < mpmath.mpf(10) ** -25
+
+
+def test_frequencies_the_turn_table_cannot_hold_are_refused() -> None:
+    with pytest.raises(ValueError, match="2\\^64"):
+        certified_separation(Sinusoidal(2, omegas=(sp.Integer(2) ** 70,)), 100)
 
 
 def test_decimal_floor_rounds_down() -> None:
