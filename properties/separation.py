@@ -895,7 +895,10 @@ class _Search:
         the words come by broadcasting. With one, the bound reads only the high words of those columns,
         summed without the carry from the low words (less than 2^-64 turns off, inside TURN_MARGIN), and
         only the kept children get their exact words on every frequency."""
-        kids = (starts[None, :] + child * np.arange(self.branching, dtype=np.int64)[:, None]).reshape(-1)
+        # Only steps j with child·j < stop − min(starts) ≤ 2^62 are formed: no start wraps in int64.
+        count = min(self.branching, -(-(self.stop - int(starts.min())) // child))
+        step_hi, step_lo = step_hi[:count], step_lo[:count]
+        kids = (starts[None, :] + child * np.arange(count, dtype=np.int64)[:, None]).reshape(-1)
         index = np.flatnonzero(kids < self.stop) if kids.size and kids.max() >= self.stop else None
         if columns is None:
             kid_hi, kid_lo = add_turns(hi[None], lo[None], step_hi[:, None], step_lo[:, None])

@@ -348,6 +348,43 @@ def test_frequencies_the_turn_table_cannot_hold_are_refused() -> None:
         certified_separation(Sinusoidal(2, omegas=(sp.Integer(2) ** 70,)), 100)
 
 
+def _tallies(found: separation.Separation) -> int:
+    return found.by_bounds + found.by_screen + found.by_points + found.candidates
+
+
+def test_a_range_up_to_2_to_the_62_is_searched_without_wrapping_offsets() -> None:
+    """ω/2π = 2^-61 and 1/4096 from 2^61 + 5·4096: S vanishes only at 2^61, so the least S of the range is at
+    the last multiple of 4096, 2^62 − 4096, with √S = 2 sin(π·2^-49). The root interval of 2^64 offsets
+    has children from 2^61 + 6·2^60 = 2^63 on, beyond int64."""
+    encoding = Sinusoidal(4, omegas=(sp.pi / 2**60, sp.pi / 2048))
+    first = 2**61 + 5 * 4096
+    found = certified_separation(encoding, 2**62, first, leaf=4096, branching=16)
+    assert found.certified and found.argmin_offsets == (2**62 - 4096,)
+    assert _tallies(found) == 2**62 - first
+    with mpmath.workdps(60):
+        expected = 2 * mpmath.sin(mpmath.pi * mpmath.mpf(2) ** -49)
+        assert abs(mpmath.mpf(found.minimum.str(55, radius=False)) - expected) < mpmath.mpf(10) ** -60
+
+
+def test_the_command_at_max_offset_2_to_the_62_decides_every_offset(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every offset of the range tallied once, the minimiser the one of an mpmath evaluation of each."""
+    first = 2**62 - 2000
+    argv = ["separation", "--d", "20", "--max-offset", str(2**62), "--from-offset", str(first), "--json"]
+    assert cli.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sum(report["decided"].values()) == 2000 and report["certified"] is True
+    with mpmath.workdps(75):  # 19 of the digits go to k ≈ 2^62
+        omegas = Sinusoidal(20, "10000").frequencies_mp(75)[:10]
+        distances = sorted((_distance_mp(omegas, k), k) for k in range(first, 2**62))
+        (least, k), (second, _) = distances[:2]
+        assert report["argmin_offsets"] == [k]
+        assert abs(mpmath.mpf(report["minimum_distance"]) - least) < mpmath.mpf(10) ** -20
+        assert mpmath.mpf(report["lower_bound"]) <= least + mpmath.mpf(10) ** -40
+        assert mpmath.mpf(report["next_lower_bound"]) <= second
+
+
 def test_decimal_floor_rounds_down() -> None:
     assert decimal_floor(Fraction(2, 3), 5) == "0.66666"
     assert decimal_floor(Fraction(123456), 3) == "123000"
