@@ -18,6 +18,7 @@ since each pair turns back towards its start after half a period. The forms, eac
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -330,9 +331,17 @@ class Factors:
     def times(self, c: np.ndarray) -> np.ndarray:
         """fl32(Q·fl32(R·c)) for float32 columns c (n × anchors)."""
         if all(block is None for block in self.blocks):
-            return self.q @ c
-        parts = [c[columns] if block is None else block @ c[columns] for _, columns, block in self.groups()]
-        return self.q @ np.concatenate(parts)
+            return float32_product(self.q, c)
+        parts = [
+            c[columns] if block is None else float32_product(block, c[columns])
+            for _, columns, block in self.groups()
+        ]
+        return float32_product(self.q, np.concatenate(parts))
+
+    def shapes(self) -> set[tuple[int, int]]:
+        """(rows, inner dimension) of every matrix product `times` forms."""
+        shapes = {(self.q.shape[0], self.rank)}
+        return shapes | {block.shape for block in self.blocks if block is not None}
 
 
 @dataclass(frozen=True)
@@ -373,6 +382,68 @@ class LeafProducts:
     def sums(self, cos_a: np.ndarray, sin_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """X̂ and Ŷ, shape (h + 1, anchors), for the anchor factors from `anchor_factors`."""
         return self.cos.times(cos_a), self.sin.times(sin_a)
+
+
+def float32_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The float32 matrix product the screen relies on (numpy's BLAS), checked by `product_failure`."""
+    return a @ b
+
+
+#: Columns of the probe products of `product_failure`.
+_PROBE_COLUMNS = 64
+
+
+@functools.cache
+def product_failure(
+    product: Callable[[np.ndarray, np.ndarray], np.ndarray], rows: int, inner: int
+) -> str | None:
+    """Why `product` of float32 (rows × inner)·(inner × 64) matrices breaks the bound `product_error`
+    assumes, |fl32(A·B) − A·B| ≤ γ_inner(2^-24)·|A|·|B| (a product rounding to nearest in float32), checked
+    against the float64 product of the same inputs on random entries in [−1, 1]; None when it holds. A
+    product that rounds its inputs (bf16, TF32) or accumulates in less than float32 fails."""
+    rng = np.random.default_rng(rows * 65537 + inner)
+    a = rng.uniform(-1, 1, (rows, inner)).astype(np.float32)
+    b = rng.uniform(-1, 1, (inner, _PROBE_COLUMNS)).astype(np.float32)
+    wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+    exact = wide_a @ wide_b
+    bound = (_gamma(inner, _U32) + 2 * _gamma(inner + 2, _U64)) * (np.abs(wide_a) @ np.abs(wide_b)) + _TINY
+    error = np.abs(np.asarray(product(a, b), dtype=np.float64) - exact)
+    if error.shape != exact.shape or not np.all(error <= bound):
+        worst = float(np.max(error / bound)) if error.shape == exact.shape else math.inf
+        return (
+            f"the float32 matrix product ({rows} × {inner})·({inner} × {_PROBE_COLUMNS}) errs by up to "
+            f"{worst:.3g} "
+            "times the bound of a product rounding to nearest in float32 (reduced-precision inputs or sums?)"
+        )
+    return None
+
+
+def _trig_probes() -> np.ndarray:
+    """float32 angles in [−π, π]: a grid of 2^16, and 16 float32 neighbours either side of 0, ±π/4, ±π/2,
+    ±3π/4 and ±π (the float32 nearest π lies above it, so ±π is probed from inside)."""
+    grid = np.linspace(-np.pi, np.pi, 2**16).astype(np.float32)
+    hard = np.float32(np.pi) * np.array([0, 0.25, 0.5, 0.75, 1, -0.25, -0.5, -0.75, -1], dtype=np.float32)
+    steps = np.arange(-16, 17, dtype=np.float32)
+    near = np.concatenate([x + steps * np.spacing(x) for x in hard]).astype(np.float32)
+    return np.concatenate([grid, near[np.abs(near.astype(np.float64)) <= np.pi]])
+
+
+@functools.cache
+def trig_failure(
+    cos: Callable[[np.ndarray], np.ndarray], sin: Callable[[np.ndarray], np.ndarray]
+) -> str | None:
+    """Why numpy's float32 `cos` or `sin` breaks the 2^-22 ANCHOR_FACTOR_ERROR assumes on [−π, π], on
+    `_trig_probes` against the math module's float64 values of the same arguments; None when both hold."""
+    angle = _trig_probes()
+    wide = angle.astype(np.float64).tolist()
+    for name, function, reference in (("cos", cos, math.cos), ("sin", sin, math.sin)):
+        exact = np.array([reference(x) for x in wide])
+        error = float(np.max(np.abs(np.asarray(function(angle), dtype=np.float64) - exact)))
+        if not error <= 2.0**-22 - 2.0**-50:
+            return (
+                f"numpy's float32 {name} errs by {error:.3g} on [−π, π], beyond the 2^-22 the screen assumes"
+            )
+    return None
 
 
 #: Bound on |ĉ − cos 2πt| and |ŝ − sin 2πt| for the float32 anchor factors of `anchor_factors`: the angle
@@ -526,11 +597,20 @@ class Separation:
     candidates: int
     seconds: dict[str, float]
     pruned: Excluded | None = None
+    failed_assumptions: tuple[str, ...] = ()
 
     @property
     def certified(self) -> bool:
-        """The minimiser is decided: one offset's ball lies below every other offset's bound."""
-        return len(self.argmin_offsets) == 1
+        """The minimiser is decided (one offset's ball lies below every other offset's bound) and every
+        numerical assumption of the screen held where it ran (`trig_failure`, `product_failure`)."""
+        return len(self.argmin_offsets) == 1 and not self.failed_assumptions
+
+    @property
+    def reason(self) -> str | None:
+        """Why the answer is not certified; None when it is."""
+        if self.failed_assumptions:
+            return "; ".join(self.failed_assumptions)
+        return None if self.certified else "the minimiser is not decided between the offsets listed"
 
     @property
     def next_lower_bound(self) -> Fraction | None:
@@ -676,6 +756,16 @@ class _Search:
         self.leaf_hi, self.leaf_lo = self.table.steps(1, leaf)
         self.seconds = {"bounds": 0.0, "screen": 0.0, "points": 0.0}
         self.yields: dict[int, tuple[bool, int]] = {}
+        self.shapes: set[tuple[int, int]] = set()
+
+    def failed_assumptions(self) -> tuple[str, ...]:
+        """The numerical assumptions of the screen that fail on this machine, if it screened any leaf: numpy's
+        float32 cos and sin (`trig_failure`), the float32 products at every shape used (`product_failure`)."""
+        if not self.shapes:
+            return ()
+        failures = [trig_failure(np.cos, np.sin)]
+        failures += [product_failure(float32_product, rows, inner) for rows, inner in sorted(self.shapes)]
+        return tuple(failure for failure in failures if failure is not None)
 
     @property
     def screen_error(self) -> float:
@@ -773,6 +863,7 @@ class _Search:
             self.factor_after -= starts.size
             if self.factor_after <= 0:
                 self._factor()
+        self.shapes |= self.products.cos.shapes() | self.products.sin.shapes()
         block = max(1, _SCREEN_OFFSETS // self.leaf)
         for first in range(0, starts.size, block):
             part = slice(first, first + block)
@@ -1006,6 +1097,7 @@ def certified_separation(
         evaluated,
         dict(search.seconds),
         search.excluded() if record else None,
+        search.failed_assumptions(),
     )
 
 

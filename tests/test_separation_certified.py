@@ -9,6 +9,7 @@ import subprocess
 import sys
 from fractions import Fraction
 
+import ml_dtypes
 import mpmath
 import numpy as np
 import pytest
@@ -383,6 +384,53 @@ def test_the_command_at_max_offset_2_to_the_62_decides_every_offset(
         assert abs(mpmath.mpf(report["minimum_distance"]) - least) < mpmath.mpf(10) ** -20
         assert mpmath.mpf(report["lower_bound"]) <= least + mpmath.mpf(10) ** -40
         assert mpmath.mpf(report["next_lower_bound"]) <= second
+
+
+def test_the_machine_s_float32_cos_sin_and_products_pass_their_run_time_checks() -> None:
+    found = certified_separation(Sinusoidal(64, "10000"), 200000, 10000)
+    assert found.certified and found.reason is None and found.failed_assumptions == ()
+    assert separation.trig_failure(np.cos, np.sin) is None
+
+
+def test_a_float32_cos_with_a_larger_error_makes_the_answer_uncertified(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cos = np.cos
+
+    def rough_cos(x: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        value = cos(x, *args, **kwargs)
+        return value + np.float32(2.0**-20) if getattr(value, "dtype", None) == np.float32 else value
+
+    monkeypatch.setattr(np, "cos", rough_cos)
+    found = certified_separation(Sinusoidal(64, "10000"), 200000, 10000)
+    assert not found.certified and len(found.argmin_offsets) == 1
+    assert "float32 cos" in found.reason
+
+
+def _bf16_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A float32 product on inputs rounded to bfloat16 first (as a bf16 matrix unit does)."""
+    return a.astype(ml_dtypes.bfloat16).astype(np.float32) @ b.astype(ml_dtypes.bfloat16).astype(np.float32)
+
+
+def test_a_product_on_bf16_rounded_inputs_makes_the_answer_uncertified(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(separation, "float32_product", _bf16_product)
+    argv = [
+        "separation",
+        "--d",
+        "64",
+        "--max-offset",
+        "200000",
+        "--from-offset",
+        "10000",
+        "--json",
+        "--quiet",
+    ]
+    assert cli.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["certified"] is False and "float32 matrix product" in report["reason"]
+    assert separation.product_failure(np.matmul, 2049, 32) is None
 
 
 def test_decimal_floor_rounds_down() -> None:
