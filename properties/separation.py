@@ -598,6 +598,7 @@ class Separation:
     seconds: dict[str, float]
     pruned: Excluded | None = None
     failed_assumptions: tuple[str, ...] = ()
+    least_lower: Fraction | None = None
 
     @property
     def certified(self) -> bool:
@@ -622,8 +623,10 @@ class Separation:
 
     @property
     def lower_bound(self) -> Fraction:
-        """A rigorous lower bound on the distance at every offset of the range (the ball's lower end)."""
-        return max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0))
+        """A rigorous lower bound on the distance at every offset of the range: the least lower end over the
+        minimum's ball and every other ball evaluated (`least_lower`; the minimum's own when certified)."""
+        own = max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0))
+        return own if self.least_lower is None else min(own, self.least_lower)
 
 
 def _ball_value(exact: flint.arb) -> Fraction:
@@ -1081,7 +1084,7 @@ def certified_separation(
     search = _Search(encoding, from_offset, max_offset, bounds, leaf, record)
     search.search(branching, on_progress)
     started = time.perf_counter()
-    minimum, argmin, others, evaluated = _decide(encoding, search, digits)
+    minimum, argmin, others, evaluated, floor = _decide(encoding, search, digits)
     search.seconds["points"] = time.perf_counter() - started
     return Separation(
         d,
@@ -1098,6 +1101,7 @@ def certified_separation(
         dict(search.seconds),
         search.excluded() if record else None,
         search.failed_assumptions(),
+        floor,
     )
 
 
@@ -1117,12 +1121,27 @@ def _squared_distance(omegas: list[flint.arb], offset: int) -> flint.arb:
     return total
 
 
+def float_up(value: flint.arb) -> float:
+    """The least float64 at or above the exact value of an exact arb (an endpoint of a ball)."""
+    exact = _ball_value(value)
+    rounded = float(exact)
+    return rounded if Fraction(rounded) >= exact else float(np.nextafter(rounded, math.inf))
+
+
+def float_down(value: flint.arb) -> float:
+    """The greatest float64 at or below the exact value of an exact arb (an endpoint of a ball)."""
+    exact = _ball_value(value)
+    rounded = float(exact)
+    return rounded if Fraction(rounded) <= exact else float(np.nextafter(rounded, -math.inf))
+
+
 def _decide(
     encoding: Sinusoidal, search: _Search, digits: int
-) -> tuple[flint.arb, tuple[int, ...], float, int]:
-    """Evaluate the surviving offsets in arb, least lower bound first, until the next bound exceeds the best
-    ball: the minimum, the offsets whose balls overlap it, the least bound among the rest (S units) and how
-    many were evaluated."""
+) -> tuple[flint.arb, tuple[int, ...], float, int, Fraction]:
+    """Evaluate the surviving offsets in arb, least lower bound first, until the next bound exceeds the upper
+    end of the least ball so far (rounded up): the minimum, the offsets whose balls overlap it, the least
+    bound among the rest (S units, rounded down), how many were evaluated, and the least lower end of the
+    distance over every evaluated ball."""
     ranked = sorted((lower, k) for k, lower in search.survivors.items() if lower <= search.best)
     others = min((lower for lower in search.survivors.values() if lower > search.best), default=math.inf)
     magnitude = max(math.frexp(abs(omega))[1] for omega in encoding.frequencies64()[: encoding.d // 2])
@@ -1130,22 +1149,26 @@ def _decide(
     balls: dict[int, flint.arb] = {}
     with flint.ctx.workprec(prec):
         omegas = encoding.frequency_balls()[: encoding.d // 2]
+    least, stop_above = None, math.inf
     for lower, k in ranked:
-        if balls and lower > float(min(balls.values(), key=lambda b: float(b.mid())).upper().mid()):
+        if lower > stop_above:
             others = min(others, lower)
             break
         with flint.ctx.workprec(prec):
             balls[k] = _squared_distance(omegas, k)
-    if not balls:
+        if least is None or float(balls[k].mid()) < float(balls[least].mid()):
+            least, stop_above = k, float_up(balls[k].upper())
+    if least is None:
         raise InconsistentEnclosures("no offset survived the search: an enclosure overstates")
-    least = min(balls, key=lambda k: float(balls[k].mid()))
     argmin = tuple(sorted(k for k, ball in balls.items() if ball.overlaps(balls[least])))
     for k, ball in balls.items():
         if k not in argmin:
-            others = min(others, float(ball.lower().mid()) * (1 - 4 * _U64))
+            others = min(others, float_down(ball.lower()))
     with flint.ctx.workprec(prec):
         minimum = balls[least].sqrt()
-    return minimum, argmin, others, len(balls)
+        floor = min(_ball_value(ball.lower()) for ball in balls.values())
+        root = flint.arb(flint.fmpq(floor.numerator, floor.denominator)).sqrt() if floor > 0 else flint.arb(0)
+    return minimum, argmin, others, len(balls), _ball_value(root.lower()) if floor > 0 else Fraction(0)
 
 
 @dataclass(frozen=True)

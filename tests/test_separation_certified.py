@@ -9,6 +9,7 @@ import subprocess
 import sys
 from fractions import Fraction
 
+import flint
 import ml_dtypes
 import mpmath
 import numpy as np
@@ -431,6 +432,26 @@ def test_a_product_on_bf16_rounded_inputs_makes_the_answer_uncertified(
     report = json.loads(capsys.readouterr().out)
     assert report["certified"] is False and "float32 matrix product" in report["reason"]
     assert separation.product_failure(np.matmul, 2049, 32) is None
+
+
+def test_ball_ends_are_rounded_outwards_to_floats() -> None:
+    """1 + 2^-60 rounds to 1.0 at the nearest float: the early stop and the bounds need the float above it
+    (and, for the lower end, below it)."""
+    with flint.ctx.workprec(100):
+        above, below = flint.arb(1) + flint.arb(2) ** -60, -flint.arb(1) - flint.arb(2) ** -60
+    assert separation.float_up(above) == np.nextafter(1.0, 2.0) and float(above) == 1.0
+    assert separation.float_down(below) == -np.nextafter(1.0, 2.0)
+    assert separation.float_down(above) == 1.0 == separation.float_up(flint.arb(1))
+
+
+def test_the_lower_bound_covers_every_ball_of_an_undecided_minimum() -> None:
+    """ω = π/2: S(1) = S(3) = 2 exactly, so their balls overlap and neither is certified the minimiser; the
+    bound for every offset must hold for both balls, not only for the one of least midpoint."""
+    encoding = Sinusoidal(2, omegas=(sp.pi / 2,))
+    found = certified_separation(encoding, 4, 1)
+    assert found.argmin_offsets == (1, 3) and not found.certified
+    assert found.least_lower is not None and found.lower_bound <= found.least_lower
+    assert float(found.lower_bound) == pytest.approx(2**0.5)
 
 
 def test_decimal_floor_rounds_down() -> None:
