@@ -432,17 +432,17 @@ def _trig_probes() -> np.ndarray:
 def trig_failure(
     cos: Callable[[np.ndarray], np.ndarray], sin: Callable[[np.ndarray], np.ndarray]
 ) -> str | None:
-    """Why numpy's float32 `cos` or `sin` breaks the 2^-22 ANCHOR_FACTOR_ERROR assumes on [−π, π], on
-    `_trig_probes` against the math module's float64 values of the same arguments; None when both hold."""
+    """Why numpy's `cos` or `sin` breaks what the screen assumes on [−π, π]: in float32 within 2^-22
+    (ANCHOR_FACTOR_ERROR), in float64 within 2^-30 (the leaf tables, `product_error`), on `_trig_probes`
+    against the math module's float64 values of the same arguments; None when all hold."""
     angle = _trig_probes()
-    wide = angle.astype(np.float64).tolist()
+    wide = angle.astype(np.float64)
     for name, function, reference in (("cos", cos, math.cos), ("sin", sin, math.sin)):
-        exact = np.array([reference(x) for x in wide])
-        error = float(np.max(np.abs(np.asarray(function(angle), dtype=np.float64) - exact)))
-        if not error <= 2.0**-22 - 2.0**-50:
-            return (
-                f"numpy's float32 {name} errs by {error:.3g} on [−π, π], beyond the 2^-22 the screen assumes"
-            )
+        exact = np.array([reference(x) for x in wide.tolist()])
+        for argument, bound, kind in ((angle, 2.0**-22, "float32"), (wide, 2.0**-30, "float64")):
+            error = float(np.max(np.abs(np.asarray(function(argument), dtype=np.float64) - exact)))
+            if not error <= bound - 2.0**-50:
+                return f"numpy's {kind} {name} errs by {error:.3g} on [−π, π], beyond the {bound:.3g} assumed"
     return None
 
 
@@ -1057,7 +1057,9 @@ def certified_separation(
     (`chord_lower`, `chord_upper`: no library sine), sums by `sum_lower`/`sum_upper`. Intervals whose arc
     bound exceeds an attained upper bound are excluded; leaves of `leaf` offsets are screened by float32
     block products, low-rank once enough leaves have been screened, with the bound `LeafProducts.error`
-    (which assumes numpy's float64 sin and cos within 2^-30 and its float32 ones within 2^-22 on [−π, π]);
+    (which assumes numpy's float64 sin and cos within 2^-30, its float32 ones within 2^-22 on [−π, π] and a
+    float32 product rounding to nearest: checked where it runs, `trig_failure` and `product_failure`, a
+    failure leaving the answer uncertified with its `reason`);
     what survives is enclosed offset by offset, and the last candidates are evaluated in arb at
     enough bits for `digits` digits. `on_progress(offsets)` is called as each root block is done;
     `record` keeps every excluded interval (for `audit_separation`).

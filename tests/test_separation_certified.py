@@ -408,6 +408,14 @@ def test_a_float32_cos_with_a_larger_error_makes_the_answer_uncertified(
     assert "float32 cos" in found.reason
 
 
+def test_a_float64_sin_with_a_larger_error_is_caught_by_the_same_check() -> None:
+    def rough_sin(x: np.ndarray) -> np.ndarray:
+        value = np.sin(x)
+        return value + 2.0**-28 if value.dtype == np.float64 else value
+
+    assert "float64 sin" in separation.trig_failure(np.cos, rough_sin)
+
+
 def _bf16_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A float32 product on inputs rounded to bfloat16 first (as a bf16 matrix unit does)."""
     return a.astype(ml_dtypes.bfloat16).astype(np.float32) @ b.astype(ml_dtypes.bfloat16).astype(np.float32)
