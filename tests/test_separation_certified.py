@@ -442,6 +442,17 @@ def test_a_product_on_bf16_rounded_inputs_makes_the_answer_uncertified(
     assert separation.product_failure(np.matmul, 2049, 32) is None
 
 
+def test_the_collisions_answer_is_not_called_certified_when_a_check_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pe_verify.properties.collisions import _vector_nearest
+
+    monkeypatch.setattr(separation, "float32_product", _bf16_product)
+    answer = _vector_nearest(64, Fraction(10000), 100000)
+    assert answer.value["certified"] is False and "float32 matrix product" in answer.value["reason"]
+    assert "NOT certified" in answer.summary
+
+
 def test_ball_ends_are_rounded_outwards_to_floats() -> None:
     """1 + 2^-60 rounds to 1.0 at the nearest float: the early stop and the bounds need the float above it
     (and, for the lower end, below it)."""
