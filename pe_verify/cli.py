@@ -740,6 +740,7 @@ def run_separation(args: argparse.Namespace) -> int:
         "lower_bound": decimal_floor(found.lower_bound, digits),
         "next_lower_bound": None if others is None else decimal_floor(others, 12),
         "certified": found.certified,
+        "reason": found.reason,
         "decided": {
             "by_interval_bounds": found.by_bounds,
             "by_block_screen": found.by_screen,
@@ -753,7 +754,7 @@ def run_separation(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=json_ascii()))
         return EXIT_OK
     offsets = ", ".join(str(k) for k in found.argmin_offsets)
-    state = "certified" if found.certified else "NOT decided between the offsets listed"
+    state = "certified" if found.certified else f"NOT certified: {found.reason}"
     print(
         f"sinusoidal PE, d = {args.d}, base = {base}: min over {args.from_offset} ≤ k < {args.max_offset} of "
         f"‖PE(p + k) − PE(p)‖ (every p)"

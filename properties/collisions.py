@@ -494,10 +494,12 @@ def _vector_nearest(d: int, base: Fraction, max_pos: int) -> Answer:
         "distance": found.minimum.str(DPS, radius=False),
         "lower_bound": decimal_floor(found.lower_bound, DPS),
         "certified": found.certified,
+        "reason": found.reason,
     }
+    state = "certified" if found.certified else f"NOT certified: {found.reason},"
     summary = (
         f"‖PE(p+k) − PE(p)‖ depends only on k; over positions < {max_pos} the closest offset is k = "
-        f"{offsets} (distance {found.minimum.str(10, radius=False)}, certified for every offset "
+        f"{offsets} (distance {found.minimum.str(10, radius=False)}, {state} for every offset "
         f"1 ≤ k < {max_pos}{nearest_float}; `pe-verify separation` gives the certificate)"
     )
     return Answer(value, summary, DIGITS)

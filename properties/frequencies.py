@@ -19,7 +19,8 @@ One form per arithmetic, each a single frequency ``*_(i, d, base)`` and a list o
 * mpmath: `frequency_mp`, `frequencies_mp` — ``mpf(base) ** (mpf(p) / q)`` for the exponent p/q, equal to
   ``mpf(-2 * i) / d`` (both are one correctly rounded division);
 * SymPy: `frequency_expr`, `frequency_exprs` — ``base ** Rational(p, q)``, exact;
-* ball arithmetic (python-flint): `frequency_arb`, `frequencies_arb` — ``arb(base) ** (arb(p) / q)``.
+* ball arithmetic (python-flint): `frequency_arb`, `frequencies_arb` — ``arb(base) ** (arb(p) / q)``, and
+  `expr_arb` for a frequency given as an exact SymPy number.
 
 The lists have ⌈d/2⌉ entries by default (`frequency_count`: the sinusoidal encoding, whose odd d ends with a
 sin-only frequency; RoPE's d/2 for even d is the same number). A caller that means d // 2 passes
@@ -172,6 +173,44 @@ def fraction_arb(q: Fraction) -> flint.arb:
     """q as an arb ball at the current flint precision: arb(numerator) / denominator (exact when q is a
     dyadic rational that fits, else a ball of one rounding's radius around it)."""
     return flint.arb(q.numerator) / q.denominator
+
+
+#: The SymPy functions `expr_arb` evaluates, by the arb method of the same meaning.
+_ARB_FUNCTIONS = {sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.atan: "atan"}
+
+
+def expr_arb(expr: sp.Expr) -> flint.arb:
+    """An exact real SymPy number (rationals, floats at their exact binary value, π, e, sums, products,
+    powers and exp, log, sin, cos, tan, atan of these) as an arb ball containing it, at the current flint
+    precision; ValueError for anything else (a symbol, or a value arb cannot enclose)."""
+    expr = sp.sympify(expr)
+    if expr.is_Rational or expr.is_Float:
+        return fraction_arb(Fraction(*sp.Rational(expr).as_numer_denom()))
+    if expr is sp.pi:
+        return flint.arb.pi()
+    if expr is sp.E:
+        return flint.arb(1).exp()
+    args = [expr_arb(arg) for arg in expr.args] if expr.args else None
+    if args is None:
+        value = None
+    elif expr.is_Add:
+        value = sum(args[1:], args[0])
+    elif expr.is_Mul:
+        value = args[0]
+        for arg in args[1:]:
+            value *= arg
+    elif expr.is_Pow:
+        base, exponent = args
+        value = base ** int(expr.exp) if expr.exp.is_Integer else base**exponent
+    elif expr.func in _ARB_FUNCTIONS and len(args) == 1:
+        value = getattr(args[0], _ARB_FUNCTIONS[expr.func])()
+    else:
+        value = None
+    if value is None or not value.is_finite():
+        raise ValueError(
+            f"{expr} has no ball form (an exact real number built from rationals and π is needed)"
+        )
+    return value
 
 
 def frequency_arb(i: int, d: int, base: object) -> flint.arb:

@@ -18,6 +18,7 @@ since each pair turns back towards its start after half a period. The forms, eac
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -27,9 +28,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .frequencies import frequency_arb, frequency_exponent
+from .frequencies import frequency_exponent
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
-from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers, wavelength_range
+from .sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
 from .validation import require_even_dimension, require_positive_int
 
 
@@ -145,6 +146,10 @@ def nearest_offset(encoding: Sinusoidal, max_offset: int) -> NearestOffset:
 
 #: Offsets must satisfy k < MAX_SEPARATION_OFFSET: the 128-bit turn positions k·F keep 2^-64 turns of room.
 MAX_SEPARATION_OFFSET = 2**62
+
+#: Given frequencies must satisfy |ω| < MAX_SEPARATION_FREQUENCY: at FIXED_POINT_DPS = 60 digits, ω/2π mod 1
+#: is then known within 2^64·10^-60 < 2^-135 turns, well inside the 128-bit rounding of the turn table.
+MAX_SEPARATION_FREQUENCY = 2.0**64
 
 #: Margin, in turns, on every computed turn position: covers the 128-bit rounding of ω/2π (k·2^-129 ≤ 2^-67),
 #: dropping the low 64 bits (< 2^-64) and, where children are bounded before their exact words are formed,
@@ -326,9 +331,17 @@ class Factors:
     def times(self, c: np.ndarray) -> np.ndarray:
         """fl32(Q·fl32(R·c)) for float32 columns c (n × anchors)."""
         if all(block is None for block in self.blocks):
-            return self.q @ c
-        parts = [c[columns] if block is None else block @ c[columns] for _, columns, block in self.groups()]
-        return self.q @ np.concatenate(parts)
+            return float32_product(self.q, c)
+        parts = [
+            c[columns] if block is None else float32_product(block, c[columns])
+            for _, columns, block in self.groups()
+        ]
+        return float32_product(self.q, np.concatenate(parts))
+
+    def shapes(self) -> set[tuple[int, int]]:
+        """(rows, inner dimension) of every matrix product `times` forms."""
+        shapes = {(self.q.shape[0], self.rank)}
+        return shapes | {block.shape for block in self.blocks if block is not None}
 
 
 @dataclass(frozen=True)
@@ -369,6 +382,68 @@ class LeafProducts:
     def sums(self, cos_a: np.ndarray, sin_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """X̂ and Ŷ, shape (h + 1, anchors), for the anchor factors from `anchor_factors`."""
         return self.cos.times(cos_a), self.sin.times(sin_a)
+
+
+def float32_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The float32 matrix product the screen relies on (numpy's BLAS), checked by `product_failure`."""
+    return a @ b
+
+
+#: Columns of the probe products of `product_failure`.
+_PROBE_COLUMNS = 64
+
+
+@functools.cache
+def product_failure(
+    product: Callable[[np.ndarray, np.ndarray], np.ndarray], rows: int, inner: int
+) -> str | None:
+    """Why `product` of float32 (rows × inner)·(inner × 64) matrices breaks the bound `product_error`
+    assumes, |fl32(A·B) − A·B| ≤ γ_inner(2^-24)·|A|·|B| (a product rounding to nearest in float32), checked
+    against the float64 product of the same inputs on random entries in [−1, 1]; None when it holds. A
+    product that rounds its inputs (bf16, TF32) or accumulates in less than float32 fails."""
+    rng = np.random.default_rng(rows * 65537 + inner)
+    a = rng.uniform(-1, 1, (rows, inner)).astype(np.float32)
+    b = rng.uniform(-1, 1, (inner, _PROBE_COLUMNS)).astype(np.float32)
+    wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+    exact = wide_a @ wide_b
+    bound = (_gamma(inner, _U32) + 2 * _gamma(inner + 2, _U64)) * (np.abs(wide_a) @ np.abs(wide_b)) + _TINY
+    error = np.abs(np.asarray(product(a, b), dtype=np.float64) - exact)
+    if error.shape != exact.shape or not np.all(error <= bound):
+        worst = float(np.max(error / bound)) if error.shape == exact.shape else math.inf
+        return (
+            f"the float32 matrix product ({rows} × {inner})·({inner} × {_PROBE_COLUMNS}) errs by up to "
+            f"{worst:.3g} "
+            "times the bound of a product rounding to nearest in float32 (reduced-precision inputs or sums?)"
+        )
+    return None
+
+
+def _trig_probes() -> np.ndarray:
+    """float32 angles in [−π, π]: a grid of 2^16, and 16 float32 neighbours either side of 0, ±π/4, ±π/2,
+    ±3π/4 and ±π (the float32 nearest π lies above it, so ±π is probed from inside)."""
+    grid = np.linspace(-np.pi, np.pi, 2**16).astype(np.float32)
+    hard = np.float32(np.pi) * np.array([0, 0.25, 0.5, 0.75, 1, -0.25, -0.5, -0.75, -1], dtype=np.float32)
+    steps = np.arange(-16, 17, dtype=np.float32)
+    near = np.concatenate([x + steps * np.spacing(x) for x in hard]).astype(np.float32)
+    return np.concatenate([grid, near[np.abs(near.astype(np.float64)) <= np.pi]])
+
+
+@functools.cache
+def trig_failure(
+    cos: Callable[[np.ndarray], np.ndarray], sin: Callable[[np.ndarray], np.ndarray]
+) -> str | None:
+    """Why numpy's `cos` or `sin` breaks what the screen assumes on [−π, π]: in float32 within 2^-22
+    (ANCHOR_FACTOR_ERROR), in float64 within 2^-30 (the leaf tables, `product_error`), on `_trig_probes`
+    against the math module's float64 values of the same arguments; None when all hold."""
+    angle = _trig_probes()
+    wide = angle.astype(np.float64)
+    for name, function, reference in (("cos", cos, math.cos), ("sin", sin, math.sin)):
+        exact = np.array([reference(x) for x in wide.tolist()])
+        for argument, bound, kind in ((angle, 2.0**-22, "float32"), (wide, 2.0**-30, "float64")):
+            error = float(np.max(np.abs(np.asarray(function(argument), dtype=np.float64) - exact)))
+            if not error <= bound - 2.0**-50:
+                return f"numpy's {kind} {name} errs by {error:.3g} on [−π, π], beyond the {bound:.3g} assumed"
+    return None
 
 
 #: Bound on |ĉ − cos 2πt| and |ŝ − sin 2πt| for the float32 anchor factors of `anchor_factors`: the angle
@@ -522,11 +597,21 @@ class Separation:
     candidates: int
     seconds: dict[str, float]
     pruned: Excluded | None = None
+    failed_assumptions: tuple[str, ...] = ()
+    least_lower: Fraction | None = None
 
     @property
     def certified(self) -> bool:
-        """The minimiser is decided: one offset's ball lies below every other offset's bound."""
-        return len(self.argmin_offsets) == 1
+        """The minimiser is decided (one offset's ball lies below every other offset's bound) and every
+        numerical assumption of the screen held where it ran (`trig_failure`, `product_failure`)."""
+        return len(self.argmin_offsets) == 1 and not self.failed_assumptions
+
+    @property
+    def reason(self) -> str | None:
+        """Why the answer is not certified; None when it is."""
+        if self.failed_assumptions:
+            return "; ".join(self.failed_assumptions)
+        return None if self.certified else "the minimiser is not decided between the offsets listed"
 
     @property
     def next_lower_bound(self) -> Fraction | None:
@@ -538,8 +623,10 @@ class Separation:
 
     @property
     def lower_bound(self) -> Fraction:
-        """A rigorous lower bound on the distance at every offset of the range (the ball's lower end)."""
-        return max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0))
+        """A rigorous lower bound on the distance at every offset of the range: the least lower end over the
+        minimum's ball and every other ball evaluated (`least_lower`; the minimum's own when certified)."""
+        own = max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0))
+        return own if self.least_lower is None else min(own, self.least_lower)
 
 
 def _ball_value(exact: flint.arb) -> Fraction:
@@ -672,6 +759,16 @@ class _Search:
         self.leaf_hi, self.leaf_lo = self.table.steps(1, leaf)
         self.seconds = {"bounds": 0.0, "screen": 0.0, "points": 0.0}
         self.yields: dict[int, tuple[bool, int]] = {}
+        self.shapes: set[tuple[int, int]] = set()
+
+    def failed_assumptions(self) -> tuple[str, ...]:
+        """The numerical assumptions of the screen that fail on this machine, if it screened any leaf: numpy's
+        float32 cos and sin (`trig_failure`), the float32 products at every shape used (`product_failure`)."""
+        if not self.shapes:
+            return ()
+        failures = [trig_failure(np.cos, np.sin)]
+        failures += [product_failure(float32_product, rows, inner) for rows, inner in sorted(self.shapes)]
+        return tuple(failure for failure in failures if failure is not None)
 
     @property
     def screen_error(self) -> float:
@@ -769,6 +866,7 @@ class _Search:
             self.factor_after -= starts.size
             if self.factor_after <= 0:
                 self._factor()
+        self.shapes |= self.products.cos.shapes() | self.products.sin.shapes()
         block = max(1, _SCREEN_OFFSETS // self.leaf)
         for first in range(0, starts.size, block):
             part = slice(first, first + block)
@@ -891,7 +989,10 @@ class _Search:
         the words come by broadcasting. With one, the bound reads only the high words of those columns,
         summed without the carry from the low words (less than 2^-64 turns off, inside TURN_MARGIN), and
         only the kept children get their exact words on every frequency."""
-        kids = (starts[None, :] + child * np.arange(self.branching, dtype=np.int64)[:, None]).reshape(-1)
+        # Only steps j with child·j < stop − min(starts) ≤ 2^62 are formed: no start wraps in int64.
+        count = min(self.branching, -(-(self.stop - int(starts.min())) // child))
+        step_hi, step_lo = step_hi[:count], step_lo[:count]
+        kids = (starts[None, :] + child * np.arange(count, dtype=np.int64)[:, None]).reshape(-1)
         index = np.flatnonzero(kids < self.stop) if kids.size and kids.max() >= self.stop else None
         if columns is None:
             kid_hi, kid_lo = add_turns(hi[None], lo[None], step_hi[:, None], step_lo[:, None])
@@ -925,12 +1026,14 @@ def longest_excludable_interval(encoding: Sinusoidal, squared: float) -> int:
 
 
 def beyond_longest_wavelength(encoding: Sinusoidal) -> int:
-    """⌈λ_max⌉, the first offset beyond one turn of the slowest pair (λ_max = 2π/ω_min, certified in arb)."""
+    """⌈λ_max⌉, the first offset beyond one turn of the slowest pair (λ_i = 2π/|ω_i| of the encoding's own
+    frequencies, certified in arb)."""
     with flint.ctx.workprec(128):
-        ceiling = wavelength_range(encoding, 128).longest.ceil()
-    if not ceiling.is_exact():
+        omegas = encoding.frequency_balls()[: encoding.d // 2]
+        ceilings = [(2 * flint.arb.pi() / abs(omega)).ceil() for omega in omegas]
+    if not all(ceiling.is_exact() for ceiling in ceilings):
         raise ValueError(f"the longest wavelength at d = {encoding.d} is too close to an integer to round up")
-    return int(ceiling.unique_fmpz())
+    return max(int(ceiling.unique_fmpz()) for ceiling in ceilings)
 
 
 def certified_separation(
@@ -946,14 +1049,17 @@ def certified_separation(
     on_progress: Callable[[int], None] | None = None,
 ) -> Separation:
     """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
-    offsets attaining it, and a rigorous lower bound for every offset of the range.
+    offsets attaining it, and a rigorous lower bound for every offset of the range, at the encoding's own
+    frequencies (given `omegas`, |ω| < 2^64, or base^(−2i/d)).
 
     Turn positions k·ω_i/2π are exact 128-bit fixed point (k·F_i mod 2^128), with TURN_MARGIN for every
     rounding after; per frequency, 4 sin²(πx) is enclosed by Taylor polynomials evaluated in IEEE float64
     (`chord_lower`, `chord_upper`: no library sine), sums by `sum_lower`/`sum_upper`. Intervals whose arc
     bound exceeds an attained upper bound are excluded; leaves of `leaf` offsets are screened by float32
     block products, low-rank once enough leaves have been screened, with the bound `LeafProducts.error`
-    (which assumes numpy's float64 sin and cos within 2^-30 and its float32 ones within 2^-22 on [−π, π]);
+    (which assumes numpy's float64 sin and cos within 2^-30, its float32 ones within 2^-22 on [−π, π] and a
+    float32 product rounding to nearest: checked where it runs, `trig_failure` and `product_failure`, a
+    failure leaving the answer uncertified with its `reason`);
     what survives is enclosed offset by offset, and the last candidates are evaluated in arb at
     enough bits for `digits` digits. `on_progress(offsets)` is called as each root block is done;
     `record` keeps every excluded interval (for `audit_separation`).
@@ -966,6 +1072,10 @@ def certified_separation(
             f"offsets must satisfy 1 ≤ from_offset < max_offset ≤ 2^62, got from_offset = {from_offset} and "
             f"max_offset = {max_offset}"
         )
+    if encoding.omegas is not None and not np.all(
+        np.abs(encoding.frequencies64()) < MAX_SEPARATION_FREQUENCY
+    ):
+        raise ValueError(f"the frequencies must satisfy |ω| < 2^64, got {encoding.omegas}")
     shape = search_shape(d)
     leaf = require_positive_int(shape[0] if leaf is None else leaf, "leaf")
     if leaf % 2:
@@ -976,7 +1086,7 @@ def certified_separation(
     search = _Search(encoding, from_offset, max_offset, bounds, leaf, record)
     search.search(branching, on_progress)
     started = time.perf_counter()
-    minimum, argmin, others, evaluated = _decide(encoding, search, digits)
+    minimum, argmin, others, evaluated, floor = _decide(encoding, search, digits)
     search.seconds["points"] = time.perf_counter() - started
     return Separation(
         d,
@@ -992,45 +1102,75 @@ def certified_separation(
         evaluated,
         dict(search.seconds),
         search.excluded() if record else None,
+        search.failed_assumptions(),
+        floor,
     )
 
 
 def squared_distance_ball(encoding: Sinusoidal, offset: int, prec: int) -> flint.arb:
-    """S(k) = Σ_i 4 sin²(kω_i/2) as a ball at `prec` bits, ω_i = base^(−2i/d) from the exact rational base."""
-    base = Fraction(str(encoding.base))
+    """S(k) = Σ_i 4 sin²(kω_i/2) as a ball at `prec` bits, over the encoding's own frequencies
+    (`Sinusoidal.frequency_balls`: its exact `omegas`, or base^(−2i/d) with the base read exactly)."""
     with flint.ctx.workprec(prec):
-        exact_base = flint.arb(flint.fmpq(base.numerator, base.denominator))
-        total = flint.arb(0)
-        for i in range(encoding.d // 2):
-            total += 4 * (offset * frequency_arb(i, encoding.d, exact_base) / 2).sin() ** 2
-        return total
+        omegas = encoding.frequency_balls()[: encoding.d // 2]
+        return _squared_distance(omegas, offset)
+
+
+def _squared_distance(omegas: list[flint.arb], offset: int) -> flint.arb:
+    """Σ_i 4 sin²(kω_i/2) at k = `offset` for frequency balls `omegas`, at the current flint precision."""
+    total = flint.arb(0)
+    for omega in omegas:
+        total += 4 * (offset * omega / 2).sin() ** 2
+    return total
+
+
+def float_up(value: flint.arb) -> float:
+    """The least float64 at or above the exact value of an exact arb (an endpoint of a ball)."""
+    exact = _ball_value(value)
+    rounded = float(exact)
+    return rounded if Fraction(rounded) >= exact else float(np.nextafter(rounded, math.inf))
+
+
+def float_down(value: flint.arb) -> float:
+    """The greatest float64 at or below the exact value of an exact arb (an endpoint of a ball)."""
+    exact = _ball_value(value)
+    rounded = float(exact)
+    return rounded if Fraction(rounded) <= exact else float(np.nextafter(rounded, -math.inf))
 
 
 def _decide(
     encoding: Sinusoidal, search: _Search, digits: int
-) -> tuple[flint.arb, tuple[int, ...], float, int]:
-    """Evaluate the surviving offsets in arb, least lower bound first, until the next bound exceeds the best
-    ball: the minimum, the offsets whose balls overlap it, the least bound among the rest (S units) and how
-    many were evaluated."""
+) -> tuple[flint.arb, tuple[int, ...], float, int, Fraction]:
+    """Evaluate the surviving offsets in arb, least lower bound first, until the next bound exceeds the upper
+    end of the least ball so far (rounded up): the minimum, the offsets whose balls overlap it, the least
+    bound among the rest (S units, rounded down), how many were evaluated, and the least lower end of the
+    distance over every evaluated ball."""
     ranked = sorted((lower, k) for k, lower in search.survivors.items() if lower <= search.best)
     others = min((lower for lower in search.survivors.values() if lower > search.best), default=math.inf)
-    prec = 64 + max(search.stop, 2).bit_length() + math.ceil(digits * 3.33)
+    magnitude = max(math.frexp(abs(omega))[1] for omega in encoding.frequencies64()[: encoding.d // 2])
+    prec = 64 + max(search.stop, 2).bit_length() + max(magnitude, 0) + math.ceil(digits * 3.33)
     balls: dict[int, flint.arb] = {}
+    with flint.ctx.workprec(prec):
+        omegas = encoding.frequency_balls()[: encoding.d // 2]
+    least, stop_above = None, math.inf
     for lower, k in ranked:
-        if balls and lower > float(min(balls.values(), key=lambda b: float(b.mid())).upper().mid()):
+        if lower > stop_above:
             others = min(others, lower)
             break
-        balls[k] = squared_distance_ball(encoding, k, prec)
-    if not balls:
+        with flint.ctx.workprec(prec):
+            balls[k] = _squared_distance(omegas, k)
+        if least is None or float(balls[k].mid()) < float(balls[least].mid()):
+            least, stop_above = k, float_up(balls[k].upper())
+    if least is None:
         raise InconsistentEnclosures("no offset survived the search: an enclosure overstates")
-    least = min(balls, key=lambda k: float(balls[k].mid()))
     argmin = tuple(sorted(k for k, ball in balls.items() if ball.overlaps(balls[least])))
     for k, ball in balls.items():
         if k not in argmin:
-            others = min(others, float(ball.lower().mid()) * (1 - 4 * _U64))
+            others = min(others, float_down(ball.lower()))
     with flint.ctx.workprec(prec):
         minimum = balls[least].sqrt()
-    return minimum, argmin, others, len(balls)
+        floor = min(_ball_value(ball.lower()) for ball in balls.values())
+        root = flint.arb(flint.fmpq(floor.numerator, floor.denominator)).sqrt() if floor > 0 else flint.arb(0)
+    return minimum, argmin, others, len(balls), _ball_value(root.lower()) if floor > 0 else Fraction(0)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import flint
 import mpmath
@@ -46,10 +47,12 @@ import sympy as sp
 from .correct_rounding import correctly_rounded
 from .dtypes import DtypeSpec, dtype_spec
 from .frequencies import (
+    expr_arb,
     fraction_arb,
     frequencies,
     frequencies_arb,
     frequencies_mp,
+    frequency_arb,
     frequency_exponent,
     frequency_exprs,
     frequency_mp,
@@ -201,9 +204,13 @@ class Sinusoidal:
     # ------------------------------------------------------------------------------------------- balls
 
     def frequency_balls(self) -> list[flint.arb]:
-        """The ⌈d/2⌉ frequencies as arb balls (current flint precision) containing the true values."""
+        """The ⌈d/2⌉ frequencies as arb balls (current flint precision) containing the true values: the
+        given `omegas` (`expr_arb`; ValueError for a symbol), or base^(−2i/d) with a str base read exactly."""
         if self.omegas is not None:
-            raise ValueError("an encoding with given omegas has no ball form")
+            return [expr_arb(omega) for omega in self.omegas]
+        if isinstance(self.base, str):
+            base = fraction_arb(Fraction(self.base))
+            return [frequency_arb(i, self.d, base) for i in range((self.d + 1) // 2)]
         return list(_frequency_balls(self.d, float(self.base), flint.ctx.prec))
 
     def row_balls(self, position: int) -> list[flint.arb]:

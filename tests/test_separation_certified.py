@@ -9,10 +9,13 @@ import subprocess
 import sys
 from fractions import Fraction
 
+import flint
+import ml_dtypes
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given
+import sympy as sp
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_verify import cli
@@ -280,6 +283,194 @@ def test_the_ball_of_an_offset_matches_mpmath_for_a_decimal_base() -> None:
     with mpmath.workdps(60):
         expected = offset_squared_distance_mp(12345, encoding.frequencies_mp(60))
         assert abs(mpmath.mpf(ball.str(55, radius=False)) - expected) < mpmath.mpf(10) ** -50
+
+
+def _distance_mp(omegas: list[mpmath.mpf], offset: int) -> mpmath.mpf:
+    """√(Σ_i 4 sin²(kω_i/2)), from the frequencies as mpmath numbers at the current precision."""
+    return mpmath.sqrt(mpmath.fsum(4 * mpmath.sin(offset * omega / 2) ** 2 for omega in omegas))
+
+
+def test_given_frequencies_give_their_own_distance_not_the_default_ones() -> None:
+    encoding = Sinusoidal(4, omegas=(1, sp.Rational(1, 7)))
+    found = certified_separation(encoding, 100, 2)
+    with mpmath.workdps(90):
+        omegas = [mpmath.mpf(1), mpmath.mpf(1) / 7]
+        distances = {k: _distance_mp(omegas, k) for k in range(2, 100)}
+        nearest = min(distances, key=distances.__getitem__)
+        assert found.certified and found.argmin_offsets == (nearest,) == (44,)
+        assert abs(mpmath.mpf(found.minimum.str(55, radius=False)) - distances[44]) < mpmath.mpf(10) ** -45
+        assert mpmath.mpf(found.minimum.str(55, radius=False)) < 0.018
+        bound = found.lower_bound
+        assert mpmath.mpf(bound.numerator) / bound.denominator <= distances[44]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-400, 400), st.integers(1, 97), st.booleans()), min_size=1, max_size=3),
+    st.integers(1, 2**62),
+)
+def test_the_ball_of_given_frequencies_contains_the_mpmath_distance(
+    drawn: list[tuple[int, int, bool]], offset: int
+) -> None:
+    """ω = p/q or p·π/q: the ball at `offset`, against the distance recomputed in mpmath from p, q alone."""
+    exact = tuple(sp.Rational(p, q) * (sp.pi if turn else 1) for p, q, turn in drawn)
+    ball = squared_distance_ball(Sinusoidal(2 * len(drawn), omegas=exact), offset, 300)
+    with mpmath.workdps(120):
+        omegas = [mpmath.mpf(p) / q * (mpmath.pi if turn else 1) for p, q, turn in drawn]
+        expected = _distance_mp(omegas, offset) ** 2
+        assert abs(mpmath.mpf(ball.mid().str(60, radius=False)) - expected) < mpmath.mpf(10) ** -30
+        assert mpmath.mpf(ball.rad().str(5, radius=False)) < mpmath.mpf(10) ** -30
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 300), st.integers(1, 97)), min_size=2, max_size=2))
+def test_the_search_over_given_frequencies_finds_the_mpmath_minimiser(drawn: list[tuple[int, int]]) -> None:
+    encoding = Sinusoidal(4, omegas=tuple(sp.Rational(p, q) for p, q in drawn))
+    found = certified_separation(encoding, 300, 1)
+    with mpmath.workdps(40):
+        omegas = [mpmath.mpf(p) / q for p, q in drawn]
+        distances = sorted((_distance_mp(omegas, k), k) for k in range(1, 300))
+        (least, k), (second, _) = distances[:2]
+        assert abs(mpmath.mpf(found.minimum.str(30, radius=False)) - least) < mpmath.mpf(10) ** -25
+        if second - least > mpmath.mpf(10) ** -20:
+            assert found.certified and found.argmin_offsets == (k,)
+
+
+def test_a_float_base_is_read_at_its_binary_value_like_the_turn_table() -> None:
+    """1.1 as a float is not 11/10: at k = 10^15 the two differ by about 0.1 in S."""
+    encoding = Sinusoidal(4, 1.1)
+    ball = squared_distance_ball(encoding, 10**15, 200)
+    with mpmath.workdps(60):
+        expected = _distance_mp([mpmath.mpf(1), mpmath.mpf(1.1) ** -0.5], 10**15) ** 2
+        assert abs(mpmath.mpf(ball.str(40, radius=False)) - expected) < mpmath.mpf(10) ** -25
+
+
+def test_frequencies_the_turn_table_cannot_hold_are_refused() -> None:
+    with pytest.raises(ValueError, match="2\\^64"):
+        certified_separation(Sinusoidal(2, omegas=(sp.Integer(2) ** 70,)), 100)
+
+
+def _tallies(found: separation.Separation) -> int:
+    return found.by_bounds + found.by_screen + found.by_points + found.candidates
+
+
+def test_a_range_up_to_2_to_the_62_is_searched_without_wrapping_offsets() -> None:
+    """ω/2π = 2^-61 and 1/4096 from 2^61 + 5·4096: S vanishes only at 2^61, so the least S of the range is at
+    the last multiple of 4096, 2^62 − 4096, with √S = 2 sin(π·2^-49). The root interval of 2^64 offsets
+    has children from 2^61 + 6·2^60 = 2^63 on, beyond int64."""
+    encoding = Sinusoidal(4, omegas=(sp.pi / 2**60, sp.pi / 2048))
+    first = 2**61 + 5 * 4096
+    found = certified_separation(encoding, 2**62, first, leaf=4096, branching=16)
+    assert found.certified and found.argmin_offsets == (2**62 - 4096,)
+    assert _tallies(found) == 2**62 - first
+    with mpmath.workdps(60):
+        expected = 2 * mpmath.sin(mpmath.pi * mpmath.mpf(2) ** -49)
+        assert abs(mpmath.mpf(found.minimum.str(55, radius=False)) - expected) < mpmath.mpf(10) ** -60
+
+
+def test_the_command_at_max_offset_2_to_the_62_decides_every_offset(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every offset of the range tallied once, the minimiser the one of an mpmath evaluation of each."""
+    first = 2**62 - 2000
+    argv = ["separation", "--d", "20", "--max-offset", str(2**62), "--from-offset", str(first), "--json"]
+    assert cli.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sum(report["decided"].values()) == 2000 and report["certified"] is True
+    with mpmath.workdps(75):  # 19 of the digits go to k ≈ 2^62
+        omegas = Sinusoidal(20, "10000").frequencies_mp(75)[:10]
+        distances = sorted((_distance_mp(omegas, k), k) for k in range(first, 2**62))
+        (least, k), (second, _) = distances[:2]
+        assert report["argmin_offsets"] == [k]
+        assert abs(mpmath.mpf(report["minimum_distance"]) - least) < mpmath.mpf(10) ** -20
+        assert mpmath.mpf(report["lower_bound"]) <= least + mpmath.mpf(10) ** -40
+        assert mpmath.mpf(report["next_lower_bound"]) <= second
+
+
+def test_the_machine_s_float32_cos_sin_and_products_pass_their_run_time_checks() -> None:
+    found = certified_separation(Sinusoidal(64, "10000"), 200000, 10000)
+    assert found.certified and found.reason is None and found.failed_assumptions == ()
+    assert separation.trig_failure(np.cos, np.sin) is None
+
+
+def test_a_float32_cos_with_a_larger_error_makes_the_answer_uncertified(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cos = np.cos
+
+    def rough_cos(x: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        value = cos(x, *args, **kwargs)
+        return value + np.float32(2.0**-20) if getattr(value, "dtype", None) == np.float32 else value
+
+    monkeypatch.setattr(np, "cos", rough_cos)
+    found = certified_separation(Sinusoidal(64, "10000"), 200000, 10000)
+    assert not found.certified and len(found.argmin_offsets) == 1
+    assert "float32 cos" in found.reason
+
+
+def test_a_float64_sin_with_a_larger_error_is_caught_by_the_same_check() -> None:
+    def rough_sin(x: np.ndarray) -> np.ndarray:
+        value = np.sin(x)
+        return value + 2.0**-28 if value.dtype == np.float64 else value
+
+    assert "float64 sin" in separation.trig_failure(np.cos, rough_sin)
+
+
+def _bf16_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A float32 product on inputs rounded to bfloat16 first (as a bf16 matrix unit does)."""
+    return a.astype(ml_dtypes.bfloat16).astype(np.float32) @ b.astype(ml_dtypes.bfloat16).astype(np.float32)
+
+
+def test_a_product_on_bf16_rounded_inputs_makes_the_answer_uncertified(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(separation, "float32_product", _bf16_product)
+    argv = [
+        "separation",
+        "--d",
+        "64",
+        "--max-offset",
+        "200000",
+        "--from-offset",
+        "10000",
+        "--json",
+        "--quiet",
+    ]
+    assert cli.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["certified"] is False and "float32 matrix product" in report["reason"]
+    assert separation.product_failure(np.matmul, 2049, 32) is None
+
+
+def test_the_collisions_answer_is_not_called_certified_when_a_check_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pe_verify.properties.collisions import _vector_nearest
+
+    monkeypatch.setattr(separation, "float32_product", _bf16_product)
+    answer = _vector_nearest(64, Fraction(10000), 100000)
+    assert answer.value["certified"] is False and "float32 matrix product" in answer.value["reason"]
+    assert "NOT certified" in answer.summary
+
+
+def test_ball_ends_are_rounded_outwards_to_floats() -> None:
+    """1 + 2^-60 rounds to 1.0 at the nearest float: the early stop and the bounds need the float above it
+    (and, for the lower end, below it)."""
+    with flint.ctx.workprec(100):
+        above, below = flint.arb(1) + flint.arb(2) ** -60, -flint.arb(1) - flint.arb(2) ** -60
+    assert separation.float_up(above) == np.nextafter(1.0, 2.0) and float(above) == 1.0
+    assert separation.float_down(below) == -np.nextafter(1.0, 2.0)
+    assert separation.float_down(above) == 1.0 == separation.float_up(flint.arb(1))
+
+
+def test_the_lower_bound_covers_every_ball_of_an_undecided_minimum() -> None:
+    """ω = π/2: S(1) = S(3) = 2 exactly, so their balls overlap and neither is certified the minimiser; the
+    bound for every offset must hold for both balls, not only for the one of least midpoint."""
+    encoding = Sinusoidal(2, omegas=(sp.pi / 2,))
+    found = certified_separation(encoding, 4, 1)
+    assert found.argmin_offsets == (1, 3) and not found.certified
+    assert found.least_lower is not None and found.lower_bound <= found.least_lower
+    assert float(found.lower_bound) == pytest.approx(2**0.5)
 
 
 def test_decimal_floor_rounds_down() -> None:

@@ -122,7 +122,7 @@ def test_a_twin_replaces_one_form_and_keeps_the_others() -> None:
         (lambda: Sinusoidal(4, omegas=(1.0,)), "needs 2 frequencies, got 1"),
         (lambda: Sinusoidal(2, omegas=(sp.I,)), "exact real numbers"),
         (lambda: Sinusoidal(8).stored_rows(np.arange(3)), "has no dtype"),
-        (lambda: Sinusoidal(2, omegas=(1,)).row_balls(0), "no ball form"),
+        (lambda: Sinusoidal(2, omegas=(sp.Symbol("omega", positive=True),)).row_balls(0), "no ball form"),
     ],
 )
 def test_bad_input_is_rejected(call: Callable[[], object], match: str) -> None:
@@ -160,7 +160,15 @@ def test_the_ball_forms_contain_the_float64_rows() -> None:
             bool(abs(ball - flint.arb(float(v))) < 1e-15) for v, ball in zip(row, ball_row, strict=True)
         )
     with pytest.raises(ValueError, match="no ball form"):
-        Sinusoidal(2, omegas=(1,)).frequency_balls()
+        Sinusoidal(2, omegas=(sp.Symbol("omega", positive=True),)).frequency_balls()
+
+
+def test_given_exact_frequencies_and_a_decimal_base_have_balls_of_their_exact_values() -> None:
+    with flint.ctx.workprec(200):
+        sevenths, decimal = Sinusoidal(4, omegas=(1, sp.Rational(1, 7))), Sinusoidal(4, "1.1")
+        assert sevenths.frequency_balls()[1].contains(flint.fmpq(1, 7))
+        assert (decimal.frequency_balls()[1] ** 2 * flint.fmpq(11, 10)).contains(1)
+        assert not (Sinusoidal(4, 1.1).frequency_balls()[1] ** 2 * flint.fmpq(11, 10)).contains(1)
 
 
 def test_the_float32_frequencies_are_the_ones_the_stored_table_uses() -> None:
