@@ -95,6 +95,14 @@ def ball_digits(ball: flint.arb, digits: int = 8) -> str:
     return ball.str(digits, radius=False)
 
 
+def ball_enclosure(ball: flint.arb, digits: int) -> str:
+    """The ball's value to `digits` significant digits when its whole interval rounds to them, else its ends
+    at `digits` digits as [lower, upper]: text that does not depend on the ball's radius (which may follow
+    the platform's float64 sums) except at a rounding boundary."""
+    lower, upper = (end.str(digits, radius=False) for end in (ball.lower(), ball.upper()))
+    return lower if lower == upper else f"[{lower}, {upper}]"
+
+
 def ball_text(ball: flint.arb, spec: str) -> str:
     """A ball's value to the digits `spec` asks for, certified by its radius (and the conversion to float)."""
     middle = float(ball.mid())

@@ -37,7 +37,7 @@ from .model import (
     Source,
     claim,
 )
-from .numbers import ball_digits
+from .numbers import ball_digits, ball_enclosure
 
 BASE_BOUND = Source(BEYOND, "RoPE base lower bound (Men et al. 2024)")
 PAPER = (
@@ -69,6 +69,9 @@ ALL_ROWS = tuple(PUBLISHED)
 #: The rows whose infimum over real bases is certified in every run: the island scan's cost grows about as L²
 #: (0.2–1.3 s per row at L = 1K–8K, so hours at 1M); the longer rows compare the smallest two-digit base.
 CERTIFIED_LENGTH = 4 * 1024
+#: Significant digits the infima are printed to (the bisection certifies about 15; fewer, so that the text
+#: does not follow the width of the final interval, which the float64 sweep that starts it decides).
+INFIMUM_DIGITS = 12
 #: How many islands a row's note lists, from the infimum up.
 SHOWN_ISLANDS = 6
 #: The two readings of K: 1024 (the rows) and 1000 (beside them, in each row's note; then 1M = 10^6).
@@ -139,14 +142,18 @@ def _islands(found: Infimum) -> str:
     return f"{len(shown)} island(s) up to {end}: {text}; {slivers} undecided sliver(s)"
 
 
+def _infimum_text(found: Infimum) -> str:
+    return ball_enclosure(found.ball, INFIMUM_DIGITS)
+
+
 def _comparison(k: int, found: Infimum) -> tuple[str, bool, str]:
     """The row's computed value, agreement and note from the certified infimum at two significant digits."""
     rounded = found.rounded(DIGITS)
     computed = "undecided" if rounded is None else _base_text(rounded)
     agrees = rounded is not None and rounded == Fraction(PUBLISHED[k])
     note = (
-        f"infimum over real b > 1: {found.ball.str(radius=True)} (bisection in arb, {found.steps} steps, "
-        f"B({found.witness}) rising below it), {computed} at two digits; {_islands(found)}"
+        f"infimum over real b > 1: {_infimum_text(found)} (certified to these digits by bisection in arb), "
+        f"{computed} at two digits; {_islands(found)}"
     )
     return computed, agrees, note
 
@@ -273,7 +280,10 @@ def men_base_bound() -> Assessment:
             bool(below),
             REFUTES,
             detail=tuple(
-                (f"{_length_name(k)}: {PUBLISHED[k]}", f"infimum {found[k].ball.str(radius=True)}")
+                (
+                    f"{_length_name(k)}: {PUBLISHED[k]}",
+                    f"infimum {_infimum_text(found[k])}",
+                )
                 for k in below
             ),
         ),
@@ -322,8 +332,9 @@ def men_base_bound() -> Assessment:
             "men_base_bound",
             PAPER,
             f"up to L = {CERTIFIED_LENGTH} the infimum over real bases (an island sweep in ln b, "
-            f"undecided cells at most {RESOLUTION:.0e} wide, then bisection in arb), printed to the digits "
-            "its interval certifies, islands to 7 digits; every row also the smallest two-digit base; B(m) "
+            f"undecided cells at most {RESOLUTION:.0e} wide, then bisection in arb), printed to "
+            f"{INFIMUM_DIGITS} significant digits its interval certifies, islands to 7 digits; every row "
+            "also the smallest two-digit base; B(m) "
             "in float64 with an a-priori bound on each value's error, values within it and every printed "
             f"B(m) in arb balls at {BITS} bits (printed to 6 digits)",
             rows,
