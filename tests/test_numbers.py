@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import flint
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.claims.numbers import UNCERTIFIED, certain_argmax, certain_signs, certified, within
+from pe_verify.claims.numbers import (
+    UNCERTIFIED,
+    ball_enclosure,
+    certain_argmax,
+    certain_signs,
+    certified,
+    within,
+)
 
 
 def test_certified_prints_the_digits_the_bound_fixes() -> None:
@@ -41,3 +49,9 @@ def test_signs_and_argmax_are_certain_only_with_a_margin() -> None:
     assert not certain_signs([0.5, 1e-12], 1e-9)
     assert certain_argmax([1.0, 3.0, 2.0], 1e-9)
     assert not certain_argmax([1.0, 3.0, 3.0 - 1e-12], 1e-9)
+
+
+def test_a_ball_is_printed_to_the_digits_its_whole_interval_rounds_to() -> None:
+    assert ball_enclosure(flint.arb("26952.3392278579", "6.13e-11"), 12) == "26952.3392279"
+    assert ball_enclosure(flint.arb("26952.3392278579", "5.40e-11"), 12) == "26952.3392279"
+    assert ball_enclosure(flint.arb("1.25", "0.01"), 2) == "[1.2, 1.3]"
