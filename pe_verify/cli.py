@@ -97,25 +97,24 @@ def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
 
 
 def _memory_option(parser: argparse.ArgumentParser) -> None:
-    option = _positive("max-memory")
-    parser.add_argument(
+    _numeric(
+        parser,
         "--max-memory",
-        type=option,
+        _positive("max-memory"),
+        f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB)",
         default=MAX_MEMORY_GIB,
         metavar="GIB",
-        help=f"refuse settings estimated to need more memory (default {MAX_MEMORY_GIB:g} GiB; "
-        f"{_range(option)})",
     )
 
 
 def _minutes_option(parser: argparse.ArgumentParser) -> None:
-    option = _positive("max-minutes")
-    parser.add_argument(
+    _numeric(
+        parser,
         "--max-minutes",
-        type=option,
+        _positive("max-minutes"),
+        f"refuse settings estimated to take longer (default {MAX_MINUTES:g} minutes)",
         default=MAX_MINUTES,
         metavar="MIN",
-        help=f"refuse settings estimated to take longer (default {MAX_MINUTES:g} minutes; {_range(option)})",
     )
 
 
