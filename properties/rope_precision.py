@@ -273,12 +273,12 @@ class DriftCurve:
             raise ValueError(f"shift {shift} was not measured; measured: {self.shifts.tolist()}")
         return int(rows[0])
 
-    def above(self, other: DriftCurve) -> np.ndarray:
-        """Per shift (the same shifts): this curve's median exceeds `other`'s largest drift, certified by
-        both bounds."""
+    def exceeds(self, other: DriftCurve, factor: float) -> np.ndarray:
+        """Per shift (the same shifts): this curve's median is at least `factor` times `other`'s median,
+        certified by both bounds."""
         if not np.array_equal(self.shifts, other.shifts):
             raise ValueError("the curves must be measured at the same shifts")
-        return self.median - other.worst > self.bound + other.bound
+        return self.median - factor * other.median > self.bound + factor * other.bound
 
     def growth(self, start: int, end: int) -> tuple[float, float]:
         """median(end)/median(start) and a bound on its float64 error (both medians off by ≤ `bound`)."""

@@ -1,6 +1,6 @@
 """The YaRN and bfloat16 reproductions: their rows and verdicts, and what breaking each computation does to
-them (swapped α and β, a temperature off the formula, float32 angles or a bfloat16 control where bfloat16 and
-float32 are claimed)."""
+them (swapped α and β, a temperature off the formula, rounded positions where exact ones are claimed, a
+bfloat16 control where float32 is claimed)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,18 @@ import pytest
 from test_scaling import Log10Factor, SwappedBetas
 
 from pe_verify.claims import reproduce_yarn_precision as reproduce
-from pe_verify.claims.model import CAVEAT, UNSETTLED, Assessment, Row
+from pe_verify.claims.model import (
+    BEYOND_DOMAIN,
+    CAVEAT,
+    LIMITS,
+    NUMERIC,
+    SUPPORTS,
+    UNSETTLED,
+    Assessment,
+    Row,
+)
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties.rope_precision import RopeInDtype, drift_curve, unit_queries_and_keys
+from pe_verify.properties.rope_precision import drift_curve, unit_queries_and_keys
 
 ENTRIES = (reproduce.yarn_dims, reproduce.bf16_rope_drift)
 
@@ -74,41 +83,45 @@ def test_a_temperature_off_the_formula_fails_every_factor_row(monkeypatch) -> No
     assert found.verdict == UNSETTLED
 
 
-def test_the_bf16_curve_breaks_the_relative_property_and_differs_on_saturation_and_float32_angles() -> None:
-    agrees = rows(reproduce.bf16_rope_drift.assess())
-    assert all(agrees[f"p = 2^{j}"] for j in range(17))
-    assert agrees["bf16 growth, p = 2^0 → 2^16"]
+def test_exact_positions_break_the_relative_property_without_accumulating_and_the_extreme_grows() -> None:
+    found = reproduce.bf16_rope_drift.assess()
+    agrees = rows(found)
+    assert all(agrees[f"p = 2^{j}"] for j in range(18)) and "p = 2^18" not in agrees
     differing = {name for name, ok in agrees.items() if not ok}
     assert differing == {
-        "bf16 growth, p = 2^14 → 2^16",
-        "bf16 with float32 angles (Hugging Face Llama), p = 2^0 → 2^16",
+        "bf16 growth, p = 2^0 → 2^17",
+        "bf16 growth beyond the paper's context, p = 2^17 → 2^20",
     }
+    assert agrees["all values in bf16, positions rounded too (the extreme), p = 2^0 → 2^14"]
+    bearings = [(e.bearing, e.holds) for e in found.evidence]
+    assert bearings == [(SUPPORTS, True), (LIMITS, True), (BEYOND_DOMAIN, True)]
 
 
-def test_float32_angles_where_bfloat16_is_claimed_show_no_growth(monkeypatch) -> None:
-    monkeypatch.setattr(reproduce, "BF16", reproduce.FLOAT32_ANGLES)
+def test_rounded_positions_in_place_of_exact_ones_accumulate_and_lose_the_caveat(monkeypatch) -> None:
+    monkeypatch.setattr(reproduce, "EXACT_POSITIONS", reproduce.ALL_BF16)
     found = reproduce.bf16_rope_drift.assess()
-    assert found.verdict == UNSETTLED
-    assert not rows(found)["bf16 growth, p = 2^0 → 2^16"]
+    assert found.verdict == NUMERIC
+    assert not found.evidence[1].holds and rows(found)["bf16 growth, p = 2^0 → 2^17"]
 
 
 def test_a_bfloat16_control_is_not_below_bfloat16(monkeypatch) -> None:
-    monkeypatch.setattr(reproduce, "FLOAT32", reproduce.BF16)
+    monkeypatch.setattr(reproduce, "FLOAT32", reproduce.ALL_BF16)
     found = reproduce.bf16_rope_drift.assess()
     assert found.verdict == UNSETTLED
-    assert not any(rows(found)[f"p = 2^{j}"] for j in range(17))
+    assert not any(rows(found)[f"p = 2^{j}"] for j in range(18))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_the_full_bf16_curve_keeps_its_shape_over_more_pairs_and_positions(seed: int) -> None:
-    """1024 pairs per seed, every power of two and three times one up to 2^16: the bf16 median exceeds the
-    float32 worst everywhere, grows tenfold from 2^0, saturates from 2^14, and float32 angles keep it flat."""
-    shifts = np.array(sorted({0, *(2**j for j in range(17)), *(3 * 2**j for j in range(15))}))
+    """1024 pairs per seed, every power of two and three times one up to 2^17: with exact positions the bf16
+    median exceeds the float32 worst everywhere and stays flat; the all-bf16 extreme grows tenfold from 2^0
+    and saturates from 2^14."""
+    shifts = np.array(sorted({0, *(2**j for j in range(18)), *(3 * 2**j for j in range(16))}))
     inputs = unit_queries_and_keys(128, 1024, seed=seed)
-    bf16 = drift_curve(RopeInDtype(128, dtype="bfloat16"), *inputs, shifts)
-    f32 = drift_curve(RopeInDtype(128, dtype="float32"), *inputs, shifts)
-    angles = drift_curve(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"), *inputs, shifts)
-    assert np.all(bf16.above(f32)[1:])
-    assert bf16.grows(1, 2**16, reproduce.GROWTH) and bf16.stays_within(2**14, 2**16, reproduce.FLAT)
-    assert angles.stays_within(1, 2**16, reproduce.FLAT) and f32.grows(2**14, 2**16, reproduce.FLAT)
+    exact = drift_curve(reproduce.EXACT_POSITIONS, *inputs, shifts)
+    f32 = drift_curve(reproduce.FLOAT32, *inputs, shifts)
+    extreme = drift_curve(reproduce.ALL_BF16, *inputs, shifts)
+    assert np.all(exact.exceeds(f32, reproduce.FAR)[1:])
+    assert reproduce._flat(exact, 1, 2**17) and f32.grows(2**14, 2**17, reproduce.FLAT)
+    assert extreme.grows(1, 2**14, reproduce.GROWTH) and reproduce._flat(extreme, 2**14, 2**17)

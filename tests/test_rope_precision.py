@@ -222,7 +222,9 @@ def test_bfloat16_drift_grows_past_float32_and_saturates_where_float32_angles_st
     f32 = drift_curve(RopeInDtype(128, dtype="float32"), q, k, m, n, CHECKPOINTS)
     angles = drift_curve(RopeInDtype(128, dtype="bfloat16", angle_dtype="float32"), q, k, m, n, CHECKPOINTS)
     assert bf16.median[0] == bf16.worst[0] == 0
-    assert np.all(bf16.above(f32)[1:]) and bf16.grows(1, 2**16, 10) and bf16.stays_within(2**14, 2**16, 2)
+    assert (
+        np.all(bf16.exceeds(f32, 4)[1:]) and bf16.grows(1, 2**16, 10) and bf16.stays_within(2**14, 2**16, 2)
+    )
     assert f32.grows(1, 2**16, 100) and f32.grows(2**14, 2**16, 2)
     assert angles.stays_within(1, 2**16, 2) and not angles.grows(1, 2**16, 10)
 
@@ -230,7 +232,7 @@ def test_bfloat16_drift_grows_past_float32_and_saturates_where_float32_angles_st
 def test_a_curve_is_not_above_itself_and_a_flat_curve_does_not_grow() -> None:
     q, k, m, n = unit_queries_and_keys(32, 16)
     bf16 = drift_curve(RopeInDtype(32, dtype="bfloat16"), q, k, m, n, CHECKPOINTS)
-    assert not np.any(bf16.above(bf16))
+    assert not np.any(bf16.exceeds(bf16, 1))
     flat = DriftCurve(CHECKPOINTS, np.full(5, 1e-3), np.full(5, 2e-3), 1e-13)
     assert not flat.grows(1, 2**16, 2) and flat.stays_within(1, 2**16, 2)
     assert flat.growth(1, 2**16)[0] == 1 and not flat.stays_within(1, 2**16, 1)
@@ -246,7 +248,7 @@ def test_drift_curves_refuse_float64_unmeasured_shifts_and_mismatched_curves() -
         curve.growth(1, 3)
     other = drift_curve(RopeInDtype(16, dtype="bfloat16"), q, k, m, n, CHECKPOINTS[:-1])
     with pytest.raises(ValueError, match="same shifts"):
-        curve.above(other)
+        curve.exceeds(other, 1)
 
 
 def test_position_spacing_is_the_dtypes_gap() -> None:
