@@ -16,11 +16,12 @@ and Llama 3 — on the relative deviation max_(d,i) |θ'_i/θ_ref_i − 1|, and 
 parameters. YaRN is tried with the reference code's ramp over pair indices (truncated or not) and with the
 paper's ramp γ linear in r = L₀/λ between α and β (Eq. 18), named by the parameter ``ramp``; the paper's α
 and β are fitted from the blended pairs when they are not among `YARN_BETAS`. LongRoPE (Phi-3: every pair
-divided by its own factor) comes last: any vector whose factors θ_i/θ'_i are ≥ 1 and non-decreasing is
-LongRoPE with those factors, so it is named only when no rule with few parameters fits. Dynamic NTK at one
-sequence length is the same vector as NTK with another factor, so one call of ``inv_freq(d)`` cannot tell
-them apart: it is reported as NTK. When no rule matches at the result dtype's tolerance, the rules are tried
-at the first narrower precision (float32, float16, bfloat16) that holds every value exactly:
+divided by its own factor) comes last: any vector whose factors θ_i/θ'_i are non-decreasing (some may lie
+below 1) is LongRoPE with those factors, so it is named only when no rule with few parameters fits.
+Dynamic NTK at one sequence length is the same vector as NTK with another factor, so one call of
+``inv_freq(d)`` cannot tell them apart: it is reported as NTK. When no rule matches at the result dtype's
+tolerance, the rules are tried at the first narrower precision (float32, float16, bfloat16) that holds every
+value exactly:
 ``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64 is the rule
 "computed in float32" (`computed_in`, a `low-precision` finding), not an unknown one.
 """
@@ -517,9 +518,10 @@ def _scaled(fit: Fit) -> list[Candidate]:
 
 def _longrope(fit: Fit) -> Candidate | None:
     """LongRoPE with the declared base: the per-pair factors ext_i = θ_i/θ'_i at every d, a candidate when
-    they are ≥ 1, non-decreasing in i (LongRoPE's constraint on its searched factors) and not all 1, each
-    within the tolerance. Any such vector is LongRoPE with some factors, so it ranks below every rule with
-    few parameters (rank 5)."""
+    they are non-decreasing in i (LongRoPE's constraint on its searched factors) and not all at most 1, each
+    within the tolerance. Factors below 1 are allowed: published tables have them (VoxCPM2's first is
+    0.9978). Any such vector is LongRoPE with some factors, so it ranks below every rule with few parameters
+    (rank 5)."""
     base = fit.base
     factors = {d: rope_frequencies(d, base) / theta for d, theta in fit.observed.items()}
     largest = max(float(np.max(f)) for f in factors.values())
@@ -527,7 +529,7 @@ def _longrope(fit: Fit) -> Candidate | None:
         return None
     tolerance = fit.tolerance(base, largest)
     for ext in factors.values():
-        if np.any(ext < 1 - tolerance) or np.any(ext[1:] < ext[:-1] * (1 - 2 * tolerance)):
+        if np.any(ext[1:] < ext[:-1] * (1 - 2 * tolerance)):
             return None
     if largest <= 1 + tolerance:
         return None
