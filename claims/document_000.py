@@ -1150,7 +1150,8 @@ def _span(first: int, count: int) -> str:
     "where context extension runs into positional encoding: rope_theta is the base b of θ_i = b^(−2i/d), "
     "and each rope_scaling type rescales some or all of the θ_i.",
     formal=r"\theta_i = b^{-2i/d};\ b \to b' > b:\ \theta_i'/\theta_i = (b/b')^{2i/d};\ \text{linear: } "
-    r"\theta_i/s;\ \text{NTK: } b\,s^{d/(d-2)};\ \text{YaRN, Llama 3: by parts}",
+    r"\theta_i/s;\ \text{NTK, dynamic: } b\,s^{d/(d-2)};\ \text{YaRN, Llama 3: by parts};\ "
+    r"\text{LongRoPE: } \theta_i/e_i",
     expected=PROVED,
     depends_on=("D0.17",),
 )
@@ -1169,8 +1170,10 @@ def d0_18() -> Assessment:
         from_derivation("sinusoidal.larger_base"),
         from_derivation("scaling.linear"),
         from_derivation("scaling.ntk"),
+        from_derivation("scaling.dynamic_ntk"),
         from_derivation("scaling.yarn_paper_ramp"),
         from_derivation("scaling.llama3"),
+        from_derivation("scaling.longrope"),
         Evidence(
             CERTIFICATE,
             "Llama 3.1's published settings (D0.18a: head dim 128, rope_theta 500000, "
@@ -1189,11 +1192,14 @@ def d0_18() -> Assessment:
         evidence,
         "Raising rope_theta keeps the fastest pair (θ_0 = 1) and slows every other pair, the slowest most; "
         "linear scaling divides every θ_i by s, NTK-aware scaling raises the base so θ_0 stays and the "
-        "slowest pair is divided by exactly s, and YaRN and Llama 3 keep fast pairs, divide slow ones by s "
-        f"and blend between (SymPy). With Llama 3.1's settings pairs {spans['kept']} are kept and "
-        f"{spans['divided']} divided by 8; pairs {spans['short']} never complete a "
-        "turn within the original 8192 positions, so longer inputs would show them angles never seen in "
-        "training — the problem these settings address.",
+        "slowest pair is divided by exactly s (dynamic NTK does so with a factor that is 1 up to the "
+        "original context and grows with the length), YaRN and Llama 3 keep fast pairs, divide slow ones by "
+        "s and blend between, and LongRoPE divides each pair by its own factor (SymPy). These are every "
+        "rope_type Hugging Face transformers defines — default, linear, dynamic, yarn, longrope, llama3 — "
+        "and the static NTK of its earlier versions. With Llama 3.1's settings pairs "
+        f"{spans['kept']} are kept and {spans['divided']} divided by 8; pairs {spans['short']} never "
+        "complete a turn within the original 8192 positions, so longer inputs would show them angles "
+        "never seen in training — the problem these settings address.",
     )
 
 

@@ -175,6 +175,49 @@ def dynamic_ntk() -> Iterator[Step]:
 
 
 @derivation(
+    id="scaling.longrope",
+    title="LongRoPE divides each frequency by its own factor; equal factors are position interpolation",
+    statement=r"\theta'_i = \frac{\theta_i}{e_i}:\quad \lambda'_i = e_i\,\lambda_i,\quad "
+    r"e_i = s\ \forall i \Rightarrow \theta'_i = \frac{\theta_i}{s},\quad "
+    r"a = \sqrt{1 + \frac{\ln s}{\ln L_0}} > 1 \text{ for } s > 1,\ a = 1 \text{ at } s = 1",
+    hypotheses=(
+        r"$\theta_i = b^{-2i/d}$ with $b > 0$, $d > 2$, $i \ge 0$ symbolic; a factor $e_i > 0$ per pair (the "
+        r"config's long_factor or short_factor); $s = L/L_0$ and $L_0 > 1$ symbolic",
+    ),
+)
+def longrope() -> Iterator[Step]:
+    ext = sp.Symbol("e_i", positive=True)
+    original = sp.Symbol("L_0", positive=True)
+    theta = rope_frequency(INDEX, DIM, BASE)
+    yield identity(
+        2 * sp.pi / (theta / ext),
+        ext * (2 * sp.pi / theta),
+        "each pair's wavelength grows by its own factor: a factor above 1 slows the pair, one below 1 "
+        "speeds it up",
+        claim=r"\frac{2\pi}{\theta_i / e_i} = e_i\,\frac{2\pi}{\theta_i}",
+    )
+    yield identity(
+        (theta / ext).subs(ext, FACTOR),
+        theta / FACTOR,
+        "with one factor s for every pair the rule is position interpolation (`scaling.linear`)",
+        claim=r"e_i = s\ \forall i:\ \theta'_i = \theta_i / s",
+    )
+    log_ratio = sp.log(FACTOR) / sp.log(original)
+    yield identity(
+        sp.sqrt(1 + log_ratio).subs(FACTOR, 1),
+        1,
+        "at s = 1 (no extension) the attention factor is 1",
+        claim=r"\sqrt{1 + \ln 1 / \ln L_0} = 1",
+    )
+    yield fact(
+        r"s, L_0 > 1 \Rightarrow \frac{\ln s}{\ln L_0} > 0 \Rightarrow \sqrt{1 + \frac{\ln s}{\ln L_0}} > 1",
+        "with s = 1 + u and L₀ = 1 + v (u, v > 0) SymPy proves ln s / ln L₀ positive, so the radicand "
+        "exceeds 1, and the square root, increasing with √1 = 1, exceeds 1",
+        lambda: bool((sp.log(1 + U) / sp.log(1 + V)).is_positive),
+    )
+
+
+@derivation(
     id="scaling.yarn_paper_ramp",
     title="YaRN's NTK-by-parts ramp: keep fast dimensions, interpolate slow ones, linear in r between",
     statement=r"h(\theta) = (1-\gamma(r))\frac{\theta}{s} + \gamma(r)\,\theta,\quad \gamma(r) = "

@@ -209,6 +209,7 @@ def test_every_scaling_claim_has_a_derivation() -> None:
         "scaling.linear",
         "scaling.ntk",
         "scaling.dynamic_ntk",
+        "scaling.longrope",
         "scaling.yarn_paper_ramp",
         "scaling.yarn_reference_ramp",
         "scaling.llama3",
