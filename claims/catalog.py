@@ -164,7 +164,10 @@ def _broken_sections(claims: Sequence[Claim], documents: Path) -> list[str]:
 
 def location(item: Claim) -> tuple[str, int]:
     """Where an entry is written: its file under the project's root (``claims/….py``) and the line of its
-    ``@claim`` decorator."""
+    ``@claim`` decorator (of the `cited` call for a record)."""
+    if item.defined_at is not None:
+        module, line = item.defined_at
+        return f"claims/{module.rsplit('.', 1)[-1]}.py", line
     function = inspect.unwrap(item.assess)
     _, line = inspect.getsourcelines(function)
     return f"claims/{function.__module__.rsplit('.', 1)[-1]}.py", line

@@ -70,6 +70,7 @@ from .model import (
     Assessment,
     Evidence,
     Source,
+    cited,
     claim,
 )
 from .numbers import ball_digits, certified, libm_scalar
@@ -287,7 +288,7 @@ def d0_3a() -> Assessment:
     )
 
 
-@claim(
+d0_3b = cited(
     id="D0.3b",
     source=FORMULA,
     statement="The formula is the one of the original Transformer paper, which computes the position "
@@ -295,9 +296,7 @@ def d0_3a() -> Assessment:
     formal=r"\text{Vaswani et al. (2017), §3.5}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.3",),
-)
-def d0_3b() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Vaswani et al., 'Attention Is All You Need' (arXiv 1706.03762), §3.5: PE(pos, "
@@ -307,12 +306,10 @@ def d0_3b() -> Assessment:
             "Agrees with the document.",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "A fact about a paper, checked against the paper: §3.5 gives exactly this "
-        "formula and uses it instead of learned position embeddings.",
-    )
+    ),
+    explanation="A fact about a paper, checked against the paper: §3.5 gives exactly this "
+    "formula and uses it instead of learned position embeddings.",
+)
 
 
 # ------------------------------------------------------------------------------------------------- D0.4
@@ -675,16 +672,14 @@ def d0_10() -> Assessment:
     )
 
 
-@claim(
+d0_10a = cited(
     id="D0.10a",
     source=LEARNED,
     statement="BERT uses a learned position table and its input is limited to 512 tokens.",
     formal=r"\text{BERT: } L = 512",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.10",),
-)
-def d0_10a() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "bert-base-uncased config.json (Hugging Face, google-bert): "
@@ -693,23 +688,20 @@ def d0_10a() -> Assessment:
             "A.2). Agrees with the document.",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "A fact about a model, checked against its published configuration and paper: 512 learned positions.",
-    )
+    ),
+    explanation="A fact about a model, checked against its published configuration and paper: 512 "
+    "learned positions.",
+)
 
 
-@claim(
+d0_10b = cited(
     id="D0.10b",
     source=LEARNED,
     statement="Learned position embeddings are simple and perform well.",
     formal=r"\text{empirical: published comparisons}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.10",),
-)
-def d0_10b() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Vaswani et al. 2017 (arXiv 1706.03762 §3.5 and Table 3, row E): learned positional embeddings "
@@ -723,13 +715,12 @@ def d0_10b() -> Assessment:
             "src/model.py) train a learned table of one row per position and report strong results with it",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "Agrees with the sources: the table is one trained row per position (D0.10), and in the original "
-        "Transformer it matched the sinusoids; BERT and GPT-2 use it. What it cannot do is answer beyond its "
-        "last row (D0.11a, D1.8).",
-    )
+    ),
+    explanation="Agrees with the sources: the table is one trained row per position (D0.10), and in "
+    "the original "
+    "Transformer it matched the sinusoids; BERT and GPT-2 use it. What it cannot do is answer beyond its "
+    "last row (D0.11a, D1.8).",
+)
 
 
 # ------------------------------------------------------------------------------------------------ D0.11
@@ -756,7 +747,7 @@ def d0_11() -> Assessment:
     )
 
 
-@claim(
+d0_11a = cited(
     id="D0.11a",
     source=LEARNED,
     statement="Being able to compute vectors for long positions does not give long-context ability: a model "
@@ -765,9 +756,7 @@ def d0_11() -> Assessment:
     formal=r"\text{(empirical)}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.11",),
-)
-def d0_11a() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Press, Smith & Lewis, 'Train Short, Test Long' (arXiv 2108.12409), Figure 1: "
@@ -776,12 +765,10 @@ def d0_11a() -> Assessment:
             "although their encodings are defined there. Agrees with the document's warning.",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "An empirical statement about trained models, which mathematics cannot settle; a published "
-        "experiment points the same way as the document. Nothing here measures it.",
-    )
+    ),
+    explanation="An empirical statement about trained models, which mathematics cannot settle; a published "
+    "experiment points the same way as the document. Nothing here measures it.",
+)
 
 
 @claim(
@@ -1049,7 +1036,7 @@ def d0_16() -> Assessment:
     )
 
 
-@claim(
+d0_16a = cited(
     id="D0.16a",
     source=ATTENTION,
     statement="Attention maps of trained models show heads that follow the diagonal, attending to adjacent "
@@ -1057,9 +1044,7 @@ def d0_16() -> Assessment:
     formal=r"\text{(empirical)}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.16",),
-)
-def d0_16a() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Clark, Khandelwal, Levy & Manning, 'What Does BERT Look At?' (arXiv "
@@ -1068,12 +1053,10 @@ def d0_16a() -> Assessment:
             "with the document.",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "An observation about trained models; a published analysis of BERT's "
-        "attention reports such previous- and next-token heads.",
-    )
+    ),
+    explanation="An observation about trained models; a published analysis of BERT's "
+    "attention reports such previous- and next-token heads.",
+)
 
 
 # ------------------------------------------------------------------------------------------------ D0.17
@@ -1107,7 +1090,7 @@ def d0_17() -> Assessment:
     )
 
 
-@claim(
+d0_17a = cited(
     id="D0.17a",
     source=ROPE,
     statement="Recent decoder-only LLMs (the document names the Qwen and Llama families) use RoPE rather "
@@ -1115,9 +1098,7 @@ def d0_17() -> Assessment:
     formal=r"\text{(model attribution)}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.17",),
-)
-def d0_17a() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Touvron et al., 'LLaMA' (arXiv 2302.13971), §2.2: the absolute positional "
@@ -1127,12 +1108,10 @@ def d0_17a() -> Assessment:
             "is overall is not established by them.",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "Model attributions, checked against the models' papers: LLaMA and Qwen use "
-        "RoPE in place of added absolute position embeddings.",
-    )
+    ),
+    explanation="Model attributions, checked against the models' papers: LLaMA and Qwen use "
+    "RoPE in place of added absolute position embeddings.",
+)
 
 
 # ------------------------------------------------------------------------------------------------ D0.18
@@ -1203,7 +1182,7 @@ def d0_18() -> Assessment:
     )
 
 
-@claim(
+d0_18a = cited(
     id="D0.18a",
     source=ROPE,
     statement="Qwen and Llama models expose RoPE settings named rope_theta and rope_scaling in their "
@@ -1211,9 +1190,7 @@ def d0_18() -> Assessment:
     formal=r"\text{(model configuration)}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D0.18",),
-)
-def d0_18a() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             'Llama 3.1 config.json (Meta, on Hugging Face): "rope_theta": 500000.0, '
@@ -1225,12 +1202,10 @@ def d0_18a() -> Assessment:
             "with the document.",
             True,
         ),
-    )
-    return Assessment(
-        evidence,
-        "A fact about published model configurations: both families set rope_theta, "
-        "and rope_scaling is how their context is extended.",
-    )
+    ),
+    explanation="A fact about published model configurations: both families set rope_theta, "
+    "and rope_scaling is how their context is extended.",
+)
 
 
 @claim(

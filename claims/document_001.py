@@ -66,6 +66,7 @@ from .model import (
     Assessment,
     Evidence,
     Source,
+    cited,
     claim,
 )
 from .numbers import certified, libm_scalar, within
@@ -324,149 +325,122 @@ def d1_3() -> Assessment:
     )
 
 
-@claim(
+d1_3a = cited(
     id="D1.3a",
     source=Source(DOC, INTRODUCTION),
     statement="RoPE is used in LLaMA and Mistral.",
     formal=r"\text{attribution (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    sources=(cite(LLAMA_PAPER), cite(MISTRAL_CODE)),
+    explanation="Both attributions agree with the primary sources: the LLaMA paper replaces absolute "
+    "position embeddings by RoPE at every layer, and Mistral's reference code applies rotary "
+    "embeddings.",
 )
-def d1_3a() -> Assessment:
-    return Assessment(
-        (cite(LLAMA_PAPER), cite(MISTRAL_CODE)),
-        explanation="Both attributions agree with the primary sources: the LLaMA paper replaces absolute "
-        "position embeddings by RoPE at every layer, and Mistral's reference code applies rotary "
-        "embeddings.",
-    )
 
 
-@claim(
+d1_3b = cited(
     id="D1.3b",
     source=Source(DOC, INTRODUCTION),
     statement="ALiBi extrapolates well to sequences longer than those seen in training.",
     formal=r"\text{empirical (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    sources=(cite(ALIBI_PAPER),),
+    explanation="Empirical; the ALiBi paper supports it over the lengths it evaluates (trained on 512 "
+    "or 1024 tokens, perplexity does not degrade on longer inputs, unlike sinusoidal, rotary and T5).",
 )
-def d1_3b() -> Assessment:
-    return Assessment(
-        (cite(ALIBI_PAPER),),
-        explanation="Empirical; the ALiBi paper supports it over the lengths it evaluates (trained on 512 "
-        "or 1024 tokens, perplexity does not degrade on longer inputs, unlike sinusoidal, rotary and T5).",
-    )
 
 
-@claim(
+d1_3c = cited(
     id="D1.3c",
     source=Source(DOC, INTRODUCTION),
     statement="BERT and GPT use learned position embeddings.",
     formal=r"\text{attribution (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    sources=(cite(BERT_CODE), cite(GPT2_CODE)),
+    explanation="Agrees with the released code: BERT's position table is a learned 512-row variable "
+    "and GPT-2's wpe a trained 1024-row table. Only GPT-2 was checked among the GPT models.",
 )
-def d1_3c() -> Assessment:
-    return Assessment(
-        (cite(BERT_CODE), cite(GPT2_CODE)),
-        explanation="Agrees with the released code: BERT's position table is a learned 512-row variable "
-        "and GPT-2's wpe a trained 1024-row table. Only GPT-2 was checked among the GPT models.",
-    )
 
 
-@claim(
+d1_3d = cited(
     id="D1.3d",
     source=Source(DOC, INTRODUCTION),
     statement="YaRN is a technique that extends the context length to 100K tokens and more.",
     formal=r"\text{factual: published context windows}",
     expected=CONFIRMED_BY_SOURCES,
+    sources=(cite(YARN_PAPER), cite(YARN_MODELS)),
+    explanation="Agrees with the sources: YaRN's authors publish Llama 2 7B and 13B fine-tuned to "
+    "128K-token context windows; the method itself is a RoPE frequency rule (G.yarn_ramp) plus "
+    "fine-tuning.",
 )
-def d1_3d() -> Assessment:
-    return Assessment(
-        (cite(YARN_PAPER), cite(YARN_MODELS)),
-        explanation="Agrees with the sources: YaRN's authors publish Llama 2 7B and 13B fine-tuned to "
-        "128K-token context windows; the method itself is a RoPE frequency rule (G.yarn_ramp) plus "
-        "fine-tuning.",
-    )
 
 
-@claim(
+d1_3e = cited(
     id="D1.3e",
     source=Source(DOC, INTRODUCTION),
     statement="StreamingLLM is a technique that extends the context length to 100K tokens and more.",
     formal=r"\text{factual: what StreamingLLM keeps in its cache}",
     expected=CONTRADICTED_BY_SOURCES,
+    sources=(cite(STREAMING_LLM, REFUTES),),
+    explanation="Contradicted by its authors: StreamingLLM lets a model run on streams of any length "
+    "(4 million tokens in the paper) by keeping a few initial 'attention sink' tokens and a window of "
+    "recent ones, but the context window stays the pre-training one (4096 tokens for Llama-2): the "
+    "middle of the stream is discarded, and the README says in so many words that the window is not "
+    "expanded.",
 )
-def d1_3e() -> Assessment:
-    return Assessment(
-        (cite(STREAMING_LLM, REFUTES),),
-        explanation="Contradicted by its authors: StreamingLLM lets a model run on streams of any length "
-        "(4 million tokens in the paper) by keeping a few initial 'attention sink' tokens and a window of "
-        "recent ones, but the context window stays the pre-training one (4096 tokens for Llama-2): the "
-        "middle of the stream is discarded, and the README says in so many words that the window is not "
-        "expanded.",
-    )
 
 
-@claim(
+d1_3f = cited(
     id="D1.3f",
     source=Source(DOC, INTRODUCTION),
     statement="A Vision Transformer needs a separate positional-encoding design to encode 2D coordinates.",
     formal=r"\text{factual: what the ViT paper reports of 1-D and 2-D position embeddings}",
     expected=CONTRADICTED_BY_SOURCES,
+    sources=(cite(VIT_PAPER, REFUTES), cite(VIT_RESOLUTION, LIMITS)),
+    explanation="Contradicted by the ViT paper: a plain learned 1-D embedding of the patches in raster "
+    "order does as well as 2-D-aware and relative embeddings (Table 8: 0.64206 against 0.64001 and "
+    "0.64032, all far above 0.61382 without one), so no separate design is needed at a fixed "
+    "resolution. The 2-D structure does enter when the resolution changes: the learned table is "
+    "interpolated in 2-D.",
 )
-def d1_3f() -> Assessment:
-    return Assessment(
-        (cite(VIT_PAPER, REFUTES), cite(VIT_RESOLUTION, LIMITS)),
-        explanation="Contradicted by the ViT paper: a plain learned 1-D embedding of the patches in raster "
-        "order does as well as 2-D-aware and relative embeddings (Table 8: 0.64206 against 0.64001 and "
-        "0.64032, all far above 0.61382 without one), so no separate design is needed at a fixed "
-        "resolution. The 2-D structure does enter when the resolution changes: the learned table is "
-        "interpolated in 2-D.",
-    )
 
 
-@claim(
+d1_3g = cited(
     id="D1.3g",
     source=Source(DOC, INTRODUCTION),
     statement="GPT-4 Turbo and Claude 3 support contexts of 128K tokens and more.",
     formal=r"\text{factual: published context windows}",
     expected=CONFIRMED_BY_SOURCES,
+    sources=(cite(GPT4_TURBO), cite(CLAUDE3)),
+    explanation="Agrees with the vendors' announcements: 128K tokens for GPT-4 Turbo, 200K for Claude 3.",
 )
-def d1_3g() -> Assessment:
-    return Assessment(
-        (cite(GPT4_TURBO), cite(CLAUDE3)),
-        explanation="Agrees with the vendors' announcements: 128K tokens for GPT-4 Turbo, 200K for Claude 3.",
-    )
 
 
-@claim(
+d1_3h = cited(
     id="D1.3h",
     source=Source(DOC, INTRODUCTION),
     statement="Those 128K+ contexts are owed to advances in efficient positional encoding.",
     formal=r"\text{factual: an attribution about undisclosed architectures}",
     expected=NOT_CHECKABLE,
     depends_on=("D1.3g",),
+    sources=(cite(GPT4_REPORT, BACKGROUND),),
+    explanation="Not checkable: neither vendor has published how its models encode positions or how "
+    "their context was extended, so no source can confirm or refute that positional encoding is what "
+    "made 128K+ possible (memory-efficient attention, training data and fine-tuning are as plausible).",
 )
-def d1_3h() -> Assessment:
-    return Assessment(
-        (cite(GPT4_REPORT, BACKGROUND),),
-        explanation="Not checkable: neither vendor has published how its models encode positions or how "
-        "their context was extended, so no source can confirm or refute that positional encoding is what "
-        "made 128K+ possible (memory-efficient attention, training data and fine-tuning are as plausible).",
-    )
 
 
-@claim(
+d1_3i = cited(
     id="D1.3i",
     source=Source(DOC, INTRODUCTION),
     statement="RAG systems that must process long documents prefer RoPE or ALiBi.",
     formal=r"\text{factual: a preference of system builders}",
     expected=NOT_CHECKABLE,
+    sources=(cite(LLAMA_PAPER, BACKGROUND), cite(MISTRAL_CODE, BACKGROUND), cite(QWEN_CODE, BACKGROUND)),
+    explanation="Not checkable: the open models a RAG system is usually built on (LLaMA, Mistral, Qwen) "
+    "all use RoPE, so such systems use RoPE whatever their builders prefer; no source found surveys or "
+    "compares the choice for retrieval.",
 )
-def d1_3i() -> Assessment:
-    return Assessment(
-        (cite(LLAMA_PAPER, BACKGROUND), cite(MISTRAL_CODE, BACKGROUND), cite(QWEN_CODE, BACKGROUND)),
-        explanation="Not checkable: the open models a RAG system is usually built on (LLaMA, Mistral, Qwen) "
-        "all use RoPE, so such systems use RoPE whatever their builders prefer; no source found surveys or "
-        "compares the choice for retrieval.",
-    )
 
 
 # ------------------------------------------------------------------------------------------- D1.4 (code)
@@ -751,7 +725,7 @@ def d1_5a() -> Assessment:
 # ----------------------------------------------------------------------------------------- D1.6 (table)
 
 
-@claim(
+d1_6a = cited(
     id="D1.6a",
     source=Source(DOC, TABLE),
     statement="Table row 'Sinusoidal (absolute)': maximum context = the training length, extrapolation "
@@ -759,18 +733,15 @@ def d1_5a() -> Assessment:
     formal=r"\text{attribution and empirical ratings}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.2",),
+    sources=(cite(TRANSFORMER_PAPER), cite(ALIBI_PAPER)),
+    explanation="The attribution agrees with the Transformer paper. 'Maximum context = training "
+    "length' can only mean an empirical limit: the formula itself is defined at every position (D1.2), "
+    "and the ALiBi paper shows sinusoidal models degrading on inputs longer than their training "
+    "length. 'Moderate' is a rating these sources do not use.",
 )
-def d1_6a() -> Assessment:
-    return Assessment(
-        (cite(TRANSFORMER_PAPER), cite(ALIBI_PAPER)),
-        explanation="The attribution agrees with the Transformer paper. 'Maximum context = training "
-        "length' can only mean an empirical limit: the formula itself is defined at every position (D1.2), "
-        "and the ALiBi paper shows sinusoidal models degrading on inputs longer than their training "
-        "length. 'Moderate' is a rating these sources do not use.",
-    )
 
 
-@claim(
+d1_6b = cited(
     id="D1.6b",
     source=Source(DOC, TABLE),
     statement="Table row 'Learned embedding': maximum context = the training length, extrapolation low, "
@@ -778,17 +749,14 @@ def d1_6a() -> Assessment:
     formal=r"\text{attribution and empirical ratings}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.8",),
+    sources=(cite(BERT_CODE), cite(GPT2_CODE)),
+    explanation="The attributions agree with the released code (BERT: 512 learned rows; GPT-2: 1024). "
+    "Here 'maximum context = training length' is a hard limit, not a rating: the table has no row past "
+    "its length (D1.8), so 'low' extrapolation is in fact none without changing the model.",
 )
-def d1_6b() -> Assessment:
-    return Assessment(
-        (cite(BERT_CODE), cite(GPT2_CODE)),
-        explanation="The attributions agree with the released code (BERT: 512 learned rows; GPT-2: 1024). "
-        "Here 'maximum context = training length' is a hard limit, not a rating: the table has no row past "
-        "its length (D1.8), so 'low' extrapolation is in fact none without changing the model.",
-    )
 
 
-@claim(
+d1_6c = cited(
     id="D1.6c",
     source=Source(DOC, TABLE),
     statement="Table row 'RoPE': maximum context 8K–128K+, extrapolation excellent, used in LLaMA, Mistral "
@@ -796,60 +764,51 @@ def d1_6b() -> Assessment:
     formal=r"\text{attribution and empirical ratings}",
     expected=SOURCES_DISAGREE,
     depends_on=("D1.7d",),
+    sources=(
+        cite(LLAMA_PAPER),
+        cite(MISTRAL_CODE),
+        cite(QWEN_CODE),
+        cite(ALIBI_PAPER, REFUTES),
+        cite(PI_PAPER, REFUTES),
+        cite(YARN_PAPER, REFUTES),
+    ),
+    explanation="The three attributions agree with the primary sources. 'Extrapolation: excellent' "
+    "does not: the ALiBi paper measures rotary models degrading past the training length, and the "
+    "position-interpolation and YaRN papers start from RoPE models failing there. The long contexts of "
+    "RoPE models come from training or fine-tuning at those lengths, or from rescaling RoPE "
+    "(interpolation, NTK, YaRN).",
 )
-def d1_6c() -> Assessment:
-    return Assessment(
-        (
-            cite(LLAMA_PAPER),
-            cite(MISTRAL_CODE),
-            cite(QWEN_CODE),
-            cite(ALIBI_PAPER, REFUTES),
-            cite(PI_PAPER, REFUTES),
-            cite(YARN_PAPER, REFUTES),
-        ),
-        explanation="The three attributions agree with the primary sources. 'Extrapolation: excellent' "
-        "does not: the ALiBi paper measures rotary models degrading past the training length, and the "
-        "position-interpolation and YaRN papers start from RoPE models failing there. The long contexts of "
-        "RoPE models come from training or fine-tuning at those lengths, or from rescaling RoPE "
-        "(interpolation, NTK, YaRN).",
-    )
 
 
-@claim(
+d1_6d = cited(
     id="D1.6d",
     source=Source(DOC, TABLE),
     statement="Table row 'ALiBi': maximum context unlimited, extrapolation very good, used in BLOOM and MPT.",
     formal=r"\text{attribution and empirical ratings}",
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.7e",),
+    sources=(cite(BLOOM_CODE), cite(MPT_CARD), cite(ALIBI_PAPER)),
+    explanation="The attributions agree with BLOOM's implementation and MPT's card and config, and the "
+    "ALiBi paper supports 'very good' extrapolation over the lengths it tests. 'Unlimited' holds only "
+    "in the sense that the bias −m(i − j) is defined at every distance (no table to run out of, "
+    "D1.7e); every reported run is finite (MPT: up to 84k tokens).",
 )
-def d1_6d() -> Assessment:
-    return Assessment(
-        (cite(BLOOM_CODE), cite(MPT_CARD), cite(ALIBI_PAPER)),
-        explanation="The attributions agree with BLOOM's implementation and MPT's card and config, and the "
-        "ALiBi paper supports 'very good' extrapolation over the lengths it tests. 'Unlimited' holds only "
-        "in the sense that the bias −m(i − j) is defined at every distance (no table to run out of, "
-        "D1.7e); every reported run is finite (MPT: up to 84k tokens).",
-    )
 
 
-@claim(
+d1_6e = cited(
     id="D1.6e",
     source=Source(DOC, TABLE),
     statement="Table row 'YaRN (RoPE extension)': maximum context 128K+, extrapolation excellent, used in "
     "LLaMA 2 Long.",
     formal=r"\text{attribution and empirical ratings}",
     expected=SOURCES_DISAGREE,
+    sources=(cite(YARN_PAPER), cite(LLAMA2_LONG_PAPER, REFUTES)),
+    explanation="YaRN is a RoPE extension with published 128k-window models (YaRN paper), but those "
+    "are Llama 2 models fine-tuned with YaRN, not 'LLaMA 2 Long'. LLaMA 2 Long (Xiong et al.) is "
+    "continual pretraining of Llama 2 to effective windows of up to 32,768 tokens; its abstract does "
+    "not mention YaRN, and secondary summaries describe an enlarged RoPE base frequency instead. The "
+    "attribution, and '128K+' for that model, contradict the primary source.",
 )
-def d1_6e() -> Assessment:
-    return Assessment(
-        (cite(YARN_PAPER), cite(LLAMA2_LONG_PAPER, REFUTES)),
-        explanation="YaRN is a RoPE extension with published 128k-window models (YaRN paper), but those "
-        "are Llama 2 models fine-tuned with YaRN, not 'LLaMA 2 Long'. LLaMA 2 Long (Xiong et al.) is "
-        "continual pretraining of Llama 2 to effective windows of up to 32,768 tokens; its abstract does "
-        "not mention YaRN, and secondary summaries describe an enlarged RoPE base frequency instead. The "
-        "attribution, and '128K+' for that model, contradict the primary source.",
-    )
 
 
 @claim(
@@ -876,7 +835,7 @@ def d1_6() -> Assessment:
 # ---------------------------------------------------------------------------------- D1.7 (say it like this)
 
 
-@claim(
+d1_7a = cited(
     id="D1.7a",
     source=Source(DOC, SAY_IT),
     statement="(meeting) Retrieval quality on long documents in RAG may drop because of "
@@ -884,16 +843,13 @@ def d1_6() -> Assessment:
     "document be processed without chunking.",
     formal=r"\text{empirical (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    sources=(cite(YARN_PAPER),),
+    explanation="Only the premise that RoPE models with 128K windows exist can be checked, and it "
+    "holds (YaRN's 128k Llama 2 checkpoints). That retrieval quality drops 'because of' the position "
+    "encoding is hedged ('may') and not checkable; that a 128K window makes chunking unnecessary holds "
+    "for documents that fit, but whether the model uses all of it is empirical (Mistral's README notes "
+    "that at large lengths 'the model does not use the full context anymore').",
 )
-def d1_7a() -> Assessment:
-    return Assessment(
-        (cite(YARN_PAPER),),
-        explanation="Only the premise that RoPE models with 128K windows exist can be checked, and it "
-        "holds (YaRN's 128k Llama 2 checkpoints). That retrieval quality drops 'because of' the position "
-        "encoding is hedged ('may') and not checkable; that a 128K window makes chunking unnecessary holds "
-        "for documents that fit, but whether the model uses all of it is empirical (Mistral's README notes "
-        "that at large lengths 'the model does not use the full context anymore').",
-    )
 
 
 @claim(

@@ -102,6 +102,7 @@ from .model import (
     Assessment,
     Evidence,
     Source,
+    cited,
     claim,
 )
 from .numbers import UNCERTIFIED, ball_digits, certified, exact_digits, is_certified, tex
@@ -690,16 +691,14 @@ def d3_6() -> Assessment:
     return Assessment(evidence, explanation)
 
 
-@claim(
+d3_6b = cited(
     id="D3.6b",
     source=Source(DOC, "1. Sinusoidal Positional Encoding (Transformer, 2017)"),
     statement="The sinusoidal encoding's expressiveness is simple, which makes complex structure hard to "
     "learn.",
     formal=r"\text{empirical: not a mathematical statement}",
     expected=CONFIRMED_BY_SOURCES,
-)
-def d3_6b() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Shaw, Uszkoreit & Vaswani 2018 (arXiv 1803.02155, abstract): replacing the "
@@ -708,13 +707,12 @@ def d3_6b() -> Assessment:
             "1706.03762 §3.5, Table 3 row E) found learned embeddings 'nearly identical' to sinusoidal",
             True,
         ),
-    )
-    explanation = (
-        "Not checkable: 'expressiveness' is not defined, and the published comparisons point both ways "
-        "(relative representations beat sinusoidal by 1.3/0.3 BLEU in Shaw et al. 2018; learned and "
-        "sinusoidal encodings tie in Vaswani et al. 2017)."
-    )
-    return Assessment(evidence, explanation)
+    ),
+    explanation="Not checkable: 'expressiveness' is not defined, and the published comparisons point "
+    "both ways "
+    "(relative representations beat sinusoidal by 1.3/0.3 BLEU in Shaw et al. 2018; learned and "
+    "sinusoidal encodings tie in Vaswani et al. 2017).",
+)
 
 
 DOT_POSITIONS, DOT_OFFSETS = (0, 3, 17, 250), (1, 2, 5, 40, 333)
@@ -798,7 +796,7 @@ def d3_8() -> Assessment:
     return Assessment(evidence, explanation)
 
 
-@claim(
+d3_8b = cited(
     id="D3.8b",
     source=Source(DOC, "2. Relative Position Encoding (2018~2019)"),
     statement="Relative position encodings generalise better over the context length and are strong at "
@@ -807,9 +805,7 @@ def d3_8() -> Assessment:
     formal=r"\text{empirical: published evaluations}",
     expected=SOURCES_DISAGREE,
     depends_on=("D3.8",),
-)
-def d3_8b() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Dai et al. 2019 (Transformer-XL, arXiv 1901.02860, abstract): with segment recurrence and its "
@@ -832,14 +828,12 @@ def d3_8b() -> Assessment:
             True,
             BACKGROUND,
         ),
-    )
-    return Assessment(
-        evidence,
-        "The sources point both ways: Transformer-XL's relative encoding helps it use much longer "
-        "dependencies, but the relative T5 bias still degrades beyond the training length (Press et al. "
-        "2022), and 'repeated patterns' is tested by no source found. The extra implementation work is real "
-        "(an offset-indexed table per query–key pair, D3.8) but not measured here.",
-    )
+    ),
+    explanation="The sources point both ways: Transformer-XL's relative encoding helps it use much longer "
+    "dependencies, but the relative T5 bias still degrades beyond the training length (Press et al. "
+    "2022), and 'repeated patterns' is tested by no source found. The extra implementation work is real "
+    "(an offset-indexed table per query–key pair, D3.8) but not measured here.",
+)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -987,16 +981,14 @@ def d3_10() -> Assessment:
     return Assessment(evidence, explanation)
 
 
-@claim(
+d3_10b = cited(
     id="D3.10b",
     source=Source(DOC, "4. ALiBi (Attention with Linear Biases, 2022)"),
     statement="ALiBi extrapolates very well to long contexts and is used in long-context models such as "
     "GPT-3.5/4, Falcon and MPT.",
     formal=r"\text{factual: published evaluations and model configurations}",
     expected=SOURCES_DISAGREE,
-)
-def d3_10b() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "Press, Smith & Lewis 2022 (arXiv 2108.12409, abstract): a 1.3B model trained with ALiBi on 1024 "
@@ -1017,15 +1009,13 @@ def d3_10b() -> Assessment:
             True,
             REFUTES,
         ),
-    )
-    explanation = (
-        "The cited sources contradict it as stated: Falcon uses rotary embeddings (its configuration "
-        "sets alibi to false). MPT "
-        "does use ALiBi, and the ALiBi paper reports the extrapolation claimed. GPT-3.5/4 cannot be "
-        "checked: their architecture is unpublished (the GPT-4 Technical Report, arXiv 2303.08774 §2, "
-        "withholds it)."
-    )
-    return Assessment(evidence, explanation)
+    ),
+    explanation="The cited sources contradict it as stated: Falcon uses rotary embeddings (its configuration "
+    "sets alibi to false). MPT "
+    "does use ALiBi, and the ALiBi paper reports the extrapolation claimed. GPT-3.5/4 cannot be "
+    "checked: their architecture is unpublished (the GPT-4 Technical Report, arXiv 2303.08774 §2, "
+    "withholds it).",
+)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1033,7 +1023,7 @@ def d3_10b() -> Assessment:
 # ---------------------------------------------------------------------------------------------------------
 
 
-@claim(
+d3_11 = cited(
     id="D3.11",
     source=Source(DOC, "5. SeqPE (Sequential Positional Encoding, 2025)"),
     statement="SeqPE (arXiv 2506.13277) builds position encodings as a chain: the first position starts "
@@ -1041,9 +1031,7 @@ def d3_10b() -> Assessment:
     "encoding and a signal for the position difference.",
     formal=r"h_{p+1} = f(h_p, \Delta_p)\quad\text{(the document's description)}",
     expected=CONTRADICTED_BY_SOURCES,
-)
-def d3_11() -> Assessment:
-    evidence = (
+    sources=(
         Evidence(
             CITATION,
             "SeqPE (Li et al. 2025, arXiv 2506.13277, abstract): 'represents each n-dimensional position "
@@ -1063,15 +1051,13 @@ def d3_11() -> Assessment:
             True,
             REFUTES,
         ),
-    )
-    explanation = (
-        "The paper and its code contradict the description: 'sequential' refers to the sequence of "
-        "symbols (digits) that spells one position index, "
-        "read by a small Transformer; every position is encoded independently, and positions are related "
-        "only through the training objectives (a contrastive loss on position distances and a distillation "
-        "loss)."
-    )
-    return Assessment(evidence, explanation)
+    ),
+    explanation="The paper and its code contradict the description: 'sequential' refers to the sequence of "
+    "symbols (digits) that spells one position index, "
+    "read by a small Transformer; every position is encoded independently, and positions are related "
+    "only through the training objectives (a contrastive loss on position distances and a distillation "
+    "loss).",
+)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -312,6 +312,8 @@ class Claim:
     depends_on: tuple[str, ...] = ()
     role: Role = CLAIM
     reproduces: str | None = None
+    #: Where a record written with `cited` stands (module name, line); None for a decorated function.
+    defined_at: tuple[str, int] | None = None
 
 
 def claim(
@@ -336,3 +338,38 @@ def claim(
         )
 
     return wrap
+
+
+def cited(
+    *,
+    id: str,
+    source: Source,
+    statement: str,
+    formal: str,
+    expected: Verdict,
+    sources: Sequence[Evidence],
+    explanation: str,
+    depends_on: tuple[str, ...] = (),
+    role: Role = CLAIM,
+) -> Claim:
+    """A claim whose only evidence is the sources it cites, written as a record — statement, sources with
+    their bearings, expected verdict, explanation — rather than as a function: nothing is computed, so the
+    verdict follows from the bearings (`claim_verdict`)."""
+    sources = tuple(sources)
+    if not sources or any(e.kind != CITATION for e in sources):
+        raise ValueError(f"{id}: a cited entry holds citations only, and at least one")
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
+    caller = sys._getframe(1)
+    assessment = Assessment(sources, explanation)
+    return Claim(
+        id,
+        source,
+        statement,
+        formal,
+        lambda: assessment,
+        expected,
+        depends_on=depends_on,
+        role=role,
+        defined_at=(caller.f_globals["__name__"], caller.f_lineno),
+    )

@@ -11,7 +11,20 @@ import pytest
 
 from pe_verify.claims import catalog
 from pe_verify.claims.catalog import UnknownClaim, all_claims, assessment, broken_links, get
-from pe_verify.claims.model import ARGUMENT_VERDICTS, VERDICTS
+from pe_verify.claims.model import (
+    AGGREGATE,
+    ARGUMENT_VERDICTS,
+    BEYOND,
+    CITATION,
+    CONFIRMED_BY_SOURCES,
+    CONTRADICTED_BY_SOURCES,
+    FLOAT,
+    REFUTES,
+    VERDICTS,
+    Evidence,
+    Source,
+    cited,
+)
 
 INVENTORY = (
     [f"D0.{n}" for n in range(1, 19)] + [f"D1.{n}" for n in range(1, 9)] + [f"D3.{n}" for n in range(1, 13)]
@@ -126,3 +139,43 @@ def test_documents_other_than_the_ones_read_are_reported(tmp_path: Path) -> None
     cited = [item for item in CLAIMS if item.source.document in catalog.DOCUMENTS]
     headed = [item for item in cited if item.source.section != catalog.INTRODUCTION]
     assert len([line for line in found if "is not a line of" in line]) == len(headed) > 0
+
+
+def _record(*sources: Evidence) -> object:
+    return cited(
+        id="X.record",
+        source=Source(BEYOND, "test"),
+        statement="a cited statement",
+        formal=r"\text{(fact)}",
+        expected=CONFIRMED_BY_SOURCES,
+        sources=sources,
+        explanation="cited",
+    )
+
+
+def test_a_cited_record_holds_citations_only_and_stands_where_it_is_written() -> None:
+    line = _record.__code__.co_firstlineno + 1
+    record = _record(Evidence(CITATION, "a source that agrees", True))
+    assert record.defined_at == (__name__, line) and catalog.location(record)[1] == line
+    assert record.assess().verdict == CONFIRMED_BY_SOURCES
+    against = _record(Evidence(CITATION, "a source that disagrees", True, REFUTES))
+    assert against.assess().verdict == CONTRADICTED_BY_SOURCES
+    with pytest.raises(ValueError, match="citations only"):
+        _record(Evidence(FLOAT, "a measurement", True))
+    with pytest.raises(ValueError, match="citations only"):
+        _record()
+
+
+def test_entries_that_only_cite_are_records_and_functions_compute() -> None:
+    """Function entries are for computed evidence; an entry whose evidence is all citations is a `cited`
+    record (an aggregate, which gathers its rows' evidence, excepted)."""
+    functions_that_only_cite = [
+        item.id
+        for item in all_claims()
+        if item.defined_at is None
+        and item.role != AGGREGATE
+        and all(e.kind == CITATION for e in assessment(item.id).evidence)
+        and not assessment(item.id).argument_evidence
+        and assessment(item.id).reproduction is None
+    ]
+    assert functions_that_only_cite == []
