@@ -212,20 +212,7 @@ def _candidate_values(
 ) -> tuple[np.ndarray, np.ndarray, Pairs]:
     """The values with a sorted neighbour within a window W ≥ max(threshold(B, slack), floor), sorted, with
     their labels and their `close_valid_pairs`; `entries` are the values with their labels, v + iℓ, sorted by
-    value and then label.
-
-    One sort of the complex entries orders the values and carries the labels along (about 1.5 times a sort
-    of the values alone; an argsort takes three). Why the window is the same scan: if m_b − m_a ≤ W (sorted
-    order), every adjacent gap between a and b is ≤ W, so a, …, b are all candidates and stay consecutive;
-    the candidates are a subsequence of m, so every pair among them is a pair of m with the same float gap,
-    and a pair of neighbours across two runs of candidates is more than W apart. Hence within W the
-    candidates hold exactly the valid pairs of m, and equal values are all candidates together (their gaps
-    are 0). W starts at threshold(g, slack), g about the `_WINDOW_RANK`-th least positive adjacent gap (or at
-    `floor` if larger): enough unless none of those gaps is valid. With B' the least valid gap among the
-    candidates, B ≤ B' (the candidates' pairs are pairs of m), so when threshold(B', slack) ≤ W they hold
-    every pair the full scan reports, and B' = B; otherwise W grows to threshold(B', slack) (to all values
-    if the candidates hold no valid pair) and the search repeats once.
-    """
+    value and then label. Why the window holds every pair the full scan reports: README, "Method notes"."""
     window = max(floor, _threshold(_kth_least_positive_adjacent_gap(entries.real, _WINDOW_RANK), slack))
     for _ in range(2):
         candidates, labels = _window(entries, window)
@@ -275,17 +262,7 @@ def close_valid_pairs(
     """Every valid pair (a, b), a < b in sorted order, with m_b − m_a ≤ threshold(B, slack), B the least gap.
 
     `m` is sorted ascending, `labels` are the flat labels p·d + j, `invalid` the d×d mask of dim pairs never
-    paired. Returns (a, b, gap) arrays.
-
-    Why the scan finds the minimum: let a < b be a valid pair of least gap and c the first valid partner of
-    a (the smallest c > a with (a, c) valid). Then a < c ≤ b, and m is sorted, so m_c − m_a ≤ m_b − m_a: the
-    pair (a, c) is also of least gap. Hence B = min over a of m_{c(a)} − m_a, and a scan that steps
-    t = 1, 2, … over the elements still active (vectorised over them) meets it. An element is dropped once
-    m_{a+t} − m_a exceeds the threshold of the best gap found so far: every later partner is at least as far.
-
-    Why it finds every pair within the threshold: for such a pair (a, b) and each t ≤ b − a,
-    m_{a+t} − m_a ≤ m_b − m_a ≤ threshold(B) ≤ threshold(best so far), so a is still active when t = b − a.
-    Elements therefore stay active past their first valid partner, until the gap exceeds the threshold.
+    paired. Returns (a, b, gap) arrays. Why the scan finds the minimum and every pair: README, "Method notes".
     """
     best = _least_adjacent_valid_gap(m, labels, d, invalid)
     a, b, gaps = _valid_pairs_within(m, labels, d, invalid, lambda least: _threshold(least, slack), best)
