@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
-from test_proofs_trigonometry import FreeParameter, LearnedFunction, Unbounded
+from twins import FreeParameter, LearnedFunction, Unbounded
 
 from pe_verify.claims import catalog, evidence
 from pe_verify.claims import document_001 as doc

@@ -6,31 +6,11 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from twins import FreeParameter, LearnedFunction, Unbounded
 
 from pe_verify.claims.evidence import verification
 from pe_verify.proofs import trigonometry
 from pe_verify.properties.sinusoidal import Sinusoidal
-
-
-class Unbounded(Sinusoidal):
-    """Mutation: tan in place of sin and cos, infinite at odd multiples of π/2."""
-
-    def column(self, pos: object) -> sp.Matrix:
-        return sp.Matrix([sp.tan(pos * w) for w in self.exact_frequencies()])
-
-
-class LearnedFunction(Sinusoidal):
-    """Mutation: an unknown function of the position (a learned embedding), real or not, finite or not."""
-
-    def column(self, pos: object) -> sp.Matrix:
-        return sp.Matrix([sp.Function("E")(pos) for _ in self.exact_frequencies()])
-
-
-class FreeParameter(Sinusoidal):
-    """Mutation: a phase of unknown value, which would have to be chosen or learned."""
-
-    def column(self, pos: object) -> sp.Matrix:
-        return sp.Matrix([sp.sin(pos * w + sp.Symbol("phase")) for w in self.exact_frequencies()])
 
 
 @pytest.mark.parametrize("d", trigonometry.ENCODING_DIMS)

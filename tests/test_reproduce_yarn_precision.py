@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_scaling import Log10Factor, SwappedBetas
+from twins import Log10Factor, SwappedBetas
 
 from pe_verify.claims import reproduce_yarn_precision as reproduce
 from pe_verify.claims.model import (

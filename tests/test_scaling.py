@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from twins import Log10Factor, SwappedBetas
 
 from pe_verify.proofs import scaling as scaling_proofs
 from pe_verify.proofs.derivation import Derivation
@@ -767,23 +768,6 @@ def test_the_logit_scale_is_the_attention_factor_squared() -> None:
             abs(logit_scale_mp(RopeScaling("yarn", 16)) - (mpmath.log(16) / 10 + 1) ** 2)
             < mpmath.mpf(10) ** -28
         )
-
-
-class SwappedBetas(RopeScaling):
-    """Broken: α and β swapped after validation, so the ramp runs from β_fast = 1 to β_slow = 32."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        fast, slow = self.beta_fast, self.beta_slow
-        object.__setattr__(self, "beta_fast", slow)
-        object.__setattr__(self, "beta_slow", fast)
-
-
-class Log10Factor(RopeScaling):
-    """Broken: the attention factor with log10 in place of ln."""
-
-    def attention_factor(self, mscale: float = 1.0) -> float:
-        return 0.1 * mscale * math.log10(self.factor) + 1.0
 
 
 class SquaredFactor(RopeScaling):
