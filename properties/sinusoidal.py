@@ -205,10 +205,11 @@ class Sinusoidal:
 
     def frequency_balls(self) -> list[flint.arb]:
         """The ⌈d/2⌉ frequencies as arb balls (current flint precision) containing the true values: the
-        given `omegas` (`expr_arb`; ValueError for a symbol), or base^(−2i/d) with a str base read exactly."""
+        given `omegas` (`expr_arb`; ValueError for a symbol), or base^(−2i/d) with a str or int base read
+        exactly."""
         if self.omegas is not None:
             return [expr_arb(omega) for omega in self.omegas]
-        if isinstance(self.base, str):
+        if isinstance(self.base, str | int):
             base = fraction_arb(Fraction(self.base))
             return [frequency_arb(i, self.d, base) for i in range((self.d + 1) // 2)]
         return list(_frequency_balls(self.d, float(self.base), flint.ctx.prec))

@@ -171,6 +171,17 @@ def test_given_exact_frequencies_and_a_decimal_base_have_balls_of_their_exact_va
         assert not (Sinusoidal(4, 1.1).frequency_balls()[1] ** 2 * flint.fmpq(11, 10)).contains(1)
 
 
+def test_an_integer_base_beyond_two_to_the_53_is_read_exactly() -> None:
+    """10^17 + 1 is no float64: its balls must be those of the integer itself, as for the base given as
+    text, not those of the float it rounds to."""
+    base = 10**17 + 1
+    with flint.ctx.workprec(200):
+        exact, text = Sinusoidal(4, base).frequency_balls()[1], Sinusoidal(4, str(base)).frequency_balls()[1]
+        rounded = Sinusoidal(4, float(base)).frequency_balls()[1]
+        assert (exact**2 * base).contains(1) and exact.overlaps(text)
+        assert not (rounded**2 * base).contains(1)
+
+
 def test_the_float32_frequencies_are_the_ones_the_stored_table_uses() -> None:
     encoding = Sinusoidal(6, dtype="float32")
     angles = np.float32(3) * encoding.code_frequencies()
