@@ -66,9 +66,13 @@ PUBLISHED = {
 #: Rows the tests recompute quickly; the catalog entry recomputes the whole table (`ALL_ROWS`).
 DEFAULT_ROWS = (1, 2, 4, 8, 16, 32, 64)
 ALL_ROWS = tuple(PUBLISHED)
-#: The rows whose infimum over real bases is certified in every run: the island scan's cost grows about as L²
-#: (0.2–1.3 s per row at L = 1K–8K, so hours at 1M); the longer rows compare the smallest two-digit base.
-CERTIFIED_LENGTH = 4 * 1024
+#: The rows whose infimum over real bases is certified in every run: the island scan's cost grows faster than
+#: L (about 1, 2, 7, 7 and 18 s at L = 4K, 8K, 16K, 32K and 64K); the longer rows compare the smallest
+#: two-digit base.
+CERTIFIED_LENGTH = 16 * 1024
+#: How far (in ln b) above the low end of the first island the island scan goes on: the islands near the
+#: infimum, about 10 % of the base above it, are shown; nothing higher bears on the infimum.
+NEAR = 0.1
 #: Significant digits the infima are printed to (the bisection certifies about 15; fewer, so that the text
 #: does not follow the width of the final interval, which the float64 sweep that starts it decides).
 INFIMUM_DIGITS = 12
@@ -113,8 +117,9 @@ def recomputed(rows: tuple[int, ...], build: Builder = cosine_sum) -> dict[int, 
 @functools.cache
 def certified_infimum(length: int, high: Fraction, build: Builder = cosine_sum) -> Infimum:
     """The certified infimum over real bases b > 1 for L = length: the island scan of [1, high], high the
-    smallest admissible two-digit base, then bisection in arb (`base_bound.infimum`)."""
-    return infimum(length, high, build=build)
+    smallest admissible two-digit base, as far as `NEAR` above the first island, then bisection in arb
+    (`base_bound.infimum`)."""
+    return infimum(length, high, build=build, beyond=NEAR)
 
 
 def infima(rows: tuple[int, ...], build: Builder = cosine_sum) -> dict[int, Infimum]:
@@ -210,7 +215,8 @@ def base_bound_rows(rows: Sequence[int] = DEFAULT_ROWS, build: Builder = cosine_
     "1.6e4 for 2K, 2.7e4 for 4K, 8.4e4 for 8K, 3.1e5 for 16K, 6.4e5 for 32K, 2.1e6 for 64K, 7.8e6 for 128K, "
     "3.6e7 for 256K, 6.4e7 for 512K and 5.1e8 for 1M. The suite reads K as 1024 (and as 1000 beside it), "
     "'smallest' as the infimum over real bases b > 1, compared at the table's two significant digits "
-    "(certified up to 4K; the longer rows by the smallest admissible two-digit base).",
+    f"(certified up to {_length_name(CERTIFIED_LENGTH // 1024)}; the longer rows by the smallest admissible "
+    "two-digit base).",
     formal=r"b_L = \inf\Bigl\{b > 1 :\ \sum_{i<d/2}\cos\bigl(m\,"
     r"b^{-2i/d}\bigr) \ge 0\ \ \forall m \in \{0,\dots,L\}\Bigr\}",
     expected=REFUTED,
@@ -310,14 +316,15 @@ def men_base_bound() -> Assessment:
             "The paper's criterion is recomputed for d = 128 at every integer position 0 ≤ m ≤ L. The "
             "admissible bases (B(m) ≥ 0 for all m ≤ L) are not an interval but islands — a base can meet the "
             "criterion while a larger one fails — so the bound is their infimum over real b > 1. Up to "
-            f"L = {CERTIFIED_LENGTH} it is certified: a sweep in ln b from 1 to the smallest admissible "
-            "two-digit base decides whole intervals of bases at once, since |∂B(m)/∂ln b| ≤ m·Σ_i (2i/d)·"
+            f"L = {CERTIFIED_LENGTH} it is certified: a sweep in ln b from 1 up (to the smallest admissible "
+            f"two-digit base, or e^{NEAR} times the first island's low end if that comes first) decides "
+            "whole intervals of bases at once, since |∂B(m)/∂ln b| ≤ m·Σ_i (2i/d)·"
             "b^(−2i/d), so a scan whose every value clears 0 by more than that slope times the distance "
             "decides every base in between; the left end of the first island is then bisected with arb "
             "(a failing middle base counts only when the failing B(m) is proved to rise over the interval). "
             "The infimum is compared with the published value at two significant digits; whether the "
             "published base itself is admissible is a separate finding in each row. The longer rows (the "
-            "scan's cost grows about as L²) compare the smallest two-digit admissible base, every smaller "
+            "sweep's cost grows faster than L) compare the smallest two-digit admissible base, every smaller "
             "such base being checked and failing. Each base is scanned in float64 with an a-priori bound on "
             "every value; values within "
             "the bound of 0, every first negative value and every least value are decided in arb balls. "

@@ -375,9 +375,11 @@ def island_scan(
     d: int = 128,
     build: Builder = cosine_sum,
     resolution: float = RESOLUTION,
+    beyond: float = math.inf,
 ) -> tuple[Cell, ...]:
     """[low, high] cut into cells, in increasing order, that each are admissible, fail, or are undecided and
-    at most `resolution` wide in ln b.
+    at most `resolution` wide in ln b; the sweep ends early, `beyond` (in ln b) past the low end of its first
+    admissible cell.
 
     A sweep from low: everything below the point p is decided; the next scan is at p·e^g, and when its reach r
     (`reach`, bounded with the slope at p) covers back to p, the cell [p, centre·e^r] is decided and the next
@@ -389,15 +391,19 @@ def island_scan(
         raise ValueError(f"the bases must satisfy 1 ≤ low < high, got {low} and {high}")
     if not 1e-12 <= resolution <= 1:
         raise ValueError(f"the resolution must lie in [1e-12, 1], got {resolution}")
+    if not beyond > 0:
+        raise ValueError(f"the sweep must go on past the first island, got beyond = {beyond}")
     cells: list[Cell] = []
-    point, guess = low, math.log(float(high / low)) / START_CELLS
-    while point < high:
-        centre = min(Fraction(float(point) * math.exp(guess)), high)
+    point, guess, stop = low, math.log(float(high / low)) / START_CELLS, high
+    while point < stop:
+        centre = min(Fraction(float(point) * math.exp(guess)), stop)
         state, r = reach(centre, point, length, d, build)
         if state != UNDECIDED and math.log(float(centre / point)) <= r:
-            end = min(Fraction(float(centre) * math.exp(r)), high)
+            end = min(Fraction(float(centre) * math.exp(r)), stop)
             if end > point:
                 cells.append(Cell(point, end, state))
+                if state == ADMISSIBLE and stop == high and beyond < math.inf:
+                    stop = min(high, Fraction(float(point) * math.exp(beyond)))
                 point, guess = end, max(0.6 * r, resolution)
                 continue
         if guess > resolution:
@@ -482,6 +488,7 @@ def infimum(
     d: int = 128,
     build: Builder = cosine_sum,
     resolution: float = RESOLUTION,
+    beyond: float = math.inf,
 ) -> Infimum:
     """The least admissible base for `length` in [start, high], high itself admissible, certified.
 
@@ -490,8 +497,9 @@ def infimum(
     middle base that `scan` finds admissible is the new high; one that fails at m, with B(m) rising (`rises`,
     in arb) over [low, middle], fails with everything in between, and is the new low. It stops when the
     interval is as narrow as float64 bases tell apart, or when neither holds (ArithmeticError if nothing is
-    decided)."""
-    cells = island_scan(length, start, high, d, build, resolution)
+    decided). The island scan stops `beyond` (in ln b) past its first admissible cell: nothing above it
+    bears on the infimum."""
+    cells = island_scan(length, start, high, d, build, resolution, beyond)
     first = runs(cells)[0]
     edge = list(itertools.takewhile(lambda cell: cell.state == UNDECIDED, first))
     if not edge or len(edge) == len(first):

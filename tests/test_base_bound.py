@@ -5,6 +5,7 @@ wrong frequency exponent, a dropped term, a bound too tight to hold) that must c
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import flint
@@ -238,9 +239,26 @@ def test_an_infimum_across_a_rounding_boundary_is_not_rounded() -> None:
     assert bb._round(Fraction(4250), 2) == 4300 and bb._round(Fraction(4249), 2) == 4200
 
 
+def test_a_sweep_that_stops_past_the_first_island_keeps_the_cells_below_and_the_infimum() -> None:
+    """With `beyond`, the sweep ends that far in ln b past its first admissible cell's low end: the cells
+    below are the full sweep's, the last one is cut there, and the infimum is the same."""
+    full = bb.island_scan(2048, Fraction(11000), Fraction(13000))
+    near = bb.island_scan(2048, Fraction(11000), Fraction(13000), beyond=0.05)
+    first = next(cell for cell in near if cell.state == bb.ADMISSIBLE)
+    end = float(first.low) * math.exp(0.05)
+    assert near[:-1] == full[: len(near) - 1] and near[-1].low == full[len(near) - 1].low
+    assert float(near[-1].high) == pytest.approx(end, rel=1e-12) and near[-1].high < full[-1].high
+    assert len(bb.islands(full)) == 2 and len(bb.islands(near)) == 1
+    found = bb.infimum(2048, Fraction(13000), start=Fraction(11000), beyond=0.05)
+    whole = bb.infimum(2048, Fraction(13000), start=Fraction(11000))
+    assert (found.low, found.high) == (whole.low, whole.high)
+
+
 def test_an_island_scan_of_bad_bounds_is_refused() -> None:
     with pytest.raises(ValueError):
         bb.island_scan(1024, Fraction(4300), Fraction(4200))
+    with pytest.raises(ValueError, match="past the first island"):
+        bb.island_scan(1024, Fraction(4200), Fraction(4300), beyond=0)
     with pytest.raises(ValueError):
         bb.island_scan(1024, Fraction(1, 2), Fraction(4200))
 
