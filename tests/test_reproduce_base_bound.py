@@ -159,10 +159,14 @@ def test_the_source_cites_the_recomputation_of_may_2024() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("k", "two_digit", "rounded"), [(32, 640000, "6.3e5"), (64, 2100000, "2.1e6")])
+@pytest.mark.parametrize(
+    ("k", "two_digit", "rounded"),
+    [(32, 640000, "6.3e5"), (64, 2100000, "2.1e6"), (128, 8800000, "4.9e6")],
+)
 def test_infima_beyond_the_certified_length(k: int, two_digit: int, rounded: str) -> None:
-    """Past `CERTIFIED_LENGTH` (about 7 s and 19 s): 32K's infimum 629978.26… is 6.3e5 at two digits, below
-    the published 6.4e5; 64K's, 2090179.67…, rounds to the published 2.1e6."""
+    """Past `CERTIFIED_LENGTH` (about 7, 19 and 48 s): 32K's infimum 629978.26… is 6.3e5 at two digits, below
+    the published 6.4e5; 64K's, 2090179.67…, rounds to the published 2.1e6; 128K's, 4869104.37…, is 4.9e6,
+    far below the published 7.8e6 and the two-digit search's 8.8e6."""
     length = rb.BINARY * k
     found = rb.certified_infimum(length, Fraction(two_digit))
     assert rb._base_text(found.rounded(rb.DIGITS)) == rounded
