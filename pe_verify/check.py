@@ -17,19 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from pe_verify import isolated
-from pe_verify.properties import battery, battery_alibi, battery_frequencies, battery_rope, battery_sinusoidal
+from pe_verify.properties import battery
 from pe_verify.properties.battery import Backend, Report, Settings
-
-#: The family modules: importing them files their properties in `battery.REGISTRY`.
-MODULES = (battery_sinusoidal, battery_rope, battery_alibi, battery_frequencies)
-
-#: The callable each family's contract names, by number of required parameters.
-CONTRACTS = {
-    "sinusoidal": "encode(positions, d) -> [len(positions), d]",
-    "rope": "rotate(x, positions) -> like x, x [n, d]; or apply(q, k, positions) -> (q_rot, k_rot)",
-    "alibi": "slopes(n_heads) -> [n_heads]; or bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len]",
-    "rope-frequencies": "inv_freq(d) -> [d // 2]",
-}
 
 TORCH_MISSING = '--backend torch needs PyTorch, which is an optional extra: pip install -e ".[torch]"'
 
@@ -106,26 +95,27 @@ def check(
     return isolated.run(family, spec, settings, backend_name, limits, progress)
 
 
-#: What `--expect` may name, per family: layouts, slope rules, scaling rules.
-EXPECTABLE = {
-    "sinusoidal": ("interleaved", "concatenated"),
-    "rope": ("interleaved", "half_split"),
-    "alibi": ("reference", "naive", "reversed"),
-    "rope-frequencies": battery_frequencies.VARIANTS,
-}
+def family_record(name: str) -> battery.Family:
+    """The family named; `TargetError` naming the known ones."""
+    try:
+        return battery.family_spec(name)
+    except ValueError as exc:
+        raise TargetError(str(exc)) from None
 
 
-def require_expectable(family: str, expect: str) -> str:
-    """`expect` when the family's identification can name it; `TargetError` listing the choices."""
-    if expect not in EXPECTABLE[family]:
-        choices = ", ".join(EXPECTABLE[family])
-        raise TargetError(f"--expect for {family} must be one of {choices}; got {expect!r}")
+def require_expectable(name: str, expect: str) -> str:
+    """`expect` when the family's identification can name it (its `expectable` variants: layouts, slope
+    rules, scaling rules); `TargetError` listing the choices."""
+    expectable = family_record(name).expectable
+    if expect not in expectable:
+        choices = ", ".join(expectable)
+        raise TargetError(f"--expect for {name} must be one of {choices}; got {expect!r}")
     return expect
 
 
 def text(report: Report) -> str:
     """The report as plain text: each property, the identification, the findings, the verdict."""
-    lines = [f"{report.target} ({report.family}): {CONTRACTS[report.family]}"]
+    lines = [f"{report.target} ({report.family}): {family_record(report.family).contract}"]
     statements = {p.name: p.statement for p in battery.properties_of(report.family)}
     for o in report.properties:
         if o.passed:

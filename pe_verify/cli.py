@@ -11,12 +11,13 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from pe_verify import __version__, inputs
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base, Real, Whole
+from pe_verify.properties.family_index import family_names
 from pe_verify.terminal import json_ascii, prepare_streams, progress_bar
 
 GIB = 2**30
@@ -134,32 +135,53 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pe-verify {__version__}")
     _global_options(parser, False)
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    parser.set_defaults(run=None, commands=commands.choices)
 
-    def command(name: str, **kwargs: str) -> argparse.ArgumentParser:
+    def command(
+        name: str, run: Callable[[argparse.Namespace], int], **kwargs: str
+    ) -> argparse.ArgumentParser:
+        """A command, its help and the function that runs it: the one place it is registered."""
         sub = commands.add_parser(name, **kwargs)
+        sub.set_defaults(run=run)
         _global_options(sub, argparse.SUPPRESS)
         return sub
 
-    proofs = command("proofs", help="run every symbolic derivation and report each result")
+    proofs = command(
+        "proofs", run_proofs_command, help="run every symbolic derivation and report each result"
+    )
     proofs.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
-    listing = command("list", help="every claim with its computed verdicts")
+    listing = command(
+        "list",
+        lambda args: run_list(args.json, args.fresh, args.quiet),
+        help="every claim with its computed verdicts",
+    )
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     listing.add_argument(
         "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
     )
-    show = command("show", help="everything about one claim: evidence, derivations, dependencies")
+    show = command(
+        "show",
+        lambda args: run_show(args.id, args.json, args.fresh, args.quiet),
+        help="everything about one claim: evidence, derivations, dependencies",
+    )
     show.add_argument("id", help="a claim id such as D3.5")
     show.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     show.add_argument(
         "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
     )
     reproduce = command(
-        "reproduce", help="published results recomputed: each paper's rows beside the computed values"
+        "reproduce",
+        lambda args: run_reproduce(args.name, args.json, args.quiet),
+        help="published results recomputed: each paper's rows beside the computed values",
     )
     reproduce.add_argument("name", nargs="?", help="one reproduction, such as men_base_bound (default: all)")
     reproduce.add_argument("--json", action="store_true", help="print a JSON list instead of text")
-    report = command("report", help="write the markdown reports and figures")
+    report = command(
+        "report",
+        lambda args: run_report(args.out, args.readme, args.quiet, args.redraw_figures),
+        help="write the markdown reports and figures",
+    )
     report.add_argument("--out", default="reports", help="output folder (default: reports)")
     report.add_argument("--readme", help="also refresh the headline-findings block of this README file")
     report.add_argument(
@@ -167,11 +189,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="draw the figures anew even where --out holds the same ones from another matplotlib version",
     )
-    checking = command("check", help="run the property battery of a family on your own implementation")
-    checking.add_argument("target", help="package.module:name or path/to/file.py:name")
-    checking.add_argument(
-        "--family", required=True, choices=("sinusoidal", "rope", "alibi", "rope-frequencies")
+    checking = command(
+        "check", run_check, help="run the property battery of a family on your own implementation"
     )
+    checking.add_argument("target", help="package.module:name or path/to/file.py:name")
+    checking.add_argument("--family", required=True, choices=family_names())
     _numeric(
         checking,
         "--d",
@@ -236,7 +258,9 @@ def _parser() -> argparse.ArgumentParser:
         "--markdown", action="store_true", help="print a markdown report for a pull request"
     )
     collisions = command(
-        "collisions", help="when can sinusoidal encoding values coincide, exactly and in a dtype"
+        "collisions",
+        run_collisions,
+        help="when can sinusoidal encoding values coincide, exactly and in a dtype",
     )
     _numeric(collisions, "--d", _whole("d", 1, inputs.MAX_D), "model dimension d", required=True)
     _numeric(collisions, "--base", _base(), "frequency base (default 10000)", default="10000")
@@ -265,6 +289,7 @@ def _parser() -> argparse.ArgumentParser:
     collisions.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     separation = command(
         "separation",
+        run_separation,
         help="the least distance between two sinusoidal encodings an offset apart, certified for every "
         "offset of a range",
     )
@@ -885,29 +910,17 @@ def _fail(status: int, message: str) -> int:
     return status
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.command is None:
-        raise UsageError(
-            "a command is required: list, show, report, proofs, reproduce, collisions, separation or check "
-            "(see pe-verify --help)"
-        )
-    if args.command == "list":
-        return run_list(args.json, args.fresh, args.quiet)
-    if args.command == "show":
-        return run_show(args.id, args.json, args.fresh, args.quiet)
-    if args.command == "report":
-        return run_report(args.out, args.readme, args.quiet, args.redraw_figures)
-    if args.command == "collisions":
-        return run_collisions(args)
-    if args.command == "reproduce":
-        return run_reproduce(args.name, args.json, args.quiet)
-    if args.command == "check":
-        return run_check(args)
-    if args.command == "separation":
-        return run_separation(args)
+def run_proofs_command(args: argparse.Namespace) -> int:
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
     return run_proofs(args.json, args.markdown, args.quiet)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.run is None:
+        *others, last = args.commands
+        raise UsageError(f"a command is required: {', '.join(others)} or {last} (see pe-verify --help)")
+    return args.run(args)
 
 
 if __name__ == "__main__":

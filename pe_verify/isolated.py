@@ -72,10 +72,11 @@ class Limits:
 
 @dataclass(frozen=True)
 class _Job:
-    """What a child runs: the battery of `family` on `target` from property `first` on, with the calling
-    process's folder, import path and environment."""
+    """What a child runs: the battery of `family` (defined in `module`, imported first) on `target` from
+    property `first` on, with the calling process's folder, import path and environment."""
 
     family: str
+    module: str
     target: str
     settings: Any
     backend: str
@@ -122,10 +123,13 @@ def serve(control: int, heartbeat: int) -> None:
     """The fork server's loop: for each job received on `control` (with the child's message pipe, stdout
     and stderr), fork a child that runs it; reply ("forked", pid), kill the child when asked, and reply
     ("ended", wait status). When the calling process is gone, kill the child and end."""
-    importlib.import_module("pe_verify.check")  # numpy, Hypothesis and every family's battery, once
+    importlib.import_module("pe_verify.check")  # numpy and Hypothesis, once
     from hypothesis import strategies
 
     from pe_verify.properties import battery
+
+    for name in battery.family_names():  # and every family of the suite's battery
+        battery.family_spec(name)
 
     battery.search(strategies.none(), lambda _: None, battery.Settings(examples=1))  # sets Hypothesis up
     channel = socket.socket(fileno=control)
@@ -228,6 +232,7 @@ def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
         from pe_verify.properties import battery
 
         try:
+            importlib.import_module(job.module)
             function = check.load_target(job.target)
             prepared = battery.prepare(job.family, function, job.settings, check.backend(job.backend))
         except ValueError as exc:
@@ -546,12 +551,14 @@ def run(
 
     limits = limits or Limits()
     names = [p.name for p in battery.properties_of(family)]
+    module = battery.family_spec(family).module
     state = _Run(names, progress)
     with _lock:
         while True:
             state.ready = False
             job = _Job(
                 family,
+                module,
                 target,
                 settings,
                 backend,

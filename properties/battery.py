@@ -40,8 +40,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from .dtypes import DTYPES
-
-FAMILIES = ("sinusoidal", "rope", "alibi", "rope-frequencies")
+from .family_index import DEFINED, PREFIX, builtin_families, family_names, module_of
 
 #: Every finding label, with what it means; messages always start with the label's meaning in context.
 LABELS = {
@@ -228,44 +227,57 @@ REGISTRY: list[Property] = []
 
 @dataclass(frozen=True)
 class Family:
-    """A family's contract and what the battery needs of it.
+    """A family: everything the battery, `pe-verify check`, `pe_verify.testing` and the registry read of it.
 
-    `forms` maps the number of required positional parameters of the implementation to the form's name
-    (RoPE: 2 → ``rotate(x, positions)``, 3 → ``apply(q, k, positions)``); `adapt(function, form, backend,
-    settings)` wraps the implementation for the checks; `identify(adapter, settings)` returns the closest
-    reference variant and the findings it implies; `ds` are the default dimensions.
+    `name` is what `--family` takes; `contract` the callable's contract as one line; `forms` maps the number
+    of required positional parameters of the implementation to the form's name (RoPE: 2 → ``rotate(x,
+    positions)``, 3 → ``apply(q, k, positions)``); `adapt(function, form, backend, settings)` wraps the
+    implementation for the checks; `identify(adapter, settings)` returns the closest reference variant and
+    the findings it implies; `expectable` the variants `--expect` may name; `ds` the default dimensions;
+    `module` the module that defines it (imported to file its properties, in a `check` child too);
+    `options` the settings its assert helper (`pe_verify.testing.assert_<name>`) takes beside the callable.
     """
 
     name: str
+    contract: str
     forms: dict[int, str]
     adapt: Callable[[Callable, str, Backend, Settings], Any]
     identify: Callable[[Any, Settings], tuple[Identification | None, list[Finding]]]
+    expectable: tuple[str, ...]
+    module: str
     ds: tuple[int, ...] = ()
+    options: tuple[str, ...] = ("d", "base", "max_pos")
+
+    @property
+    def helper(self) -> str:
+        """The name of its assert helper in `pe_verify.testing`."""
+        return "assert_" + self.name.replace("-", "_")
 
 
 SPECS: dict[str, Family] = {}
 
-#: The module that defines each family and files its properties, imported when the family is first used.
-FAMILY_MODULES = {
-    "sinusoidal": "battery_sinusoidal",
-    "rope": "battery_rope",
-    "alibi": "battery_alibi",
-    "rope-frequencies": "battery_frequencies",
-}
-
 
 def family_spec(family: str) -> Family:
-    """The family's definition, importing its module (which files its properties) the first time."""
+    """The family's definition, importing its module (which files its properties) the first time; a
+    ValueError naming the families for an unknown one."""
+    if family not in SPECS and family in builtin_families():
+        importlib.import_module(module_of(family))
     if family not in SPECS:
-        importlib.import_module(f".{FAMILY_MODULES[family]}", __package__)
+        raise ValueError(f"unknown family {family!r}: one of {', '.join(family_names())}")
     return SPECS[family]
 
 
 def define(family: Family) -> Family:
-    """Make `family` known to `run_battery`."""
-    if family.name not in FAMILIES:
-        raise ValueError(f"unknown family {family.name!r}")
+    """Make `family` known to `run_battery`, `check` and `pe_verify.testing`; a suite family's name must be
+    the one its module's name gives."""
+    if family.module.startswith(f"{__package__}.{PREFIX}") and family.module != module_of(family.name):
+        raise ValueError(f"the family defined in {family.module} must be named after it, not {family.name!r}")
+    if family.name in SPECS and SPECS[family.name].module != family.module:
+        raise ValueError(
+            f"family {family.name!r} is defined twice ({SPECS[family.name].module}, {family.module})"
+        )
     SPECS[family.name] = family
+    DEFINED[family.name] = family.module
     return family
 
 
@@ -273,9 +285,7 @@ def register(
     family: str, name: str, statement: str, forms: tuple[str, ...] = ()
 ) -> Callable[[Callable], Callable]:
     """File the decorated check under `family` as property `name`, for the contract `forms` given (every
-    form of the family when none is)."""
-    if family not in FAMILIES:
-        raise ValueError(f"unknown family {family!r}")
+    form of the family when none is); the family's module defines the family itself (`define`)."""
 
     def decorate(check: Callable[[Any, Settings], Outcome]) -> Callable[[Any, Settings], Outcome]:
         if any(p.family == family and p.name == name for p in REGISTRY):

@@ -600,4 +600,15 @@ def identify(adapter: AlibiTarget, settings: Settings) -> tuple[Identification |
     return Identification(chosen.name, parameters, short(chosen.deviation), True), findings
 
 
-FAMILY = define(Family(FAMILY_NAME, forms={1: "slopes", 2: "bias"}, adapt=adapt, identify=identify))
+FAMILY = define(
+    Family(
+        FAMILY_NAME,
+        contract="slopes(n_heads) -> [n_heads]; or bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len]",
+        forms={1: "slopes", 2: "bias"},
+        adapt=adapt,
+        identify=identify,
+        expectable=("reference", "naive", "reversed"),
+        module=__name__,
+        options=("heads", "max_pos"),
+    )
+)

@@ -580,4 +580,15 @@ def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -
     return RopeTarget(function, form, backend)
 
 
-FAMILY_SPEC = define(Family(FAMILY, {2: "rotate", 3: "apply"}, adapt, identify, ds=(2, 8, 64, 128)))
+FAMILY_SPEC = define(
+    Family(
+        FAMILY,
+        contract="rotate(x, positions) -> like x, x [n, d]; or apply(q, k, positions) -> (q_rot, k_rot)",
+        forms={2: "rotate", 3: "apply"},
+        adapt=adapt,
+        identify=identify,
+        expectable=("interleaved", "half_split"),
+        module=__name__,
+        ds=(2, 8, 64, 128),
+    )
+)

@@ -978,5 +978,14 @@ def identify(adapter: SinusoidalTarget, settings: Settings) -> tuple[Identificat
 
 
 FAMILY = define(
-    Family(FAMILY_NAME, forms={2: "encode"}, adapt=adapt, identify=identify, ds=(8, 64, 128, 512))
+    Family(
+        FAMILY_NAME,
+        contract="encode(positions, d) -> [len(positions), d]",
+        forms={2: "encode"},
+        adapt=adapt,
+        identify=identify,
+        expectable=LAYOUTS,
+        module=__name__,
+        ds=(8, 64, 128, 512),
+    )
 )

@@ -9,6 +9,7 @@ import importlib
 import os
 from collections.abc import Iterator
 
+import families  # noqa: F401  (defines the families of tests/families, run beside the suite's own)
 import pytest
 from hypothesis import HealthCheck, settings
 

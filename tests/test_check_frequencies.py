@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from pe_verify.check import require_expectable
 from pe_verify.properties import scaling
 from pe_verify.properties.battery import Report, Settings, expected, properties_of, run_battery
-from pe_verify.properties.battery_frequencies import FAMILY_NAME, UNKNOWN, VARIANTS
+from pe_verify.properties.battery_rope_frequencies import FAMILY_NAME, UNKNOWN, VARIANTS
 
 SETTINGS = Settings(examples=20)
 LLAMA3_BASE = 500000.0

@@ -413,7 +413,7 @@ ALLOWED = (
     ),
     ("proofs/scaling.py", "FACTOR ** (-2 * INDEX / (DIM - 2))", "NTK's stated ratio s^(−2i/(d−2))"),
     (
-        "properties/battery_frequencies.py",
+        "properties/battery_rope_frequencies.py",
         "(2.0 * np.arange(d // 2) / (d - 2), np.log(",
         "the NTK fit over d − 2 (different mathematics)",
     ),

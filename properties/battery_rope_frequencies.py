@@ -689,4 +689,16 @@ def _paper_note(best: Candidate, found: Iterable[Candidate]) -> str:
     return f"; the paper's ramp fixes only α/L₀ and β/L₀, so these fit as well: {shown}"
 
 
-FAMILY = define(Family(FAMILY_NAME, forms={1: "inv_freq"}, adapt=adapt, identify=identify, ds=(64, 128, 256)))
+FAMILY = define(
+    Family(
+        FAMILY_NAME,
+        contract="inv_freq(d) -> [d // 2]",
+        forms={1: "inv_freq"},
+        adapt=adapt,
+        identify=identify,
+        expectable=VARIANTS,
+        module=__name__,
+        ds=(64, 128, 256),
+        options=("d", "base"),
+    )
+)
