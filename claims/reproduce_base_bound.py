@@ -1,23 +1,34 @@
 """Men et al. 2024, "Base of RoPE Bounds Context Length" (arXiv 2405.14591): the lower bound of the base per
-context length, recomputed from the paper's own criterion — as the infimum over real bases, certified, for
-the rows up to `CERTIFIED_LENGTH`, and as the smallest two-digit base for every row."""
+context length, recomputed from the paper's own criterion — as the infimum over real bases, certified (found
+in the run up to `CERTIFIED_LENGTH`, re-checked from a committed certificate beyond), and as the smallest
+two-digit base for every row. `python -m pe_verify.claims.reproduce_base_bound K …` writes the
+certificates."""
 
 from __future__ import annotations
 
+import argparse
 import functools
+import gzip
+import importlib.resources
+import itertools
 from collections.abc import Sequence
 from fractions import Fraction
+from pathlib import Path
 
 from pe_verify.properties.base_bound import (
     BITS,
+    FAILS,
     RESOLUTION,
     Builder,
     Infimum,
     Scan,
     TableEntry,
+    certificate_text,
+    check_infimum,
     cosine_sum,
     infimum,
     islands,
+    read_certificate,
     recompute_table,
     runs,
 )
@@ -66,10 +77,12 @@ PUBLISHED = {
 #: Rows the tests recompute quickly; the catalog entry recomputes the whole table (`ALL_ROWS`).
 DEFAULT_ROWS = (1, 2, 4, 8, 16, 32, 64)
 ALL_ROWS = tuple(PUBLISHED)
-#: The rows whose infimum over real bases is certified in every run: the island scan's cost grows faster than
-#: L (about 1, 2, 7, 7 and 18 s at L = 4K, 8K, 16K, 32K and 64K); the longer rows compare the smallest
-#: two-digit base.
+#: The rows whose infimum over real bases is found in every run: the island scan's cost grows faster than L
+#: (about 1, 2, 6, 8 and 34 s at L = 4K, 8K, 16K, 32K and 64K); the longer rows re-check a committed
+#: certificate of it (`committed_infimum`, about 0.4 s a row).
 CERTIFIED_LENGTH = 16 * 1024
+#: Where the certificates of the rows past `CERTIFIED_LENGTH` are kept, inside this package.
+CERTIFICATES = ("data", "base_bound")
 #: How far (in ln b) above the low end of the first island the island scan goes on: the islands near the
 #: infimum, about 10 % of the base above it, are shown; nothing higher bears on the infimum.
 NEAR = 0.1
@@ -122,14 +135,55 @@ def certified_infimum(length: int, high: Fraction, build: Builder = cosine_sum) 
     return infimum(length, high, build=build, beyond=NEAR)
 
 
+def certificate_name(length: int) -> str:
+    return f"L{length}.txt.gz"
+
+
+def read_committed(length: int) -> bytes:
+    """The committed certificate's bytes for L = length (OSError if there is none)."""
+    return (
+        importlib.resources.files(__package__).joinpath(*CERTIFICATES, certificate_name(length)).read_bytes()
+    )
+
+
+@functools.cache
+def committed_infimum(length: int) -> Infimum | str:
+    """The infimum the committed certificate for L = length states, re-checked here (`check_infimum`: its
+    failing cells from b = 1, its bisection and its admissible top), or the reason it does not stand."""
+    try:
+        data = read_committed(length)
+    except OSError:
+        return f"no certificate is committed for L = {length}"
+    try:
+        found, d = read_certificate(gzip.decompress(data).decode("ascii"))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as error:
+        return f"the committed certificate cannot be read ({error})"
+    if (found.length, d, found.start) != (length, D, 1):
+        return f"the committed certificate is for L = {found.length}, d = {d} from b = {found.start}"
+    try:
+        check_infimum(found, D)
+    except ArithmeticError as error:
+        return f"the committed certificate does not check: {error}"
+    return found
+
+
+def row_infimum(k: int, entries: dict[int, TableEntry], build: Builder = cosine_sum) -> Infimum | str:
+    """The certified infimum of row k: searched in the run up to `CERTIFIED_LENGTH` (below the row's
+    smallest admissible two-digit base, from `entries`), beyond it the committed certificate re-checked (for
+    the paper's criterion only); else the reason there is none."""
+    length = BINARY * k
+    if length <= CERTIFIED_LENGTH:
+        return certified_infimum(length, entries[length].lowest.base, build)
+    if build is not cosine_sum:
+        return f"the certificates are of the paper's criterion; found in the run to L = {CERTIFIED_LENGTH}"
+    return committed_infimum(length)
+
+
 def infima(rows: tuple[int, ...], build: Builder = cosine_sum) -> dict[int, Infimum]:
-    """The certified infimum of each row with 1024·k ≤ `CERTIFIED_LENGTH`."""
+    """The certified infimum of each row that has one (`row_infimum`)."""
     entries = recomputed(rows, build)
-    return {
-        k: certified_infimum(BINARY * k, entries[BINARY * k].lowest.base, build)
-        for k in rows
-        if BINARY * k <= CERTIFIED_LENGTH
-    }
+    found = {k: row_infimum(k, entries, build) for k in rows}
+    return {k: value for k, value in found.items() if isinstance(value, Infimum)}
 
 
 def _digits(value: Fraction) -> str:
@@ -156,21 +210,29 @@ def _comparison(k: int, found: Infimum) -> tuple[str, bool, str]:
     rounded = found.rounded(DIGITS)
     computed = "undecided" if rounded is None else _base_text(rounded)
     agrees = rounded is not None and rounded == Fraction(PUBLISHED[k])
+    how, where = "bisection in arb", ""
+    if found.length > CERTIFIED_LENGTH:
+        failing = sum(1 for _ in itertools.takewhile(lambda cell: cell.state == FAILS, found.cells))
+        how = (
+            f"the committed certificate, re-checked in this run: {failing} failing cells from b = 1, "
+            f"{len(found.bisected)} bisection intervals in arb and its admissible top"
+        )
+        where = "the islands as the certificate records them (re-checked by the slow test): "
     note = (
-        f"infimum over real b > 1: {_infimum_text(found)} (certified to these digits by bisection in arb), "
-        f"{computed} at two digits; {_islands(found)}"
+        f"infimum over real b > 1: {_infimum_text(found)} (certified to these digits by {how}), "
+        f"{computed} at two digits; {where}{_islands(found)}"
     )
     return computed, agrees, note
 
 
-def _row(k: int, entries: dict[int, TableEntry], found: Infimum | None = None) -> Row:
+def _row(k: int, entries: dict[int, TableEntry], found: Infimum | str) -> Row:
     binary, decimal = entries[BINARY * k], entries[decimal_length(k)]
     lowest, published = binary.lowest, binary.published
-    if found is not None:
+    if isinstance(found, Infimum):
         computed, agrees, head = _comparison(k, found)
     else:
         computed, agrees = _base_text(lowest.base), binary.agrees
-        head = f"the smallest admissible two-digit base (infima over real b to L = {CERTIFIED_LENGTH} only)"
+        head = f"the smallest admissible two-digit base (no certified infimum: {found})"
     if published.admissible:
         notes = [f"the published base meets the criterion ({_least(published)})"]
     else:
@@ -202,8 +264,8 @@ def _row(k: int, entries: dict[int, TableEntry], found: Infimum | None = None) -
 
 def base_bound_rows(rows: Sequence[int] = DEFAULT_ROWS, build: Builder = cosine_sum) -> tuple[Row, ...]:
     """The reproduction's rows for the given rows of the table (units of K)."""
-    entries, found = recomputed(tuple(rows), build), infima(tuple(rows), build)
-    return tuple(_row(k, entries, found.get(k)) for k in rows)
+    entries = recomputed(tuple(rows), build)
+    return tuple(_row(k, entries, row_infimum(k, entries, build)) for k in rows)
 
 
 @claim(
@@ -215,8 +277,9 @@ def base_bound_rows(rows: Sequence[int] = DEFAULT_ROWS, build: Builder = cosine_
     "1.6e4 for 2K, 2.7e4 for 4K, 8.4e4 for 8K, 3.1e5 for 16K, 6.4e5 for 32K, 2.1e6 for 64K, 7.8e6 for 128K, "
     "3.6e7 for 256K, 6.4e7 for 512K and 5.1e8 for 1M. The suite reads K as 1024 (and as 1000 beside it), "
     "'smallest' as the infimum over real bases b > 1, compared at the table's two significant digits "
-    f"(certified up to {_length_name(CERTIFIED_LENGTH // 1024)}; the longer rows by the smallest admissible "
-    "two-digit base).",
+    f"(certified: found in each run up to {_length_name(CERTIFIED_LENGTH // 1024)}, re-checked from a "
+    "committed certificate for the longer rows; a row without a certified infimum falls back to the smallest "
+    "admissible two-digit base).",
     formal=r"b_L = \inf\Bigl\{b > 1 :\ \sum_{i<d/2}\cos\bigl(m\,"
     r"b^{-2i/d}\bigr) \ge 0\ \ \forall m \in \{0,\dots,L\}\Bigr\}",
     expected=REFUTED,
@@ -228,6 +291,9 @@ def men_base_bound() -> Assessment:
     both = [k for k in ALL_ROWS if not entries[decimal_length(k)].published.admissible]
     agree = [k for k, row in zip(ALL_ROWS, rows, strict=True) if row.agrees]
     below = [k for k, row in zip(ALL_ROWS, rows, strict=True) if k in found and not row.agrees]
+    searched = [k for k in found if BINARY * k <= CERTIFIED_LENGTH]
+    committed = [k for k in found if BINARY * k > CERTIFIED_LENGTH]
+    uncertified = [k for k in ALL_ROWS if k not in found]
     agree_decimal = [k for k in ALL_ROWS if entries[decimal_length(k)].agrees and k not in agree]
     decimal_count = sum(entries[decimal_length(k)].agrees for k in ALL_ROWS)
     lowest = [entries[BINARY * k].lowest for k in ALL_ROWS]
@@ -257,14 +323,16 @@ def men_base_bound() -> Assessment:
         Evidence(
             FLOAT,
             "float64 scans with an a-priori error bound, signs near 0 decided in arb balls: the criterion "
-            f"reproduces the published rows {names(agree)} at two significant digits (up to "
-            f"{_length_name(CERTIFIED_LENGTH // 1024)} the certified infimum over real bases, beyond it the "
-            "smallest two-digit base with B(m) ≥ 0 for m ≤ 1024·k), and with K read as 1000 the two-digit "
-            f"search also {names(agree_decimal)}",
+            f"reproduces the published rows {names(agree)} at two significant digits (the certified "
+            f"infimum over real bases for {names(list(found))}; the smallest two-digit base with B(m) ≥ 0 "
+            f"for m ≤ 1024·k for {names(uncertified)}), and with K read as 1000 the two-digit search also "
+            f"{names(agree_decimal)}",
             bool(agree),
             SUPPORTS,
             detail=(
                 ("rows recomputed", f"{_length_name(ALL_ROWS[0])} … {_length_name(ALL_ROWS[-1])}"),
+                ("infima searched in this run", names(searched)),
+                ("infima from committed certificates, re-checked", names(committed)),
                 ("candidate bases", "every c·10^e, c = 10 … 99, from 1.1 up"),
                 ("float64 error bound per value", f"≤ {error:.1e}"),
             ),
@@ -315,17 +383,24 @@ def men_base_bound() -> Assessment:
         explanation=(
             "The paper's criterion is recomputed for d = 128 at every integer position 0 ≤ m ≤ L. The "
             "admissible bases (B(m) ≥ 0 for all m ≤ L) are not an interval but islands — a base can meet the "
-            "criterion while a larger one fails — so the bound is their infimum over real b > 1. Up to "
-            f"L = {CERTIFIED_LENGTH} it is certified: a sweep in ln b from 1 up (to the smallest admissible "
+            "criterion while a larger one fails — so the bound is their infimum over real b > 1, "
+            "certified: a sweep in ln b from 1 up (to the smallest admissible "
             f"two-digit base, or e^{NEAR} times the first island's low end if that comes first) decides "
             "whole intervals of bases at once, since |∂B(m)/∂ln b| ≤ m·Σ_i (2i/d)·"
             "b^(−2i/d), so a scan whose every value clears 0 by more than that slope times the distance "
             "decides every base in between; the left end of the first island is then bisected with arb "
             "(a failing middle base counts only when the failing B(m) is proved to rise over the interval). "
-            "The infimum is compared with the published value at two significant digits; whether the "
-            "published base itself is admissible is a separate finding in each row. The longer rows (the "
-            "sweep's cost grows faster than L) compare the smallest two-digit admissible base, every smaller "
-            "such base being checked and failing. Each base is scanned in float64 with an a-priori bound on "
+            f"The sweep runs in each run up to L = {CERTIFIED_LENGTH}; its cost grows faster than L (minutes "
+            "at 256K and beyond), so for the longer rows its proof is committed as a certificate and "
+            "re-checked in each run at a small part of the cost: each failing cell from b = 1 by its "
+            "witness position alone (B(m) at the cell's centre, in float64 with its error bound or in arb, "
+            "plus the slope times the cell's half-width, below 0), each bisection interval in arb and the "
+            "top base by a full scan. The certificate's cells past the first island (the islands shown) "
+            "are re-checked by a slow test, not in each run. The infimum is compared with the published "
+            "value at two significant digits; whether the published base itself is admissible is a "
+            "separate finding in each row. A row without a certified infimum "
+            f"({names(uncertified)}) compares the smallest two-digit admissible base, every smaller such "
+            "base being checked and failing. Each base is scanned in float64 with an a-priori bound on "
             "every value; values within "
             "the bound of 0, every first negative value and every least value are decided in arb balls. "
             f"Published bases fail the criterion itself ({names(both)}) at positions below L whichever "
@@ -338,8 +413,9 @@ def men_base_bound() -> Assessment:
         reproduction=Reproduction(
             "men_base_bound",
             PAPER,
-            f"up to L = {CERTIFIED_LENGTH} the infimum over real bases (an island sweep in ln b, "
-            f"undecided cells at most {RESOLUTION:.0e} wide, then bisection in arb), printed to "
+            f"the infimum over real bases (an island sweep in ln b, undecided cells at most "
+            f"{RESOLUTION:.0e} wide, then bisection in arb; searched in the run up to "
+            f"L = {CERTIFIED_LENGTH}, re-checked from the committed certificates beyond), printed to "
             f"{INFIMUM_DIGITS} significant digits its interval certifies, islands to 7 digits; every row "
             "also the smallest two-digit base; B(m) "
             "in float64 with an a-priori bound on each value's error, values within it and every printed "
@@ -347,3 +423,41 @@ def men_base_bound() -> Assessment:
             rows,
         ),
     )
+
+
+def write_certificates(rows: Sequence[int], folder: Path) -> None:
+    """Search the infimum of each row (units of K) and write its certificate into `folder`, gzipped with no
+    timestamp so that the same proof gives the same bytes (FileExistsError rather than replace a file)."""
+    entries = recomputed(tuple(rows), cosine_sum)
+    for k in rows:
+        length = BINARY * k
+        found = certified_infimum(length, entries[length].lowest.base)
+        check_infimum(found, D)
+        text = certificate_text(found, D).encode("ascii")
+        with (folder / certificate_name(length)).open("xb") as file:
+            file.write(gzip.compress(text, mtime=0))
+        print(f"L = {length}: infimum in [{float(found.low)!r}, {float(found.high)!r}]")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m pe_verify.claims.reproduce_base_bound",
+        description="Write the certificates of the base-bound infima for the given rows (context length in "
+        "units of 1024); minutes a row from 256 up.",
+    )
+    parser.add_argument(
+        "rows", nargs="+", type=int, choices=[k for k in ALL_ROWS if BINARY * k > CERTIFIED_LENGTH]
+    )
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent.joinpath(*CERTIFICATES))
+    arguments = parser.parse_args(argv)
+    taken = [
+        name for k in arguments.rows if (arguments.out / (name := certificate_name(BINARY * k))).exists()
+    ]
+    if taken:
+        parser.error(f"{', '.join(taken)} already in {arguments.out}: remove it to write it again")
+    arguments.out.mkdir(parents=True, exist_ok=True)
+    write_certificates(arguments.rows, arguments.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -334,18 +334,36 @@ def _exponent_sum(build: Builder, d: int) -> CosineSum:
 
 @dataclass(frozen=True)
 class Cell:
-    """The bases low ≤ b ≤ high, decided at once by one float64 scan (`reach`): every one admissible, every
-    one failing, or undecided."""
+    """The bases low ≤ b ≤ high, decided at once: every one admissible, every one failing, or undecided. A
+    decided cell names the `centre` of the scan that decided it (None for a bisection interval, shown by
+    `rises`); a failing one its `witness`, a position m whose B(m) is negative at every base of it."""
 
     low: Fraction
     high: Fraction
     state: str
+    centre: Fraction | None = None
+    witness: int | None = None
+
+
+#: How far (in ln b) `reach` rounds its answer down, beyond a relative 10^-6: more than the float64 error of
+#: a cell's ends, so a cell whose ends lie within r + REACH_SLACK/2 of its centre is still decided.
+REACH_SLACK = 1e-13
+
+
+def _half_width(cell: Cell) -> float:
+    """The larger of ln(centre/low) and ln(high/centre), to within 10^-20 (log1p of the exact excess)."""
+    assert cell.centre is not None
+    return max(
+        math.log1p(float((cell.centre - cell.low) / cell.low)),
+        math.log1p(float((cell.high - cell.centre) / cell.centre)),
+    )
 
 
 def reach(
     centre: Fraction, low: Fraction, length: int, d: int = 128, build: Builder = cosine_sum
-) -> tuple[str, float]:
-    """How far in ln b the float64 scan at `centre` decides the bases b ≥ low: (state, r).
+) -> tuple[str, float, int | None]:
+    """How far in ln b the float64 scan at `centre` decides the bases b ≥ low: (state, r, the m that decides
+    a failing state).
 
     With v_m the float value of B(m) at the centre (within E = `scan_error` of it) and S the `slope` at low,
     |B(m)(b) − v_m| ≤ E + m·S·|ln b − ln centre| at every base b ≥ low. So every base within r of the centre
@@ -354,18 +372,22 @@ def reach(
     and r = 0. Every position 0 … length is covered, none sampled. r is rounded down."""
     cosine = build(centre, d)
     error, rate = scan_error(length, centre, len(cosine.theta)), slope(_exponent_sum(build, d), low)
-    worst, least = -math.inf, math.inf
+    worst, least, witness = -math.inf, math.inf, 0
     for start, values in float_blocks(cosine.theta, length):
         m = np.arange(start, start + values.size, dtype=np.float64)
         if start == 0:
             values, m = values[1:], m[1:]
-        worst = max(worst, float(((-values - error) / m).max(initial=-math.inf)))
-        least = min(least, float(((values - error) / m).min(initial=math.inf)))
+        if values.size:
+            ratios = (-values - error) / m
+            k = int(ratios.argmax())
+            if ratios[k] > worst:
+                worst, witness = float(ratios[k]), int(m[k])
+            least = min(least, float(((values - error) / m).min()))
     if worst > 0:
-        return FAILS, worst / rate * (1 - 1e-6) - 1e-13
+        return FAILS, worst / rate * (1 - 1e-6) - REACH_SLACK, witness
     if least > 0:
-        return ADMISSIBLE, least / rate * (1 - 1e-6) - 1e-13
-    return UNDECIDED, 0.0
+        return ADMISSIBLE, least / rate * (1 - 1e-6) - REACH_SLACK, None
+    return UNDECIDED, 0.0, None
 
 
 def island_scan(
@@ -397,11 +419,11 @@ def island_scan(
     point, guess, stop = low, math.log(float(high / low)) / START_CELLS, high
     while point < stop:
         centre = min(Fraction(float(point) * math.exp(guess)), stop)
-        state, r = reach(centre, point, length, d, build)
+        state, r, witness = reach(centre, point, length, d, build)
         if state != UNDECIDED and math.log(float(centre / point)) <= r:
             end = min(Fraction(float(centre) * math.exp(r)), stop)
             if end > point:
-                cells.append(Cell(point, end, state))
+                cells.append(Cell(point, end, state, centre, witness))
                 if state == ADMISSIBLE and stop == high and beyond < math.inf:
                     stop = min(high, Fraction(float(point) * math.exp(beyond)))
                 point, guess = end, max(0.6 * r, resolution)
@@ -450,8 +472,9 @@ def rises(cosine: CosineSum, m: int, low: Fraction, high: Fraction, prec: int = 
 class Infimum:
     """The least base admissible for `length` above `start`, certified to lie in [low, high].
 
-    Every base from `start` below `low` fails (`cells`, then bisection), and `high` is admissible (`scan`);
-    `witness` is a position whose B(m) rises across the last bisection interval and is negative at `low`."""
+    Every base from `start` below `low` fails — the island scan's failing `cells`, then the bisection's
+    failing intervals `bisected` — and `high` is admissible (`scan`); `witness` is the position whose B(m)
+    rises across the last bisection interval and is negative at `low`. `check_infimum` re-checks it all."""
 
     length: int
     start: Fraction
@@ -460,6 +483,7 @@ class Infimum:
     witness: int
     steps: int
     cells: tuple[Cell, ...]
+    bisected: tuple[Cell, ...] = ()
 
     @property
     def ball(self) -> flint.arb:
@@ -507,17 +531,160 @@ def infimum(
     low, top = edge[0].low, edge[-1].high
     if not scan(build(top, d), length, track_least=False).admissible:
         raise ArithmeticError(f"the base {top} the island scan found admissible fails for L = {length}")
-    witness, steps = None, 0
+    bisected: list[Cell] = []
+    steps = 0
     while steps < BISECTIONS and top - low > top * Fraction(1, 2**50):
         middle = (low + top) / 2
         found = scan(build(middle, d), length, track_least=False)
         if found.admissible:
             top = middle
         elif rises(found.cosine, found.negative.m, low, middle):
-            low, witness = middle, found.negative.m
+            bisected.append(Cell(low, middle, FAILS, None, found.negative.m))
+            low = middle
         else:
             break
         steps += 1
-    if witness is None:
+    if not bisected:
         raise ArithmeticError(f"no base of the first island's edge for L = {length} is certified to fail")
-    return Infimum(length, start, low, top, witness, steps, cells)
+    return Infimum(length, start, low, top, bisected[-1].witness, steps, cells, tuple(bisected))
+
+
+def _fails_throughout(cell: Cell, d: int, build: Builder) -> bool:
+    """Whether B(m) < 0 at every base of the failing cell [low, high], m its witness and c its centre: from
+    the float64 value v of B(m) at c, v + E + m·S·w < 0 (E = `scan_error`, which bounds a directly summed
+    value too; S the `slope` at low; w the larger of ln(c/low), ln(high/c)), or, when that margin is too thin
+    for this machine's float64, from the arb ball of B(m) at c in place of v ± E."""
+    if cell.centre is None or cell.witness is None or not cell.low <= cell.centre <= cell.high:
+        return False
+    cosine, m = build(cell.centre, d), cell.witness
+    drift = m * slope(_exponent_sum(build, d), cell.low) * _half_width(cell)
+    value = float(np.cos(np.float64(m) * cosine.theta).sum())
+    if value + scan_error(max(m, 1), cell.centre, len(cosine.theta)) + drift < 0:
+        return True
+    return bool(cosine.ball(m, BITS) + drift * (1 + 1e-9) < 0)
+
+
+def _admissible_throughout(cell: Cell, length: int, d: int, build: Builder) -> bool:
+    """Whether every base of the admissible cell is admissible: the scan at its centre reaches both ends
+    (to within REACH_SLACK/2, less than `reach` has already taken off)."""
+    if cell.centre is None or not cell.low <= cell.centre <= cell.high:
+        return False
+    state, r, _ = reach(cell.centre, cell.low, length, d, build)
+    return state == ADMISSIBLE and _half_width(cell) <= r + REACH_SLACK / 2
+
+
+def check_infimum(
+    found: Infimum, d: int = 128, build: Builder = cosine_sum, every_cell: bool = False
+) -> None:
+    """Re-check an infimum's proof, ArithmeticError naming the first step that does not hold: the cells run
+    without a gap from `start`, and each failing one up to the first other cell fails at its witness
+    (`_fails_throughout`); the bisection's intervals run on from them to `low`, each with B(m) < 0 at its top
+    and rising across it (`rises`); `high` is admissible (`scan`). With `every_cell`, every decided cell past
+    the first island's edge is re-checked too (a full scan for each admissible one)."""
+    point = found.start
+    for cell in found.cells:
+        if cell.low != point or not cell.low < cell.high:
+            raise ArithmeticError(f"the cells leave a gap or overlap at {float(point)}")
+        point = cell.high
+    failing = list(itertools.takewhile(lambda cell: cell.state == FAILS, found.cells))
+    for cell in failing:
+        if not _fails_throughout(cell, d, build):
+            raise ArithmeticError(f"the cell [{float(cell.low)}, {float(cell.high)}] is not shown to fail")
+    point = failing[-1].high if failing else found.start
+    for cell in found.bisected:
+        cosine = build(cell.high, d)
+        if cell.low != point or cell.witness is None or cell.state != FAILS:
+            raise ArithmeticError(f"the bisection interval ending at {float(cell.high)} does not follow on")
+        if not (_sign(cosine, cell.witness).ball < 0 and rises(cosine, cell.witness, cell.low, cell.high)):
+            raise ArithmeticError(f"B({cell.witness}) is not shown negative across [{cell.low}, {cell.high}]")
+        point = cell.high
+    if point != found.low or not found.low < found.high:
+        raise ArithmeticError(f"the failing bases end at {float(point)}, not at the infimum's low end")
+    if not scan(build(found.high, d), found.length, track_least=False).admissible:
+        raise ArithmeticError(f"the base {found.high} is not admissible for L = {found.length}")
+    for cell in found.cells[len(failing) :] if every_cell else ():
+        if cell.state == FAILS:
+            holds = _fails_throughout(cell, d, build)
+        else:
+            holds = cell.state == UNDECIDED or _admissible_throughout(cell, found.length, d, build)
+        if not holds:
+            raise ArithmeticError(f"the {cell.state} cell [{float(cell.low)}, {float(cell.high)}] is not")
+
+
+#: The first line of an infimum's certificate (`certificate_text`).
+CERTIFICATE_HEADER = "pe-verify certificate: the least base b with B(m) >= 0 for every m <= length"
+#: How a cell's state is written in a certificate.
+_STATE_LETTERS = {FAILS: "F", ADMISSIBLE: "A", UNDECIDED: "U"}
+
+
+def _number(value: Fraction) -> str:
+    """A base in full: as the shortest decimal that reads back to it when it is a float, else as p/q."""
+    return repr(float(value)) if Fraction(float(value)) == value else f"{value.numerator}/{value.denominator}"
+
+
+def _read_number(text: str) -> Fraction:
+    return Fraction(text) if "/" in text else Fraction(float(text))
+
+
+def _cell_line(cell: Cell) -> str:
+    fields = [_STATE_LETTERS[cell.state], _number(cell.high)]
+    if cell.centre is not None:
+        fields.append(_number(cell.centre))
+    if cell.witness is not None:
+        fields.append(str(cell.witness))
+    return " ".join(fields)
+
+
+def certificate_text(found: Infimum, d: int = 128) -> str:
+    """An infimum's proof as text: the length, d, start and ends; one line per island-scan cell (state, top,
+    centre, witness; each starts where the previous ends); one line `top m` per bisection interval.
+    `read_certificate` reads it back; `check_infimum` checks what it reads."""
+    lines = [
+        CERTIFICATE_HEADER,
+        f"length {found.length} d {d} start {_number(found.start)} low {_number(found.low)} "
+        f"high {_number(found.high)}",
+        f"steps {found.steps} witness {found.witness}",
+        "cells",
+        *(_cell_line(cell) for cell in found.cells),
+        "bisected",
+        *(f"{_number(cell.high)} {cell.witness}" for cell in found.bisected),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def read_certificate(text: str) -> tuple[Infimum, int]:
+    """The infimum a `certificate_text` states and its d (ValueError if the text is not one), unchecked."""
+    states = {letter: state for state, letter in _STATE_LETTERS.items()}
+    lines = text.splitlines()
+    try:
+        if lines[0] != CERTIFICATE_HEADER or lines[3] != "cells":
+            raise ValueError("the header is missing")
+        head, tail = lines[1].split(), lines[2].split()
+        if [head[k] for k in (0, 2, 4, 6, 8)] != ["length", "d", "start", "low", "high"] or tail[0::2] != [
+            "steps",
+            "witness",
+        ]:
+            raise ValueError("the second or third line is not the certificate's")
+        length, d = int(head[1]), int(head[3])
+        start, low, high = (_read_number(head[k]) for k in (5, 7, 9))
+        steps, witness = int(tail[1]), int(tail[3])
+        split = lines.index("bisected")
+        point, cells, bisected = start, [], []
+        for line in lines[4:split]:
+            letter, top, *rest = line.split()
+            state = states[letter]
+            centre = _read_number(rest[0]) if rest else None
+            m = int(rest[1]) if len(rest) > 1 else None
+            fits = (state == FAILS) == (m is not None) and (state == UNDECIDED) == (centre is None)
+            if len(rest) > 2 or not fits:
+                raise ValueError(f"the cell line {line!r} does not fit its state")
+            cells.append(Cell(point, _read_number(top), state, centre, m))
+            point = cells[-1].high
+        point = next((cell.low for cell in cells if cell.state != FAILS), point)
+        for line in lines[split + 1 :]:
+            top, m = line.split()
+            bisected.append(Cell(point, _read_number(top), FAILS, None, int(m)))
+            point = bisected[-1].high
+    except (IndexError, KeyError, ValueError, ZeroDivisionError) as error:
+        raise ValueError(f"not a base-bound certificate: {error}") from None
+    return Infimum(length, start, low, high, witness, steps, tuple(cells), tuple(bisected)), d

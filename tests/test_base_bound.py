@@ -4,8 +4,10 @@ wrong frequency exponent, a dropped term, a bound too tight to hold) that must c
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import flint
@@ -272,3 +274,113 @@ def test_the_slope_s_exponents_are_read_where_they_are_exact() -> None:
     assert abs(near_one / exact - 1) > 1e-8
     with pytest.raises(ValueError, match="resolution"):
         bb.island_scan(1024, Fraction(4200), Fraction(4300), resolution=1e-15)
+
+
+@functools.cache
+def small_infimum() -> bb.Infimum:
+    """L = 1024 from b = 3000 (to 4300, past the infimum 4293.4375…): a short certificate to tamper with."""
+    return bb.infimum(1024, Fraction(4300), start=Fraction(3000))
+
+
+def failing_prefix(found: bb.Infimum) -> int:
+    return sum(1 for _ in itertools.takewhile(lambda cell: cell.state == bb.FAILS, found.cells))
+
+
+def test_a_certificate_reads_back_to_its_infimum_and_checks() -> None:
+    found = small_infimum()
+    text = bb.certificate_text(found)
+    assert text.startswith(bb.CERTIFICATE_HEADER + "\nlength 1024 d 128 start 3000.0 ")
+    assert bb.read_certificate(text) == (found, 128)
+    bb.check_infimum(found)
+    bb.check_infimum(found, every_cell=True)
+    assert failing_prefix(found) > 10 and found.bisected and found.bisected[-1].witness == found.witness
+
+
+def tampered_witness(found: bb.Infimum) -> bb.Infimum:
+    cells = list(found.cells)
+    cells[5] = replace(cells[5], witness=0)  # B(0) = d/2 > 0 at every base
+    return replace(found, cells=tuple(cells))
+
+
+def without_a_cell(found: bb.Infimum) -> bb.Infimum:
+    return replace(found, cells=found.cells[:3] + found.cells[4:])
+
+
+def widened(found: bb.Infimum) -> bb.Infimum:
+    """The first failing cell stretched over the following cells up to a base where its own witness's B(m)
+    is clearly positive: a claim that is false, so no sound check can pass it."""
+    first, cells = found.cells[0], found.cells
+    end = next(
+        j
+        for j in range(1, failing_prefix(found))
+        if np.cos(first.witness * frequencies(128, float(cells[j].high), count=64)).sum() > 0.1
+    )
+    return replace(found, cells=(replace(first, high=cells[end].high), *cells[end + 1 :]))
+
+
+def bisection_witness_changed(found: bb.Infimum) -> bb.Infimum:
+    return replace(found, bisected=(replace(found.bisected[0], witness=0), *found.bisected[1:]))
+
+
+def low_shifted(found: bb.Infimum) -> bb.Infimum:
+    return replace(found, low=found.bisected[-1].low)
+
+
+def failing_top(found: bb.Infimum) -> bb.Infimum:
+    """The top replaced by a base above the infimum that fails: 4400 (B(1019) < 0 at L = 1024)."""
+    assert bb.scan(bb.cosine_sum(Fraction(4400)), 1024).negative is not None
+    return replace(found, high=Fraction(4400))
+
+
+@pytest.mark.parametrize(
+    ("tamper", "step"),
+    [
+        (tampered_witness, "is not shown to fail"),
+        (without_a_cell, "gap"),
+        (widened, "is not shown to fail"),
+        (bisection_witness_changed, "is not shown negative"),
+        (low_shifted, "low end"),
+        (failing_top, "is not admissible"),
+    ],
+)
+def test_a_tampered_certificate_is_caught(tamper, step: str) -> None:
+    """Each step of the proof broken in turn; read from its text, where the cells always join up (a cell
+    removed widens the one below), the twin is caught too."""
+    twin = tamper(small_infimum())
+    with pytest.raises(ArithmeticError, match=step):
+        bb.check_infimum(twin)
+    with pytest.raises(ArithmeticError):
+        bb.check_infimum(bb.read_certificate(bb.certificate_text(twin))[0])
+
+
+def test_an_admissible_cell_claimed_too_wide_is_caught_by_the_cell_by_cell_check() -> None:
+    found = small_infimum()
+    index = next(k for k, cell in enumerate(found.cells) if cell.state == bb.ADMISSIBLE)
+    cells = list(found.cells)
+    cells[index : index + 2] = [replace(cells[index], high=cells[index + 1].high)]
+    twin = replace(found, cells=tuple(cells))
+    bb.check_infimum(twin)  # the cells past the first island are only checked cell by cell
+    with pytest.raises(ArithmeticError, match="admissible cell"):
+        bb.check_infimum(twin, every_cell=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "not a certificate\n",
+        bb.CERTIFICATE_HEADER + "\nlength 1024\nsteps 1 witness 3\ncells\nbisected\n",
+        bb.CERTIFICATE_HEADER + "\nlength x d 128 start 1.0 low 2.0 high 3.0\nsteps 1 witness 3\ncells\n",
+        bb.CERTIFICATE_HEADER
+        + "\nlength 9 d 128 start 1.0 low 2.0 high 3.0\nsteps 1 witness 3\ncells\nF 2.0\n",
+        bb.CERTIFICATE_HEADER
+        + "\nlength 9 d 128 start 1.0 low 2.0 high 3.0\nsteps 1 witness 3\ncells\nQ 2.0\n",
+        bb.CERTIFICATE_HEADER
+        + "\nlength 9 d 128 start 1.0 low 2.0 high 3.0\nsteps 1 witness 3\ncells\nU 2.0 1.5\n",
+        bb.CERTIFICATE_HEADER
+        + "\nlength 9 d 128 start 1.0 low 2.0 high 3/0\nsteps 1 witness 3\ncells\nbisected\n",
+    ],
+)
+def test_a_text_that_is_no_certificate_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="not a base-bound certificate"):
+        bb.read_certificate(text)
