@@ -55,9 +55,26 @@ PAPER = (
     "Men, Xu, Wang, Zhang, Lin, Han & Chen 2024, Base of RoPE Bounds Context Length (arXiv 2405.14591): "
     "the criterion B(m) = Σ_{i<d/2} cos(mθ_i) ≥ 0 and the lower bound of the base per context length "
     "(Figure 1 and the values it plots), d = 128. Background: Su Jianlin recomputed this table in May 2024 "
-    "(kexue.fm/archives/10122), noting that bisection on the base fails because admissibility is not "
-    "monotone in it; his values are not compared here"
+    "(kexue.fm/archives/10122; English translation at rohin-garg.github.io/kexue-en/translations/"
+    "translation_10122.html), noting that bisection on the base fails because admissibility is not "
+    "monotone in it; his values are compared with the infima row by row"
 )
+#: Su Jianlin's recomputation of the table (kexue.fm/archives/10122, May 2024, its table "b* (This Post)"):
+#: a grid search down from b = 1000·L, the criterion for m ≤ L − 1, L = 1024·k in his reference code,
+#: which evaluates B(m) with JAX in its default precision. Units of K → base, as printed.
+SU_2024 = {
+    1: "4.3e3",
+    2: "1.2e4",
+    4: "2.7e4",
+    8: "8.4e4",
+    16: "2.3e5",
+    32: "6.3e5",
+    64: "2.1e6",
+    128: "4.9e6",
+    256: "2.4e7",
+    512: "5.8e7",
+    1024: "6.5e7",
+}
 #: The head dimension of the paper's computation (Llama's), and the significant digits its table prints.
 D, DIGITS = 128, 2
 #: The paper's table as printed: the context length in units of K → the lower bound of the base.
@@ -253,6 +270,9 @@ def _row(k: int, entries: dict[int, TableEntry], found: Infimum | str) -> Row:
     else:
         reading += f"and the published base fails: {_negative(decimal.published)}"
     reading = f"two-digit search {reading}"
+    if isinstance(found, Infimum):
+        same = "the same as" if computed == SU_2024[k] else "unlike"
+        notes.insert(0, f"Su Jianlin's recomputation (2024): {SU_2024[k]}, {same} the infimum's {computed}")
     return Row(
         f"L = {_length_name(k)} = {BINARY * k}",
         PUBLISHED[k],
@@ -294,6 +314,8 @@ def men_base_bound() -> Assessment:
     searched = [k for k in found if BINARY * k <= CERTIFIED_LENGTH]
     committed = [k for k in found if BINARY * k > CERTIFIED_LENGTH]
     uncertified = [k for k in ALL_ROWS if k not in found]
+    su_same = [k for k in found if _comparison(k, found[k])[0] == SU_2024[k]]
+    su_differ = [k for k in found if k not in su_same]
     agree_decimal = [k for k in ALL_ROWS if entries[decimal_length(k)].agrees and k not in agree]
     decimal_count = sum(entries[decimal_length(k)].agrees for k in ALL_ROWS)
     lowest = [entries[BINARY * k].lowest for k in ALL_ROWS]
@@ -333,6 +355,8 @@ def men_base_bound() -> Assessment:
                 ("rows recomputed", f"{_length_name(ALL_ROWS[0])} … {_length_name(ALL_ROWS[-1])}"),
                 ("infima searched in this run", names(searched)),
                 ("infima from committed certificates, re-checked", names(committed)),
+                ("Su Jianlin's 2024 values: the infimum's two digits", names(su_same)),
+                ("Su Jianlin's 2024 values: other two digits", names(su_differ)),
                 ("candidate bases", "every c·10^e, c = 10 … 99, from 1.1 up"),
                 ("float64 error bound per value", f"≤ {error:.1e}"),
             ),
@@ -408,7 +432,9 @@ def men_base_bound() -> Assessment:
             f"row whose infimum differs at two digits ({names(below)}). With K read as 1024, {len(agree)} "
             f"of the {len(ALL_ROWS)} rows are reproduced at two significant digits; read as 1000, by the "
             f"two-digit search, {decimal_count}. The whole table is recomputed, to 1M (2^20 positions per "
-            "base)."
+            "base). Su Jianlin's recomputation of 2024 (background: a grid search down from b = 1000·L, "
+            "the criterion for m ≤ L − 1, B(m) in JAX's default precision) has the certified infimum's two "
+            f"digits for {names(su_same)} and other digits for {names(su_differ)}."
         ),
         reproduction=Reproduction(
             "men_base_bound",

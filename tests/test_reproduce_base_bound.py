@@ -163,6 +163,16 @@ def test_the_row_s_agreement_follows_from_the_rounded_infimum() -> None:
 
 def test_the_source_cites_the_recomputation_of_may_2024() -> None:
     assert "kexue.fm/archives/10122" in rb.PAPER and "not monotone" in rb.PAPER
+    assert set(rb.SU_2024) == set(rb.PUBLISHED)
+
+
+def test_su_jianlin_s_values_are_compared_with_the_infima(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 2K his 1.2e4 is the infimum's two digits; a mistyped 1.6e4 (the published value) is not."""
+    (row,) = rb.base_bound_rows((2,))
+    assert "Su Jianlin's recomputation (2024): 1.2e4, the same as the infimum's 1.2e4" in row.note
+    monkeypatch.setitem(rb.SU_2024, 2, "1.6e4")
+    (row,) = rb.base_bound_rows((2,))
+    assert "Su Jianlin's recomputation (2024): 1.6e4, unlike the infimum's 1.2e4" in row.note
 
 
 BEYOND = [k for k in rb.ALL_ROWS if rb.BINARY * k > rb.CERTIFIED_LENGTH]
