@@ -20,9 +20,9 @@ import numpy as np
 
 from pe_verify import check
 from pe_verify.properties.battery import Settings, run_battery
-from pe_verify.properties.rope import apply_rope
-from pe_verify.properties.scaling import rope_frequencies
-from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.encodings.rope import apply_rope
+from pe_verify.properties.encodings.scaling import rope_frequencies
+from pe_verify.properties.encodings.sinusoidal import sinusoidal_encoding
 
 LIMIT_SECONDS = 10.0
 

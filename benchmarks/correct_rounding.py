@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pe_verify.properties.correct_rounding import correctly_rounded
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
+from pe_verify.properties.numerics.correct_rounding import correctly_rounded
 
 
 def best_seconds(run: Callable[[], object], repeat: int) -> float:

@@ -20,9 +20,9 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from pe_verify.properties import near_collision as nc
-from pe_verify.properties.collisions import exact_coincidence_mask
-from pe_verify.properties.sinusoidal import Sinusoidal, pair_index
+from pe_verify.properties.analyses import near_collision as nc
+from pe_verify.properties.analyses.collisions import exact_coincidence_mask
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal, pair_index
 
 
 def timed(run: Callable[[], object]) -> tuple[object, float]:

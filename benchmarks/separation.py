@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pe_verify.properties.near_collision import offset_squared_distances
-from pe_verify.properties.separation import (
+from pe_verify.properties.analyses.near_collision import offset_squared_distances
+from pe_verify.properties.analyses.separation import (
     beyond_longest_wavelength,
     certified_separation,
     longest_excludable_interval,
 )
-from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import FIXED_POINT_DPS, Sinusoidal
 
 
 @dataclass(frozen=True)

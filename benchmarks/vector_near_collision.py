@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import mpmath
 
-from pe_verify.properties import near_collision as nc
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.analyses import near_collision as nc
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 def timed(run: Callable[[], object]) -> tuple[object, float]:

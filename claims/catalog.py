@@ -17,7 +17,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..proofs import all_derivations
+from pe_verify.proofs import all_derivations
+
 from .figures import ILLUSTRATES
 from .model import WEAK, Assessment, Claim
 

@@ -13,27 +13,8 @@ import numpy as np
 import sympy as sp
 
 from pe_verify.proofs.sinusoidal import position_term_counterexample
-from pe_verify.properties.broadcasting import (
-    adds_without_growing,
-    broadcast_over_batch,
-    embedding_plus_encoding,
-)
-from pe_verify.properties.causal_mask import causal_readout
-from pe_verify.properties.coordinate_variation import step_changes, total_variation
-from pe_verify.properties.finite_precision import common_code_encoding
-from pe_verify.properties.frequency_drift import frequency_drift, reference_error_bound
-from pe_verify.properties.learned import LearnedPositionTable, table_reach
-from pe_verify.properties.previous_token import previous_token_scores
-from pe_verify.properties.printed_table import (
-    Difference,
-    TableRounding,
-    rounded_table,
-    table_differences,
-    table_error_bound,
-    table_rounding,
-)
-from pe_verify.properties.scaling import RopeScaling, regime_counts, scaling_regimes, turns_per_context
-from pe_verify.properties.separation import (
+from pe_verify.properties.analyses.finite_precision import common_code_encoding
+from pe_verify.properties.analyses.separation import (
     DistanceDip,
     NearestOffset,
     certified_separation,
@@ -42,8 +23,32 @@ from pe_verify.properties.separation import (
     offset_distance,
     unit_step_against_bound,
 )
-from pe_verify.properties.sinusoidal import Sinusoidal, is_table_prefix, norm_gap, wavelength_range
-from pe_verify.properties.torch_code import broadcast_shape
+from pe_verify.properties.battery.torch_code import broadcast_shape
+from pe_verify.properties.checks.broadcasting import (
+    adds_without_growing,
+    broadcast_over_batch,
+    embedding_plus_encoding,
+)
+from pe_verify.properties.checks.causal_mask import causal_readout
+from pe_verify.properties.checks.coordinate_variation import step_changes, total_variation
+from pe_verify.properties.checks.frequency_drift import frequency_drift, reference_error_bound
+from pe_verify.properties.checks.previous_token import previous_token_scores
+from pe_verify.properties.checks.printed_table import (
+    Difference,
+    TableRounding,
+    rounded_table,
+    table_differences,
+    table_error_bound,
+    table_rounding,
+)
+from pe_verify.properties.encodings.learned import LearnedPositionTable, table_reach
+from pe_verify.properties.encodings.scaling import (
+    RopeScaling,
+    regime_counts,
+    scaling_regimes,
+    turns_per_context,
+)
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal, is_table_prefix, norm_gap, wavelength_range
 
 from .evidence import from_derivation
 from .model import (

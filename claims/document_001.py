@@ -5,7 +5,7 @@ Evidence of kind CITATION records what a named primary source says; its `holds` 
 "the source says what the summary says", which points the way of the evidence's bearing (SUPPORTS: the source
 agrees with the claim; REFUTES: the source contradicts it; LIMITS: the source shows where the claim stops).
 Every other piece of evidence is computed by the suite's derivations (`proofs`) and checks (`properties`),
-run on the document's own modules where it has code (`properties.torch_code`).
+run on the document's own modules where it has code (`properties.battery.torch_code`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,7 @@ from fractions import Fraction
 import numpy as np
 
 from pe_verify.properties.battery import Report
-from pe_verify.properties.checking import angle_tolerance
-from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.learned_coverage import covers_positions_below, lookup_error, random_position_table
-from pe_verify.properties.torch_code import (
+from pe_verify.properties.battery.torch_code import (
     RotaryCache,
     SinusoidalTable,
     broadcast_outcome,
@@ -26,7 +23,7 @@ from pe_verify.properties.torch_code import (
     shape_error,
     training_dropout_outcomes,
 )
-from pe_verify.properties.torch_code_checks import (
+from pe_verify.properties.battery.torch_code_checks import (
     float32_angle_bound,
     rotary_cache_battery,
     rotary_cache_checks,
@@ -34,7 +31,14 @@ from pe_verify.properties.torch_code_checks import (
     table_deviation,
     usage_example_errors,
 )
-from pe_verify.properties.unseen_angles import unrotated_pairs
+from pe_verify.properties.checks.learned_coverage import (
+    covers_positions_below,
+    lookup_error,
+    random_position_table,
+)
+from pe_verify.properties.checks.unseen_angles import unrotated_pairs
+from pe_verify.properties.encodings.learned import LearnedPositionTable
+from pe_verify.properties.numerics.checking import angle_tolerance
 
 from . import catalog
 from .evidence import from_battery, from_check, from_derivation

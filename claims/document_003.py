@@ -37,16 +37,7 @@ from pe_verify.proofs.uniqueness import (
     document_argument_holds,
     frequency_collision,
 )
-from pe_verify.properties.alibi import Alibi
-from pe_verify.properties.checking import EPS64, CheckResult
-from pe_verify.properties.coincidence import (
-    check_distinct,
-    check_witnesses,
-    intermediate_value_root,
-    near_misses,
-)
-from pe_verify.properties.extrapolation import angle_free_symbols, squared_norm_error, table_is_prefix
-from pe_verify.properties.finite_precision import (
+from pe_verify.properties.analyses.finite_precision import (
     DTYPES,
     RoundedEquality,
     common_code_encoding,
@@ -55,21 +46,37 @@ from pe_verify.properties.finite_precision import (
     neighbour_equality,
     rounded_equal_neighbours,
 )
-from pe_verify.properties.linear_offset import check_dot_product_even
-from pe_verify.properties.near_collision import CONFIRMED, TIE, certify_cross_dimension_gap, gap_against_n
-from pe_verify.properties.operation_counts import addition_operations, dense_operations, rotation_operations
-from pe_verify.properties.relative import ClippedRelative, check_clipping, check_toeplitz
-from pe_verify.properties.rope import Rope
-from pe_verify.properties.separation import (
+from pe_verify.properties.analyses.near_collision import (
+    CONFIRMED,
+    TIE,
+    certify_cross_dimension_gap,
+    gap_against_n,
+)
+from pe_verify.properties.analyses.separation import (
     Separation,
     beyond_longest_wavelength,
     certified_separation,
     offset_distance,
 )
-from pe_verify.properties.sinusoidal import (
-    Sinusoidal,
+from pe_verify.properties.analyses.table_precision import float64_table_bounds, rows_at_position_collision
+from pe_verify.properties.checks.exact_coincidence import (
+    check_distinct,
+    check_witnesses,
+    intermediate_value_root,
+    near_misses,
 )
-from pe_verify.properties.table_precision import float64_table_bounds, rows_at_position_collision
+from pe_verify.properties.checks.extrapolation import angle_free_symbols, squared_norm_error, table_is_prefix
+from pe_verify.properties.checks.linear_offset import check_dot_product_even
+from pe_verify.properties.checks.operation_counts import (
+    addition_operations,
+    dense_operations,
+    rotation_operations,
+)
+from pe_verify.properties.encodings.alibi import Alibi
+from pe_verify.properties.encodings.relative import ClippedRelative, check_clipping, check_toeplitz
+from pe_verify.properties.encodings.rope import Rope
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
+from pe_verify.properties.numerics.checking import EPS64, CheckResult
 
 from . import catalog
 from .evidence import from_check, from_derivation

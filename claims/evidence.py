@@ -11,7 +11,7 @@ from pe_verify.proofs import all_derivations
 from pe_verify.proofs.derivation import Derivation, VerificationResult
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Report
-from pe_verify.properties.checking import CheckResult
+from pe_verify.properties.numerics.checking import CheckResult
 
 from .model import FLOAT, HYPOTHESIS, SUPPORTS, SYMBOLIC, Evidence
 from .numbers import certified, within

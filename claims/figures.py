@@ -31,18 +31,18 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from pe_verify.properties import finite_precision as fp
-from pe_verify.properties import near_collision as nc
-from pe_verify.properties.checking import EPS64, angle_tolerance
-from pe_verify.properties.collisions import exact_coincidence_mask
-from pe_verify.properties.dtypes import DTYPES
-from pe_verify.properties.long_term_decay import (
+from pe_verify.properties.analyses import finite_precision as fp
+from pe_verify.properties.analyses import near_collision as nc
+from pe_verify.properties.analyses.collisions import exact_coincidence_mask
+from pe_verify.properties.checks.long_term_decay import (
     BALL_BITS,
     ball_midpoints,
     decay_profile,
     relative_upper_bound_arb,
 )
-from pe_verify.properties.sinusoidal import Sinusoidal, frequencies, pair_index, sinusoidal_encoding
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal, frequencies, pair_index, sinusoidal_encoding
+from pe_verify.properties.numerics.checking import EPS64, angle_tolerance
+from pe_verify.properties.numerics.dtypes import DTYPES
 
 from .numbers import UNCERTIFIED, ball_text, certain_signs, certified
 

@@ -14,15 +14,15 @@ import flint
 import numpy as np
 
 from pe_verify.proofs import alibi as alibi_proofs
-from pe_verify.properties.alibi import (
-    Alibi,
-    has_geometric_exponents,
-    has_slopes,
-    interleaves_two_geometric_sequences,
+from pe_verify.properties.analyses.finite_precision import first_collision_by_bisection
+from pe_verify.properties.analyses.rope_precision import (
+    RopeInDtype,
+    check_shift_invariance,
+    median_score_drift,
+    reference_score_error,
+    unit_queries_and_keys,
 )
-from pe_verify.properties.dtypes import dtype_spec
-from pe_verify.properties.finite_precision import first_collision_by_bisection
-from pe_verify.properties.long_term_decay import (
+from pe_verify.properties.checks.long_term_decay import (
     abel_bound,
     check_abel_bound,
     decay_profile,
@@ -30,26 +30,26 @@ from pe_verify.properties.long_term_decay import (
     relative_upper_bound,
     relative_upper_bound_error,
 )
-from pe_verify.properties.rope import (
+from pe_verify.properties.encodings.alibi import (
+    Alibi,
+    has_geometric_exponents,
+    has_slopes,
+    interleaves_two_geometric_sequences,
+)
+from pe_verify.properties.encodings.rope import (
     Rope,
     check_layouts_agree_on_random_inputs,
     check_relative_property_qk,
     random_queries_and_keys,
 )
-from pe_verify.properties.rope_precision import (
-    RopeInDtype,
-    check_shift_invariance,
-    median_score_drift,
-    reference_score_error,
-    unit_queries_and_keys,
-)
-from pe_verify.properties.scaling import (
+from pe_verify.properties.encodings.scaling import (
     RopeScaling,
     compare_yarn_ramps,
     logit_scale_mp,
     rope_frequencies,
     scaling_regimes,
 )
+from pe_verify.properties.numerics.dtypes import dtype_spec
 
 from .evidence import from_check, from_derivation, verification
 from .model import (

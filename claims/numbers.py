@@ -7,7 +7,7 @@
   obeys the bound prints the same digits (digits the bound does not fix are marked `UNCERTIFIED`, which a
   test forbids on the committed pages) — or through `within`, as the a-priori bound it was tested against.
   Measurements of the document's low-precision code use correctly rounded operations
-  (`properties.correct_rounding`), which makes them properties of the dtype.
+  (`properties.numerics.correct_rounding`), which makes them properties of the dtype.
 - Raw measured floats go to `pe-verify show ID --json` (`Evidence.measured`), which is not committed.
 """
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from pe_verify.properties.base_bound import (
+from pe_verify.properties.analyses.base_bound import (
     BITS,
     FAILS,
     RESOLUTION,

@@ -14,14 +14,14 @@ import math
 
 import numpy as np
 
-from pe_verify.properties.long_term_decay import (
+from pe_verify.properties.checks.long_term_decay import (
     BALL_BITS,
     ball_midpoints,
     check_mean_score_vanishes,
     decay_profile,
     relative_upper_bound_arb,
 )
-from pe_verify.properties.scaling import rope_frequencies
+from pe_verify.properties.encodings.scaling import rope_frequencies
 
 from .evidence import from_check, from_derivation
 from .model import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import flint
 
-from pe_verify.properties.interpolation_bounds import (
+from pe_verify.properties.checks.interpolation_bounds import (
     PeriodSplit,
     check_critical_dimension,
     check_midpoint_bound,

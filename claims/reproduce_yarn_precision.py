@@ -8,15 +8,15 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from pe_verify.properties.printed_table import certified_rounding
-from pe_verify.properties.rope_precision import (
+from pe_verify.properties.analyses.rope_precision import (
     DriftCurve,
     RopeInDtype,
     drift_curve,
     position_spacing,
     unit_queries_and_keys,
 )
-from pe_verify.properties.scaling import (
+from pe_verify.properties.checks.printed_table import certified_rounding
+from pe_verify.properties.encodings.scaling import (
     RopeScaling,
     attention_factor_arb,
     certainly_above,

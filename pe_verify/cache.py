@@ -109,14 +109,17 @@ def directory() -> Path:
     return Path(chosen) if chosen else Path(platformdirs.user_cache_dir(DISTRIBUTION))
 
 
-def source_files() -> list[Path]:
-    """Every Python source file of the package's folders, in a fixed order."""
-    files = set()
+def source_files() -> list[tuple[str, Path]]:
+    """Every file of the package's folders and their subfolders — sources and data such as the committed
+    certificates, not bytecode — as (folder/relative path, path), in a fixed order."""
+    files = {}
     for name in PACKAGES:
         spec = importlib.util.find_spec(name)
-        for folder in spec.submodule_search_locations or ():
-            files.update(Path(folder).glob("*.py"))
-    return sorted(files)
+        for folder in map(Path, spec.submodule_search_locations or ()):
+            for path in folder.rglob("*"):
+                if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                    files[f"{folder.name}/{path.relative_to(folder).as_posix()}"] = path
+    return sorted(files.items())
 
 
 def dependencies() -> list[str]:
@@ -136,8 +139,8 @@ def dependencies() -> list[str]:
 def key() -> str:
     """The hash of the package's sources, its dependencies' versions and the Python version."""
     digest = hashlib.sha256()
-    for path in source_files():
-        digest.update(f"{path.parent.name}/{path.name}\0".encode())
+    for label, path in source_files():
+        digest.update(f"{label}\0".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     for line in [*dependencies(), f"python=={platform.python_version()}"]:
         digest.update(f"{line}\0".encode())

@@ -664,7 +664,7 @@ def run_collisions(args: argparse.Namespace) -> int:
     """Answer every collision question for the user's settings; bad settings, and settings beyond the
     memory and time limits, are usage errors."""
     from pe_verify.collisions import analyse, parse_base
-    from pe_verify.properties.collisions import ANSWERS
+    from pe_verify.properties.analyses.collisions import ANSWERS
 
     try:
         base = parse_base(args.base)
@@ -709,7 +709,7 @@ def run_collisions(args: argparse.Namespace) -> int:
 
 def _separation_base(text: str) -> str:
     """The base as the exact decimal text the encoding reads (a ratio such as 3/2 is written out)."""
-    from pe_verify.properties.validation import exact_decimal
+    from pe_verify.properties.numerics.validation import exact_decimal
 
     written = exact_decimal(Base().value(text))
     if written is None:
@@ -720,13 +720,13 @@ def _separation_base(text: str) -> str:
 def run_separation(args: argparse.Namespace) -> int:
     """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets; bad settings and settings
     beyond the memory or time limit are usage errors. A range of one offset has no other offset to bound."""
-    from pe_verify.properties.separation import (
+    from pe_verify.properties.analyses.separation import (
         certified_separation,
         decimal_floor,
         separation_memory,
         separation_seconds,
     )
-    from pe_verify.properties.sinusoidal import Sinusoidal
+    from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
     base = _separation_base(args.base)
     if not args.from_offset < args.max_offset:

@@ -1,5 +1,5 @@
 """`pe-verify collisions`: the settings read from the command line and the analysis of
-`properties.collisions` run on them, with every refusal stated in terms of the command's flags.
+`properties.analyses.collisions` run on them, with every refusal stated in terms of the command's flags.
 
 The parser has checked the range of every setting (`pe_verify.inputs`). The analysis estimates what each
 answer needs before anything is allocated and refuses settings beyond the memory and time limits; here such a
@@ -12,8 +12,15 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base
-from pe_verify.properties import collisions
-from pe_verify.properties.collisions import GIB, MEMORY, TIME, Answer, LimitExceeded, require_analysable_base
+from pe_verify.properties.analyses import collisions
+from pe_verify.properties.analyses.collisions import (
+    GIB,
+    MEMORY,
+    TIME,
+    Answer,
+    LimitExceeded,
+    require_analysable_base,
+)
 
 #: What to change when the estimate of each resource exceeds its limit.
 ADVICE = {
@@ -43,8 +50,8 @@ def analyse(
     max_seconds: float = MAX_MINUTES * 60,
     on_answer: Callable[[str], None] | None = None,
 ) -> dict[str, Answer]:
-    """`properties.collisions.analyse` on settings from the command line (the parser has checked their
-    ranges, `inputs`): a ValueError for settings beyond the limits adds what to change (`ADVICE`)."""
+    """`properties.analyses.collisions.analyse` on settings from the command line (the parser has checked
+    their ranges, `inputs`): a ValueError for settings beyond the limits adds what to change (`ADVICE`)."""
     try:
         return collisions.analyse(
             d,

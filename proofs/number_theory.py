@@ -16,8 +16,8 @@ from functools import reduce
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_count, frequency_expr, ratio_exponent
-from ..properties.validation import require_positive_int
+from pe_verify.properties.encodings.frequencies import frequency_count, frequency_expr, ratio_exponent
+from pe_verify.properties.numerics.validation import require_positive_int
 
 X = sp.Symbol("x")
 

@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 import sympy as sp
 from sympy import stats
 
-from ..properties.frequencies import frequency_expr
+from pe_verify.properties.encodings.frequencies import frequency_expr
+
 from .derivation import Expr, Step, derivation, fact, identity
 from .rope import (
     BLOCKS,

@@ -3,8 +3,8 @@
 Interleaved layout (RoFormer, Meta's reference code): each pair (x_{2i}, x_{2i+1}) is rotated by m·θ_i.
 Half-split layout (GPT-NeoX, Hugging Face `rotate_half`): each pair (x_i, x_{i+d/2}) is rotated by m·θ_i,
 written out = x·cos + rotate_half(x)·sin with cos = cat(cos mθ, cos mθ) and rotate_half(x) = cat(−x2, x1).
-Each map is `properties.rope.Rope(d, layout=...)` in its exact form `Rope.rotate_exact`, and every step below
-takes Rope objects, so a broken twin is a Rope subclass overriding `rotate_exact`.
+Each map is `properties.encodings.rope.Rope(d, layout=...)` in its exact form `Rope.rotate_exact`, and every
+step below takes Rope objects, so a broken twin is a Rope subclass overriding `rotate_exact`.
 
 For every even rotary dimension r at once, each entry of either map is also written as a function of a
 symbolic index (pair ⌊j/2⌋ or j mod r/2), with r/2 a symbolic integer; those formulas are checked against
@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 
 import sympy as sp
 
-from ..properties.rope import Rope, layout_permutation
+from pe_verify.properties.encodings.rope import Rope, layout_permutation
+
 from .derivation import Expr, Step, derivation, fact, identity, inequality, is_zero
 
 M, N = sp.symbols("m n", real=True)
@@ -641,7 +642,7 @@ def interleaved_orthogonal_steps(interleaved: Interleaved = interleaved_entry) -
     ]
 
 
-#: The two layouts, by the name the derivations use, as their `properties.rope` layout.
+#: The two layouts, by the name the derivations use, as their `properties.encodings.rope` layout.
 LAYOUTS: dict[str, str] = {"interleaved": "interleaved", "half-split": "half_split"}
 
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_expr
-from ..properties.rope import Rope
+from pe_verify.properties.encodings.frequencies import frequency_expr
+from pe_verify.properties.encodings.rope import Rope
+
 from .derivation import Step, derivation, fact, identity, inequality, is_zero
 from .rope import M, N, rotation, score, thetas, vector
 

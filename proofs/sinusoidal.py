@@ -6,9 +6,9 @@ the frequencies ω_i = 10000^(−2i/d) strictly decrease (wavelengths from 2π t
 (0, 1, 0, 1, …) is not zero while a sine-only vector is, a position–position term p_i A p_jᵀ need not depend
 on i − j alone, and a larger base b' > b slows every pair but the first.
 
-The encoding is `properties.sinusoidal.Sinusoidal` in its exact form (`column`); a step is checked for the
-frequencies it is given (symbols, or exact numbers), and a broken twin is a `Sinusoidal` subclass overriding
-`column`, passed as the step's `family`.
+The encoding is `properties.encodings.sinusoidal.Sinusoidal` in its exact form (`column`); a step is checked
+for the frequencies it is given (symbols, or exact numbers), and a broken twin is a `Sinusoidal` subclass
+overriding `column`, passed as the step's `family`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_exponent, frequency_expr
-from ..properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.frequencies import frequency_exponent, frequency_expr
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
+
 from .derivation import Step, derivation, fact, identity, inequality
 from .trigonometry import euler_identity
 

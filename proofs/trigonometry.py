@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_exponent, frequency_expr
-from ..properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.frequencies import frequency_exponent, frequency_expr
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
+
 from .derivation import Expr, Step, derivation, fact, identity
 
 A, B = sp.symbols("a b", real=True)

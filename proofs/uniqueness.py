@@ -20,9 +20,10 @@ from typing import NamedTuple
 
 import sympy as sp
 
-from ..properties.frequencies import frequency_exponent, frequency_expr, ratio_exponent
-from ..properties.sinusoidal import pair_index
-from ..properties.validation import require_positive_int
+from pe_verify.properties.encodings.frequencies import frequency_exponent, frequency_expr, ratio_exponent
+from pe_verify.properties.encodings.sinusoidal import pair_index
+from pe_verify.properties.numerics.validation import require_positive_int
+
 from .derivation import Step, derivation, fact, identity
 from .number_theory import (
     X,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from pe_verify.proofs import alibi as alibi_proofs
 from pe_verify.proofs.derivation import Derivation
-from pe_verify.properties.alibi import (
+from pe_verify.properties.encodings.alibi import (
     Alibi,
     alibi_bias,
     alibi_slopes,
@@ -33,7 +33,7 @@ from pe_verify.properties.alibi import (
     has_slopes,
     interleaves_two_geometric_sequences,
 )
-from pe_verify.properties.checking import EPS64
+from pe_verify.properties.numerics.checking import EPS64
 
 DERIVATIONS = [value for value in vars(alibi_proofs).values() if isinstance(value, Derivation)]
 

@@ -14,13 +14,13 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from pe_verify.properties.attention import (
+from pe_verify.properties.checks.attention import (
     check_permutation_equivariance,
     check_permutation_invariance,
     self_attention,
     softmax,
 )
-from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.encodings.sinusoidal import sinusoidal_encoding
 
 AttentionCase = tuple[np.ndarray, tuple[np.ndarray, ...], list[int]]
 

@@ -1,5 +1,5 @@
-"""`properties/base_bound.py`: the float64 scan of B(m) = Σ cos(m·θ_i) within its a-priori bound, its sign
-decisions against a direct sum and against balls, the search over two-digit bases, and broken criteria (a
+"""`properties/analyses/base_bound.py`: the float64 scan of B(m) = Σ cos(m·θ_i) within its a-priori bound, its
+sign decisions against a direct sum and against balls, the search over two-digit bases, and broken criteria (a
 wrong frequency exponent, a dropped term, a bound too tight to hold) that must change the outcome."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import flint
 import numpy as np
 import pytest
 
-from pe_verify.properties import base_bound as bb
-from pe_verify.properties.frequencies import frequencies, frequency_arb
+from pe_verify.properties.analyses import base_bound as bb
+from pe_verify.properties.encodings.frequencies import frequencies, frequency_arb
 
 
 def direct_sums(base: float, limit: int, d: int = 128) -> np.ndarray:

@@ -26,11 +26,11 @@ import test_check_rope as rope
 import test_check_sinusoidal as sinusoidal
 
 from pe_verify.properties import battery
-from pe_verify.properties.alibi import Alibi, alibi_bias, alibi_slopes
 from pe_verify.properties.battery import Identification, Report, Settings, expected, run_battery
-from pe_verify.properties.rope import Rope
-from pe_verify.properties.scaling import RopeScaling
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.alibi import Alibi, alibi_bias, alibi_slopes
+from pe_verify.properties.encodings.rope import Rope
+from pe_verify.properties.encodings.scaling import RopeScaling
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 SETTINGS = {
     "rope": Settings(examples=8, max_pos=65536, ds=(2, 8, 64)),
@@ -251,7 +251,7 @@ def test_expect_fails_for_another_variant_a_mismatch_or_nothing_identified() -> 
 def test_a_family_runs_without_its_module_imported_first() -> None:
     script = (
         "import sys\n"
-        "from pe_verify.properties.alibi import alibi_slopes\n"
+        "from pe_verify.properties.encodings.alibi import alibi_slopes\n"
         "from pe_verify.properties.battery import Settings, expected, run_battery\n"
         "report = run_battery('alibi', alibi_slopes, Settings(examples=2, max_pos=8, heads=(1, 2)))\n"
         "assert report.passed and expected(report, 'reference').passed\n"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_verify.properties.broadcasting import (
+from pe_verify.properties.analyses.finite_precision import common_code_encoding
+from pe_verify.properties.checks.broadcasting import (
     adds_without_growing,
     broadcast_over_batch,
     embedding_plus_encoding,
 )
-from pe_verify.properties.finite_precision import common_code_encoding
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 class OneRow(Sinusoidal):

@@ -94,7 +94,7 @@ def test_fresh_neither_reads_nor_writes_the_cache(capsys, cache_folder: Path, mo
 def test_the_key_changes_with_any_source_file_or_dependency(tmp_path: Path, monkeypatch) -> None:
     source = tmp_path / "module.py"
     source.write_text("x = 1\n")
-    monkeypatch.setattr(cache, "source_files", lambda: [source])
+    monkeypatch.setattr(cache, "source_files", lambda: [("module.py", source)])
     before = cache.key()
     source.write_text("x = 2\n")
     edited = cache.key()
@@ -103,13 +103,17 @@ def test_the_key_changes_with_any_source_file_or_dependency(tmp_path: Path, monk
 
 
 def test_the_sources_hashed_are_the_whole_package() -> None:
-    names = {f"{path.parent.name}/{path.name}" for path in cache.source_files()}
+    """Subfolders too (a module moved into one must still change the key), and data files."""
+    names = {label for label, _ in cache.source_files()}
     assert {
         "pe_verify/cli.py",
         "claims/catalog.py",
         "proofs/uniqueness.py",
-        "properties/sinusoidal.py",
+        "properties/encodings/sinusoidal.py",
+        "properties/battery/families/rope.py",
+        "claims/data/base_bound/L32768.txt.gz",
     } <= names
+    assert not any("__pycache__" in name for name in names)
 
 
 def test_results_of_an_older_key_are_never_read(capsys, cache_folder: Path, monkeypatch) -> None:

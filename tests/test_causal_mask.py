@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from pe_verify.proofs.attention import row_softmax
-from pe_verify.properties.causal_mask import causal_readout
+from pe_verify.properties.checks.causal_mask import causal_readout
 
 
 def test_the_causal_outputs_of_identical_tokens_differ() -> None:

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pe_verify.properties import battery_alibi
-from pe_verify.properties.alibi import alibi_bias, alibi_slopes, slope_tolerance
 from pe_verify.properties.battery import Backend, Report, Settings, properties_of, run_battery, unit_roundoff
+from pe_verify.properties.battery.families import alibi as battery_alibi
+from pe_verify.properties.encodings.alibi import alibi_bias, alibi_slopes, slope_tolerance
 
 SETTINGS = Settings(examples=10, max_pos=24, heads=(1, 2, 3, 4, 8, 12))
 SMALLEST_HEADS = min(SETTINGS.heads)

@@ -1,8 +1,8 @@
 """The `rope-frequencies` battery on a regression corpus of ``inv_freq(d)`` implementations.
 
 The corpus re-expresses the Hugging Face ``modeling_rope_utils.py`` rules in numpy, independently of
-`properties.scaling` (so a wrong reference there would show here): default RoPE, Llama 2 and Llama 3 bases,
-linear, NTK-aware, dynamic NTK, YaRN and Llama 3 scaling, in float64 and float32. Each must pass and be
+`properties.encodings.scaling` (so a wrong reference there would show here): default RoPE, Llama 2 and Llama 3
+bases, linear, NTK-aware, dynamic NTK, YaRN and Llama 3 scaling, in float64 and float32. Each must pass and be
 identified with its parameters. Each bug class must fail its property (or be flagged) under its label, with
 a concrete counterexample: the Llama 3 rule that returns the unscaled frequencies (transformers PR #32330),
 the exponent −i/d, increasing order, a negative entry, NaN, raising, a wrong shape, noise between calls,
@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pe_verify.check import require_expectable
-from pe_verify.properties import scaling
 from pe_verify.properties.battery import Report, Settings, expected, properties_of, run_battery
-from pe_verify.properties.battery_rope_frequencies import FAMILY_NAME, UNKNOWN, VARIANTS
+from pe_verify.properties.battery.families.rope_frequencies import FAMILY_NAME, UNKNOWN, VARIANTS
+from pe_verify.properties.encodings import scaling
 
 SETTINGS = Settings(examples=20)
 LLAMA3_BASE = 500000.0

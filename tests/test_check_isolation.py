@@ -177,7 +177,7 @@ def test_a_target_that_changes_its_inputs_is_a_finding(capsys, tmp_path: Path) -
         capsys,
         tmp_path,
         """
-        from pe_verify.properties.rope import apply_rope
+        from pe_verify.properties.encodings.rope import apply_rope
         def rotate(x, positions):
             rotated = apply_rope(x, positions, layout="half_split")
             positions += 70000

@@ -1,9 +1,9 @@
 """The RoPE battery on a corpus: the common public implementations pass and are identified; each bug class
 fails or is flagged with its label and a concrete counterexample.
 
-The implementations are numpy re-expressions written here, independently of `properties/rope.py`: Hugging
-Face's ``rotate_half`` with a cos/sin cache, Meta's complex interleaved multiply, GPT-NeoX's partial rotary,
-and the shipped bugs (positions cast to bfloat16 or float16, q and k in different layouts).
+The implementations are numpy re-expressions written here, independently of `properties/encodings/rope.py`:
+Hugging Face's ``rotate_half`` with a cos/sin cache, Meta's complex interleaved multiply, GPT-NeoX's partial
+rotary, and the shipped bugs (positions cast to bfloat16 or float16, q and k in different layouts).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from pe_verify.properties import battery_rope
 from pe_verify.properties.battery import Backend, Report, Settings, properties_of, run_battery
+from pe_verify.properties.battery.families import rope as battery_rope
 
 SETTINGS = Settings(examples=10, max_pos=65536)
 

@@ -28,7 +28,7 @@ from pe_verify.properties.battery import (
     properties_of,
     run_battery,
 )
-from pe_verify.properties.battery_sinusoidal import FAMILY_NAME, ODD_D
+from pe_verify.properties.battery.families.sinusoidal import FAMILY_NAME, ODD_D
 
 SMALL = Settings(examples=10, max_pos=4096, ds=(8, 64))
 TABLE = 1024  # rows of the clamped table

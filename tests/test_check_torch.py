@@ -7,12 +7,6 @@ import math
 
 import pytest
 
-from pe_verify.properties import (  # noqa: F401
-    battery_alibi,
-    battery_rope,
-    battery_rope_frequencies,
-    battery_sinusoidal,
-)
 from pe_verify.properties.battery import Backend, Settings, run_battery
 
 torch = pytest.importorskip("torch")

@@ -23,9 +23,9 @@ from pe_verify.claims.model import (
     Claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties.finite_precision import common_code_encoding
-from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.analyses.finite_precision import common_code_encoding
+from pe_verify.properties.encodings.learned import LearnedPositionTable
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 CLAIMS = [value for value in vars(document_000).values() if isinstance(value, Claim)]
 BY_ID = {item.id: item for item in CLAIMS}

@@ -27,9 +27,9 @@ from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.proofs import alibi as alibi_proofs
 from pe_verify.proofs import attention, trigonometry
 from pe_verify.proofs.derivation import Derivation, Step
-from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.sinusoidal import Sinusoidal
-from pe_verify.properties.torch_code import RotaryCache, SinusoidalTable, rotate_half
+from pe_verify.properties.battery.torch_code import RotaryCache, SinusoidalTable, rotate_half
+from pe_verify.properties.encodings.learned import LearnedPositionTable
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 CLAIMS = [value for value in vars(doc).values() if isinstance(value, Claim)]
 SECTIONS = {doc.INTRODUCTION, doc.CODE, doc.TABLE, doc.SAY_IT, doc.MISTAKES}

@@ -34,13 +34,11 @@ from pe_verify.claims.model import (
     Evidence,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties.alibi import Alibi
-from pe_verify.properties.finite_precision import (
-    rounded_equal_neighbours,
-)
-from pe_verify.properties.relative import ClippedRelative
-from pe_verify.properties.rope import Rope
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.analyses.finite_precision import rounded_equal_neighbours
+from pe_verify.properties.encodings.alibi import Alibi
+from pe_verify.properties.encodings.relative import ClippedRelative
+from pe_verify.properties.encodings.rope import Rope
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 ENTRIES = [value for value in vars(doc).values() if isinstance(value, Claim)]
 BY_ID = {entry.id: entry for entry in ENTRIES}

@@ -23,11 +23,11 @@ from pe_verify.claims.model import (
     claim_verdict,
 )
 from pe_verify.proofs import rope as rope_proofs
-from pe_verify.properties import scaling as scaling_properties
-from pe_verify.properties.alibi import Alibi
-from pe_verify.properties.rope import Rope
-from pe_verify.properties.rope_precision import RopeInDtype, rope_in_dtype
-from pe_verify.properties.scaling import RopeScaling
+from pe_verify.properties.analyses.rope_precision import RopeInDtype, rope_in_dtype
+from pe_verify.properties.encodings import scaling as scaling_properties
+from pe_verify.properties.encodings.alibi import Alibi
+from pe_verify.properties.encodings.rope import Rope
+from pe_verify.properties.encodings.scaling import RopeScaling
 
 CLAIMS = [value for value in vars(general).values() if isinstance(value, Claim)]
 EXPECTED_IDS = {

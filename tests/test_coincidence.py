@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import mpmath
 import pytest
 
-from pe_verify.properties.coincidence import intermediate_value_root
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.checks.exact_coincidence import intermediate_value_root
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 class ShiftedRows(Sinusoidal):

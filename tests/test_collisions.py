@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from pe_verify.proofs.uniqueness import ValuePair, coinciding_dim_pairs
-from pe_verify.properties import collisions
-from pe_verify.properties.finite_precision import StoredEncoding, common_code_encoding
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.analyses import collisions
+from pe_verify.properties.analyses.finite_precision import StoredEncoding, common_code_encoding
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 GIB = collisions.GIB
 

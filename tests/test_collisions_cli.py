@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from pe_verify import cli
-from pe_verify.properties import collisions
+from pe_verify.properties.analyses import collisions
 
 REQUIRED = {
     "d",

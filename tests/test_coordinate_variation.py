@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import flint
 
-from pe_verify.properties.coordinate_variation import step_changes, total_variation
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.checks.coordinate_variation import step_changes, total_variation
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 PREC = 170
 

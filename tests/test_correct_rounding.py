@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties import correct_rounding
-from pe_verify.properties.correct_rounding import correctly_rounded
-from pe_verify.properties.dtypes import dtype_spec
+from pe_verify.properties.numerics import correct_rounding
+from pe_verify.properties.numerics.correct_rounding import correctly_rounded
+from pe_verify.properties.numerics.dtypes import dtype_spec
 
 EXACT = {"sin": mpmath.sin, "cos": mpmath.cos, "exp": mpmath.exp}
 BITS = {"float32": 24, "float16": 11, "bfloat16": 8}

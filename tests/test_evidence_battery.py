@@ -9,7 +9,7 @@ import numpy as np
 from pe_verify.claims.evidence import from_battery
 from pe_verify.claims.model import HYPOTHESIS
 from pe_verify.properties.battery import Settings, run_battery
-from pe_verify.properties.rope import apply_rope
+from pe_verify.properties.encodings.rope import apply_rope
 
 SETTINGS = Settings(examples=10, ds=(8,), max_pos=4096)
 

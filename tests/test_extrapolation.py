@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from pe_verify.properties.extrapolation import angle_free_symbols, squared_norm_error, table_is_prefix
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.checks.extrapolation import angle_free_symbols, squared_norm_error, table_is_prefix
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 P = sp.Symbol("p", integer=True)
 

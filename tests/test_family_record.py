@@ -17,7 +17,10 @@ from pe_verify.properties.family_index import builtin_families
 def test_the_suite_s_families_are_read_off_their_module_names() -> None:
     assert builtin_families() == ("alibi", "rope", "rope-frequencies", "sinusoidal")
     assert battery.family_names() == (*builtin_families(), "toy-ones")
-    assert battery.family_spec("rope-frequencies").module == "pe_verify.properties.battery_rope_frequencies"
+    assert (
+        battery.family_spec("rope-frequencies").module
+        == "pe_verify.properties.battery.families.rope_frequencies"
+    )
 
 
 def test_the_command_line_checks_a_family_defined_in_one_file(capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,7 +57,7 @@ def test_the_assert_helper_is_made_from_the_record() -> None:
 
 
 def test_a_family_misnamed_or_defined_twice_is_refused() -> None:
-    misnamed = dataclasses.replace(toy.FAMILY, module="pe_verify.properties.battery_rope")
+    misnamed = dataclasses.replace(toy.FAMILY, module="pe_verify.properties.battery.families.rope")
     with pytest.raises(ValueError, match="must be named after it"):
         battery.define(misnamed)
     with pytest.raises(ValueError, match="defined twice"):

@@ -19,9 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties import finite_precision as fp
-from pe_verify.properties.checking import angle_tolerance
-from pe_verify.properties.finite_precision import (
+from pe_verify.properties.analyses import finite_precision as fp
+from pe_verify.properties.analyses.finite_precision import (
     StoredEncoding,
     check_collision_formula,
     check_cos_stays_at_one,
@@ -45,12 +44,13 @@ from pe_verify.properties.finite_precision import (
     scan_memory,
     small_step_change,
 )
-from pe_verify.properties.sinusoidal import (
+from pe_verify.properties.encodings.sinusoidal import (
     Sinusoidal,
     frequencies,
     sinusoidal_encoding,
     sinusoidal_encoding_mp,
 )
+from pe_verify.properties.numerics.checking import angle_tolerance
 
 SCALARS = {
     "float64": np.float64,

@@ -1,4 +1,5 @@
-"""`properties/frequencies.py`: ω_i = base^(−2i/d) written once, in every arithmetic, bit for bit as before.
+"""`properties/encodings/frequencies.py`: ω_i = base^(−2i/d) written once, in every arithmetic, bit for bit as
+before.
 
 Three kinds of test:
 
@@ -6,7 +7,7 @@ Three kinds of test:
   written out here, in the tests, as the oracles);
 * agreement: float64, mpmath, SymPy and arb balls agree with each other within the stated bounds;
 * one copy: a scan of the package's source (properties/, proofs/, claims/, pe_verify/) finds the formula
-  only in `properties/frequencies.py`, apart from the deliberate re-expressions named in `ALLOWED`.
+  only in `properties/encodings/frequencies.py`, apart from the deliberate re-expressions named in `ALLOWED`.
 """
 
 from __future__ import annotations
@@ -27,15 +28,15 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pe_verify.properties import frequencies as fq
-from pe_verify.properties import scaling, sinusoidal
-from pe_verify.properties.correct_rounding import correctly_rounded
-from pe_verify.properties.dtypes import dtype_spec
-from pe_verify.properties.rope_precision import _frequencies as rope_dtype_frequencies
+from pe_verify.properties.analyses.rope_precision import _frequencies as rope_dtype_frequencies
+from pe_verify.properties.encodings import frequencies as fq
+from pe_verify.properties.encodings import scaling, sinusoidal
+from pe_verify.properties.numerics.correct_rounding import correctly_rounded
+from pe_verify.properties.numerics.dtypes import dtype_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("properties", "proofs", "claims", "pe_verify")
-HOME = "properties/frequencies.py"
+HOME = "properties/encodings/frequencies.py"
 
 DIMS = (*range(1, 20), 64, 127, 128, 511, 512, 1000, 4095, 4096)
 FLOAT_BASES = (10000.0, 500000.0, 1e6, 1.5, 2.0, 7.3, 1.0000001, 1e300)
@@ -120,13 +121,13 @@ def test_the_public_names_that_existed_still_work() -> None:
 @pytest.mark.parametrize("base", FLOAT_BASES)
 def test_float64_frequencies_are_bit_identical_to_the_previous_expressions(base: float) -> None:
     for d in DIMS:
-        sinusoidal_before = base ** (-2.0 * np.arange((d + 1) // 2) / d)  # properties/sinusoidal.py
+        sinusoidal_before = base ** (-2.0 * np.arange((d + 1) // 2) / d)  # properties/encodings/sinusoidal.py
         assert np.array_equal(_bits(sinusoidal.frequencies(d, base)), _bits(sinusoidal_before))
         assert np.array_equal(
             _bits(fq.frequencies(d, base, count=d // 2)), _bits(sinusoidal_before[: d // 2])
         )
         if d % 2 == 0:
-            rope_before = base ** (-2.0 * np.arange(d // 2) / d)  # properties/scaling.py
+            rope_before = base ** (-2.0 * np.arange(d // 2) / d)  # properties/encodings/scaling.py
             assert np.array_equal(_bits(scaling.rope_frequencies(d, base)), _bits(rope_before))
 
 
@@ -159,7 +160,8 @@ def test_mpmath_frequencies_are_bit_identical_to_the_previous_expressions(dps: i
         for base in (10000, 10000.0, "10000", 500000, 1.5, "1.0001"):
             with mpmath.workdps(dps):
                 b = mpmath.mpf(base)
-                # properties/sinusoidal.py, properties/rope.py, properties/linear_offset.py
+                # properties/encodings/sinusoidal.py, properties/encodings/rope.py,
+                # properties/checks/linear_offset.py
                 before = [b ** (mpmath.mpf(-2 * i) / d) for i in range((d + 1) // 2)]
                 by_dim = [
                     mpmath.mpf(base) ** (mpmath.mpf(-2 * (j // 2)) / d) for j in range(d)
@@ -174,7 +176,7 @@ def test_mpmath_frequencies_are_bit_identical_to_the_previous_expressions(dps: i
 
 @pytest.mark.parametrize("d", [2, 6, 8, 12, 64, 512, 513])
 def test_mpmath_frequency_ratios_are_bit_identical_to_the_previous_expression(d: int) -> None:
-    """properties/coincidence.py `near_misses`: ω_a/ω_b = b^(2(b − a)/d) as one power."""
+    """properties/checks/exact_coincidence.py `near_misses`: ω_a/ω_b = b^(2(b − a)/d) as one power."""
     with mpmath.workdps(50):
         b = mpmath.mpf(10000)
         for a in range(0, (d + 1) // 2, max(1, d // 16)):
@@ -187,7 +189,9 @@ def test_mpmath_frequency_ratios_are_bit_identical_to_the_previous_expression(d:
 def test_sympy_frequencies_are_identical_to_the_previous_expressions(base: object) -> None:
     for d in (1, 2, 3, 5, 6, 8, 12, 64, 127, 512):
         exact = sp.Rational(base) if not isinstance(base, sp.Basic) else base
-        before = [exact ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)]  # properties/sinusoidal.py
+        before = [
+            exact ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)
+        ]  # properties/encodings/sinusoidal.py
         assert [sp.srepr(w) for w in fq.frequency_exprs(d, base)] == [sp.srepr(w) for w in before]
     for d in (1, 2, 3, 4, 6, 8, 512):  # proofs/sinusoidal.py, proofs/number_theory.py
         before = [sp.Integer(10000) ** sp.Rational(-2 * i, d) for i in range((d + 1) // 2)]
@@ -220,7 +224,7 @@ def test_arb_frequencies_are_bit_identical_to_the_previous_expressions(prec: int
     with flint.ctx.workprec(prec):
         for d in (1, 2, 3, 6, 8, 64, 127, 128, 512, 1000):
             for base in (10000, 500000, 10000.0, 1.5):
-                # properties/near_collision.py, claims/general.py
+                # properties/analyses/near_collision.py, claims/general.py
                 before = [flint.arb(base) ** (flint.arb(-2 * i) / d) for i in range((d + 1) // 2)]
                 after = fq.frequencies_arb(d, base)
                 assert len(after) == len(before) and all(map(_same_ball, after, before))
@@ -328,33 +332,33 @@ PATTERNS = {
 ALLOWED = (
     # The documents' and libraries' own code, re-expressed on purpose: what they compute is being checked.
     (
-        "properties/base_bound.py",
+        "properties/analyses/base_bound.py",
         "-np.log(cosine.theta) / math.log(float(cosine.base))",
         "the exponents x_i read off a criterion's own frequencies, so that a twin criterion's slope bound "
         "|∂B(m)/∂ln b| ≤ m·Σ x_i·θ_i is its own",
     ),
     (
-        "properties/base_bound.py",
+        "properties/analyses/base_bound.py",
         "(-theta.log() / base.log())",
         "the same exponents in arb, for the sign of ∂B(m)/∂ln b over a ball of bases",
     ),
     (
-        "properties/torch_code.py",
+        "properties/battery/torch_code.py",
         "np.arange(0, d, 2).astype(dtype) * dtype(-math.log(base) / d)",
         "the document's PyTorch div_term = exp(arange(0, d, 2)·(−ln base/d)), step by step in its dtype",
     ),
     (
-        "properties/torch_code.py",
+        "properties/battery/torch_code.py",
         "np.arange(0, dim, 2).astype(dtype) / dtype(dim)",
         "the RoPE module's inv_freq = 1/base^(arange(0, dim, 2)/dim), in its dtype",
     ),
     (
-        "properties/sinusoidal.py",
+        "properties/encodings/sinusoidal.py",
         "np.arange(0, d, 2, dtype=compute) * compute(-math.log(base) / d)",
         "the common sinusoidal code's exponents in float32, as the documents' code computes them",
     ),
     (
-        "properties/frequency_drift.py",
+        "properties/checks/frequency_drift.py",
         "2 * (2 * i * math.log(base) / d)",
         "the error 2|x_i| ulps explained by rounding the code's exponent x_i = 2i·(−ln base/d)",
     ),
@@ -402,28 +406,28 @@ ALLOWED = (
     ),
     # Different mathematics: NTK's s^(−2i/(d−2)).
     (
-        "properties/scaling.py",
+        "properties/encodings/scaling.py",
         "theta * s ** (-2.0 * np.arange(d // 2) / (d - 2))",
         "NTK: θ'_i/θ_i = s^(−2i/(d−2)), the exponent over d − 2",
     ),
     (
-        "properties/scaling.py",
+        "properties/encodings/scaling.py",
         "theta * effective ** (-2.0 * np.arange(d // 2) / (d - 2))",
         "dynamic NTK: the same with s'",
     ),
     ("proofs/scaling.py", "FACTOR ** (-2 * INDEX / (DIM - 2))", "NTK's stated ratio s^(−2i/(d−2))"),
     (
-        "properties/battery_rope_frequencies.py",
+        "properties/battery/families/rope_frequencies.py",
         "(2.0 * np.arange(d // 2) / (d - 2), np.log(",
         "the NTK fit over d − 2 (different mathematics)",
     ),
     (
-        "properties/battery_sinusoidal.py",
+        "properties/battery/families/sinusoidal.py",
         "return 2.0 * np.arange(d) / d",
         "the candidate rule 2j/d of the dim index j (a wrong layout's rule)",
     ),
     (
-        "properties/battery_sinusoidal.py",
+        "properties/battery/families/sinusoidal.py",
         "return 2.0 * pair / (d - 2)",
         "the candidate rule 2i/(d − 2) the identification tries (tensor2tensor, fairseq)",
     ),
@@ -484,7 +488,7 @@ def _scan() -> tuple[list[str], set[int]]:
 def test_the_formula_is_written_only_in_frequencies_py() -> None:
     unexplained, _ = _scan()
     assert not unexplained, (
-        "ω_i = base^(−2i/d) is spelled out outside properties/frequencies.py; build on "
+        "ω_i = base^(−2i/d) is spelled out outside properties/encodings/frequencies.py; build on "
         "`frequency_exponent` and the forms there (or, for a deliberate re-expression of a document's "
         "code, add it to ALLOWED with the reason):\n" + "\n".join(unexplained)
     )
@@ -563,7 +567,7 @@ def test_a_scan_computes_each_frequency_once_however_many_chunks_it_takes(
     """The cross-dimension scan asks for the frequencies once per chunk of rows and the re-ranking once per
     value: each (i, d, base, precision) and each list's turn limbs are computed once, so cutting the table
     into 50 chunks computes no more than one chunk does."""
-    from pe_verify.properties import near_collision
+    from pe_verify.properties.analyses import near_collision
 
     def computations(row_chunk: int) -> tuple[int, int]:
         monkeypatch.setattr(near_collision, "_ROW_CHUNK", row_chunk)

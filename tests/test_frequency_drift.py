@@ -6,9 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from pe_verify.properties.finite_precision import common_code_encoding
-from pe_verify.properties.frequency_drift import float32_ulps, frequency_drift, reference_error_bound
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.analyses.finite_precision import common_code_encoding
+from pe_verify.properties.checks.frequency_drift import float32_ulps, frequency_drift, reference_error_bound
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 class HalfFrequencies(Sinusoidal):

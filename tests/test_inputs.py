@@ -11,8 +11,8 @@ import pytest
 
 from pe_verify import inputs
 from pe_verify.inputs import Base, Real, Whole, significant_digits, written
-from pe_verify.properties.near_collision import MAX_POSITION
-from pe_verify.properties.separation import MAX_SEPARATION_OFFSET
+from pe_verify.properties.analyses.near_collision import MAX_POSITION
+from pe_verify.properties.analyses.separation import MAX_SEPARATION_OFFSET
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""`properties/interpolation_bounds.py`: position interpolation's bounds (Chen et al. 2023) and Liu et al.'s
-critical dimension, in ball arithmetic — each check also fed a broken input that it must reject."""
+"""`properties/checks/interpolation_bounds.py`: position interpolation's bounds (Chen et al. 2023) and Liu et
+al.'s critical dimension, in ball arithmetic — each check also fed a broken input that it must reject."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import flint
 import numpy as np
 import pytest
 
-from pe_verify.properties import interpolation_bounds as ib
-from pe_verify.properties.long_term_decay import relative_upper_bound
+from pe_verify.properties.checks import interpolation_bounds as ib
+from pe_verify.properties.checks.long_term_decay import relative_upper_bound
 
 D, C = 128, 10000
 

@@ -1,7 +1,9 @@
 """The library never depends on the command line: no module of claims/, proofs/ or properties/ imports one of
 the CLI package's own modules (`pe_verify.cli`, `collisions`, `check`, `cache`, `inputs`, `isolated`,
 `terminal`, `testing`), whether absolutely, relatively, from inside a function or through
-`importlib.import_module`.
+`importlib.import_module`; and the library is built in floors (`FLOORS`): numerics, encodings, proofs,
+checks, analyses, the battery, claims — a module imports only from its own floor and those below, so
+proofs/ uses the encodings of properties/ and only the floors above it use proofs/.
 
 Each source file is parsed with `ast` and every import it holds is resolved to the full module names it
 reaches, as `pe_verify.<folder>` is the package of a file in that folder.
@@ -130,7 +132,7 @@ def test_a_relative_import_with_a_package_anchor_is_caught() -> None:
     "source",
     [
         "from pe_verify.properties import collisions",
-        "from pe_verify.properties.collisions import exact_coincidence_mask",
+        "from pe_verify.properties.analyses.collisions import exact_coincidence_mask",
         "from . import collisions",
         "from .check import x",
         "from pe_verify import __version__",
@@ -140,3 +142,85 @@ def test_a_relative_import_with_a_package_anchor_is_caught() -> None:
 )
 def test_library_imports_are_not_mistaken_for_the_command_line(source: str) -> None:
     assert cli_imports(source, "pe_verify.properties") == []
+
+
+#: The library's floors, lowest first: a module imports only from its own floor and those below, so proofs
+#: build on the encodings and the checks, analyses and battery on the proofs, never the other way.
+FLOORS = (
+    ("pe_verify.properties.numerics",),
+    ("pe_verify.properties.encodings",),
+    ("pe_verify.proofs",),
+    ("pe_verify.properties.checks",),
+    ("pe_verify.properties.analyses",),
+    ("pe_verify.properties.battery", "pe_verify.properties.family_index"),
+    ("pe_verify.claims",),
+)
+
+
+def floor_of(module: str) -> int | None:
+    """The floor a library module lies on (None outside the floors, e.g. a package's own __init__)."""
+    for level, packages in enumerate(FLOORS):
+        if any(module == package or module.startswith(f"{package}.") for package in packages):
+            return level
+    return None
+
+
+def upward_imports(source: str, module: str, package: str | None = None) -> list[str]:
+    """Each import in `source` (the module `module`, in `package`: by default the one holding it) that
+    reaches a floor above the module's own."""
+    package = module.rpartition(".")[0] if package is None else package
+    own = floor_of(module)
+    found = []
+    for line, target in imported_modules(source, package):
+        reached = floor_of(target)
+        if own is not None and reached is not None and reached > own:
+            found.append(f"line {line}: {target}")
+    return found
+
+
+def _module_name(path: Path, package: str) -> str:
+    return package if path.name == "__init__.py" else f"{package}.{path.stem}"
+
+
+def test_every_library_module_lies_on_a_floor() -> None:
+    loose = [
+        str(path.relative_to(ROOT))
+        for path, package in _library_files()
+        if path.name != "__init__.py" and floor_of(_module_name(path, package)) is None
+    ]
+    assert not loose
+
+
+def test_no_module_imports_from_a_floor_above_its_own() -> None:
+    offending = []
+    for path, package in _library_files():
+        module = _module_name(path, package)
+        for found in upward_imports(path.read_text(encoding="utf-8"), module, package):
+            offending.append(f"{path.relative_to(ROOT)} {found}")
+    assert not offending, "\n".join(offending)
+
+
+@pytest.mark.parametrize(
+    ("source", "module"),
+    [
+        (
+            "from pe_verify.proofs.uniqueness import dimension_collision",
+            "pe_verify.properties.encodings.rope",
+        ),
+        ("from ..checks.linear_offset import x", "pe_verify.properties.encodings.sinusoidal"),
+        ("from ....claims import catalog", "pe_verify.properties.battery.families.rope"),
+        ("from ..properties.analyses import collisions", "pe_verify.proofs.uniqueness"),
+    ],
+)
+def test_an_import_from_a_higher_floor_is_caught(source: str, module: str) -> None:
+    assert upward_imports(source, module)
+
+
+def test_imports_from_the_same_or_a_lower_floor_pass() -> None:
+    assert not upward_imports(
+        "from ..encodings.rope import Rope", "pe_verify.properties.checks.linear_offset"
+    )
+    assert not upward_imports(
+        "from pe_verify.proofs import rope", "pe_verify.properties.checks.operation_counts"
+    )
+    assert not upward_imports("from .frequencies import x", "pe_verify.properties.encodings.rope")

@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.learned_coverage import covers_positions_below, lookup_error, random_position_table
+from pe_verify.properties.checks.learned_coverage import (
+    covers_positions_below,
+    lookup_error,
+    random_position_table,
+)
+from pe_verify.properties.encodings.learned import LearnedPositionTable
 
 
 class ClampingTable(LearnedPositionTable):

@@ -8,8 +8,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.learned import LearnedPositionTable
-from pe_verify.properties.relative import ClippedRelative, check_clipping, check_toeplitz
+from pe_verify.properties.encodings.learned import LearnedPositionTable
+from pe_verify.properties.encodings.relative import ClippedRelative, check_clipping, check_toeplitz
 
 LENGTH = st.integers(0, 60)
 DISTANCE = st.integers(0, 70)

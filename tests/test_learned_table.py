@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pe_verify.properties.learned import LearnedPositionTable, table_reach
+from pe_verify.properties.encodings.learned import LearnedPositionTable, table_reach
 
 
 class Wrapping(LearnedPositionTable):

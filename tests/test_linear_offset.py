@@ -15,8 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pe_verify.properties.checking import CheckResult
-from pe_verify.properties.linear_offset import (
+from pe_verify.properties.checks.linear_offset import (
     FLOAT64,
     Arithmetic,
     Formula,
@@ -37,7 +36,8 @@ from pe_verify.properties.linear_offset import (
     offset_matrix,
     offset_matrix_mp,
 )
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
+from pe_verify.properties.numerics.checking import CheckResult
 
 MP50 = MpmathArithmetic(dps=50)
 #: mpmath runs cost far more than float64 ones; they get a fifth of the profile's examples.

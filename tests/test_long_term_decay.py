@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.long_term_decay import (
+from pe_verify.properties.checks.long_term_decay import (
     abel_bound,
     ball_midpoints,
     check_abel_bound,
@@ -27,8 +27,8 @@ from pe_verify.properties.long_term_decay import (
     relative_upper_bound_error,
     rotary_sum,
 )
-from pe_verify.properties.rope import apply_rope
-from pe_verify.properties.scaling import rope_frequencies
+from pe_verify.properties.encodings.rope import apply_rope
+from pe_verify.properties.encodings.scaling import rope_frequencies
 
 HALF_DIMS = st.integers(1, 128)
 BASES = st.sampled_from([10000.0, 500000.0, 10.0]) | st.floats(1.5, 1e6)

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pe_verify.properties import near_collision as nc
-from pe_verify.properties.sinusoidal import Sinusoidal, sinusoidal_encoding
+from pe_verify.properties.analyses import near_collision as nc
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal, sinusoidal_encoding
 
 bases = st.one_of(st.sampled_from([10000.0, 500000.0, 4.0, 100.0]), st.floats(1.5, 1e6))
 

@@ -7,8 +7,12 @@ from collections.abc import Sequence
 import pytest
 import sympy as sp
 
-from pe_verify.properties.operation_counts import addition_operations, dense_operations, rotation_operations
-from pe_verify.properties.rope import Rope
+from pe_verify.properties.checks.operation_counts import (
+    addition_operations,
+    dense_operations,
+    rotation_operations,
+)
+from pe_verify.properties.encodings.rope import Rope
 
 
 class NoRotation(Rope):

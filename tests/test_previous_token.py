@@ -5,8 +5,8 @@ from __future__ import annotations
 import flint
 import pytest
 
-from pe_verify.properties.previous_token import previous_token_scores, shift_back
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.checks.previous_token import previous_token_scores, shift_back
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 PREC = 170
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import flint
 import numpy as np
 
-from pe_verify.properties.printed_table import (
+from pe_verify.properties.checks.printed_table import (
     certified_rounding,
     decimal_text,
     rounded_table,
@@ -13,7 +13,7 @@ from pe_verify.properties.printed_table import (
     table_error_bound,
     table_rounding,
 )
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 PREC = 170
 

@@ -23,7 +23,7 @@ from pe_verify.proofs.random_scores import (
     standard_moment,
 )
 from pe_verify.proofs.rope import M, N
-from pe_verify.properties.rope import apply_rope
+from pe_verify.properties.encodings.rope import apply_rope
 
 DERIVATIONS = [value for value in vars(random_scores).values() if isinstance(value, Derivation)]
 

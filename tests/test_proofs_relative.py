@@ -8,7 +8,7 @@ import sympy as sp
 from pe_verify.claims.evidence import verification
 from pe_verify.proofs import relative
 from pe_verify.proofs.derivation import Derivation, render_markdown
-from pe_verify.properties.relative import ClippedRelative
+from pe_verify.properties.encodings.relative import ClippedRelative
 
 DERIVATIONS = [value for value in vars(relative).values() if isinstance(value, Derivation)]
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pe_verify.claims.evidence import verification
 from pe_verify.proofs import attention, rope
 from pe_verify.proofs.derivation import Derivation, Step, VerificationResult, render_markdown
-from pe_verify.properties.rope import Rope
+from pe_verify.properties.encodings.rope import Rope
 
 DERIVATIONS = [
     value for module in (rope, attention) for value in vars(module).values() if isinstance(value, Derivation)

@@ -11,7 +11,7 @@ import sympy as sp
 from pe_verify.claims.evidence import verification
 from pe_verify.proofs import rope
 from pe_verify.proofs.derivation import Step
-from pe_verify.properties.rope import Rope
+from pe_verify.properties.encodings.rope import Rope
 
 
 def _holds(step: Step) -> bool:

@@ -19,7 +19,7 @@ from pe_verify.proofs.sinusoidal import (
     with_frequencies,
 )
 from pe_verify.proofs.trigonometry import BASE, DIM, INDEX, A, B
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 DERIVATIONS = [
     value

@@ -10,7 +10,7 @@ from twins import FreeParameter, LearnedFunction, Unbounded
 
 from pe_verify.claims.evidence import verification
 from pe_verify.proofs import trigonometry
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 @pytest.mark.parametrize("d", trigonometry.ENCODING_DIMS)

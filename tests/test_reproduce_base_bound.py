@@ -14,8 +14,8 @@ import pytest
 from pe_verify.claims import catalog
 from pe_verify.claims import reproduce_base_bound as rb
 from pe_verify.claims.model import REFUTED, REFUTES
-from pe_verify.properties import base_bound as bb
-from pe_verify.properties.frequencies import frequencies
+from pe_verify.properties.analyses import base_bound as bb
+from pe_verify.properties.encodings.frequencies import frequencies
 
 NEGATIVE = re.compile(r"B\((\d+)\) = (-[0-9.]+)")
 
@@ -228,9 +228,10 @@ def test_a_certificate_that_does_not_check_leaves_the_row_to_the_two_digit_searc
     [
         (None, "no certificate is committed for L = 32768"),
         (b"not gzip", "cannot be read"),
-        (gzip.compress(b"text"), "cannot be read (not a base-bound certificate"),
+        (gzip.compress(b"text", mtime=0), "cannot be read (not a base-bound certificate"),
         ("L65536", "is for L = 65536, d = 128"),
     ],
+    ids=["missing", "not gzip", "not a certificate", "another length"],
 )
 def test_a_missing_or_wrong_certificate_is_named(monkeypatch: pytest.MonkeyPatch, offered, reason) -> None:
     committed = rb.read_committed

@@ -12,7 +12,7 @@ from pe_verify.claims import catalog
 from pe_verify.claims import reproduce_interpolation as entries
 from pe_verify.claims.model import CAVEAT, FLAWED, PROVED, REFUTED, REFUTES, UNSETTLED, Assessment
 from pe_verify.cli import main
-from pe_verify.properties import interpolation_bounds as ib
+from pe_verify.properties.checks import interpolation_bounds as ib
 
 
 def assessed(name: str) -> Assessment:

@@ -20,7 +20,7 @@ from pe_verify.claims.model import (
     Row,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.properties.rope_precision import drift_curve, unit_queries_and_keys
+from pe_verify.properties.analyses.rope_precision import drift_curve, unit_queries_and_keys
 
 ENTRIES = (reproduce.yarn_dims, reproduce.bf16_rope_drift)
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.rope import (
+from pe_verify.properties.encodings.rope import (
     LAYOUTS,
     Rope,
     apply_rope,

@@ -13,9 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.checking import angle_tolerance
-from pe_verify.properties.rope import Rope, apply_rope
-from pe_verify.properties.rope_precision import (
+from pe_verify.properties.analyses.rope_precision import (
     DriftCurve,
     RopeInDtype,
     check_shift_invariance,
@@ -29,6 +27,8 @@ from pe_verify.properties.rope_precision import (
     score_drift,
     unit_queries_and_keys,
 )
+from pe_verify.properties.encodings.rope import Rope, apply_rope
+from pe_verify.properties.numerics.checking import angle_tolerance
 
 
 def _twice(half: int) -> int:

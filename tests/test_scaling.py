@@ -18,10 +18,10 @@ from twins import Log10Factor, SwappedBetas
 
 from pe_verify.proofs import scaling as scaling_proofs
 from pe_verify.proofs.derivation import Derivation
-from pe_verify.properties import frequencies as fq
-from pe_verify.properties import scaling as scaling_module
-from pe_verify.properties.rope import Rope
-from pe_verify.properties.scaling import (
+from pe_verify.properties.encodings import frequencies as fq
+from pe_verify.properties.encodings import scaling as scaling_module
+from pe_verify.properties.encodings.rope import Rope
+from pe_verify.properties.encodings.scaling import (
     KINDS,
     RopeScaling,
     attention_factor_arb,

@@ -7,15 +7,15 @@ import mpmath
 import pytest
 import sympy as sp
 
-from pe_verify.properties.near_collision import offset_squared_distance_mp
-from pe_verify.properties.separation import (
+from pe_verify.properties.analyses.near_collision import offset_squared_distance_mp
+from pe_verify.properties.analyses.separation import (
     first_distance_dip,
     nearest_offset,
     offset_distance,
     offset_distances,
     unit_step_against_bound,
 )
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 PREC = 170
 

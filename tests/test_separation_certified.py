@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pe_verify import cli
-from pe_verify.properties import separation
-from pe_verify.properties.near_collision import offset_squared_distance_mp
-from pe_verify.properties.separation import (
+from pe_verify.properties.analyses import separation
+from pe_verify.properties.analyses.near_collision import offset_squared_distance_mp
+from pe_verify.properties.analyses.separation import (
     ANCHOR_FACTOR_ERROR,
     ChordBounds,
     LeafProducts,
@@ -40,8 +40,8 @@ from pe_verify.properties.separation import (
     separation_seconds,
     squared_distance_ball,
 )
-from pe_verify.properties.sinusoidal import FIXED_POINT_DPS, Sinusoidal, sin_cos_at_integers
-from pe_verify.properties.validation import exact_decimal
+from pe_verify.properties.encodings.sinusoidal import FIXED_POINT_DPS, Sinusoidal, sin_cos_at_integers
+from pe_verify.properties.numerics.validation import exact_decimal
 
 
 def _chord(x: float) -> mpmath.mpf:
@@ -445,7 +445,7 @@ def test_a_product_on_bf16_rounded_inputs_makes_the_answer_uncertified(
 def test_the_collisions_answer_is_not_called_certified_when_a_check_fails(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pe_verify.properties.collisions import _vector_nearest
+    from pe_verify.properties.analyses.collisions import _vector_nearest
 
     monkeypatch.setattr(separation, "float32_product", _bf16_product)
     answer = _vector_nearest(64, Fraction(10000), 100000)
@@ -633,7 +633,7 @@ def _never(*args: object, **kwargs: object) -> None:
 ESTIMATES = """
 import resource
 from fractions import Fraction
-from pe_verify.properties import collisions, separation
+from pe_verify.properties.analyses import collisions, separation
 
 resource.setrlimit(resource.RLIMIT_AS, (3 * 2**29, 3 * 2**29))
 d = 10**12

@@ -14,13 +14,13 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pe_verify.properties.checking import EPS64, angle_tolerance
-from pe_verify.properties.sinusoidal import (
+from pe_verify.properties.encodings.sinusoidal import (
     frequencies,
     frequency_exprs,
     sinusoidal_encoding,
     sinusoidal_encoding_mp,
 )
+from pe_verify.properties.numerics.checking import EPS64, angle_tolerance
 
 
 def log_uniform(low: int, high: int) -> st.SearchStrategy[int]:

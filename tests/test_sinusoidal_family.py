@@ -14,8 +14,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.correct_rounding import correctly_rounded
-from pe_verify.properties.sinusoidal import (
+from pe_verify.properties.encodings.sinusoidal import (
     VALUE_ERROR,
     Sinusoidal,
     is_table_prefix,
@@ -24,6 +23,7 @@ from pe_verify.properties.sinusoidal import (
     sinusoidal_encoding_mp,
     wavelength_range,
 )
+from pe_verify.properties.numerics.correct_rounding import correctly_rounded
 
 DIMS = st.integers(1, 12)
 BASES = st.sampled_from([10000.0, 500000.0, 2.0, 100.0])

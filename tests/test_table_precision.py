@@ -6,9 +6,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from pe_verify.properties.finite_precision import common_code_encoding
-from pe_verify.properties.sinusoidal import Sinusoidal
-from pe_verify.properties.table_precision import float64_table_bounds, rows_at_position_collision
+from pe_verify.properties.analyses.finite_precision import common_code_encoding
+from pe_verify.properties.analyses.table_precision import float64_table_bounds, rows_at_position_collision
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 @pytest.mark.parametrize(("dtype", "position"), [("float16", 2048), ("bfloat16", 256)])

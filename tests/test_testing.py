@@ -13,9 +13,9 @@ import pytest
 
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Broken, Settings, as_array, call, run_battery
-from pe_verify.properties.rope import apply_rope
-from pe_verify.properties.scaling import llama3_frequencies, rope_frequencies
-from pe_verify.properties.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.encodings.rope import apply_rope
+from pe_verify.properties.encodings.scaling import llama3_frequencies, rope_frequencies
+from pe_verify.properties.encodings.sinusoidal import sinusoidal_encoding
 from pe_verify.testing import assert_alibi, assert_rope, assert_rope_frequencies, assert_sinusoidal
 
 FAST = {"examples": 15}

@@ -13,11 +13,8 @@ import sympy as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pe_verify.properties.checking import angle_tolerance
-from pe_verify.properties.finite_precision import common_code_encoding
-from pe_verify.properties.rope import apply_rope, check_agreement_with_reference, check_relative_property
-from pe_verify.properties.sinusoidal import sinusoidal_encoding
-from pe_verify.properties.torch_code import (
+from pe_verify.properties.analyses.finite_precision import common_code_encoding
+from pe_verify.properties.battery.torch_code import (
     BroadcastMismatch,
     RotaryCache,
     SinusoidalTable,
@@ -30,6 +27,13 @@ from pe_verify.properties.torch_code import (
     shape_error,
     training_dropout_outcomes,
 )
+from pe_verify.properties.encodings.rope import (
+    apply_rope,
+    check_agreement_with_reference,
+    check_relative_property,
+)
+from pe_verify.properties.encodings.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.numerics.checking import angle_tolerance
 
 EPS32 = float(np.finfo(np.float32).eps)
 

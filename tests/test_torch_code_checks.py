@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from pe_verify.properties.battery import Report, expected
-from pe_verify.properties.checking import angle_tolerance
-from pe_verify.properties.torch_code import RotaryCache, SinusoidalTable, rotate_half
-from pe_verify.properties.torch_code_checks import (
+from pe_verify.properties.battery.torch_code import RotaryCache, SinusoidalTable, rotate_half
+from pe_verify.properties.battery.torch_code_checks import (
     float32_angle_bound,
     rotary_cache_battery,
     rotary_cache_checks,
@@ -16,6 +15,7 @@ from pe_verify.properties.torch_code_checks import (
     table_deviation,
     usage_example_errors,
 )
+from pe_verify.properties.numerics.checking import angle_tolerance
 
 D_MODEL, MAX_LEN = 64, 300
 

@@ -20,8 +20,8 @@ from sympy import integer_nthroot
 from pe_verify.proofs import number_theory as nt
 from pe_verify.proofs import uniqueness as un
 from pe_verify.proofs.derivation import Derivation, Step, render_markdown
-from pe_verify.properties import coincidence as co
-from pe_verify.properties.sinusoidal import Sinusoidal, sinusoidal_encoding_mp
+from pe_verify.properties.checks import exact_coincidence as co
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal, sinusoidal_encoding_mp
 
 DERIVATIONS = [value for value in vars(un).values() if isinstance(value, Derivation)]
 BASES = [10000, 4096, 64, 729, 1000, 500000, 10, Fraction(9, 4)]

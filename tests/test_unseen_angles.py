@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pe_verify.properties.unseen_angles import unrotated_pairs
+from pe_verify.properties.checks.unseen_angles import unrotated_pairs
 
 
 def float_count(d: int, length: int, base: float = 10000.0) -> list[int]:

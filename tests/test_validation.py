@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pe_verify.properties.validation import (
+from pe_verify.properties.numerics.validation import (
     require_base,
     require_even_dimension,
     require_positions,

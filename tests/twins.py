@@ -7,8 +7,8 @@ import math
 
 import sympy as sp
 
-from pe_verify.properties.scaling import RopeScaling
-from pe_verify.properties.sinusoidal import Sinusoidal
+from pe_verify.properties.encodings.scaling import RopeScaling
+from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
 class Unbounded(Sinusoidal):

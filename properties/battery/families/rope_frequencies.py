@@ -1,0 +1,704 @@
+"""The `rope-frequencies` battery: properties of a RoPE frequency vector ``inv_freq(d) -> [d // 2]``.
+
+Properties (d drawn from the battery's dimensions):
+
+* one-per-pair — ``inv_freq(d)`` holds exactly d/2 values, one per rotated pair;
+* finite — every value is finite;
+* positive — every value is > 0 (a frequency is a turn rate, never zero or negative);
+* decreasing — θ_(i+1) < θ_i for every i: pair 0 turns fastest, each later pair strictly slower;
+* deterministic — two calls with the same d give bitwise-equal results;
+* fastest-at-most-one — θ_0 ≤ 1 (within 4u): every reference rule (unscaled, linear, NTK, dynamic NTK,
+  YaRN, Llama 3, with factors ≥ 1) keeps or slows the fastest pair, none makes it turn faster than 1 rad.
+
+Identification fits the vectors against the Hugging Face rules of `properties.encodings.scaling.RopeScaling` —
+unscaled base^(−2i/d) (the declared base, another base, or another exponent), linear interpolation, NTK-aware,
+YaRN and Llama 3 — on the relative deviation max_(d,i) |θ'_i/θ_ref_i − 1|, and names the rule with its
+parameters. YaRN is tried with the reference code's ramp over pair indices (truncated or not) and with the
+paper's ramp γ linear in r = L₀/λ between α and β (Eq. 18), named by the parameter ``ramp``; the paper's α
+and β are fitted from the blended pairs when they are not among `YARN_BETAS`. LongRoPE (Phi-3: every pair
+divided by its own factor) comes last: any vector whose factors θ_i/θ'_i are non-decreasing (some may lie
+below 1) is LongRoPE with those factors, so it is named only when no rule with few parameters fits.
+Dynamic NTK at one sequence length is the same vector as NTK with another factor, so one call of
+``inv_freq(d)`` cannot tell them apart: it is reported as NTK. When no rule matches at the result dtype's
+tolerance, the rules are tried at the first narrower precision (float32, float16, bfloat16) that holds every
+value exactly:
+``1.0 / (base ** (torch.arange(0, d, 2).float() / d))`` returned as float64 is the rule
+"computed in float32" (`computed_in`, a `low-precision` finding), not an unknown one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from ...encodings.frequencies import exponents
+from ...encodings.scaling import RopeScaling, frequency_tolerance, rope_frequencies
+from .. import (
+    Backend,
+    Broken,
+    Family,
+    Finding,
+    Identification,
+    Outcome,
+    Settings,
+    as_array,
+    call,
+    computed_in,
+    define,
+    finding,
+    outcome,
+    register,
+    require_result,
+    search,
+    short,
+    unit_roundoff,
+)
+
+FAMILY_NAME = "rope-frequencies"
+
+#: The `variant` strings of an identification (the CLI's ``--expect`` compares against these).
+VARIANTS = ("none", "linear", "ntk", "yarn", "llama3", "longrope")
+UNKNOWN = "matches no known variant"
+
+#: Original context lengths L₀ tried for YaRN and Llama 3 (the rule's default first).
+CONTEXTS = (2048, 4096, 8192, 16384, 32768, 131072)
+#: (beta_fast, beta_slow) tried for YaRN, the reference's defaults first.
+YARN_BETAS = ((32.0, 1.0), (16.0, 1.0), (64.0, 1.0), (32.0, 2.0))
+#: (low_freq_factor, high_freq_factor) tried for Llama 3, the reference's defaults first.
+LLAMA3_FACTORS = ((1.0, 4.0), (1.0, 2.0), (2.0, 4.0), (1.0, 8.0))
+#: Exponent mistakes tried besides −2i/d: (label, exponent text, base^(−2i/d) equivalent base).
+EXPONENTS: tuple[tuple[str, str, Callable[[float, int], float]], ...] = (
+    ("wrong-exponent", "-i/d", lambda base, d: base**0.5),
+    ("wrong-exponent", "-4i/d", lambda base, d: base**2.0),
+    ("exponent-d-2", "-2i/(d-2)", lambda base, d: base ** (d / (d - 2))),
+)
+DEVIATION = "relative: max over d and i of |θ'_i/θ_ref_i − 1|"
+TOLERANCE = (
+    "frequency_tolerance(base, factor)·u/u_float64 for the result's unit roundoff u "
+    "(Llama 3: × (1 + factor·high/(high − low)))"
+)
+
+
+# ------------------------------------------------------------------------------------------ adapter
+
+
+class FrequencyTarget:
+    """The implementation ``inv_freq(d)`` seen by the checks: d is handed over as a Python int, the result
+    converted to float64 and validated; `dtype` is the dtype of the latest result (for tolerances)."""
+
+    def __init__(self, function: Callable, backend: Backend, settings: Settings) -> None:
+        self.function = function
+        self.backend = backend
+        self.settings = settings
+        self.dtype = "float64"
+
+    def raw(self, d: int) -> np.ndarray:
+        """inv_freq(d) as a float64 array, unvalidated (`Broken('raises')` if it raised)."""
+        what = f"inv_freq({d})"
+        array, self.dtype = as_array(call(self.function, (int(d),), what), what)
+        return array
+
+    def frequencies(self, d: int) -> np.ndarray:
+        """inv_freq(d), `Broken` unless it is d/2 finite values."""
+        return require_result(self.raw(d), (d // 2,), f"inv_freq({d})")
+
+    @property
+    def unit_roundoff(self) -> float:
+        return unit_roundoff(self.dtype)
+
+
+def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -> FrequencyTarget:
+    """The adapter; a ValueError (usage error) unless every dimension is an even integer ≥ 4."""
+    for d in settings.ds:
+        if isinstance(d, bool) or not isinstance(d, int) or d < 4 or d % 2:
+            raise ValueError(f"rope-frequencies dimensions must be even integers ≥ 4, got {d!r}")
+    return FrequencyTarget(function, backend, settings)
+
+
+def _dimensions(settings: Settings) -> st.SearchStrategy[int]:
+    return st.sampled_from(tuple(settings.ds))
+
+
+def _pair(a: float, b: float) -> tuple[float, float]:
+    """a and b for a counterexample: 6 significant digits, unless that would show different values equal."""
+    shown = short(a), short(b)
+    return (float(a), float(b)) if shown[0] == shown[1] and a != b else shown
+
+
+# ------------------------------------------------------------------------------------------ properties
+
+
+@register(FAMILY_NAME, "one-per-pair", "inv_freq(d) holds exactly d/2 values, one per rotated pair")
+def check_one_per_pair(target: FrequencyTarget, settings: Settings) -> Outcome:
+    def fails(d: int) -> dict[str, Any] | None:
+        array = target.raw(d)
+        if array.shape == (d // 2,):
+            return None
+        return {"d": d, "shape": list(array.shape), "expected": [d // 2]}
+
+    found = search(_dimensions(settings), fails, settings, settings.ds)
+    return outcome("one-per-pair", "exact: shape (d // 2,)", found, "wrong-shape")
+
+
+@register(FAMILY_NAME, "finite", "every frequency is finite (no NaN, no infinity)")
+def check_finite(target: FrequencyTarget, settings: Settings) -> Outcome:
+    def fails(d: int) -> dict[str, Any] | None:
+        array = target.raw(d)
+        bad = np.argwhere(~np.isfinite(array))
+        if bad.size == 0:
+            return None
+        index = tuple(int(k) for k in bad[0])
+        return {"d": d, "index": list(index), "value": str(float(array[index]))}
+
+    found = search(_dimensions(settings), fails, settings, settings.ds)
+    return outcome("finite", "exact: every value finite", found, "not-finite")
+
+
+@register(FAMILY_NAME, "positive", "every frequency is > 0")
+def check_positive(target: FrequencyTarget, settings: Settings) -> Outcome:
+    def fails(d: int) -> dict[str, Any] | None:
+        theta = target.frequencies(d)
+        bad = np.flatnonzero(theta <= 0)
+        if bad.size == 0:
+            return None
+        i = int(bad[0])
+        return {"d": d, "i": i, "theta[i]": short(float(theta[i]))}
+
+    found = search(_dimensions(settings), fails, settings, settings.ds)
+    return outcome("positive", "exact: θ_i > 0", found, "not-positive")
+
+
+@register(FAMILY_NAME, "decreasing", "θ_(i+1) < θ_i for every pair index i: each later pair turns slower")
+def check_decreasing(target: FrequencyTarget, settings: Settings) -> Outcome:
+    def fails(d: int) -> dict[str, Any] | None:
+        theta = target.frequencies(d)
+        bad = np.flatnonzero(theta[1:] >= theta[:-1])
+        if bad.size == 0:
+            return None
+        i = int(bad[0])
+        first, second = _pair(float(theta[i]), float(theta[i + 1]))
+        return {"d": d, "i": i, "theta[i]": first, "theta[i+1]": second}
+
+    largest = max(settings.ds)
+    found = search(_dimensions(settings), fails, settings, sorted(settings.ds, reverse=True))
+    step = 1.0 - settings.base ** (-2.0 / largest)
+    tolerance = (
+        f"exact: θ_(i+1) < θ_i; the reference's relative step 1 − base^(−2/d) = {short(step)} at d = "
+        f"{largest}, against the unit roundoff u = {target.unit_roundoff:.3g} of {target.dtype}"
+    )
+    return outcome("decreasing", tolerance, found, "not-decreasing")
+
+
+@register(FAMILY_NAME, "deterministic", "two calls inv_freq(d) give bitwise-equal results")
+def check_deterministic(target: FrequencyTarget, settings: Settings) -> Outcome:
+    def fails(d: int) -> dict[str, Any] | None:
+        first, second = target.raw(d), target.raw(d)
+        if first.shape != second.shape:
+            return {"d": d, "first_shape": list(first.shape), "second_shape": list(second.shape)}
+        differ = np.argwhere(~((first == second) | (np.isnan(first) & np.isnan(second))))
+        if differ.size == 0:
+            return None
+        index = tuple(int(k) for k in differ[0])
+        a, b = _pair(float(first[index]), float(second[index]))
+        return {"d": d, "index": list(index), "first": a, "second": b}
+
+    found = search(_dimensions(settings), fails, settings, settings.ds)
+    return outcome("deterministic", "exact: bitwise-equal results", found, "nondeterministic")
+
+
+@register(
+    FAMILY_NAME,
+    "fastest-at-most-one",
+    "θ_0 ≤ 1: no reference rule (unscaled or scaled by a factor ≥ 1) speeds up the fastest pair",
+)
+def check_fastest_at_most_one(target: FrequencyTarget, settings: Settings) -> Outcome:
+    def fails(d: int) -> dict[str, Any] | None:
+        theta = target.frequencies(d)
+        bound = 1.0 + 4.0 * target.unit_roundoff
+        if theta[0] <= bound:
+            return None
+        shown = short(float(theta[0]))
+        return {"d": d, "theta[0]": shown if shown > bound else float(theta[0]), "bound": bound}
+
+    found = search(_dimensions(settings), fails, settings, settings.ds)
+    u = target.unit_roundoff
+    tolerance = f"θ_0 ≤ 1 + 4u = {1.0 + 4.0 * u!r} (u = {u:.3g} of {target.dtype})"
+    return outcome("fastest-at-most-one", tolerance, found, "fast-pair-above-one")
+
+
+# ------------------------------------------------------------------------------------- identification
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A reference rule with parameters, how far the observed vectors are from it, and its preference rank
+    (0: unscaled with the declared base; 1: a scaling rule with the declared base and round parameters;
+    2: a known exponent mistake; 3: a rule with another, round, base; 4: unrounded parameters)."""
+
+    variant: str
+    parameters: dict[str, Any]
+    deviation: float
+    tolerance: float
+    rank: int
+    labels: tuple[str, ...] = ()
+
+    @property
+    def matches(self) -> bool:
+        return self.deviation <= self.tolerance
+
+
+class Fit:
+    """The observed vectors of every d, and their deviation from candidate references."""
+
+    def __init__(self, observed: dict[int, np.ndarray], dtype: str, declared_base: float) -> None:
+        self.observed = observed
+        self.ds = tuple(observed)
+        self.dtype = dtype
+        self.base = declared_base
+        self.scale = unit_roundoff(dtype) / unit_roundoff("float64")
+
+    def deviation(self, reference: Callable[[int], np.ndarray]) -> float:
+        """max over d, i of |θ'_i/θ_ref_i − 1| (infinite if a reference cannot be computed)."""
+        worst = 0.0
+        for d, theta in self.observed.items():
+            try:
+                ref = np.asarray(reference(d), dtype=np.float64)
+            except (ValueError, OverflowError, ZeroDivisionError):
+                return math.inf
+            if ref.shape != theta.shape or not np.all(np.isfinite(ref)) or np.any(ref <= 0):
+                return math.inf
+            worst = max(worst, float(np.max(np.abs(theta / ref - 1.0))))
+        return worst
+
+    def tolerance(self, base: float, factor: float = 1.0, multiplier: float = 1.0) -> float:
+        """`frequency_tolerance(base, factor)` scaled from float64 to the result's unit roundoff."""
+        return frequency_tolerance(base, max(factor, 1.0)) * self.scale * multiplier
+
+    def stacked(
+        self, rows: Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) over every d, concatenated, from rows(d, observed θ)."""
+        xs, ys = zip(*(rows(d, theta) for d, theta in self.observed.items()), strict=True)
+        return np.concatenate(xs), np.concatenate(ys)
+
+
+def _round_values(x: float) -> list[float]:
+    """x rounded to 1, 2, 3 and 4 significant digits (distinct, in that order)."""
+    out: list[float] = []
+    if not math.isfinite(x) or x <= 0:
+        return out
+    for digits in (1, 2, 3, 4):
+        value = float(f"{x:.{digits}g}")
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def _snapped(
+    x: float, deviation: Callable[[float], float], tolerance: Callable[[float], float]
+) -> tuple[float, float, bool]:
+    """(value, deviation, round): the first rounding of x that still matches, else x itself (not tried when
+    x is a hundred times its tolerance away: no rounding of it will match)."""
+    unrounded = deviation(x)
+    if not unrounded <= 100.0 * tolerance(x):
+        return x, unrounded, False
+    for value in _round_values(x):
+        dev = deviation(value)
+        if dev <= tolerance(value):
+            return value, dev, True
+    return x, unrounded, False
+
+
+def _unscaled(fit: Fit) -> list[Candidate]:
+    """The unscaled rule with the declared base, with a fitted base, and with known exponent mistakes."""
+    base = fit.base
+    out = [
+        Candidate(
+            "none",
+            {"base": base},
+            fit.deviation(lambda d: rope_frequencies(d, base)),
+            fit.tolerance(base),
+            0,
+        )
+    ]
+    for label, exponent, equivalent in EXPONENTS:
+        dev = fit.deviation(lambda d, eq=equivalent: rope_frequencies(d, eq(base, d)))
+        out.append(
+            Candidate("none", {"base": base, "exponent": exponent}, dev, fit.tolerance(base**2), 2, (label,))
+        )
+    # ln θ_i = −(2i/d)·ln B: least squares for ln B over every d and i.
+    x, y = fit.stacked(lambda d, theta: (-exponents(d, d // 2), np.log(theta)))
+    if np.dot(x, x) > 0:
+        log_base = -float(np.dot(x, y) / np.dot(x, x))
+        if 0 < log_base < 700:
+            value, dev, rounded = _snapped(
+                math.exp(log_base),
+                lambda b: fit.deviation(lambda d: rope_frequencies(d, b)) if b > 1 else math.inf,
+                fit.tolerance,
+            )
+            if value != base and value > 1:
+                out.append(
+                    Candidate(
+                        "none",
+                        {"base": value},
+                        dev,
+                        fit.tolerance(value),
+                        3 if rounded else 4,
+                        ("wrong-base",),
+                    )
+                )
+    return out
+
+
+def _first_step_base(fit: Fit) -> float | None:
+    """The base (θ_0/θ_1)^(d/2) of the largest d: the base of the kept fast pairs of YaRN and Llama 3, and of
+    every pair under linear scaling."""
+    d = max(fit.ds)
+    theta = fit.observed[d]
+    if theta.size < 2 or theta[1] >= theta[0]:
+        return None
+    log_base = math.log(theta[0] / theta[1]) * d / 2.0
+    if not 0 < log_base < 700:
+        return None
+    for value in _round_values(math.exp(log_base)):
+        if abs(math.log(value) - log_base) <= fit.tolerance(value):
+            return value
+    return math.exp(log_base)
+
+
+def _ratio_rule(
+    fit: Fit, base: float, scheme: RopeScaling, rank: int, labels: tuple[str, ...]
+) -> Candidate | None:
+    """Fit the factor s of a rule θ'_i = θ_i·(1 − w_i·(1 − 1/s)) (linear: w = 1; YaRN: the ramp; Llama 3:
+    1 − σ): w comes from `scheme` itself at s = 2, then 1 − 1/s by least squares."""
+
+    def reference(d: int, s: float) -> np.ndarray:
+        return replace(scheme, factor=s).frequencies(d, base)
+
+    weights, ratios = [], []
+    for d, theta in fit.observed.items():
+        plain = rope_frequencies(d, base)
+        weights.append((1.0 - reference(d, 2.0) / plain) / 0.5)
+        ratios.append(theta / plain)
+    w, r = np.concatenate(weights), np.concatenate(ratios)
+    if float(np.dot(w, w)) < 1e-12:
+        return None
+    t = float(np.dot(w, 1.0 - r) / np.dot(w, w))
+    if not 0 < t < 1:
+        return None
+
+    def deviation(s: float) -> float:
+        return fit.deviation(lambda d: reference(d, s)) if s >= 1 else math.inf
+
+    def tolerance(s: float) -> float:
+        # the Llama 3 blend carries σ's error times up to s·high/(high − low) (as `check_llama3_regimes`)
+        high, low = scheme.high_freq_factor, scheme.low_freq_factor
+        return fit.tolerance(base, s, 1.0 + s * high / (high - low) if scheme.kind == "llama3" else 1.0)
+
+    s, dev, rounded = _snapped(1.0 / (1.0 - t), deviation, tolerance)
+    if s == 1.0:
+        return None
+    parameters = {"base": base, "factor": s, **_structure(scheme)}
+    return Candidate(scheme.kind, parameters, dev, tolerance(s), rank if rounded else 4, labels)
+
+
+def _structure(scheme: RopeScaling) -> dict[str, Any]:
+    """The parameters of a YaRN or Llama 3 scheme besides base and factor, under the reference's names."""
+    if scheme.kind == "yarn":
+        out: dict[str, Any] = {
+            "original_max_position_embeddings": scheme.original_context,
+            "beta_fast": scheme.beta_fast,
+            "beta_slow": scheme.beta_slow,
+            "ramp": scheme.ramp,
+        }
+        if scheme.ramp == "code":
+            out["truncate"] = scheme.truncate
+        return out
+    if scheme.kind == "llama3":
+        return {
+            "original_max_position_embeddings": scheme.original_context,
+            "low_freq_factor": scheme.low_freq_factor,
+            "high_freq_factor": scheme.high_freq_factor,
+        }
+    return {}
+
+
+def _ntk(fit: Fit) -> Candidate | None:
+    """NTK-aware with the declared base: ln(θ'_i/θ_i) = −(2i/(d − 2))·ln s, ln s by least squares."""
+    base = fit.base
+    x, y = fit.stacked(
+        lambda d, theta: (2.0 * np.arange(d // 2) / (d - 2), np.log(theta / rope_frequencies(d, base)))
+    )
+    log_s = -float(np.dot(x, y) / np.dot(x, x))
+    if not 0 < log_s < 700:
+        return None
+
+    def deviation(s: float) -> float:
+        return fit.deviation(lambda d: RopeScaling("ntk", s).frequencies(d, base)) if s >= 1 else math.inf
+
+    s, dev, rounded = _snapped(math.exp(log_s), deviation, lambda s: fit.tolerance(base, s))
+    if s == 1.0:
+        return None
+    return Candidate("ntk", {"base": base, "factor": s}, dev, fit.tolerance(base, s), 1 if rounded else 4)
+
+
+def _schemes() -> list[RopeScaling]:
+    """The ratio rules tried, each at factor 1: linear, then YaRN (the code's ramp, truncated or not, then
+    the paper's) and Llama 3 over `CONTEXTS` and their parameter sets (Llama 3 from its default L₀ = 8192)."""
+    out = [RopeScaling("linear")]
+    for context in CONTEXTS:
+        for fast, slow in YARN_BETAS:
+            for truncate in (True, False):
+                out.append(RopeScaling("yarn", 1.0, context, fast, slow, truncate=truncate))
+    for context in CONTEXTS:
+        for fast, slow in YARN_BETAS:
+            out.append(RopeScaling("yarn", 1.0, context, fast, slow, ramp="paper"))
+    for context in (8192, *(c for c in CONTEXTS if c != 8192)):
+        for low, high in LLAMA3_FACTORS:
+            out.append(RopeScaling("llama3", 1.0, context, low_freq_factor=low, high_freq_factor=high))
+    return out
+
+
+def _paper_betas(fit: Fit, base: float) -> list[RopeScaling]:
+    """The paper's YaRN ramps (factor 1) whose α, β come from the observed blend at the largest d, one per L₀
+    of `CONTEXTS`: θ'_i/θ_i = 1/s + γ_i·(1 − 1/s) with s from the slowest pair, and on the blended pairs
+    γ_i = (L₀θ_i/(2π) − α)/(β − α) = a·θ_i + b by least squares. Only α/L₀ and β/L₀ are determined, so each
+    L₀ gives its own α, β (rounded to 4 significant digits when that is within 10⁻⁶ of the fit); none when
+    fewer than two pairs are blended."""
+    d = max(fit.ds)
+    plain = rope_frequencies(d, base)
+    ratio = fit.observed[d] / plain
+    inverse = float(np.min(ratio))
+    if not 0 < inverse < 1 - 1e-6:
+        return []
+    gamma = (ratio - inverse) / (1.0 - inverse)
+    blended = (gamma > 1e-6) & (gamma < 1 - 1e-6)
+    if np.count_nonzero(blended) < 2:
+        return []
+    a, b = np.polyfit(plain[blended], gamma[blended], 1)
+    if not a > 0:
+        return []
+    out = []
+    for context in CONTEXTS:
+        width = context / (2.0 * math.pi * a)
+        alpha = -b * width
+        if not alpha > 0:
+            continue
+        slow, fast = (_nearly_round(v) for v in (alpha, alpha + width))
+        if (fast, slow) not in YARN_BETAS and math.isfinite(fast):
+            out.append(RopeScaling("yarn", 1.0, context, fast, slow, ramp="paper"))
+    return out
+
+
+def _nearly_round(x: float) -> float:
+    """x at the fewest significant digits (up to 4) within 10⁻⁶ relative of it, else x."""
+    return next((v for v in _round_values(x) if abs(v / x - 1.0) <= 1e-6), x)
+
+
+def _scaled(fit: Fit) -> list[Candidate]:
+    """Linear, NTK, YaRN and Llama 3 candidates (YaRN, Llama 3 and linear also with the first-step base)."""
+    out: list[Candidate | None] = [_ntk(fit)]
+    bases = [fit.base]
+    other = _first_step_base(fit)
+    if other is not None and abs(math.log(other / fit.base)) > fit.tolerance(other):
+        bases.append(other)
+    for base in bases:
+        rank, labels = (1, ()) if base == fit.base else (3, ("wrong-base",))
+        out.extend(_ratio_rule(fit, base, scheme, rank, labels) for scheme in _schemes())
+        for scheme in _paper_betas(fit, base):
+            round_betas = all(float(f"{v:.4g}") == v for v in (scheme.beta_fast, scheme.beta_slow))
+            out.append(_ratio_rule(fit, base, scheme, rank if round_betas else 4, labels))
+    return [c for c in out if c is not None]
+
+
+def _longrope(fit: Fit) -> Candidate | None:
+    """LongRoPE with the declared base: the per-pair factors ext_i = θ_i/θ'_i at every d, a candidate when
+    they are non-decreasing in i (LongRoPE's constraint on its searched factors) and not all at most 1, each
+    within the tolerance. Factors below 1 are allowed: published tables have them (VoxCPM2's first is
+    0.9978). Any such vector is LongRoPE with some factors, so it ranks below every rule with few parameters
+    (rank 5)."""
+    base = fit.base
+    factors = {d: rope_frequencies(d, base) / theta for d, theta in fit.observed.items()}
+    largest = max(float(np.max(f)) for f in factors.values())
+    if not math.isfinite(largest):
+        return None
+    tolerance = fit.tolerance(base, largest)
+    for ext in factors.values():
+        if np.any(ext[1:] < ext[:-1] * (1 - 2 * tolerance)):
+            return None
+    if largest <= 1 + tolerance:
+        return None
+
+    def reference(d: int) -> np.ndarray:
+        ext = tuple(float(e) for e in factors[d])
+        return RopeScaling("longrope", short_factor=ext, long_factor=ext).frequencies(d, base)
+
+    d = max(fit.ds)
+    parameters = {
+        "base": base,
+        "factors_at_d": d,
+        "factors": [short(float(e)) for e in factors[d]],
+    }
+    return Candidate("longrope", parameters, fit.deviation(reference), tolerance, 5)
+
+
+def candidates(fit: Fit) -> list[Candidate]:
+    """Every candidate rule with fitted parameters, in order of preference within a rank."""
+    longrope = _longrope(fit)
+    return _unscaled(fit) + _scaled(fit) + ([longrope] if longrope is not None else [])
+
+
+def choose(found: Sequence[Candidate]) -> tuple[Candidate, bool]:
+    """(the preferred matching candidate, True), or (the closest one, False) when none matches."""
+    matching = [c for c in found if c.matches]
+    if matching:
+        return min(matching, key=lambda c: c.rank), True
+    return min(found, key=lambda c: c.deviation), False
+
+
+def _describe(candidate: Candidate) -> str:
+    shown = ", ".join(f"{k}={_display(v)}" for k, v in candidate.parameters.items())
+    return f"{candidate.variant} ({shown}) at relative deviation {short(candidate.deviation)}"
+
+
+def _display(value: Any) -> Any:
+    return short(value) if isinstance(value, float) else value
+
+
+def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
+    """The rule inv_freq computes, with its parameters, and the findings it implies."""
+    observed = {d: target.frequencies(d) for d in settings.ds}
+    for d, theta in observed.items():
+        bad = np.flatnonzero(theta <= 0)
+        if bad.size:
+            i = int(bad[0])
+            raise Broken("not-positive", f"inv_freq({d})[{i}] = {short(float(theta[i]))}: no rule fits")
+    returned = target.dtype
+    fit = Fit(observed, returned, settings.base)
+    found = candidates(fit)
+    best, matched = choose(found)
+    if not matched:
+        for precision in computed_in(observed.values(), returned):
+            narrow = Fit(observed, precision, settings.base)
+            narrow_found = candidates(narrow)
+            narrow_best, narrow_matched = choose(narrow_found)
+            if narrow_matched:
+                fit, found, best, matched = narrow, narrow_found, narrow_best, True
+                break
+    deviation = short(best.deviation)
+    parameters = {k: _display(v) for k, v in best.parameters.items()}
+    parameters.update(
+        deviation=DEVIATION, tolerance=short(best.tolerance), tolerance_rule=TOLERANCE, dtype=returned
+    )
+    if fit.dtype != returned:
+        parameters["computed_in"] = fit.dtype
+    if not matched:
+        parameters = {"closest": best.variant, **parameters}
+        detail = (
+            f"the closest is {_describe(best)} > tolerance {short(best.tolerance)} "
+            f"(d = {', '.join(map(str, fit.ds))}, {fit.dtype})"
+        )
+        return Identification(UNKNOWN, parameters, deviation, False), [finding("unknown-scaling", detail)]
+    found_here = _findings(best, fit, found)
+    if fit.dtype != returned:
+        detail = (
+            f"the {best.variant} rule, computed in {fit.dtype}: every frequency is a {fit.dtype} number, "
+            f"within {fit.dtype}'s tolerance {short(best.tolerance)} of {_describe(best)}; "
+            f"returned as {returned}"
+        )
+        found_here.append(finding("low-precision", detail))
+    return Identification(best.variant, parameters, deviation, True), found_here
+
+
+def _findings(best: Candidate, fit: Fit, found: Iterable[Candidate]) -> list[Finding]:
+    note = ""
+    if len(fit.ds) == 1 and best.variant in ("none", "ntk") and best.rank > 0:
+        others = [c for c in found if c.matches and c is not best and c.variant in ("none", "ntk")]
+        if others:
+            note = (
+                f"; with the single d = {fit.ds[0]} this is also {_describe(others[0])} — "
+                "check several d to tell them apart"
+            )
+    exponent = best.parameters.get("exponent")
+    if exponent is not None:
+        detail = (
+            f"θ_i = {short(fit.base)}^({exponent}) instead of base^(-2i/d) "
+            f"(relative deviation {short(best.deviation)})"
+        )
+        return [finding(best.labels[0], detail + note)]
+    base = best.parameters["base"]
+    if best.variant == "none":
+        out = [
+            finding(
+                "scaling-none",
+                f"θ_i = {short(base)}^(−2i/d) (relative deviation {short(best.deviation)}){note}",
+            )
+        ]
+    elif best.variant == "ntk":
+        s = best.parameters["factor"]
+        detail = (
+            f"{_describe(best)}: the frequencies of base·s^(d/(d−2)); from inv_freq(d) alone this is also "
+            f"dynamic NTK at a length L > L₀ where s·L/L₀ − (s − 1) = {short(s)} — one call cannot tell them "
+            f"apart{note}"
+        )
+        out = [finding("scaling-ntk", detail)]
+    elif best.variant == "longrope":
+        factors = best.parameters["factors"]
+        detail = (
+            f"θ_i/θ'_i = ext_i per pair, non-decreasing from {factors[0]} to {factors[-1]} at "
+            f"d = {best.parameters['factors_at_d']} (base {short(base)}): LongRoPE with these factors "
+            "(Phi-3's rope_scaling type longrope; short_factor up to original_max_position_embeddings, "
+            "long_factor beyond, which one call of inv_freq(d) cannot tell apart). Every such vector is "
+            "LongRoPE with some factors: this says that no rule with few parameters fits"
+        )
+        out = [finding("scaling-longrope", detail)]
+    elif best.variant == "yarn" and best.parameters["ramp"] == "paper":
+        out = [finding("scaling-yarn", _describe(best) + _paper_note(best, found))]
+    else:
+        out = [finding(f"scaling-{best.variant}", _describe(best))]
+    if "wrong-base" in best.labels:
+        out.append(finding("wrong-base", f"base {short(base)} fits, the declared base is {short(fit.base)}"))
+    return out
+
+
+def _paper_note(best: Candidate, found: Iterable[Candidate]) -> str:
+    """The paper's ramp is linear in r = L₀θ/(2π) between α and β, so L₀, α and β scaled together give the
+    same frequencies: the other matching (L₀, α, β), if any."""
+    same = [
+        c
+        for c in found
+        if c.matches
+        and c.variant == "yarn"
+        and c.parameters["ramp"] == "paper"
+        and c.parameters["original_max_position_embeddings"]
+        != best.parameters["original_max_position_embeddings"]
+        and c.rank == best.rank
+    ]
+    if not same:
+        return ""
+    shown = "; ".join(
+        f"L₀ = {c.parameters['original_max_position_embeddings']}, "
+        f"α = {_display(c.parameters['beta_slow'])}, β = {_display(c.parameters['beta_fast'])}"
+        for c in same[:3]
+    )
+    return f"; the paper's ramp fixes only α/L₀ and β/L₀, so these fit as well: {shown}"
+
+
+FAMILY = define(
+    Family(
+        FAMILY_NAME,
+        contract="inv_freq(d) -> [d // 2]",
+        forms={1: "inv_freq"},
+        adapt=adapt,
+        identify=identify,
+        expectable=VARIANTS,
+        module=__name__,
+        ds=(64, 128, 256),
+        options=("d", "base"),
+    )
+)

@@ -1,0 +1,2 @@
+"""The encoding families as objects (sinusoidal, RoPE, ALiBi, learned, relative) with their frequencies and
+RoPE's scaling rules."""
