@@ -77,6 +77,9 @@ def check_rows(rows: tuple[int, ...]) -> None:
 def test_the_entry_is_refuted_by_published_bases_that_fail_their_own_criterion() -> None:
     found = catalog.assessment(rb.men_base_bound.id)
     assert rb.men_base_bound.expected == REFUTED and found.verdict == REFUTED
+    detail = dict(found.evidence[0].detail)
+    beyond = [rb._length_name(k) for k in rb.ALL_ROWS if rb.BINARY * k > rb.CERTIFIED_LENGTH]
+    assert detail["infima from committed certificates, re-checked"] == ", ".join(beyond)
     own = "fail the paper's own criterion"
     refutes = [e for e in found.evidence if e.bearing == REFUTES and own in e.summary]
     assert len(refutes) == 1 and refutes[0].holds and refutes[0].detail
