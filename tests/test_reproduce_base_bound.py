@@ -197,9 +197,9 @@ def test_every_committed_certificate_holds_cell_by_cell(k: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("k", [k for k in BEYOND if k <= 128])
 def test_the_committed_certificates_are_what_the_search_finds(k: int, tmp_path) -> None:
-    """The search rewrites the committed bytes (about 1, 2, 6, 8, 34 and 86 s from 4K to 128K): 32K's infimum 629978.26… is 6.3e5
-    at two digits, below the published 6.4e5; 64K's, 2090179.67…, rounds to the published 2.1e6; 128K's,
-    4869104.37…, is 4.9e6, far below the published 7.8e6."""
+    """The search rewrites the committed bytes (about 1, 2, 6, 8, 34 and 86 s from 4K to 128K): 32K's
+    infimum 629978.26… is 6.3e5 at two digits, below the published 6.4e5; 64K's, 2090179.67…, rounds to the
+    published 2.1e6; 128K's, 4869104.37…, is 4.9e6, far below the published 7.8e6."""
     rb.main([str(k), "--out", str(tmp_path)])
     length = rb.BINARY * k
     assert (tmp_path / rb.certificate_name(length)).read_bytes() == rb.read_committed(length)
