@@ -448,7 +448,7 @@ def trig_failure(
 
 #: Bound on |ĉ − cos 2πt| and |ŝ − sin 2πt| for the float32 anchor factors of `anchor_factors`: the angle
 #: 2π(t − round(t)) ∈ [−π, π] rounds to float32 within 2^-23, and numpy's float32 cos and sin are assumed
-#: within 2^-22 there (`tests/test_separation_certified.py` checks this on a dense grid).
+#: within 2^-22 there (`tests/properties/test_separation_certified.py` checks this on a dense grid).
 ANCHOR_FACTOR_ERROR = 2.0**-23 + 2.0**-22 + 2.0**-50
 
 

@@ -6,9 +6,9 @@ Pair i (sinusoidal dims 2i and 2i+1, RoPE's rotated pair i) turns by the angle p
 
 This module is the only place the formula is written: `frequency_exponent` gives the exponent −2i/d, and
 every other function here, and every frequency elsewhere in the package, is built on it
-(`tests/test_frequencies.py` scans the source tree for copies). Code that models a document's or a library's
-own way of computing the frequencies (e.g. PyTorch's ``exp(arange(0, d, 2) · (−ln base/d))`` in float32) is
-not a copy: it is what is being checked against these.
+(`tests/properties/test_frequencies.py` scans the source tree for copies). Code that models a document's or a
+library's own way of computing the frequencies (e.g. PyTorch's ``exp(arange(0, d, 2) · (−ln base/d))`` in
+float32) is not a copy: it is what is being checked against these.
 
 One form per arithmetic, each a single frequency ``*_(i, d, base)`` and a list over i < count:
 

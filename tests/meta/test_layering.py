@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: The library's folders and the package each is installed as.
 LIBRARY = {"claims": "pe_verify.claims", "proofs": "pe_verify.proofs", "properties": "pe_verify.properties"}

@@ -34,7 +34,7 @@ from pe_verify.properties.encodings import scaling, sinusoidal
 from pe_verify.properties.numerics.correct_rounding import correctly_rounded
 from pe_verify.properties.numerics.dtypes import dtype_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("properties", "proofs", "claims", "pe_verify")
 HOME = "properties/encodings/frequencies.py"
 

@@ -9,7 +9,7 @@ import pytest
 from pe_verify import cli
 from pe_verify.claims.headlines import HEADLINES, with_headlines
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MAIN = "pip install -e . && pe-verify report"
 TESTS = 'pip install -e ".[test]" && pytest'

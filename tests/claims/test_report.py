@@ -631,7 +631,7 @@ def test_a_refuted_dependency_is_flagged_and_the_graph_drawn(reuse_plots: None, 
 
 def test_each_section_links_to_the_line_of_its_entry() -> None:
     path, line = catalog.location(catalog.get("D3.5"))
-    lines = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8").splitlines()
+    lines = (Path(__file__).resolve().parents[2] / path).read_text(encoding="utf-8").splitlines()
     assert lines[line - 1] == "@claim(" and lines[line] == '    id="D3.5",'
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from pe_verify.claims import catalog
 
-CLAIMS = Path(__file__).resolve().parents[1] / "claims"
+CLAIMS = Path(__file__).resolve().parents[2] / "claims"
 
 #: SymPy functions that do mathematics (as opposed to building or printing a number).
 DERIVING = frozenset(

@@ -15,7 +15,7 @@ from pe_verify.claims.figures import CONTENT, png_text
 from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.claims.report import DASHBOARD, FOOTER, recorded_matplotlib_version, write_reports
 
-REPORTS = Path(__file__).resolve().parents[1] / "reports"
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 
 def _comparable(text: bytes, same_version: bool) -> bytes:

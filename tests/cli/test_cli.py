@@ -265,7 +265,7 @@ def test_a_c_locale_gets_ascii_though_python_makes_its_streams_utf8(settings: di
 
 
 def test_hypothesis_keeps_its_files_in_the_cache_folder_not_the_current_one(tmp_path: Path) -> None:
-    target = Path(__file__).resolve().parents[1] / "examples" / "rope_bf16_positions.py"
+    target = Path(__file__).resolve().parents[2] / "examples" / "rope_bf16_positions.py"
     environment = {**os.environ, "PE_VERIFY_CACHE": str(tmp_path / "cache")}
     environment.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
     command = ["--quiet", "check", f"{target}:rotate", "--family", "rope", "--d", "8", "--examples", "2"]
