@@ -224,3 +224,28 @@ def test_imports_from_the_same_or_a_lower_floor_pass() -> None:
         "from pe_verify.proofs import rope", "pe_verify.properties.checks.operation_counts"
     )
     assert not upward_imports("from .frequencies import x", "pe_verify.properties.encodings.rope")
+
+
+def imports_of_tests(source: str) -> list[str]:
+    """Each import in `source` of a test module (a module whose name starts with test_)."""
+    return [
+        f"line {line}: {module}"
+        for line, module in imported_modules(source, "")
+        if module.rpartition(".")[2].startswith("test_")
+    ]
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared inputs live in helper modules (twins.py, implementations/, families/), not in test files."""
+    offending = [
+        f"{path.relative_to(ROOT)} {found}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for found in imports_of_tests(path.read_text(encoding="utf-8"))
+    ]
+    assert not offending, "\n".join(offending)
+
+
+def test_an_import_of_a_test_module_is_caught() -> None:
+    assert imports_of_tests("import test_check_rope as rope") == ["line 1: test_check_rope"]
+    assert imports_of_tests("from test_check_alibi import bloom_bias") == ["line 1: test_check_alibi"]
+    assert imports_of_tests("from implementations import rope") == []

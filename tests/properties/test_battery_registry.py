@@ -20,10 +20,8 @@ import families
 import ml_dtypes
 import numpy as np
 import pytest
-import test_check_alibi as alibi
-import test_check_frequencies as frequencies
-import test_check_rope as rope
-import test_check_sinusoidal as sinusoidal
+from implementations import alibi, rope, sinusoidal
+from implementations import rope_frequencies as frequencies
 
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Identification, Report, Settings, expected, run_battery

@@ -17,6 +17,24 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from implementations.rope_frequencies import (
+    LINEAR,
+    LLAMA3,
+    LLAMA3_BASE,
+    NTK,
+    YARN,
+    default_rope,
+    default_rope_float32,
+    doubled,
+    full_width,
+    increasing,
+    linear,
+    llama3,
+    nan_entry,
+    negative_entry,
+    ntk,
+    yarn,
+)
 
 from pe_verify.check import require_expectable
 from pe_verify.properties.battery import Report, Settings, expected, properties_of, run_battery
@@ -24,7 +42,6 @@ from pe_verify.properties.battery.families.rope_frequencies import FAMILY_NAME, 
 from pe_verify.properties.encodings import scaling
 
 SETTINGS = Settings(examples=20)
-LLAMA3_BASE = 500000.0
 
 
 def check(function, settings: Settings = SETTINGS) -> Report:
@@ -44,39 +61,12 @@ def failed(report: Report, name: str):
 # --------------------------------------------------------------------- the corpus (numpy, Hugging Face)
 
 
-def default_rope(d: int, base: float = 10000.0) -> np.ndarray:
-    """``_compute_default_rope_parameters``: 1 / base^(arange(0, d, 2)/d)."""
-    return 1.0 / (base ** (np.arange(0, d, 2, dtype=np.int64).astype(np.float64) / d))
-
-
-def default_rope_float32(d: int, base: float = 10000.0) -> np.ndarray:
-    """The same in float32, as torch computes it (``.float()`` exponents)."""
-    exponent = np.arange(0, d, 2, dtype=np.int64).astype(np.float32) / np.float32(d)
-    return (np.float32(1.0) / (np.float32(base) ** exponent)).astype(np.float32)
-
-
 def llama2(d: int) -> np.ndarray:
     return default_rope(d, 10000.0)
 
 
 def llama3_unscaled(d: int) -> np.ndarray:
     return default_rope(d, LLAMA3_BASE)
-
-
-LINEAR = 4.0
-
-
-def linear(d: int) -> np.ndarray:
-    """``_compute_linear_scaling_rope_parameters``: inv_freq / factor."""
-    return default_rope(d) / LINEAR
-
-
-NTK = 2.0
-
-
-def ntk(d: int) -> np.ndarray:
-    """NTK-aware: base · factor^(d/(d − 2))."""
-    return default_rope(d, 10000.0 * NTK ** (d / (d - 2)))
 
 
 DYNAMIC = 2.0
@@ -88,30 +78,6 @@ def dynamic_ntk(d: int) -> np.ndarray:
     """``_compute_dynamic_ntk_parameters`` at seq_len = 8192 > L₀ = 4096."""
     grown = (DYNAMIC * DYNAMIC_LENGTH / DYNAMIC_L0) - (DYNAMIC - 1)
     return default_rope(d, 10000.0 * grown ** (d / (d - 2)))
-
-
-YARN = {"factor": 16.0, "original_max_position_embeddings": 4096, "beta_fast": 32.0, "beta_slow": 1.0}
-
-
-def yarn(d: int, base: float = 10000.0, truncate: bool = True, **given: float) -> np.ndarray:
-    """``_compute_yarn_parameters``: find_correction_range, linear_ramp_factor, the blend."""
-    p = {**YARN, **given}
-    factor, context = p["factor"], p["original_max_position_embeddings"]
-
-    def correction_dim(rotations: float) -> float:
-        return (d * math.log(context / (rotations * 2 * math.pi))) / (2 * math.log(base))
-
-    low, high = correction_dim(p["beta_fast"]), correction_dim(p["beta_slow"])
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, d - 1)
-    if low == high:
-        high += 0.001
-    ramp = np.clip((np.arange(d // 2, dtype=np.float64) - low) / (high - low), 0, 1)
-    pos_freqs = base ** (np.arange(0, d, 2) / d)
-    extrapolation, interpolation = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
-    extrapolation_factor = 1 - ramp
-    return interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor
 
 
 def yarn_paper(d: int, base: float = 10000.0, **given: float) -> np.ndarray:
@@ -307,30 +273,6 @@ def longrope(d: int, ext_factors: tuple[float, ...] = LONG_FACTOR, base: float =
     ext = np.asarray(ext_factors, dtype=np.float32)
     shape = np.arange(0, d, 2, dtype=np.int64).astype(np.float32) / np.float32(d)
     return np.float32(1.0) / (ext * np.float32(base) ** shape)
-
-
-LLAMA3 = {
-    "factor": 8.0,
-    "low_freq_factor": 1.0,
-    "high_freq_factor": 4.0,
-    "original_max_position_embeddings": 8192,
-}
-
-
-def llama3(d: int, dtype: type = np.float64, **given: float) -> np.ndarray:
-    """``_compute_llama3_parameters`` (its np.where form), computed in `dtype`."""
-    p = {**LLAMA3, **given}
-    f = dtype
-    inv_freq = (default_rope_float32 if dtype is np.float32 else default_rope)(d, LLAMA3_BASE).astype(f)
-    factor, low, high = f(p["factor"]), f(p["low_freq_factor"]), f(p["high_freq_factor"])
-    context = f(p["original_max_position_embeddings"])
-    low_wavelen, high_wavelen = context / low, context / high
-    wavelen = f(2 * math.pi) / inv_freq
-    scaled = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
-    smooth = (context / wavelen - low) / (high - low)
-    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
-    return np.where(medium, smoothed, scaled).astype(f)
 
 
 def llama3_float32(d: int) -> np.ndarray:
@@ -609,10 +551,6 @@ def test_exponent_over_d_minus_2_is_flagged() -> None:
     assert labels(report) == {"exponent-d-2"}
 
 
-def increasing(d: int) -> np.ndarray:
-    return default_rope(d)[::-1].copy()
-
-
 def test_increasing_order_is_not_decreasing_with_the_pair_shown() -> None:
     report = check(increasing)
     result = failed(report, "decreasing")
@@ -629,12 +567,6 @@ def test_increasing_order_is_not_decreasing_with_the_pair_shown() -> None:
     assert report.identified.variant == UNKNOWN
 
 
-def negative_entry(d: int) -> np.ndarray:
-    theta = default_rope(d)
-    theta[d // 4] = -theta[d // 4]
-    return theta
-
-
 def test_a_negative_entry_is_not_positive() -> None:
     report = check(negative_entry)
     result = failed(report, "positive")
@@ -644,12 +576,6 @@ def test_a_negative_entry_is_not_positive() -> None:
     assert example["theta[i]"] < 0
     assert report.identified is None
     assert "not-positive" in labels(report)
-
-
-def nan_entry(d: int) -> np.ndarray:
-    theta = default_rope(d)
-    theta[-1] = np.nan
-    return theta
 
 
 def test_nan_is_not_finite() -> None:
@@ -671,11 +597,6 @@ def test_raising_is_reported_as_raises() -> None:
     assert all(o.label == "raises" for o in report.properties)
     assert "rope_type not supported" in report.properties[0].counterexample["message"]
     assert labels(report) == {"raises"}
-
-
-def full_width(d: int) -> np.ndarray:
-    """One frequency per dimension instead of per pair."""
-    return 1.0 / (10000.0 ** (np.arange(d) / d))
 
 
 def test_a_wrong_shape_is_caught() -> None:
@@ -718,11 +639,6 @@ def test_noise_between_calls_is_nondeterministic() -> None:
     example = result.counterexample
     assert example["first"] != example["second"]
     assert "nondeterministic" in labels(report)
-
-
-def doubled(d: int) -> np.ndarray:
-    """A 'factor 1/2' compression: every pair turns twice as fast, the fastest by 2 rad per position."""
-    return 2.0 * default_rope(d)
 
 
 def test_a_fastest_frequency_above_one_fails() -> None:
