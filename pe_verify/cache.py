@@ -38,7 +38,13 @@ import platformdirs
 from pe_verify.claims.model import BY_SOURCES, ArgumentVerdict, Verdict
 
 ENVIRONMENT = "PE_VERIFY_CACHE"
-PACKAGES = ("pe_verify", "pe_verify.proofs", "pe_verify.properties", "pe_verify.claims")
+PACKAGES = (
+    "pe_verify",
+    "pe_verify.proofs",
+    "pe_verify.properties",
+    "pe_verify.claims",
+    "pe_verify.reporting",
+)
 DISTRIBUTION = "pe-verify"
 
 #: Largest cache file read (the whole catalog takes under 1 MB).

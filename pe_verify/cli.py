@@ -421,7 +421,7 @@ def _verdict_status(changes: Iterable[str | None]) -> int:
 
 def _record(item, found) -> dict:
     """Everything `list` and `show` print about one claim, as JSON-ready values (what the cache keeps)."""
-    from pe_verify.claims.report import argument_label, short_statement
+    from pe_verify.reporting.report import argument_label, short_statement
 
     verdict, argument = found.verdict, argument_label(found)
     return {
@@ -604,8 +604,8 @@ def run_report(out: str, readme: str | None, quiet: bool = False, redraw: bool =
     version drew with the same content are kept, and said so on stderr, unless `redraw`."""
     import matplotlib
 
-    from pe_verify.claims import headlines, publish, report
     from pe_verify.claims.catalog import all_claims, assessment
+    from pe_verify.reporting import headlines, publish, report
 
     if not out.strip():
         raise UsageError("--out is empty: name the folder the report goes in (default: reports)")
@@ -642,7 +642,7 @@ def run_report(out: str, readme: str | None, quiet: bool = False, redraw: bool =
 
 def _readme_text(readme: Path, folder: Path) -> str:
     """The README's text, refused when it is no file, not UTF-8, lacks the headline block or lies in --out."""
-    from pe_verify.claims.headlines import require_block
+    from pe_verify.reporting.headlines import require_block
 
     if not readme.is_file():
         raise UsageError(f"--readme {readme} is not a file")

@@ -6,11 +6,12 @@ from __future__ import annotations
 import flint
 import pytest
 
-from pe_verify.claims import catalog, evidence, figures, reproduce_decay
+from pe_verify.claims import catalog, evidence, reproduce_decay
 from pe_verify.claims.model import CAVEAT, LIMITS, PROVED, SUPPORTS, UNSETTLED, Assessment, Claim
 from pe_verify.claims.numbers import UNCERTIFIED
 from pe_verify.proofs import random_scores
 from pe_verify.proofs.derivation import fact
+from pe_verify.reporting import figures
 
 ENTRIES = {value.id: value for value in vars(reproduce_decay).values() if isinstance(value, Claim)}
 

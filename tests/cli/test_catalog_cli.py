@@ -10,8 +10,9 @@ import matplotlib
 import pytest
 
 from pe_verify import cli
-from pe_verify.claims import catalog, figures, headlines, publish, report
+from pe_verify.claims import catalog
 from pe_verify.claims.model import EXACT, PROVED, REFUTES, Assessment, Evidence, Source, claim
+from pe_verify.reporting import figures, headlines, publish, report
 
 SHOW_FIELDS = {"id", "role", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
 

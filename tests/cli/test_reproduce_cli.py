@@ -8,7 +8,7 @@ import json
 import pytest
 
 from pe_verify import cli
-from pe_verify.claims import catalog, report
+from pe_verify.claims import catalog
 from pe_verify.claims.model import (
     EXACT,
     PROVED,
@@ -21,6 +21,7 @@ from pe_verify.claims.model import (
     Source,
     claim,
 )
+from pe_verify.reporting import report
 
 AGREES = Reproduction(
     "toy_agrees", "A et al. 2020 (arXiv 0000.00001), Table 1", "exact", (Row("n = 2", "4", "4", True),)

@@ -1,9 +1,9 @@
-"""The library never depends on the command line: no module of claims/, proofs/ or properties/ imports one of
-the CLI package's own modules (`pe_verify.cli`, `collisions`, `check`, `cache`, `inputs`, `isolated`,
-`terminal`, `testing`), whether absolutely, relatively, from inside a function or through
+"""The library never depends on the command line: no module of claims/, proofs/, properties/ or reporting/
+imports one of the CLI package's own modules (`pe_verify.cli`, `collisions`, `check`, `cache`, `inputs`,
+`isolated`, `terminal`, `testing`), whether absolutely, relatively, from inside a function or through
 `importlib.import_module`; and the library is built in floors (`FLOORS`): numerics, encodings, proofs,
-checks, analyses, the battery, claims — a module imports only from its own floor and those below, so
-proofs/ uses the encodings of properties/ and only the floors above it use proofs/.
+checks, analyses, the battery, claims, reporting — a module imports only from its own floor and those below,
+so proofs/ uses the encodings of properties/ and only the floors above it use proofs/.
 
 Each source file is parsed with `ast` and every import it holds is resolved to the full module names it
 reaches, as `pe_verify.<folder>` is the package of a file in that folder.
@@ -20,7 +20,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The library's folders and the package each is installed as.
-LIBRARY = {"claims": "pe_verify.claims", "proofs": "pe_verify.proofs", "properties": "pe_verify.properties"}
+LIBRARY = {
+    "claims": "pe_verify.claims",
+    "proofs": "pe_verify.proofs",
+    "properties": "pe_verify.properties",
+    "reporting": "pe_verify.reporting",
+}
 
 #: The CLI package's top-level modules.
 CLI_MODULES = frozenset(
@@ -154,6 +159,7 @@ FLOORS = (
     ("pe_verify.properties.analyses",),
     ("pe_verify.properties.battery", "pe_verify.properties.family_index"),
     ("pe_verify.claims",),
+    ("pe_verify.reporting",),
 )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pe_verify import cli
-from pe_verify.claims.headlines import HEADLINES, with_headlines
+from pe_verify.reporting.headlines import HEADLINES, with_headlines
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import matplotlib
 
-from pe_verify.claims.figures import CONTENT, png_text
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.claims.report import DASHBOARD, FOOTER, recorded_matplotlib_version, write_reports
+from pe_verify.reporting.figures import CONTENT, png_text
+from pe_verify.reporting.report import DASHBOARD, FOOTER, recorded_matplotlib_version, write_reports
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 

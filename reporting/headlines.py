@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from . import catalog
+from pe_verify.claims import catalog
+
 from .report import argument_label, cell, github_slug, page_name, short_statement
 
 #: The claims the README leads with: the three proofs of document 003 and the most-repeated folk claims.

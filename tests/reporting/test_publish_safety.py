@@ -22,8 +22,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from pe_verify import cli
-from pe_verify.claims import catalog, publish, report
+from pe_verify.claims import catalog
 from pe_verify.claims.model import EXACT, PROVED, Assessment, Evidence, Source, claim
+from pe_verify.reporting import publish, report
 
 #: What the files of ours start with: the report's marker line, so that `report` counts the pages as its own.
 OURS = report.MARKER.encode() + b"\n"
@@ -271,7 +272,7 @@ def test_only_what_was_carried_or_is_ours_is_removed_from_the_old_folder(
 KILLED = """
 import os, signal, sys
 from pathlib import Path
-from pe_verify.claims import publish
+from pe_verify.reporting import publish
 out, where = Path(sys.argv[1]), sys.argv[2]
 OURS = os.environ["OURS"].encode() + b"\\n"
 def ours(relative, path):

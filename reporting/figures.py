@@ -31,6 +31,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from pe_verify.claims.catalog import ILLUSTRATES
+from pe_verify.claims.numbers import UNCERTIFIED, ball_text, certain_signs, certified
 from pe_verify.properties.analyses import finite_precision as fp
 from pe_verify.properties.analyses import near_collision as nc
 from pe_verify.properties.analyses.collisions import exact_coincidence_mask
@@ -43,8 +45,6 @@ from pe_verify.properties.checks.long_term_decay import (
 from pe_verify.properties.encodings.sinusoidal import Sinusoidal, frequencies, pair_index, sinusoidal_encoding
 from pe_verify.properties.numerics.checking import EPS64, angle_tolerance
 from pe_verify.properties.numerics.dtypes import DTYPES
-
-from .numbers import UNCERTIFIED, ball_text, certain_signs, certified
 
 BASE = 10000.0
 DPI = 100
@@ -135,17 +135,6 @@ def png_text(png: bytes) -> dict[str, str]:
 def is_ours(png: bytes) -> bool:
     """Whether PNG bytes carry the marker text chunk written by `png_bytes`."""
     return png_text(png).get("Source") == MARKER
-
-
-#: The claims each figure illustrates, by file name (the report shows a figure in those claims' sections).
-ILLUSTRATES: dict[str, tuple[str, ...]] = {
-    "encoding-heatmap.png": ("D0.3", "D0.6"),
-    "wavelengths.png": ("D0.4", "D3.1"),
-    "distance-by-offset.png": ("D0.7",),
-    "near-collision-gap.png": ("D3.5",),
-    "dtype-thresholds.png": ("D3.3", "D3.4"),
-    "roformer-decay.png": ("G.roformer_decay", "G.rope_long_term_decay"),
-}
 
 
 def _plot(name: str, title: str, caption: str, build: Callable[[Figure], None]) -> Plot:

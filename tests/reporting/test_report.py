@@ -23,7 +23,7 @@ import matplotlib.figure
 import numpy as np
 import pytest
 
-from pe_verify.claims import catalog, figures, publish, report
+from pe_verify.claims import catalog
 from pe_verify.claims.evidence import from_derivation
 from pe_verify.claims.model import (
     AGGREGATE,
@@ -57,6 +57,7 @@ from pe_verify.claims.model import (
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
+from pe_verify.reporting import figures, publish, report
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -401,7 +402,7 @@ def test_regeneration_gives_identical_bytes(drawn: Path, tmp_path: Path) -> None
 def test_regeneration_in_another_process_gives_identical_bytes(drawn: Path, tmp_path: Path) -> None:
     script = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[2]); import test_report as t; "
-        "from pe_verify.claims import figures, report; figures.SCALES = t.SMALL; "
+        "from pe_verify.reporting import figures, report; figures.SCALES = t.SMALL; "
         "report.write_reports(Path(sys.argv[1]), t.FAKE)"
     )
     environment = dict(os.environ, PYTHONHASHSEED="12345")
@@ -490,7 +491,7 @@ def test_a_failure_mid_write_leaves_the_old_report_and_nothing_else(
 KILLED_RUN = """
 import os, signal, sys
 from pathlib import Path, PurePosixPath
-from pe_verify.claims import publish
+from pe_verify.reporting import publish
 real, calls = publish._write, []
 def write(path, data):
     calls.append(path)

@@ -26,11 +26,9 @@ from pathlib import Path, PurePosixPath
 
 import matplotlib
 
-from pe_verify.proofs.derivation import render_markdown
-
-from . import catalog, figures, numbers, publish
-from .evidence import derivation, verification
-from .model import (
+from pe_verify.claims import catalog, numbers
+from pe_verify.claims.evidence import derivation, verification
+from pe_verify.claims.model import (
     AGGREGATE,
     ARGUMENT_VERDICTS,
     BACKGROUND,
@@ -68,6 +66,9 @@ from .model import (
     Evidence,
     Reproduction,
 )
+from pe_verify.proofs.derivation import render_markdown
+
+from . import figures, publish
 
 DASHBOARD = "README.md"
 BEYOND = "beyond-the-documents.md"
