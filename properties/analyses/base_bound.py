@@ -353,13 +353,17 @@ class Cell:
 REACH_SLACK = 1e-13
 
 
-def _half_width(cell: Cell) -> float:
-    """The larger of ln(centre/low) and ln(high/centre), to within 10^-20 (log1p of the exact excess)."""
-    assert cell.centre is not None
-    return max(
-        math.log1p(float((cell.centre - cell.low) / cell.low)),
-        math.log1p(float((cell.high - cell.centre) / cell.centre)),
+def _half_widths(cells: Sequence[Cell]) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's low end and the larger of ln(centre/low), ln(high/centre), in float64: log1p of the
+    differences, which are exact for float ends within a factor 2 (Sterbenz), so each width is within a
+    relative 10^-15 (ArithmeticError for a cell wider than a factor 2)."""
+    low, centre, high = (
+        np.array([float(getattr(cell, end)) for cell in cells], dtype=np.float64)
+        for end in ("low", "centre", "high")
     )
+    if not (centre <= 2 * low).all() or not (high <= 2 * centre).all():
+        raise ArithmeticError("a cell spans more than a factor 2 in the base")
+    return low, np.maximum(np.log1p((centre - low) / low), np.log1p((high - centre) / centre))
 
 
 def reach(
@@ -489,6 +493,11 @@ class Infimum:
     bisected: tuple[Cell, ...] = ()
 
     @property
+    def failing(self) -> tuple[Cell, ...]:
+        """The island scan's failing cells from `start` up to its first other cell."""
+        return tuple(itertools.takewhile(lambda cell: cell.state == FAILS, self.cells))
+
+    @property
     def ball(self) -> flint.arb:
         """[low, high] as an arb ball: its printed digits are those it certifies."""
         with flint.ctx.workprec(BITS):
@@ -582,13 +591,7 @@ def _failing_block_holds(cells: Sequence[Cell], d: int, build: Builder) -> np.nd
         return held
     centres = [cell.centre for cell in chosen]
     m = np.array([cell.witness for cell in chosen], dtype=np.float64)
-    low, centre, high = (
-        np.array([float(getattr(cell, end)) for cell in chosen]) for end in ("low", "centre", "high")
-    )
-    # the differences are exact in float64 (Sterbenz: the cells are far narrower than a factor 2)
-    if not (centre <= 2 * low).all() or not (high <= 2 * centre).all():
-        raise ArithmeticError("a failing cell spans more than a factor 2 in the base")
-    width = np.maximum(np.log1p((centre - low) / low), np.log1p((high - centre) / centre))
+    low, width = _half_widths(chosen)
     drift = m * slope(_exponent_sum(build, d), low) * width * (1 + 1e-9)
     rows = _frequency_rows(centres, d, build)
     values = np.cos(m[:, None] * rows).sum(axis=1)
@@ -607,7 +610,7 @@ def _admissible_throughout(cell: Cell, length: int, d: int, build: Builder) -> b
     if cell.centre is None or not cell.low <= cell.centre <= cell.high:
         return False
     state, r, _ = reach(cell.centre, cell.low, length, d, build)
-    return state == ADMISSIBLE and _half_width(cell) <= r + REACH_SLACK / 2
+    return state == ADMISSIBLE and float(_half_widths([cell])[1][0]) <= r + REACH_SLACK / 2
 
 
 def check_infimum(
@@ -623,7 +626,7 @@ def check_infimum(
         if cell.low != point or not cell.low < cell.high:
             raise ArithmeticError(f"the cells leave a gap or overlap at {float(point)}")
         point = cell.high
-    failing = list(itertools.takewhile(lambda cell: cell.state == FAILS, found.cells))
+    failing = found.failing
     for cell, holds in zip(failing, _failing_cells_hold(failing, d, build), strict=True):
         if not holds:
             raise ArithmeticError(f"the cell [{float(cell.low)}, {float(cell.high)}] is not shown to fail")

@@ -282,10 +282,6 @@ def small_infimum() -> bb.Infimum:
     return bb.infimum(1024, Fraction(4300), start=Fraction(3000))
 
 
-def failing_prefix(found: bb.Infimum) -> int:
-    return sum(1 for _ in itertools.takewhile(lambda cell: cell.state == bb.FAILS, found.cells))
-
-
 def test_a_certificate_reads_back_to_its_infimum_and_checks() -> None:
     found = small_infimum()
     text = bb.certificate_text(found)
@@ -293,7 +289,7 @@ def test_a_certificate_reads_back_to_its_infimum_and_checks() -> None:
     assert bb.read_certificate(text) == (found, 128)
     bb.check_infimum(found)
     bb.check_infimum(found, every_cell=True)
-    assert failing_prefix(found) > 10 and found.bisected and found.bisected[-1].witness == found.witness
+    assert len(found.failing) > 10 and found.bisected and found.bisected[-1].witness == found.witness
 
 
 def tampered_witness(found: bb.Infimum) -> bb.Infimum:
@@ -312,7 +308,7 @@ def widened(found: bb.Infimum) -> bb.Infimum:
     first, cells = found.cells[0], found.cells
     end = next(
         j
-        for j in range(1, failing_prefix(found))
+        for j in range(1, len(found.failing))
         if np.cos(first.witness * frequencies(128, float(cells[j].high), count=64)).sum() > 0.1
     )
     return replace(found, cells=(replace(first, high=cells[end].high), *cells[end + 1 :]))
