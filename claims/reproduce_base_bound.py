@@ -479,8 +479,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ]
     if taken:
         parser.error(f"{', '.join(taken)} already in {arguments.out}: remove it to write it again")
-    arguments.out.mkdir(parents=True, exist_ok=True)
-    write_certificates(arguments.rows, arguments.out)
+    try:
+        arguments.out.mkdir(parents=True, exist_ok=True)
+        write_certificates(arguments.rows, arguments.out)
+    except OSError as error:
+        parser.error(f"cannot write into {arguments.out}: {error.strerror or error}")
 
 
 if __name__ == "__main__":

@@ -252,6 +252,15 @@ def test_a_missing_or_wrong_certificate_is_named(monkeypatch: pytest.MonkeyPatch
         rb.committed_infimum.cache_clear()
 
 
+def test_an_out_folder_that_cannot_be_made_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    (tmp_path / "file").write_text("mine")
+    with pytest.raises(SystemExit) as stop:
+        rb.main(["32", "--out", str(tmp_path / "file" / "below")])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "cannot write into" in err and "Traceback" not in err
+    assert (tmp_path / "file").read_text() == "mine"
+
+
 def test_the_certificate_writer_replaces_no_file(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / rb.certificate_name(32768)).write_text("mine")
     with pytest.raises(SystemExit) as stop:
