@@ -20,7 +20,7 @@ import hashlib
 import io
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -85,15 +85,21 @@ SCALES = Scales()
 
 @dataclass(frozen=True)
 class Plot:
-    """A drawn figure: file name, title, a markdown caption of what was computed, the claims it illustrates,
-    the PNG bytes and the content digest they carry."""
+    """A figure: file name, title, a markdown caption of what was computed, the claims it illustrates, the
+    content digest its PNG carries and how to draw that PNG (drawn once, when first asked for: a page needs
+    only the caption, and figures kept from another matplotlib version are never drawn)."""
 
     name: str
     title: str
     caption: str
     claims: tuple[str, ...]
-    png: bytes
     content: str
+    draw: Callable[[], bytes] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def png(self) -> bytes:
+        """The PNG bytes."""
+        return self.draw()
 
 
 def content_digest(name: str, title: str, caption: str) -> str:
@@ -138,12 +144,17 @@ def is_ours(png: bytes) -> bool:
 
 
 def _plot(name: str, title: str, caption: str, build: Callable[[Figure], None]) -> Plot:
-    """Run `build` on a fresh figure in matplotlib's default style (a user's matplotlibrc changes nothing)."""
+    """The figure `build` draws on a fresh figure in matplotlib's default style (a user's matplotlibrc changes
+    nothing), drawn when its PNG is first asked for."""
     content = content_digest(name, title, caption)
-    with style.context("default"):
-        figure = Figure(figsize=SIZE, dpi=DPI, layout="constrained")
-        build(figure)
-        return Plot(name, title, caption, ILLUSTRATES[name], png_bytes(figure, content), content)
+
+    def draw() -> bytes:
+        with style.context("default"):
+            figure = Figure(figsize=SIZE, dpi=DPI, layout="constrained")
+            build(figure)
+            return png_bytes(figure, content)
+
+    return Plot(name, title, caption, ILLUSTRATES[name], content, draw)
 
 
 def _power_of_ten(n: int) -> str:

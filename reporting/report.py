@@ -610,28 +610,27 @@ def kept_figures(folder: Path, plots: Sequence[figures.Plot]) -> tuple[str, list
         png = path.read_bytes()
         if figures.png_text(png).get(figures.CONTENT) != plot.content:
             return None
-        kept.append(dataclasses.replace(plot, png=png))
+        kept.append(dataclasses.replace(plot, draw=lambda png=png: png))
     return recorded, kept
 
 
-def render_reports(
+def render_pages(
     claims: Sequence[Claim] | None = None,
     progress: Callable[[str], None] | None = None,
     keep: Path | None = None,
-) -> dict[str, bytes]:
-    """Every file of the report, relative path → bytes: the dashboard, the document pages, the figures.
+) -> tuple[dict[str, str], tuple[figures.Plot, ...]]:
+    """The report's pages, relative path → text, and its figures (not yet drawn: `figures.Plot.png` draws
+    one when asked).
 
     `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
-    `progress(step)` is called as each claim and then the figures are done. With `keep`, the figures of the
-    report in that folder are reused when `kept_figures` finds them the same.
+    `progress(step)` is called as each claim is done. With `keep`, the figures of the report in that folder
+    are reused when `kept_figures` finds them the same.
     """
     entries = assessed(claims, progress)
     plots = figures.draw_figures(figures.SCALES)
     drawn_with, found = matplotlib.__version__, None if keep is None else kept_figures(keep, plots)
     if found is not None:
         drawn_with, plots = found
-    if progress is not None:
-        progress("figures")
     pages: dict[str, list[Entry]] = {}
     for entry in entries:
         pages.setdefault(entry.page, []).append(entry)
@@ -639,7 +638,20 @@ def render_reports(
     anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
     texts = _render_pages(pages, anchors, plots)
     texts[DASHBOARD] = render_dashboard(entries, list(pages), anchors, plots, drawn_with)
+    return texts, tuple(plots)
+
+
+def render_reports(
+    claims: Sequence[Claim] | None = None,
+    progress: Callable[[str], None] | None = None,
+    keep: Path | None = None,
+) -> dict[str, bytes]:
+    """Every file of the report, relative path → bytes: the dashboard, the document pages (`render_pages`,
+    with the same arguments) and the figures, drawn here (`progress("figures")` once they are)."""
+    texts, plots = render_pages(claims, progress, keep)
     files = {f"{FIGURES}/{plot.name}": plot.png for plot in plots}
+    if progress is not None:
+        progress("figures")
     return files | {name: text.encode("utf-8") for name, text in texts.items()}
 
 

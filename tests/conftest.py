@@ -24,7 +24,7 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.register_profile("dev", deadline=None, max_examples=50)
+settings.register_profile("dev", deadline=None, max_examples=10)
 settings.register_profile(
     "thorough", deadline=None, max_examples=1000, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -40,7 +40,8 @@ if _PROFILE not in ("ci", "dev", "thorough"):
 settings.load_profile(_PROFILE)
 
 #: Test files that read the catalog's assessments, which are computed once per process (`catalog.assessment`):
-#: under `-n 2 --dist loadgroup` (pyproject.toml) they share one worker, so no assessment is computed twice.
+#: under `-n 2 --dist loadgroup` (how CI runs the deep tests) they share one worker, so no assessment is
+#: computed twice.
 #: The `test_proofs_*.py` files join them: they read the same derivations' verifications
 #: (`evidence.verification`, once per process), which took 7–10 s of SymPy when each worker ran its own.
 CATALOG_FILES = frozenset(

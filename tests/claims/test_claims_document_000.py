@@ -72,11 +72,13 @@ def test_entry_names_its_source_and_states_the_claim(item: Claim) -> None:
         assert dependency in BY_ID
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", ["D0.3a", "D0.7", "D0.12", "D0.16", "D0.18"])
 def test_numeric_entries_are_deterministic(claim_id: str) -> None:
     assert BY_ID[claim_id].assess() == assessed(claim_id)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", CLAIMS, ids=lambda item: item.id)
 def test_no_entry_prints_uncertified_digits(item: Claim) -> None:
     result = assessed(item.id)
@@ -99,6 +101,7 @@ def test_refuted_entries_name_their_witnesses() -> None:
     assert "0 for (i, j) = (1, 0) and 0.7651 for (2, 1)" in result.explanation
 
 
+@pytest.mark.slow
 def test_nearness_is_certified_and_the_dips_are_notes_beyond_the_claim() -> None:
     result = assessed("D0.7")
     dips = [e for e in result.evidence if "farther position is closer" in e.summary]

@@ -81,6 +81,7 @@ def run_pooled_step_on_causal_attention(monkeypatch: pytest.MonkeyPatch) -> None
     verify_afresh(monkeypatch, attention.pooled_output_invariance)
 
 
+@pytest.mark.slow
 def test_d1_1_fails_when_the_pooled_derivation_is_run_on_causal_attention(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -99,6 +100,7 @@ def test_d1_7b_is_a_caveat_on_the_word_invariant_with_the_point_supported() -> N
     }
 
 
+@pytest.mark.slow
 def test_d1_7b_is_unsettled_when_the_pooled_derivation_is_run_on_causal_attention(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -106,6 +108,7 @@ def test_d1_7b_is_unsettled_when_the_pooled_derivation_is_run_on_causal_attentio
     assert doc.d1_7b.assess().verdict == UNSETTLED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "broken",
     [Unbounded, LearnedFunction, FreeParameter],
@@ -139,11 +142,13 @@ class SwappedTable(SinusoidalTable):
         self.pe[..., 0::2], self.pe[..., 1::2] = odd, even
 
 
+@pytest.mark.slow
 def test_d1_4_loses_its_caveat_when_odd_d_model_stops_failing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(doc, "SinusoidalTable", OddTolerantTable)
     assert doc.d1_4.assess().verdict == NUMERIC
 
 
+@pytest.mark.slow
 def test_d1_4_is_unsettled_for_a_swapped_layout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(doc, "SinusoidalTable", SwappedTable)
     assert doc.d1_4.assess().verdict == UNSETTLED
@@ -165,6 +170,7 @@ class HeadAxisCache(RotaryCache):
         return self._embed(q, cos, sin), self._embed(k, cos, sin)
 
 
+@pytest.mark.slow
 def test_d1_5_is_unsettled_for_a_backwards_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(doc, "RotaryCache", BackwardsCache)
     assert doc.d1_5.assess().verdict == UNSETTLED

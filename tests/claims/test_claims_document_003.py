@@ -104,6 +104,7 @@ def test_a_lower_bound_is_rounded_down() -> None:
 # ------------------------------------------------------------------------------------------ mutations
 
 
+@pytest.mark.slow
 def test_a_ratio_argument_that_never_fails_would_be_sound(
     fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -114,6 +115,7 @@ def test_a_ratio_argument_that_never_fails_would_be_sound(
     assert doc.d3_3.assess().argument_verdict == SOUND
 
 
+@pytest.mark.slow
 def test_a_wrong_base_breaks_the_witnesses(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(doc, "Sinusoidal", lambda d, base: Sinusoidal(d, 10001))
     found = doc.d3_5.assess()
@@ -170,6 +172,7 @@ def test_equal_slopes_do_not_show_the_slope_effect(fresh: None, monkeypatch: pyt
     assert doc.d3_10.assess().verdict == UNSETTLED
 
 
+@pytest.mark.slow
 def test_a_confirmed_seqpe_description_would_clear_the_table(
     fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -52,6 +52,7 @@ def assessed(claim_id: str) -> Assessment:
     return next(item for item in CLAIMS if item.id == claim_id).assess()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", CLAIMS, ids=lambda entry: entry.id)
 def test_entry_is_well_formed(entry: Claim) -> None:
     assert re.fullmatch(r"G\.[a-z0-9_]+", entry.id)
@@ -66,12 +67,14 @@ def test_every_listed_entry_exists_once() -> None:
     assert len(ids) == len(set(ids)) and set(ids) == EXPECTED_IDS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim_id", ["G.rope_long_term_decay", "G.rope_low_precision"])
 def test_seeded_experiments_are_deterministic(claim_id: str) -> None:
     entry = next(item for item in CLAIMS if item.id == claim_id)
     assert catalog.assessment(entry.id) == assessed(claim_id)
 
 
+@pytest.mark.slow
 def test_numeric_verdicts_rest_on_floating_point_evidence_and_proofs_do_not() -> None:
     """Floating-point evidence that only corroborates an exact proof does not make a verdict numerical."""
     for entry in CLAIMS:
@@ -140,6 +143,7 @@ def test_slopes_counted_from_zero_unsettle_the_alibi_entry(monkeypatch: pytest.M
     assert general.alibi_slopes.assess().verdict == UNSETTLED
 
 
+@pytest.mark.slow
 def test_slopes_2_to_minus_8h_over_n_for_every_count_unsettle_the_other_counts_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -207,6 +211,7 @@ def test_the_rounded_ramp_ends_agree_with_a_float64_recomputation() -> None:
     assert f"the rounded ramp is {at_ends[0]} and {at_ends[1]} instead of 1 and 0" in ends
 
 
+@pytest.mark.slow
 def test_frequencies_all_near_one_remove_the_decay(monkeypatch: pytest.MonkeyPatch) -> None:
     original = general.relative_upper_bound
     monkeypatch.setattr(
@@ -230,6 +235,7 @@ def test_an_entry_without_evidence_cannot_prove() -> None:
     assert claim_verdict(()) == UNSETTLED
 
 
+@pytest.mark.slow
 def test_a_yarn_temperature_that_forgets_its_scale_unsettles_its_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

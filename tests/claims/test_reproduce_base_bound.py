@@ -101,6 +101,7 @@ def test_the_reproduction_has_every_row_beside_the_published_values() -> None:
     assert reproduction.discrepancies and len(reproduction.discrepancies) < len(reproduction.rows)
 
 
+@pytest.mark.slow
 def test_the_first_rows_match_a_direct_sum() -> None:
     check_rows((1, 2, 4))
 
@@ -110,6 +111,7 @@ def test_the_default_rows_match_a_direct_sum() -> None:
     check_rows(rb.DEFAULT_ROWS)
 
 
+@pytest.mark.slow
 def test_a_row_the_two_digit_search_accepts_differs_from_the_infimum() -> None:
     """At 2K the published 1.6e4 is the smallest admissible two-digit base, so a two-digit search calls the
     row reproduced; the infimum over real bases is 11587.24…, 1.2e4 at two digits, and the row differs."""
@@ -129,6 +131,7 @@ def test_the_bases_are_printed_as_the_paper_prints_them() -> None:
     assert rb._base_text(Fraction(11, 10)) == "1.1e0"
 
 
+@pytest.mark.slow
 def test_a_mistyped_published_value_is_a_discrepancy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(rb.PUBLISHED, 1, "4.4e3")
     (row,) = rb.base_bound_rows((1,))
@@ -136,6 +139,7 @@ def test_a_mistyped_published_value_is_a_discrepancy(monkeypatch: pytest.MonkeyP
     assert "the published base fails: B(" in row.note
 
 
+@pytest.mark.slow
 def test_a_broken_criterion_changes_the_rows() -> None:
     good, broken = rb.base_bound_rows((1, 4)), rb.base_bound_rows((1, 4), last_term_dropped)
     assert all(row.agrees for row in good)
@@ -169,6 +173,7 @@ def test_the_source_cites_the_recomputation_of_may_2024() -> None:
     assert set(rb.SU_2024) == set(rb.PUBLISHED)
 
 
+@pytest.mark.slow
 def test_su_jianlin_s_values_are_compared_with_the_infima(monkeypatch: pytest.MonkeyPatch) -> None:
     """At 2K his 1.2e4 is the infimum's two digits; a mistyped 1.6e4 (the published value) is not."""
     (row,) = rb.base_bound_rows((2,))
@@ -205,6 +210,7 @@ def test_the_committed_certificates_are_what_the_search_finds(k: int, tmp_path) 
     assert (tmp_path / rb.certificate_name(length)).read_bytes() == rb.read_committed(length)
 
 
+@pytest.mark.slow
 def test_a_certificate_that_does_not_check_leaves_the_row_to_the_two_digit_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

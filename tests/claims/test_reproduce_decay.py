@@ -96,6 +96,7 @@ def test_a_sample_with_a_mean_unsettles_the_expected_score(monkeypatch: pytest.M
     assert found.verdict == UNSETTLED and not found.reproduction.rows[0].agrees
 
 
+@pytest.mark.slow
 def test_a_failing_derivation_unsettles_the_expected_score(monkeypatch: pytest.MonkeyPatch) -> None:
     """Broken step: the Gaussian mean claimed to be the all-ones score instead of 0."""
     monkeypatch.setattr(random_scores, "gaussian_mean_step", lambda: fact("E = d", "wrong", lambda: False))
@@ -112,6 +113,7 @@ def test_a_failing_derivation_unsettles_the_expected_score(monkeypatch: pytest.M
     )
 
 
+@pytest.mark.slow
 def test_the_figure_draws_the_curve_with_certified_numbers() -> None:
     plot = figures.roformer_decay(figures.SCALES)
     assert plot.name in figures.ILLUSTRATES and "G.roformer_decay" in plot.claims

@@ -55,12 +55,14 @@ def test_the_critical_rows_agree_with_the_published_92() -> None:
     assert rows[0].published == "92" and rows[0].computed.startswith("92 = 2⌈45.02")
 
 
+@pytest.mark.slow
 def test_a_wrong_base_misses_the_printed_294_73(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(entries, "C", 20000)
     rows = entries.pi_bound_ratio.assess().reproduction.rows
     assert not rows[0].agrees
 
 
+@pytest.mark.slow
 def test_a_true_theorem_would_leave_the_ratio_with_a_caveat(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the exact worst case as the theorem's constant nothing refutes it; B(s) < d beyond Figure 5
     still limits the claim."""

@@ -201,6 +201,7 @@ def _ids_as_text(data: dict) -> None:
     data["ids"] = "T.1,T.2"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "corrupt",
     [

@@ -60,6 +60,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return status, out, err
 
 
+@pytest.mark.slow
 def test_a_correct_rotation_passes_with_exit_0(capsys, target: Path) -> None:
     status, out, _ = _run(capsys, "check", f"{target}:rotate", "--family", "rope")
     assert status == 0

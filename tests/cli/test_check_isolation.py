@@ -114,6 +114,7 @@ def test_what_the_target_writes_to_stdout_is_counted_not_shown(capsys, tmp_path:
     assert written and int(written[1]) > len("at import\n") + 10 * len("hellorawfrom C\n\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "hang",
     [
@@ -140,6 +141,7 @@ def test_a_hang_is_a_timeout(capsys, tmp_path: Path, hang: str) -> None:
     assert "inv_freq(8)" in failed["one-per-pair"]["message"] and "0.3 s" in failed["one-per-pair"]["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "allocation",
     ["np.ones(2**28)", "[bytearray(2**24) for _ in range(64)]"],
@@ -241,6 +243,7 @@ def _gone(pid: int) -> bool:
     return state == "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see the child end")
 @pytest.mark.parametrize("ending", ["ctrl-c", "killed"])
 def test_the_child_ends_with_a_ctrl_c_with_130_or_when_the_run_is_killed(tmp_path: Path, ending: str) -> None:

@@ -250,6 +250,7 @@ def test_the_locale_asked_for_decides_under_pythons_own_utf8_mode(monkeypatch, s
     assert terminal.c_locale() == ascii
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("settings", "ascii"), [({"LC_ALL": "C"}, True), ({"LANG": "C.UTF-8"}, False)])
 def test_a_c_locale_gets_ascii_though_python_makes_its_streams_utf8(settings: dict, ascii: bool) -> None:
     environment = {name: value for name, value in os.environ.items() if name not in _LOCALE_NAMES}
@@ -264,6 +265,7 @@ def test_a_c_locale_gets_ascii_though_python_makes_its_streams_utf8(settings: di
     assert ("offsets k ≥ K0".encode() in done.stdout) == (not ascii)
 
 
+@pytest.mark.slow
 def test_hypothesis_keeps_its_files_in_the_cache_folder_not_the_current_one(tmp_path: Path) -> None:
     target = Path(__file__).resolve().parents[2] / "examples" / "rope_bf16_positions.py"
     environment = {**os.environ, "PE_VERIFY_CACHE": str(tmp_path / "cache")}

@@ -85,6 +85,7 @@ def test_text_output_names_the_evidence_of_every_line(capsys) -> None:
     assert lines and all(line.startswith("- ") and "[" in line for line in lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -154,6 +155,7 @@ def test_the_memory_limit_is_the_one_given(capsys, nothing_computed: None) -> No
     assert "an answer was computed" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_vector_nearest_is_the_certified_separation(capsys) -> None:
     report = _json(capsys, "--d", "6", "--max-pos", "1e6")
     nearest = report["vector_nearest"]
@@ -162,6 +164,7 @@ def test_vector_nearest_is_the_certified_separation(capsys) -> None:
     assert Fraction(nearest["lower_bound"]) <= Fraction(nearest["distance"])
 
 
+@pytest.mark.slow
 def test_vector_nearest_for_an_endless_decimal_base_names_the_float64_it_used(capsys) -> None:
     report = _json(capsys, "--d", "6", "--max-pos", "1e5", "--base", "4/3")
     assert "nearest float64, 1.3333333333333332593" in report["evidence"]["vector_nearest"]["summary"]

@@ -201,6 +201,7 @@ SAMPLE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("option", "value"), SAMPLE, ids=_id)
 def test_bad_values_are_refused_by_the_real_command_under_memory_and_time_caps(
     option: Option, value: str
@@ -208,6 +209,7 @@ def test_bad_values_are_refused_by_the_real_command_under_memory_and_time_caps(
     _assert_refused(_run_capped(option.argv(value)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv", [["collisions", "--d", "1e12"], ["separation", "--d", "1e12", "--max-offset", "100"]]
 )

@@ -21,6 +21,7 @@ from pe_verify.testing import assert_alibi, assert_rope, assert_rope_frequencies
 FAST = {"examples": 15}
 
 
+@pytest.mark.slow
 def test_correct_implementations_pass() -> None:
     assert assert_rope(lambda x, p: apply_rope(x, p, layout="half_split"), expect="half_split", **FAST).passed
     assert assert_sinusoidal(lambda p, d: sinusoidal_encoding(p, d), d=[8, 64], **FAST).passed
@@ -45,6 +46,7 @@ def test_the_llama3_rule_returning_unscaled_frequencies_fails_expect_llama3() ->
         )
 
 
+@pytest.mark.slow
 def test_broken_sinusoidal_and_alibi_raise() -> None:
     with pytest.raises(AssertionError, match="nondeterministic"):
         rng = np.random.default_rng(0)

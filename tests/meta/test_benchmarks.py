@@ -24,6 +24,7 @@ RUNS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("script", "argv", "printed"), RUNS, ids=lambda value: str(value))
 def test_the_benchmark_runs_at_a_small_size(
     script: str, argv: list[str], printed: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture

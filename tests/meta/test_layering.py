@@ -92,6 +92,7 @@ def _library_files() -> Iterator[tuple[Path, str]]:
             yield path, ".".join((package, *inner))
 
 
+@pytest.mark.slow
 def test_the_library_never_imports_the_command_line() -> None:
     offending = []
     for path, package in _library_files():
@@ -197,6 +198,7 @@ def test_every_library_module_lies_on_a_floor() -> None:
     assert not loose
 
 
+@pytest.mark.slow
 def test_no_module_imports_from_a_floor_above_its_own() -> None:
     offending = []
     for path, package in _library_files():
@@ -241,6 +243,7 @@ def imports_of_tests(source: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_no_test_module_imports_another() -> None:
     """Shared inputs live in helper modules (twins.py, implementations/, families/), not in test files."""
     offending = [

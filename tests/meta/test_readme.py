@@ -32,6 +32,7 @@ def test_headline_table_names_every_headline_claim() -> None:
         assert f"[{claim_id}](reports/" in README
 
 
+@pytest.mark.slow
 def test_the_check_example_is_what_the_command_prints(capsys) -> None:
     """The README's `pe-verify check` example output is the command's output now."""
     block = README.split("<!-- check-example:start -->\n```text\n", 1)[1].split(

@@ -75,6 +75,7 @@ def test_the_causal_mask_derivation_is_still_a_counterexample() -> None:
     assert verification(attention.causal_mask_breaks_equivariance.id).verified
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [generic_matrix, scaled_permutation], ids=["generic", "scaled"])
 @pytest.mark.parametrize(
     "builder",
@@ -85,6 +86,7 @@ def test_the_index_lemmas_fail_for_a_matrix_that_is_not_a_permutation(broken, bu
     assert not _holds(builder(broken()))
 
 
+@pytest.mark.slow
 def test_rows_need_sigma_in_range() -> None:
     assert not _holds(attention.index_rows_step(unranged_permutation()))
 
@@ -102,6 +104,7 @@ def test_entrywise_functions_do_not_commute_with_a_generic_conjugation() -> None
     assert not attention.is_zero(sp.exp(conjugated) - attention.entry(q * s.applyfunc(sp.exp) * q.T))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "builder",
     [
@@ -133,6 +136,7 @@ def test_a_normaliser_that_does_not_sum_every_key_alike_breaks_the_row_sum_step(
     assert not _holds(attention.normaliser_step(normaliser))
 
 
+@pytest.mark.slow
 def test_column_normalisation_is_also_equivariant() -> None:
     """Not a mutation that should fail: conjugation by P commutes with normalising columns too."""
     assert _holds(attention.normaliser_step(lambda e: e.T * ONES))
@@ -140,11 +144,13 @@ def test_column_normalisation_is_also_equivariant() -> None:
     assert _holds(attention.symbolic_pooled_step(column_softmax))
 
 
+@pytest.mark.slow
 def test_the_causal_softmax_breaks_equivariance_and_pooled_invariance_at_symbolic_size() -> None:
     assert not _holds(attention.symbolic_equivariance_step(causal_softmax))
     assert not _holds(attention.symbolic_pooled_step(causal_softmax))
 
 
+@pytest.mark.slow
 def test_without_orthogonality_the_rewriting_cancels_nothing() -> None:
     attn = attention.symbolic_attention(P * attention.SYMBOLIC_X)
     rewritten = attention.apply_permutation_lemmas(attn, INVERTIBLE)

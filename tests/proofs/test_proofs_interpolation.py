@@ -32,6 +32,7 @@ def test_each_derivation_verifies_for_symbolic_parameters(derivation_id: str, st
     assert len(result.steps) == steps and item.instances is None
 
 
+@pytest.mark.slow
 def test_a_wrong_remainder_integral_breaks_the_tangent_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         proofs,
@@ -67,6 +68,7 @@ def test_a_wrong_frequency_breaks_the_curvature_sum_and_the_critical_dimension(
     assert [s.holds for s in critical.steps] == [False, False]
 
 
+@pytest.mark.slow
 def test_the_midpoint_facts_reject_a_wrong_chord() -> None:
     theta = sp.Symbol("theta", real=True)
     half = sp.exp(sp.I * theta / 2)

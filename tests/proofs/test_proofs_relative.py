@@ -67,6 +67,7 @@ def test_a_score_with_absolute_positions_is_not_shift_free() -> None:
     assert not relative.score_shift_step(absolute, "A").check()
 
 
+@pytest.mark.slow
 def test_clipping_the_positions_before_subtracting_is_not_shift_free() -> None:
     def clipped_positions(i: sp.Expr, j: sp.Expr) -> sp.Expr:
         return relative.clip(j) - relative.clip(i)
@@ -75,6 +76,7 @@ def test_clipping_the_positions_before_subtracting_is_not_shift_free() -> None:
     assert not relative.offset_shift_step(clipped_positions).check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [0, 1, 3, 7])
 def test_the_symbolic_clip_is_the_matrix_entry(k: int) -> None:
     matrix = ClippedRelative(k).positions(9, 11)

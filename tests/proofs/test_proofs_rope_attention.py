@@ -121,6 +121,7 @@ def test_both_rotated_the_other_way_gives_offset_m_minus_n() -> None:
     assert not _holds(rope.block_relative_step(sign=-1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "builder",
     [
@@ -229,6 +230,7 @@ def test_scaled_rotation_gives_no_relative_counterexample() -> None:
     assert not _holds(attention.commutator_step(a, attention.THREE_FOUR_FIVE))
 
 
+@pytest.mark.slow
 def test_next_token_matrix_does_not_peak_at_the_previous_token() -> None:
     one_block = [attention.OMEGA]
     wrong = attention.previous_token_matrix(one_block, shift=1)

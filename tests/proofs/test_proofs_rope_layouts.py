@@ -54,6 +54,7 @@ def test_the_universal_steps_hold() -> None:
     assert _holds(rope.mixed_e0_score_step()) and _holds(rope.one_pair_step())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrong", [_interleaved_backwards, _interleaved_unpaired])
 def test_a_wrong_interleaved_entry_does_not_conjugate_to_the_half_split_one(wrong) -> None:
     assert not _holds(rope.conjugation_step(wrong))

@@ -25,6 +25,7 @@ def test_the_derivation_verifies_for_every_dimension(item: Derivation) -> None:
     assert item.instances is None
 
 
+@pytest.mark.slow
 def test_the_finite_instances_are_kept_beside_the_universal_steps() -> None:
     claims = [step.claim for step in rope.orthogonal.steps()]
     assert {rf"R_m^\top R_m = I_{{{d}}}" for d in rope.DIMS} <= set(claims)
@@ -86,11 +87,13 @@ def _interleaved_unpaired(x, j: sp.Expr, m: sp.Expr) -> sp.Expr:
     return x(j) * sp.cos(angle) + (2 * odd - 1) * x(j + 1 - 2 * odd) * sp.sin(angle)
 
 
+@pytest.mark.slow
 def test_the_universal_interleaved_steps_hold() -> None:
     assert all(_holds(step) for step in rope.interleaved_orthogonal_steps())
     assert _holds(rope.interleaved_composition_step())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wrong", [_interleaved_scaled, _interleaved_sign_slipped])
 def test_a_wrong_interleaved_matrix_is_not_orthogonal_for_symbolic_k(wrong) -> None:
     assert not _holds(rope.interleaved_gram_step(wrong))

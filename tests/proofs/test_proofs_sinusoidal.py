@@ -57,6 +57,7 @@ def test_derivation_verifies(derivation: Derivation) -> None:
     assert result.verified, failed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
 def test_markdown_shows_statement_and_every_step(derivation: Derivation) -> None:
     text = render_markdown(derivation)
@@ -191,6 +192,7 @@ MUTANTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("step", MUTANTS.values(), ids=MUTANTS.keys())
 def test_step_rejects_a_broken_claim(step: Step) -> None:
     assert fails(step)
@@ -207,6 +209,7 @@ def test_vanishes_in_exponentials_needs_every_entry_zero() -> None:
     assert not trigonometry.vanishes_in_exponentials(sp.Matrix([0, sp.sin(2 * A) - sp.sin(A) * sp.cos(A)]))
 
 
+@pytest.mark.slow
 def test_the_position_term_counterexample_is_zero_against_sin_1_sin_2() -> None:
     first, second = sinusoidal.position_term_counterexample()
     assert first == 0 and sp.simplify(second - sp.sin(1) * sp.sin(2)) == 0

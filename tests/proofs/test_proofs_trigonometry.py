@@ -13,6 +13,7 @@ from pe_verify.proofs import trigonometry
 from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", trigonometry.ENCODING_DIMS)
 def test_the_sinusoidal_encoding_passes_both_steps(d: int) -> None:
     encoding = Sinusoidal(d)
@@ -26,6 +27,7 @@ def test_the_derivation_verifies_for_symbolic_d_then_with_two_steps_per_dimensio
     assert trigonometry.sinusoidal_parameter_free.instances is None
 
 
+@pytest.mark.slow
 def test_a_learned_parameter_in_the_entry_formula_fails_the_symbolic_step(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

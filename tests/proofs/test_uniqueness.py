@@ -64,6 +64,7 @@ def test_module_defines_the_expected_derivations() -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
 def test_derivation_verifies_and_renders(derivation: Derivation) -> None:
     result = derivation.verify()
@@ -73,6 +74,7 @@ def test_derivation_verifies_and_renders(derivation: Derivation) -> None:
     assert derivation.statement in text and "NOT verified" not in text
 
 
+@pytest.mark.slow
 def test_one_dimension_steps_fail_for_a_rational_multiple_of_pi() -> None:
     """With ω = π/3 the 'π would be algebraic' steps cannot be checked: the argument breaks, as it must."""
     assert not fails(list(un.sine_dimension_steps(un.OMEGA_I)))
@@ -108,6 +110,7 @@ def test_ratio_argument_for_base_10000_up_to_16() -> None:
     assert "rational" in un.document_argument_holds(8, 10000).reason
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(
     base=st.sampled_from(BASES) | st.builds(pow, st.integers(2, 12), st.integers(1, 12)),
@@ -381,6 +384,7 @@ def test_every_exact_witness_agrees_and_neighbours_differ(d: int) -> None:
     assert co.check_distinct(reference(10000, d), neighbours)
 
 
+@pytest.mark.slow
 def test_d4096_base_500000_has_only_near_misses() -> None:
     """500000 = 2^5·5^6 (E = 1): no ratio is rational, so even the best-rounded positions differ."""
     assert un.coinciding_dim_pairs(4096, 500000) == ()

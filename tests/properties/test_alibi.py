@@ -136,6 +136,7 @@ class MasksDiagonal(Alibi):
         return np.where(_offsets(n_q, n_k)[None] <= 0, -np.inf, super().bias(n_q, n_k, n_heads))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
 def test_derivation_verifies(derivation: Derivation) -> None:
     result = derivation.verify()
@@ -179,6 +180,7 @@ def test_module_conveniences_are_the_reference_object() -> None:
             assert np.array_equal(alibi_bias(5, 7, alibi_slopes(n), causal), Alibi(causal).bias(5, 7, n))
 
 
+@pytest.mark.slow
 def test_float64_mpmath_and_sympy_slopes_agree_with_the_exact_exponents() -> None:
     alibi = Alibi()
     for n in range(1, 65):
@@ -194,6 +196,7 @@ def test_float64_mpmath_and_sympy_slopes_agree_with_the_exact_exponents() -> Non
                 assert abs(mpmath.mpf(float(x)) / true - 1) <= EPS64, (n, e)
 
 
+@pytest.mark.slow
 def test_reference_slopes_match_the_exact_variant_for_every_head_count_up_to_256() -> None:
     assert [n for n in range(1, 257) if not check_slopes_exact(Alibi(), n)] == []
 
@@ -225,6 +228,7 @@ def test_wrong_rules_for_other_head_counts_fail(n: int) -> None:
     assert not check_slopes_exact(OddEntries(), n)
 
 
+@pytest.mark.slow
 def test_taking_the_2c_sequence_without_skipping_fails_from_two_extra_heads_on() -> None:
     def extra_heads(n: int) -> int:
         return n - _largest_power_of_two(n)

@@ -53,6 +53,7 @@ def pooled(weights: tuple[np.ndarray, ...]) -> Callable[[np.ndarray], np.ndarray
 IDENTITY_2 = (np.eye(2), np.eye(2), np.eye(2))
 
 
+@pytest.mark.slow
 @given(attention_inputs())
 def test_self_attention_is_permutation_equivariant(case: AttentionCase) -> None:
     x, weights, perm = case

@@ -41,6 +41,7 @@ def last_term_dropped(base: Fraction | int, d: int = 128) -> bb.CosineSum:
     return bb.CosineSum(good.base, d, good.theta[:-1], good.frequency)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", [Fraction(11, 10), Fraction(4300), Fraction(640000), Fraction(35 * 10**7)])
 def test_the_blocked_values_are_within_the_bound_of_balls_at_sampled_positions(base: Fraction) -> None:
     limit = 2**20
@@ -130,6 +131,7 @@ def test_the_published_table_is_checked_row_by_row() -> None:
     assert table[4000].agrees
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", [double_exponent, last_term_dropped], ids=["exponent", "dropped term"])
 def test_a_broken_criterion_gives_other_bounds_and_other_verdicts_on_the_table(broken) -> None:
     published = {1024: Fraction(4300), 8192: Fraction(84000)}
@@ -174,6 +176,7 @@ def admissible_direct(base: Fraction, length: int) -> bool:
     return bool(direct_sums(float(base), length).min() > 0)
 
 
+@pytest.mark.slow
 def test_the_islands_between_two_digit_bases_are_found() -> None:
     """At L = 2048 the two-digit bases 1.1e4 … 1.5e4 all fail, yet islands lie between them: the scan shows
     each, and the direct sum confirms a base inside the first and fails the bases around it."""
@@ -199,6 +202,7 @@ def test_every_base_of_a_decided_cell_has_the_cell_s_state() -> None:
             assert admissible_direct(base, 1024) == (cell.state == bb.ADMISSIBLE), (cell, base)
 
 
+@pytest.mark.slow
 def test_a_scan_with_too_small_a_slope_misses_an_island(monkeypatch: pytest.MonkeyPatch) -> None:
     """A twin whose Lipschitz bound is 200 times too small steps over the island [11587.24, 11649.35] at
     L = 2048; the direct sum finds a base in it below the twin's answer."""
@@ -211,6 +215,7 @@ def test_a_scan_with_too_small_a_slope_misses_an_island(monkeypatch: pytest.Monk
     assert admissible_direct(Fraction(11600), 2048)
 
 
+@pytest.mark.slow
 def test_the_infimum_is_certified_and_rounds_to_the_published_digits() -> None:
     found = bb.infimum(1024, Fraction(4300))
     assert found.low < found.high and (found.high - found.low) / found.high < Fraction(1, 10**12)
@@ -241,6 +246,7 @@ def test_an_infimum_across_a_rounding_boundary_is_not_rounded() -> None:
     assert bb._round(Fraction(4250), 2) == 4300 and bb._round(Fraction(4249), 2) == 4200
 
 
+@pytest.mark.slow
 def test_a_sweep_that_stops_past_the_first_island_keeps_the_cells_below_and_the_infimum() -> None:
     """With `beyond`, the sweep ends that far in ln b past its first admissible cell's low end: the cells
     below are the full sweep's, the last one is cut there, and the infimum is the same."""
@@ -282,6 +288,7 @@ def small_infimum() -> bb.Infimum:
     return bb.infimum(1024, Fraction(4300), start=Fraction(3000))
 
 
+@pytest.mark.slow
 def test_a_certificate_reads_back_to_its_infimum_and_checks() -> None:
     found = small_infimum()
     text = bb.certificate_text(found)

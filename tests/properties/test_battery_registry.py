@@ -187,6 +187,7 @@ def test_every_property_of_every_family_has_a_broken_twin_and_every_family_refer
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("family", "variant"), [(family, name) for family, variants in VARIANTS.items() for name in variants]
 )
@@ -204,6 +205,7 @@ def test_each_broken_twin_fails_its_property(family: str, name: str) -> None:
     assert not outcome.passed and outcome.counterexample, outcome
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("family", "name"), [(family, name) for family, objects in FAMILY_OBJECTS.items() for name in objects]
 )
@@ -246,6 +248,7 @@ def test_expect_fails_for_another_variant_a_mismatch_or_nothing_identified() -> 
     assert expected(nothing, "reference").counterexample == {"expected": "reference", "identified": "nothing"}
 
 
+@pytest.mark.slow
 def test_a_family_runs_without_its_module_imported_first() -> None:
     script = (
         "import sys\n"

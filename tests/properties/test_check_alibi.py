@@ -97,6 +97,7 @@ PASSING = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PASSING))
 def test_public_implementations_pass_and_are_the_reference(name: str) -> None:
     function, layout = PASSING[name]
@@ -245,6 +246,7 @@ def test_slopes_reaching_zero_fail_positive() -> None:
     assert outcome.counterexample["n_heads"] == SMALLEST_HEADS  # shrunk to the smallest head count
 
 
+@pytest.mark.slow
 def test_positive_bias_fails_bias_sign() -> None:
     report = run(lambda n, length: -alibi_bias(length, length, alibi_slopes(n), causal=False))  # +m(i − j)
     outcome = failed(report)["penalises-distance"]
@@ -257,6 +259,7 @@ def test_positive_bias_fails_bias_sign() -> None:
     assert report.identified is not None and not report.identified.matches
 
 
+@pytest.mark.slow
 def test_bias_minus_m_j_without_the_row_constant_rewards_distance() -> None:
     def minus_m_j(n_heads: int, seq_len: int) -> np.ndarray:
         slopes = alibi_slopes(n_heads)
@@ -283,6 +286,7 @@ def test_bias_sign_finding_of_identification_names_the_negated_rule() -> None:
     assert sign.label == "bias-sign" and "the negated slopes follow the reference rule" in sign.message
 
 
+@pytest.mark.slow
 def test_bias_depending_on_the_query_fails_relative() -> None:
     def scaled_by_query(n_heads: int, seq_len: int) -> np.ndarray:
         i = np.arange(seq_len)[:, None]
@@ -312,6 +316,7 @@ def test_wrapping_distance_fails_monotone() -> None:
     assert "penalises-distance" not in failed(report)  # ≤ 0 everywhere: only the monotony breaks
 
 
+@pytest.mark.slow
 def test_nondeterministic_slopes_and_bias_fail_deterministic() -> None:
     calls = itertools.count()
 
@@ -342,6 +347,7 @@ def test_nan_slope_is_not_finite() -> None:
     assert outcome.label == "not-finite" and "nan" in outcome.counterexample["message"]
 
 
+@pytest.mark.slow
 def test_nan_on_the_visible_part_of_a_bias_is_not_finite() -> None:
     def mask_by_product(n_heads: int, seq_len: int) -> np.ndarray:
         future = np.triu(np.ones((seq_len, seq_len)), 1)
@@ -364,6 +370,7 @@ def test_raising_is_raises() -> None:
     assert report.identified is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "function",
     [lambda n: mpt_gen_slopes(n).reshape(1, n, 1, 1), bloom_raw],

@@ -57,6 +57,7 @@ def test_meta_complex_interleaved_passes_and_is_interleaved() -> None:
     assert report.identified.parameters["layout"] == "interleaved" and "interleaved-layout" in labels(report)
 
 
+@pytest.mark.slow
 def test_gpt_neox_partial_rotary_is_named() -> None:
     report = run(neox_partial, Settings(examples=25, max_pos=65536, ds=(64, 128)))
     assert report.passed, failed(report)
@@ -70,6 +71,7 @@ def test_float32_rope_at_position_65535_is_not_a_bug() -> None:
     assert "float32" in report.properties[0].tolerance
 
 
+@pytest.mark.slow
 def test_conventions_are_findings_not_failures() -> None:
     for function, label in [
         (lambda x, positions: hf_rotate_half(x, positions, base=500000.0), "wrong-base"),
@@ -101,6 +103,7 @@ def test_positions_in_bfloat16_collide_at_256_gpt_neox_1016() -> None:
     assert "positions 256 and 257 rotate alike" in {f.message.split(": ")[-1] for f in report.findings}
 
 
+@pytest.mark.slow
 def test_positions_in_float16_megatron_535() -> None:
     report = run(lambda x, positions: hf_rotate_half(x, positions.astype(np.float16).astype(np.float64)))
     assert not report.passed and "low-precision" in labels(report)
@@ -140,6 +143,7 @@ def test_a_nonlinear_rotation_fails() -> None:
     assert "linear" in failed(report) and "not-linear" in labels(report)
 
 
+@pytest.mark.slow
 def test_ignoring_the_positions_for_the_row_index_fails() -> None:
     report = run(lambda x, positions: meta_complex(x, np.arange(len(x))))
     assert "batch" in failed(report) and "not-batch-consistent" in labels(report)
@@ -156,6 +160,7 @@ def widened_float32(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return hf_rotate_half(x, positions, dtype=np.float32).astype(np.float64)
 
 
+@pytest.mark.slow
 def test_float32_work_in_a_float64_result_is_low_precision() -> None:
     report = run(widened_float32)
     assert "relative" in failed(report) and "low-precision" in labels(report)

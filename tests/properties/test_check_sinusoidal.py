@@ -128,6 +128,7 @@ def test_every_property_is_registered() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("function", "parameters", "expected_labels"),
     [
@@ -193,6 +194,7 @@ def test_public_implementations_pass_and_are_identified(
     assert labels(report) & conventions == expected_labels
 
 
+@pytest.mark.slow
 def test_float32_table_passes_with_float32_tolerance_up_to_65536() -> None:
     settings = Settings(examples=20)  # the default max_pos (65536) and the family's default ds
     report = check(tutorial_float32, settings)
@@ -240,6 +242,7 @@ def test_a_float64_table_is_not_called_computed_in_a_narrower_precision() -> Non
     assert identified is not None and identified.matches and "computed_in" not in identified.parameters
 
 
+@pytest.mark.slow
 def test_the_declared_base_is_sought_with_either_exponent_at_every_d() -> None:
     """[cos | sin] with exponent −2i/(d−2) and base 500000: as −2i/d its base would change with d."""
 
@@ -255,6 +258,7 @@ def test_the_declared_base_is_sought_with_either_exponent_at_every_d() -> None:
     assert {"concatenated-layout", "sin-cos-swapped", "exponent-d-2", "wrong-base"} <= labels(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "function", "label", "keys"),
     [
@@ -322,6 +326,7 @@ def test_a_clamped_table_repeats_its_last_row() -> None:
     assert report.identified is not None and report.identified.variant == "matches no known variant"
 
 
+@pytest.mark.slow
 def test_hypothesis_finds_and_shrinks_what_the_probes_miss() -> None:
     """Rows indexed modulo 3000: the probes' pairs of neighbours never straddle the wrap."""
     report = check(wrapped, dataclasses.replace(SMALL, examples=40))

@@ -31,6 +31,7 @@ def _inputs(dtype: str, name: str, count: int = 3000, seed: int = 0) -> np.ndarr
     return np.asarray(dtype_spec(dtype).cast(rng.uniform(-spread, spread, count)), dtype=np.float64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", sorted(BITS))
 @pytest.mark.parametrize("name", sorted(EXACT))
 def test_agrees_with_mpmath_rounded_once(name: str, dtype: str) -> None:
@@ -102,6 +103,7 @@ def _mirrored_sin(x: np.ndarray) -> np.ndarray:
     return np.where(near, bits + 2 * ((1 << 28) - low), bits).view(np.float64)
 
 
+@pytest.mark.slow
 def test_every_float32_value_the_libm_margin_leaves_in_doubt_is_decided_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -157,6 +157,7 @@ def test_distinct_position_count_matches_formula(n: int, name: str) -> None:
     assert check_distinct_formula(name, n).holds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "n"),
     [("float16", 65_520), ("float16", 65_521), ("float16", 70_000), ("float32", 2**24 + 3), ("float64", 5)],
@@ -217,6 +218,7 @@ def test_positions_in_dtype_round_the_positions_first() -> None:
     assert not np.array_equal(*plain.stored_rows(np.array([257, 256], dtype=np.int64)).view(np.uint16))
 
 
+@pytest.mark.slow
 @given(
     name=st.sampled_from(list(SCALARS)),
     d=st.integers(1, 6),
@@ -369,6 +371,7 @@ def test_neighbours_need_two_positions() -> None:
 # -------------------------------------------------------------------------- (c) single dimensions
 
 
+@pytest.mark.slow
 @given(name=st.sampled_from(list(SCALARS)), d=st.integers(1, 24), n=st.integers(2, 400), held=st.booleans())
 def test_neighbour_counts_match_a_direct_comparison(name: str, d: int, n: int, held: bool) -> None:
     encoding = common_code_encoding(d, name, positions_in_dtype=held)
@@ -397,6 +400,7 @@ class CountedRows(StoredEncoding):
         return self.inner.stored_rows(positions)
 
 
+@pytest.mark.slow
 @given(
     name=st.sampled_from(list(SCALARS)),
     d=st.integers(1, 6),
@@ -476,6 +480,7 @@ def test_cos_check_catches_a_wrong_base() -> None:
     assert not check_cos_stays_at_one(TableFromAnotherBase(64, 10000.0, dtype="float16"), 2000)
 
 
+@pytest.mark.slow
 def test_cos_check_flags_positions_held_in_bfloat16() -> None:
     """Positions rounded to bfloat16 (spacing 128 near 2^14) move the end of the long runs of 1.0."""
     base = 500000.0

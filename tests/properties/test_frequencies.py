@@ -131,6 +131,7 @@ def test_float64_frequencies_are_bit_identical_to_the_previous_expressions(base:
             assert np.array_equal(_bits(scaling.rope_frequencies(d, base)), _bits(rope_before))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(d=st.integers(1, 8192), base=st.floats(1.0, 1e12, exclude_min=True))
 def test_float64_frequencies_are_bit_identical_for_any_d_and_base(d: int, base: float) -> None:
@@ -154,6 +155,7 @@ def test_rope_frequencies_in_a_dtype_are_bit_identical_to_the_previous_expressio
         assert np.array_equal(after.view(np.uint8), before.view(np.uint8))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dps", [15, 60])
 def test_mpmath_frequencies_are_bit_identical_to_the_previous_expressions(dps: int) -> None:
     for d in (1, 2, 3, 5, 6, 8, 64, 127, 512, 1000):
@@ -185,6 +187,7 @@ def test_mpmath_frequency_ratios_are_bit_identical_to_the_previous_expression(d:
                 assert (b ** fq.fraction_mp(fq.ratio_exponent(a, c, d)))._mpf_ == before._mpf_
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", [10000, 500000, sp.Rational(3, 2), 10000.0, 1.5])
 def test_sympy_frequencies_are_identical_to_the_previous_expressions(base: object) -> None:
     for d in (1, 2, 3, 5, 6, 8, 12, 64, 127, 512):
@@ -219,6 +222,7 @@ def test_symbolic_frequencies_are_the_expressions_the_proofs_built() -> None:
         assert sp.srepr(fq.frequency_expr(index, size, base)) == sp.srepr(base ** (-2 * index / size))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prec", [53, 256])
 def test_arb_frequencies_are_bit_identical_to_the_previous_expressions(prec: int) -> None:
     with flint.ctx.workprec(prec):
@@ -250,6 +254,7 @@ def test_arb_frequencies_at_a_given_precision_restore_flint_precision() -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("base", [10000.0, 1.5])
 @pytest.mark.parametrize("d", [1, 7, 128, 1024])
 def test_float64_is_within_its_bound_of_mpmath_sympy_and_arb(d: int, base: float) -> None:
@@ -485,6 +490,7 @@ def _scan() -> tuple[list[str], set[int]]:
     return unexplained, used
 
 
+@pytest.mark.slow
 def test_the_formula_is_written_only_in_frequencies_py() -> None:
     unexplained, _ = _scan()
     assert not unexplained, (
@@ -494,6 +500,7 @@ def test_the_formula_is_written_only_in_frequencies_py() -> None:
     )
 
 
+@pytest.mark.slow
 def test_every_allowed_re_expression_is_still_there() -> None:
     _, used = _scan()
     stale = [f"{file}: {piece}" for k, (file, piece, _) in enumerate(ALLOWED) if k not in used]

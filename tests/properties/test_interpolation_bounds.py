@@ -153,12 +153,14 @@ def test_b_agrees_with_the_float64_relative_upper_bound() -> None:
         assert abs(float(ratio.mid()) - value) < 1e-9
 
 
+@pytest.mark.slow
 def test_b_is_at_least_d_on_figure_5s_range() -> None:
     floor = ib.extrapolation_floor(D, C, range(4096))
     assert floor.holds and ib.is_below(flint.arb(1), floor.smallest)
     assert floor.smallest_at == ib.scan_floor_float(D, C, 4095).smallest_at
 
 
+@pytest.mark.slow
 def test_a_wrong_base_or_a_longer_range_breaks_b_at_least_d() -> None:
     assert not ib.extrapolation_floor(D, 100, range(300)).holds
     first = ib.first_below(D, C, range(4096, 32768))
@@ -166,6 +168,7 @@ def test_a_wrong_base_or_a_longer_range_breaks_b_at_least_d() -> None:
     assert ib.first_below(D, C, range(first[0])) is None
 
 
+@pytest.mark.slow
 def test_the_float64_scan_is_decided_and_agrees_with_the_balls() -> None:
     scan = ib.scan_floor_float(D, C, 32767)
     first = ib.first_below(D, C, range(4096, 32768))

@@ -132,17 +132,20 @@ def assert_all_hold(names: tuple[str, ...], case: Case, implementation: Implemen
     assert not failed, failed
 
 
+@pytest.mark.slow
 @given(case=cases(1024, 10**6))
 def test_reference_satisfies_every_identity(case: Case) -> None:
     assert_all_hold(LIGHT, case, REFERENCE)
 
 
+@pytest.mark.slow
 @given(case=cases(128, 10**6))
 @example(case=Case(1024, 10000.0, (0,), -(10**6), 999_999))
 def test_offset_matrix_is_a_rotation_group(case: Case) -> None:
     assert_all_hold(DENSE, case, REFERENCE)
 
 
+@pytest.mark.slow
 @MP_SETTINGS
 @given(case=cases(32, 10**12))
 def test_reference_satisfies_every_identity_at_50_digits(case: Case) -> None:

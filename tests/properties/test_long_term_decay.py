@@ -191,6 +191,7 @@ def test_the_curve_error_bounds_float64_against_a_high_precision_curve() -> None
 # The curve in ball arithmetic.
 
 
+@pytest.mark.slow
 @given(st.integers(1, 64), st.sampled_from([10000, 500000, 10]), st.lists(st.integers(0, 5000), max_size=6))
 def test_the_balls_contain_the_float64_curve_within_its_error_bound(
     half: int, base: int, distances: list[int]

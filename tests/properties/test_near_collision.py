@@ -335,6 +335,7 @@ def test_labelled_values_are_the_rows_with_their_labels(n: int, d: int) -> None:
     assert np.array_equal(entries.imag, np.arange(n * d))
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     value_arrays(), st.sampled_from([0.0, 1e-3, 0.05]), st.sampled_from([0.0, 0.01, 0.2]), st.integers(1, 5)
@@ -415,6 +416,7 @@ def test_gap_against_n_rows() -> None:
     )
 
 
+@pytest.mark.slow
 def test_close_pairs_are_counted_from_the_exact_values(monkeypatch: pytest.MonkeyPatch) -> None:
     """Against every valid pair's 50-digit gap, at thresholds far from every gap and at thresholds strictly
     between a pair's float64 gap and its true gap. Counting by the float64 gaps alone gets some of the
@@ -449,6 +451,7 @@ def test_close_pairs_are_counted_from_the_exact_values(monkeypatch: pytest.Monke
 # --- ball-arithmetic certificate ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(scan_inputs(max_n=12, max_d=6))
 def test_certificate_never_claims_more_than_the_true_gap(inputs: tuple[int, int, float, np.ndarray]) -> None:

@@ -110,6 +110,7 @@ def test_reference_layouts_are_permutations_of_each_other(
     assert result.holds, result
 
 
+@pytest.mark.slow
 @given(rope_configs(), SEED, SCALE, st.data())
 def test_reference_agrees_with_mpmath(config: dict, seed: int, scale: float, data: st.DataObject) -> None:
     n = data.draw(st.integers(1, 2))
@@ -207,6 +208,7 @@ def test_leading_axes_are_batch_axes() -> None:
     np.testing.assert_array_equal(out[1, 2], apply_rope(x[1, 2], positions, layout="half_split"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("d", "rotary_dim"), [(2, None), (8, None), (16, 8), (1024, None), (12, 4)])
 def test_layout_permutation_conjugates_the_layouts(d: int, rotary_dim: int | None) -> None:
     perm = layout_permutation(d, rotary_dim)

@@ -72,6 +72,7 @@ def test_float64_through_the_dtype_code_is_the_reference(d: int, seed: int, posi
     assert np.allclose(got, apply_rope(x, positions), rtol=0, atol=1e-9 * (1 + max(map(abs, positions))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
 @given(d=DIMS, seed=SEEDS, position=POSITIONS)
 def test_values_are_stored_in_the_dtype(dtype: str, d: int, seed: int, position: int) -> None:

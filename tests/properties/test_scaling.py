@@ -199,6 +199,7 @@ class Llama3BlendReversed(RopeScaling):
 # ------------------------------------------------------------------------------------------ derivations
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("derivation", DERIVATIONS, ids=lambda d: d.id)
 def test_derivation_verifies(derivation: Derivation) -> None:
     result = derivation.verify()
@@ -511,6 +512,7 @@ def _before_and_after(kind: str, d: int, base: float, s: float) -> list[tuple[np
     return pairs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_frequencies_are_bit_identical_to_the_free_functions_they_replace(kind: str) -> None:
     for d, base, s in itertools.product(
@@ -843,6 +845,7 @@ class Unscaled(scaling_proofs.ScaledRope):
         return Rope.rotate_exact(self, x, m, thetas)
 
 
+@pytest.mark.slow
 def test_the_temperature_steps_hold_and_fail_without_the_scale() -> None:
     assert scaling_proofs.block_scaling_step().check()
     assert scaling_proofs.block_sum_step().check() and scaling_proofs.scaled_score_step().check()

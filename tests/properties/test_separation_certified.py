@@ -97,6 +97,7 @@ def test_turn_rates_are_the_frequencies_over_two_pi() -> None:
     assert np.array_equal(steps_hi[3], table.at(3000)[0]) and np.array_equal(steps_lo[3], table.at(3000)[1])
 
 
+@pytest.mark.slow
 def test_numpy_float32_cos_and_sin_are_within_the_assumed_error_on_minus_pi_to_pi() -> None:
     """The assumption behind ANCHOR_FACTOR_ERROR, on every float32 of a dense grid (and the ends)."""
     angle = np.linspace(-np.pi, np.pi, 2**22).astype(np.float32)
@@ -135,6 +136,7 @@ def _screen_error(products: LeafProducts, encoding: Sinusoidal, half: int, ancho
     return error
 
 
+@pytest.mark.slow
 def test_the_float32_screen_stays_within_its_error_bound_plain_and_low_rank() -> None:
     encoding = Sinusoidal(512, "10000")
     sin_b, cos_b = sin_cos_at_integers(np.arange(2049), encoding.frequencies_mp(FIXED_POINT_DPS))
@@ -219,6 +221,7 @@ class SeenProducts(ChordBounds):
         return self.seen[-1]
 
 
+@pytest.mark.slow
 def test_the_screen_switches_to_low_rank_products_and_agrees_with_brute_force() -> None:
     bounds = SeenProducts()
     audit = audit_separation(Sinusoidal(64, "10000"), 2**20, 10000, bounds=bounds, leaf=128, branching=16)
@@ -226,6 +229,7 @@ def test_the_screen_switches_to_low_rank_products_and_agrees_with_brute_force() 
     assert len(bounds.seen) == 1 and bounds.seen[0].rank < 32
 
 
+@pytest.mark.slow
 def test_a_low_rank_screen_short_of_its_rank_is_caught_by_brute_force() -> None:
     audit = audit_separation(
         Sinusoidal(64, "10000"), 2**20, 10000, bounds=ShortRank(), leaf=128, branching=16
@@ -257,6 +261,7 @@ class UnderstatedPoints(ChordBounds):
         return super().point_upper(turns) * 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("twin", [OverstatedArcs(), OverconfidentScreen(), UnderstatedPoints()])
 @pytest.mark.parametrize(("d", "max_offset", "from_offset"), [(6, 100000, 3000), (64, 200000, 10000)])
 def test_a_bound_that_overstates_is_caught_by_brute_force(
@@ -368,6 +373,7 @@ def test_a_range_up_to_2_to_the_62_is_searched_without_wrapping_offsets() -> Non
         assert abs(mpmath.mpf(found.minimum.str(55, radius=False)) - expected) < mpmath.mpf(10) ** -60
 
 
+@pytest.mark.slow
 def test_the_command_at_max_offset_2_to_the_62_decides_every_offset(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -555,6 +561,7 @@ def test_exact_decimals_are_written_out_and_endless_ones_refused(
     assert text == written and (text is None or Fraction(text) == value)
 
 
+@pytest.mark.slow
 def test_the_default_search_shape_follows_d_and_gives_the_answer_of_any_other_shape() -> None:
     """Few frequencies get short leaves; the answer (minimum, its offsets, the certificate) is the same
     whatever the leaves and branching."""
@@ -643,6 +650,7 @@ print(sum(need.bytes for need in collisions.plan(d, Fraction(10**4), 2**32, 2**5
 """
 
 
+@pytest.mark.slow
 def test_the_estimates_are_closed_form_for_any_size() -> None:
     """Nothing of the requested size is built: no 4^(d/4) before a min, no list of d frequencies."""
     done = subprocess.run([sys.executable, "-c", ESTIMATES], capture_output=True, text=True, timeout=60)

@@ -59,6 +59,7 @@ def test_exact_frequencies_equal_float_ones(d: int, base: sp.Rational) -> None:
     assert np.all(relative <= 4 * EPS64 * (1 + np.abs(np.log(exact))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [1, 2, 6, 7, 64, 512])
 def test_exact_frequencies_for_base_10000_are_powers_of_ten(d: int) -> None:
     """10000^(−2i/d) = 10^(−8i/d), as SymPy numbers."""

@@ -98,6 +98,7 @@ def test_float32_table_equals_the_common_code_encoding_bit_for_bit(d: int, max_l
     assert np.array_equal(SinusoidalTable(d, max_len).pe[0], rows)
 
 
+@pytest.mark.slow
 @given(EVEN_D, st.integers(2, 300))
 def test_swapped_layout_twin_fails_the_reference_comparison(d: int, max_len: int) -> None:
     table = SwappedTable(d, max_len, dtype=np.float64).pe[0]

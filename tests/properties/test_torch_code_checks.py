@@ -78,6 +78,7 @@ def labels(report: Report) -> set[str]:
     return {f.label for f in report.findings}
 
 
+@pytest.mark.slow
 def test_sinusoidal_battery_passes_the_table_and_finds_the_swap_of_the_twin() -> None:
     report = sinusoidal_table_battery(SinusoidalTable, D_MODEL, MAX_LEN)
     assert report.passed and expected(report, "interleaved").passed
@@ -98,6 +99,7 @@ def test_the_backwards_twin_is_relative_but_not_rope() -> None:
     assert not checks.half_split.holds and checks.as_written.max_error > 0.1
 
 
+@pytest.mark.slow
 def test_rope_battery_passes_the_cache_and_finds_the_reversal_of_the_twin() -> None:
     report = rotary_cache_battery(RotaryCache, 16)
     assert report.passed and expected(report, "half_split").passed

@@ -321,6 +321,7 @@ def killed(out: Path, where: str, *more: Path) -> None:
     assert done.returncode == -signal.SIGKILL
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["mid-write", "after-swap", "between-renames"])
 def test_the_next_run_cleans_up_a_killed_run_and_loses_nothing(tmp_path: Path, where: str) -> None:
     out = tmp_path / "rep"

@@ -232,6 +232,7 @@ def all_files(folder: Path) -> dict[str, bytes]:
 # ---------------------------------------------------------------------------------------------- contents
 
 
+@pytest.mark.slow
 def test_writes_one_page_per_document_general_page_dashboard_and_figures(drawn: Path) -> None:
     names = set(all_files(drawn))
     pages = {"README.md", "document-000.md", "document-001.md", "beyond-the-documents.md"}
@@ -390,6 +391,7 @@ def test_a_changed_verdict_is_flagged(reuse_plots: None, tmp_path: Path) -> None
 # ------------------------------------------------------------------------------------- regeneration
 
 
+@pytest.mark.slow
 def test_regeneration_gives_identical_bytes(drawn: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
     with pytest.MonkeyPatch.context() as patch:
