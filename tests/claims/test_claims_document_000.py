@@ -137,6 +137,7 @@ def test_a_table_from_another_base_is_not_supported(monkeypatch: pytest.MonkeyPa
     assert document_000.d0_12.assess().verdict == UNSETTLED
 
 
+@pytest.mark.slow
 def test_repeated_frequencies_that_bring_an_offset_back_unsettle_nearness(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

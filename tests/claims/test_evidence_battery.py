@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from pe_verify.claims.evidence import from_battery
 from pe_verify.claims.model import HYPOTHESIS
@@ -26,6 +27,7 @@ def test_a_passing_battery_of_the_expected_variant_holds() -> None:
     assert dict(evidence.measured)["largest deviation"] == 0.0
 
 
+@pytest.mark.slow
 def test_another_variant_than_expected_does_not_hold() -> None:
     evidence = from_battery(run_battery("rope", half_split, SETTINGS), "the module", "interleaved")
     assert not evidence.holds

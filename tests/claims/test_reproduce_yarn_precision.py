@@ -35,6 +35,7 @@ def row(found: Assessment, start: str) -> Row:
     return next(row for row in found.reproduction.rows if row.parameter.startswith(start))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda entry: entry.id)
 def test_each_reproduction_is_printed_in_certified_digits_and_holds_with_caveat(entry) -> None:
     found = entry.assess()
@@ -83,6 +84,7 @@ def test_a_temperature_off_the_formula_fails_every_factor_row(monkeypatch) -> No
     assert found.verdict == UNSETTLED
 
 
+@pytest.mark.slow
 def test_exact_positions_break_the_relative_property_without_accumulating_and_the_extreme_grows() -> None:
     found = reproduce.bf16_rope_drift.assess()
     agrees = rows(found)
@@ -104,6 +106,7 @@ def test_rounded_positions_in_place_of_exact_ones_accumulate_and_lose_the_caveat
     assert not found.evidence[1].holds and rows(found)["bf16 growth, p = 2^0 → 2^17"]
 
 
+@pytest.mark.slow
 def test_a_bfloat16_control_is_not_below_bfloat16(monkeypatch) -> None:
     monkeypatch.setattr(reproduce, "FLOAT32", reproduce.ALL_BF16)
     found = reproduce.bf16_rope_drift.assess()

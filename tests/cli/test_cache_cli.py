@@ -124,6 +124,7 @@ def test_results_of_an_older_key_are_never_read(capsys, cache_folder: Path, monk
     assert [path.name for path in cache_folder.iterdir()] == ["results-another key.json"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [b"not json", b'{"claims": 3}', b"\xff\xfe", b'{"key": null}'])
 def test_a_corrupt_cache_is_ignored_and_rebuilt(capsys, cache_folder: Path, content: bytes) -> None:
     fresh = _run(capsys, "list")

@@ -92,6 +92,7 @@ def test_a_module_target_on_the_current_folder(capsys, target: Path, monkeypatch
     assert status == 0 and "identified: reference" in out
 
 
+@pytest.mark.slow
 def test_expect_turns_a_wrong_identification_into_a_failure(capsys, target: Path) -> None:
     status, out, _ = _run(
         capsys, "check", f"{target}:inv_freq", "--family", "rope-frequencies", "--expect", "llama3"
@@ -103,6 +104,7 @@ def test_expect_turns_a_wrong_identification_into_a_failure(capsys, target: Path
     assert status == 0
 
 
+@pytest.mark.slow
 def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
     status, out, _ = _run(
         capsys, "check", f"{target}:rotate_bf16_positions", "--family", "rope", "--markdown"
@@ -112,6 +114,7 @@ def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
     assert "- `low-precision`: " in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -75,6 +75,7 @@ def test_sys_exit_is_a_finding_that_fails(capsys, tmp_path: Path) -> None:
     assert "inv_freq(8) called sys.exit(0)" in report["findings"][0]["message"]
 
 
+@pytest.mark.slow
 def test_a_crash_fails_every_property_it_stops_and_the_identification(capsys, tmp_path: Path) -> None:
     status, report, _ = _check(
         capsys, tmp_path, "def inv_freq(d):\n    os.kill(os.getpid(), signal.SIGSEGV)\n"
@@ -155,6 +156,7 @@ def test_memory_past_the_limit_is_a_finding(capsys, tmp_path: Path, allocation: 
     assert all(c["label"] == "memory-limit" for c in _failed(report).values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("result", "dtype"),
     [

@@ -65,6 +65,7 @@ def test_proofs_json_has_the_promised_fields(capsys, two_derivations) -> None:
         assert row["verified"] is True and isinstance(row["seconds"], float)
 
 
+@pytest.mark.slow
 def test_a_failing_derivation_makes_exit_status_one(capsys, two_derivations) -> None:
     two_derivations(sp.Integer(2))
     status, out, err = _run(capsys, "proofs")
@@ -98,6 +99,7 @@ def test_usage_errors_are_one_line_with_status_two(capsys, argv: list[str], mess
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_installed_console_script_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pe_verify.cli", "proofs", "--bogus"],
@@ -213,6 +215,7 @@ def test_transliteration_keeps_the_meaning(character: str, ascii: str) -> None:
     assert terminal.ascii_text(character) == ascii
 
 
+@pytest.mark.slow
 def test_help_on_an_ascii_terminal_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pe_verify.cli", "collisions", "--help"],

@@ -118,6 +118,7 @@ def nothing_computed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(collisions, "position_collision", computed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -30,6 +30,7 @@ def test_correct_implementations_pass() -> None:
     assert assert_rope_frequencies(llama3, expect="llama3", base=500000.0, **FAST).passed
 
 
+@pytest.mark.slow
 def test_a_broken_rope_raises_with_the_counterexample() -> None:
     def bf16(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         return apply_rope(x, positions.astype(ml_dtypes.bfloat16).astype(np.float64))

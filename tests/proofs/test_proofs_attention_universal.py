@@ -98,6 +98,7 @@ def test_a_non_injective_sigma_gives_p_p_transpose_other_than_i() -> None:
     assert attention.entry(p * p.T) == 1  # ... but (PPᵀ)_ij = 1 for i ≠ j: all tokens copy token 0
 
 
+@pytest.mark.slow
 def test_entrywise_functions_do_not_commute_with_a_generic_conjugation() -> None:
     s, q = attention.index_matrix("S"), generic_matrix()
     conjugated = attention.entry(q * s * q.T)

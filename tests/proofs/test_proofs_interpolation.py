@@ -45,12 +45,14 @@ def test_a_wrong_remainder_integral_breaks_the_tangent_line(monkeypatch: pytest.
     assert [s.holds for s in result.steps][:3] == [False, True, False]
 
 
+@pytest.mark.slow
 def test_a_sign_changing_integrand_breaks_the_tangent_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proofs, "tangent_gap_integrand", lambda u: u * (1 - 1 / (1 + proofs.PI_Z)))
     result = _derivation("scaling.pi_tangent_line").verify()
     assert not result.steps[1].holds and not result.steps[2].holds
 
 
+@pytest.mark.slow
 def test_the_reversed_step_of_eq_14_is_disproved_not_assumed() -> None:
     u = proofs.PI_POSITIVE_U
     assert bool(proofs.tangent_gap_integrand(-u).is_positive)  # e^(−u) − 1 + u > 0: eq. (14) never holds

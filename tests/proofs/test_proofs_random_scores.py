@@ -55,6 +55,7 @@ def test_markdown_shows_statement_and_every_step(derivation: Derivation) -> None
         assert step.claim in text and step.justification in text
 
 
+@pytest.mark.slow
 def test_expectation_multiplies_the_moments_of_independent_variables() -> None:
     x, y = sp.symbols("x y", real=True)
     a, b = sp.symbols("a b", real=True)
@@ -71,6 +72,7 @@ def test_the_block_form_rejects_the_offset_taken_the_other_way() -> None:
     assert fails(block_form_step(M - N))
 
 
+@pytest.mark.slow
 def test_the_block_mean_rejects_wrong_moments() -> None:
     """Broken: every entry taken with mean 1 instead of its own mean."""
     assert fails(block_mean_step(lambda variable, power: sp.Integer(1)))
@@ -86,6 +88,7 @@ def test_the_second_moment_rejects_wrong_moments() -> None:
     assert fails(shifted[1])
 
 
+@pytest.mark.slow
 def test_the_aligned_key_rejects_a_key_turned_the_other_way() -> None:
     assert not fails(aligned_score_step())
     assert fails(aligned_score_step(-DISTANCE))

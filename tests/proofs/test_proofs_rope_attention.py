@@ -103,11 +103,13 @@ def _holds(step: Step) -> bool:
     return bool(step.check())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 4])
 def test_query_position_off_by_one_is_not_relative(d: int) -> None:
     assert not _holds(rope.relative_score_step(QueryOffByOne(d), Rope(d)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout_q, layout_k", [("interleaved", "half_split"), ("half_split", "interleaved")])
 def test_mixed_layouts_fail_the_relative_identity(layout_q: str, layout_k: str) -> None:
     assert not _holds(rope.relative_score_step(Rope(4, layout=layout_q), Rope(4, layout=layout_k)))
@@ -117,6 +119,7 @@ def test_query_rotated_backwards_is_not_relative() -> None:
     assert not _holds(rope.relative_score_step(RotatedBackwards(4), Rope(4)))
 
 
+@pytest.mark.slow
 def test_both_rotated_the_other_way_gives_offset_m_minus_n() -> None:
     assert not _holds(rope.block_relative_step(sign=-1))
 

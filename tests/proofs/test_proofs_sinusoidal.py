@@ -198,6 +198,7 @@ def test_step_rejects_a_broken_claim(step: Step) -> None:
     assert fails(step)
 
 
+@pytest.mark.slow
 def test_even_d_has_no_norm_counterexample() -> None:
     frequencies = exact_frequencies(4)
     at_zero, at_one = with_frequencies(frequencies).column(0), with_frequencies(frequencies).column(1)

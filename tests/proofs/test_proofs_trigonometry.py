@@ -50,6 +50,7 @@ def test_broken_encodings_fail_the_step_they_break(
     assert trigonometry.real_and_finite_step(encoding).check() is real_and_finite
 
 
+@pytest.mark.slow
 def test_a_broken_encoding_makes_the_derivation_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trigonometry, "Sinusoidal", FreeParameter)
     assert not trigonometry.sinusoidal_parameter_free.verify().verified

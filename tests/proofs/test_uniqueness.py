@@ -82,6 +82,7 @@ def test_one_dimension_steps_fail_for_a_rational_multiple_of_pi() -> None:
     assert fails(list(un.cosine_dimension_steps(sp.pi / 3)))
 
 
+@pytest.mark.slow
 def test_sine_cosine_steps_fail_for_a_rational_multiple_of_pi() -> None:
     """ω_a = π/2 gives sin(1·ω_a) = cos(0) = 1; the steps must not verify."""
     assert fails(list(un.sine_cosine_steps(sp.pi / 2, un.OMEGA_J)))
@@ -150,6 +151,7 @@ def test_different_positions_have_different_encodings_at_50_digits(
 # ---------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(d=st.integers(1, 24), base=st.sampled_from(BASES), data=st.data(), negative=st.booleans())
 def test_one_dimension_verdicts_hold_at_50_digits(
     d: int, base: int | Fraction, data: st.DataObject, negative: bool
@@ -248,6 +250,7 @@ def test_exact_existence_rule_matches_brute_force(d: int, base: int | Fraction) 
     assert un.cross_dim_exact_exists(d, base) == brute == bool(un.coinciding_dim_pairs(d, base))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("d", "base"), [(8, 10000), (6, 10000), (12, 10000), (9, 64), (10, Fraction(9, 4))])
 def test_divisor_rule_pairs_equal_minimal_polynomial_pairs(d: int, base: int | Fraction) -> None:
     """The pairs from d / gcd(d, 2E) equal those SymPy's minimal polynomials find on the exact frequencies
@@ -376,6 +379,7 @@ def all_witnesses(d: int, base: int) -> list[un.ValuePair]:
     return [v.witness for v in verdicts] + [v.member(1, -1) for v in verdicts if v.dim1 % 2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [8, 512])
 def test_every_exact_witness_agrees_and_neighbours_differ(d: int) -> None:
     witnesses = all_witnesses(d, 10000)
@@ -457,6 +461,7 @@ def test_coincidence_checks_reject_bad_input(call: object, message: str) -> None
         call()  # type: ignore[operator]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("base", "d_max"), [(10000, 64), (500000, 64), (Fraction(9, 4), 40)])
 def test_the_exact_coincidence_rule_lists_the_brute_force_dims(base: int | Fraction, d_max: int) -> None:
     rule = un.dims_with_exact_coincidence(base, d_max)

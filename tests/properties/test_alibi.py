@@ -201,6 +201,7 @@ def test_reference_slopes_match_the_exact_variant_for_every_head_count_up_to_256
     assert [n for n in range(1, 257) if not check_slopes_exact(Alibi(), n)] == []
 
 
+@pytest.mark.slow
 def test_fairseq_floating_point_slopes_pass_within_the_slope_tolerance() -> None:
     assert [n for n in range(1, 257) if not check_slopes_exact(FairseqStyle(), n)] == []
     assert all(check_slopes_geometric(FairseqStyle(), 2**k) for k in range(9))
@@ -351,6 +352,7 @@ def test_bad_input_is_rejected_with_a_clear_message(call: Callable[[], object], 
 # ------------------------------------------------------------------ exact slope sequences
 
 
+@pytest.mark.slow
 def test_powers_of_two_have_geometric_exponents_and_other_counts_do_not() -> None:
     assert all(has_geometric_exponents(Alibi(), 2**k) for k in range(11))
     assert not any(has_geometric_exponents(Alibi(), n) for n in range(3, 257) if n & (n - 1))
@@ -361,6 +363,7 @@ def test_slopes_counted_from_zero_are_not_the_geometric_sequence(k: int) -> None
     assert not has_geometric_exponents(SlopesFromZero(), 2**k)
 
 
+@pytest.mark.slow
 def test_other_counts_interleave_two_geometric_sequences() -> None:
     assert all(interleaves_two_geometric_sequences(Alibi(), n) for n in range(1, 257))
 

@@ -80,6 +80,7 @@ def test_values_within_the_bound_are_decided_in_balls(monkeypatch: pytest.Monkey
     assert wide.in_balls > 0 and wide.first_negative == reference.first_negative
 
 
+@pytest.mark.slow
 def test_balls_that_disagree_with_the_floats_decide_the_sign(monkeypatch: pytest.MonkeyPatch) -> None:
     """With every value sent to the balls, a ball of the wrong frequencies moves the first negative."""
     monkeypatch.setattr(bb, "scan_error", lambda limit, base, terms: 100.0)
@@ -110,6 +111,7 @@ def test_candidate_bases_are_every_two_digit_base_above_one_in_order() -> None:
     assert [next(three) for _ in range(2)] == [Fraction(101, 100), Fraction(102, 100)]
 
 
+@pytest.mark.slow
 def test_the_lowest_base_passes_every_smaller_candidate_fails_and_a_larger_one_fails() -> None:
     lowest = bb.lowest_bases([1024, 2048])
     for length, found in lowest.items():
@@ -124,6 +126,7 @@ def test_the_lowest_base_passes_every_smaller_candidate_fails_and_a_larger_one_f
         assert not larger.admissible and larger.first_negative <= length and larger.negative.ball < 0
 
 
+@pytest.mark.slow
 def test_the_published_table_is_checked_row_by_row() -> None:
     table = bb.recompute_table({1024: Fraction(4300), 4096: Fraction(27000), 4000: Fraction(27000)})
     assert table[1024].agrees and table[1024].published.admissible
@@ -190,6 +193,7 @@ def test_the_islands_between_two_digit_bases_are_found() -> None:
     assert all(cell.state != bb.UNDECIDED or cell.high / cell.low < 1 + 2 * bb.RESOLUTION for cell in cells)
 
 
+@pytest.mark.slow
 def test_every_base_of_a_decided_cell_has_the_cell_s_state() -> None:
     """The Lipschitz reach, checked by direct sums at bases spread over decided cells near L = 1024."""
     cells = [
@@ -335,6 +339,7 @@ def failing_top(found: bb.Infimum) -> bb.Infimum:
     return replace(found, high=Fraction(4400))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("tamper", "step"),
     [

@@ -135,6 +135,7 @@ def one_ulp_off(num_heads: int) -> np.ndarray:
     return slopes
 
 
+@pytest.mark.slow
 def test_slopes_computed_in_float32_and_returned_in_float64_are_the_reference_computed_in_float32() -> None:
     for function in (bloom_slopes_widened, lambda n, length: bloom_bias(n, length).astype(np.float64)):
         report = run(function)  # the widened bias fails `relative` at float64: m·j was rounded in float32
@@ -167,6 +168,7 @@ def test_reference_slopes_exact_in_every_precision_are_not_called_low_precision(
     assert report.findings == ()
 
 
+@pytest.mark.slow
 def test_layout_names_the_bloom_shift_and_the_mask() -> None:
     layouts = {
         name: run(PASSING[name][0]).identified

@@ -326,6 +326,7 @@ def test_float32_frequencies_returned_as_float64_are_the_rule_computed_in_float3
     assert "the none rule, computed in float32" in message
 
 
+@pytest.mark.slow
 def test_float32_yarn_returned_as_float64_is_yarn_computed_in_float32() -> None:
     report = check(lambda d: yarn(d).astype(np.float32).astype(np.float64))
     assert report.identified.variant == "yarn" and report.identified.parameters["computed_in"] == "float32"
@@ -444,6 +445,7 @@ def test_a_ramp_linear_in_r_that_is_no_yarn_blend_is_unknown_scaling() -> None:
 LONGROPE_SETTINGS = Settings(examples=20, ds=(LONGROPE_D,))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("widened", [False, True], ids=["float32", "float32 returned as float64"])
 def test_longrope_is_identified_with_its_factors(widened: bool) -> None:
     report = check(lambda d: longrope(d).astype(np.float64 if widened else np.float32), LONGROPE_SETTINGS)
@@ -484,6 +486,7 @@ def test_per_pair_factors_that_are_not_longropes_are_unknown_scaling(ext: tuple[
     assert "unknown-scaling" in labels(report) and "scaling-longrope" not in labels(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("function", [llama3, llama3_float32], ids=["float64", "float32"])
 def test_llama3_is_identified_with_its_parameters(function) -> None:
     report = check(function, Settings(examples=20, base=LLAMA3_BASE))
@@ -494,6 +497,7 @@ def test_llama3_is_identified_with_its_parameters(function) -> None:
     assert labels(report) == {"scaling-llama3"}
 
 
+@pytest.mark.slow
 def test_llama3_under_the_declared_10000_is_still_llama3_with_a_wrong_base() -> None:
     report = check(llama3)
     assert report.identified.variant == "llama3"
@@ -516,6 +520,7 @@ def test_one_d_cannot_tell_a_wrong_base_from_ntk_and_says_so() -> None:
     assert "also ntk" in message and "several d" in message
 
 
+@pytest.mark.slow
 def test_identification_works_at_large_d() -> None:
     settings = Settings(examples=5, ds=(4096,))
     report = check(yarn, settings)
@@ -654,6 +659,7 @@ def wiggled(d: int) -> np.ndarray:
     return default_rope(d) * (1.0 + 0.01 * np.sin(np.arange(d // 2)))
 
 
+@pytest.mark.slow
 def test_no_known_rule_is_unknown_scaling_with_the_closest() -> None:
     report = check(wiggled)
     assert report.passed

@@ -43,6 +43,7 @@ def failed(report: Report) -> dict[str, dict]:
 # ------------------------------------------------------------------------------- correct implementations
 
 
+@pytest.mark.slow
 def test_hugging_face_rotate_half_passes_and_is_half_split() -> None:
     report = run(hf_rotate_half)
     assert report.passed, failed(report)
@@ -51,6 +52,7 @@ def test_hugging_face_rotate_half_passes_and_is_half_split() -> None:
     assert "half-split-layout" in labels(report) and "wrong-base" not in labels(report)
 
 
+@pytest.mark.slow
 def test_meta_complex_interleaved_passes_and_is_interleaved() -> None:
     report = run(meta_complex)
     assert report.passed, failed(report)
@@ -64,6 +66,7 @@ def test_gpt_neox_partial_rotary_is_named() -> None:
     assert report.identified.parameters["rotary_fraction"] == 0.25 and "partial-rotary" in labels(report)
 
 
+@pytest.mark.slow
 def test_float32_rope_at_position_65535_is_not_a_bug() -> None:
     report = run(lambda x, positions: hf_rotate_half(x, positions, dtype=np.float32))
     assert report.passed, failed(report)
@@ -84,6 +87,7 @@ def test_conventions_are_findings_not_failures() -> None:
         assert label in labels(report) and report.identified.matches, label
 
 
+@pytest.mark.slow
 def test_the_apply_form_with_one_layout_passes() -> None:
     report = run(lambda q, k, positions: (hf_rotate_half(q, positions), hf_rotate_half(k, positions)))
     assert report.passed and "mixed-layout" not in labels(report)
@@ -117,11 +121,13 @@ def test_q_and_k_in_different_layouts_transformers_25199() -> None:
     assert "relative" in failed(report) and "mixed-layout" in labels(report)
 
 
+@pytest.mark.slow
 def test_query_positions_shifted_against_keys() -> None:
     report = run(lambda q, k, positions: (hf_rotate_half(q, positions + 1), hf_rotate_half(k, positions)))
     assert "equal-positions" in failed(report) and "position-offset" in labels(report)
 
 
+@pytest.mark.slow
 def test_exponent_of_the_dimension_index_is_named() -> None:
     def by_dimension(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         return hf_rotate_half(x, positions, base=100.0)  # 10000^(−2i/d) with i counted over dims: √10000
@@ -134,6 +140,7 @@ def test_a_norm_changing_rotation_fails() -> None:
     assert {"norm", "equal-positions"} <= set(failed(report)) and "not-norm-preserving" in labels(report)
 
 
+@pytest.mark.slow
 def test_a_nonlinear_rotation_fails() -> None:
     def normalised(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         norms = np.linalg.norm(x, axis=-1, keepdims=True)

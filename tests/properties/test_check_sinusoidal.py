@@ -286,6 +286,7 @@ def test_each_property_fails_on_its_broken_twin(name: str, function: Callable, l
     assert not report.passed
 
 
+@pytest.mark.slow
 def test_exponent_by_dimension_index_is_wrong_exponent() -> None:
     report = check(by_dimension)
     assert report.identified is not None and report.identified.parameters["exponent"] == "2j/d"
@@ -294,6 +295,7 @@ def test_exponent_by_dimension_index_is_wrong_exponent() -> None:
     assert abs(found["PE(p)·PE(q)"] - found["PE(p+t)·PE(q+t)"]) > found["tolerance"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("function", "dtype"), [(float16_positions, np.float16), (bfloat16_positions, ml_dtypes.bfloat16)]
 )
@@ -364,6 +366,7 @@ def test_wrong_shape_is_wrong_shape() -> None:
     assert report.identified is None and labels(report) == {"wrong-shape"}
 
 
+@pytest.mark.slow
 def test_odd_d_rejected_is_a_finding_not_a_failure() -> None:
     def even_only(positions: np.ndarray, d: int) -> np.ndarray:
         if d % 2:
@@ -376,6 +379,7 @@ def test_odd_d_rejected_is_a_finding_not_a_failure() -> None:
     assert "rejected" in odd.message and f"d must be even, got {ODD_D}" in odd.message
 
 
+@pytest.mark.slow
 def test_odd_d_accepted_with_its_shape() -> None:
     report = check(tensor2tensor)
     odd = next(f for f in report.findings if f.label == "odd-d")

@@ -30,6 +30,7 @@ class Doubled(Sinusoidal):
         return [[2 * value for value in row] for row in super().rows_mp(positions, dps)]
 
 
+@pytest.mark.slow
 def test_the_position_is_the_only_free_symbol() -> None:
     assert angle_free_symbols(Sinusoidal(512, 10000), P) == {P}
     omega = sp.Symbol("omega", positive=True)

@@ -131,6 +131,7 @@ def test_first_colliding_positions_match_the_mantissa_formula(name: str, known: 
     assert check_collision_formula(name).holds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["float16", "bfloat16", "float32"])
 def test_bisection_agrees_with_a_full_scan(name: str) -> None:
     assert first_collision_by_scan(name, 2**25) == first_collision_by_bisection(name)
@@ -169,6 +170,7 @@ def test_distinct_position_count_matches_np_unique(name: str, n: int) -> None:
     assert check_distinct_formula(name, n).holds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["float16", "bfloat16", "float32"])
 def test_wrong_mantissa_width_is_caught_by_the_distinct_count_check(name: str) -> None:
     wrong = dataclasses.replace(dtype_spec(name), nmant=dtype_spec(name).nmant - 1)
@@ -271,6 +273,7 @@ def test_equal_hashes_alone_do_not_make_duplicates() -> None:
     assert exact.duplicate_rows >= 3
 
 
+@pytest.mark.slow
 def test_half_row_hash_needs_the_exact_comparison() -> None:
     """Rows equal in their first half and different in the second: hashing only the first half makes every
     row a candidate; a scan that trusted hashes would report them all, the exact comparison reports none."""

@@ -64,6 +64,7 @@ def _contains(ball: flint.arb, value: mpmath.mpf) -> bool:
 # ---------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", DIMS)
 def test_the_exponent_is_exact_and_rounds_as_the_float_expression_did(d: int) -> None:
     for i in range((d + 1) // 2):

@@ -30,6 +30,7 @@ def test_div_term_is_the_correctly_rounded_float32_exp_of_its_exponents(d: int) 
             assert float(value) == float(+exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [6, 512, 4096])
 def test_the_drift_is_explained_by_the_rounded_exponent(d: int) -> None:
     drift = frequency_drift(common_code_encoding(d, "float32"))

@@ -275,6 +275,7 @@ def test_every_check_has_a_twin_that_breaks_it() -> None:
     assert {name for names in MUST_FAIL.values() for name in names} == set(CHECKS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("twin_name", "check_name"), [(t, c) for t, checks in MUST_FAIL.items() for c in checks]
 )

@@ -240,6 +240,7 @@ def test_arcsine_pair_probability_has_the_derived_constant() -> None:
     assert abs(quadrature - without_constant) > 0.05 * derived
 
 
+@pytest.mark.slow
 def test_predicted_minimum_gap_matches_random_arcsine_samples() -> None:
     m = 1000
     samples = np.sort(np.cos(np.pi * np.random.default_rng(7).uniform(size=(2000, m))), axis=1)
@@ -401,6 +402,7 @@ def test_least_adjacent_valid_gap_equals_brute_force(arrays: tuple[np.ndarray, i
         assert nc._least_adjacent_valid_gap(m, labels, d, invalid) == expected
 
 
+@pytest.mark.slow
 def test_gap_against_n_rows() -> None:
     rows = nc.gap_against_n(Sinusoidal(6), [10, 40])
     assert [row.values for row in rows] == [60, 240]

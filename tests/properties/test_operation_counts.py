@@ -22,6 +22,7 @@ class NoRotation(Rope):
         return x
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["interleaved", "half_split"])
 @pytest.mark.parametrize("d", [2, 8, 16])
 def test_rope_costs_three_operations_per_coordinate(layout: str, d: int) -> None:

@@ -237,6 +237,7 @@ def test_a_low_rank_screen_short_of_its_rank_is_caught_by_brute_force() -> None:
     assert not audit.holds and audit.overstated
 
 
+@pytest.mark.slow
 def test_an_offset_excluded_twice_is_caught_by_the_audit(monkeypatch: pytest.MonkeyPatch) -> None:
     """A search that records every excluded interval twice (so its tallies would count offsets twice)."""
     keep = separation._Search._keep
@@ -327,6 +328,7 @@ def test_the_ball_of_given_frequencies_contains_the_mpmath_distance(
         assert mpmath.mpf(ball.rad().str(5, radius=False)) < mpmath.mpf(10) ** -30
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 300), st.integers(1, 97)), min_size=2, max_size=2))
 def test_the_search_over_given_frequencies_finds_the_mpmath_minimiser(drawn: list[tuple[int, int]]) -> None:

@@ -33,6 +33,7 @@ POSITION = st.integers(-(10**6), 10**6) | st.floats(-1e6, 1e6)
 BASE = st.sampled_from([10000.0, 500000.0, 2.0]) | st.floats(1.0, 1e9, exclude_min=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=max(20, settings.default.max_examples // 2))
 @given(d=log_uniform(1, 1024), base=BASE, positions=st.lists(POSITION, min_size=1, max_size=2))
 def test_float64_agrees_with_50_digit_mpmath(d: int, base: float, positions: list[float]) -> None:

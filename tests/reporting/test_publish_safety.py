@@ -382,6 +382,7 @@ def test_no_copy_is_left_beside_the_readme_when_its_disk_is_full(tmp_path: Path)
         assert readme.read_bytes() == b"old readme" and not out.exists() and not siblings(out)
 
 
+@pytest.mark.slow
 def test_a_copy_a_killed_run_left_beside_the_readme_is_removed_by_the_next(tmp_path: Path) -> None:
     out = tmp_path / "rep"
     old_report(out)

@@ -362,6 +362,7 @@ def test_figures_drawn_the_same_by_another_matplotlib_are_kept(drawn: Path, tmp_
     assert all_files(out) == all_files(drawn)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", ["content", "missing", "same version"])
 def test_figures_are_drawn_anew_unless_every_one_is_the_same(
     drawn: Path, tmp_path: Path, change: str
