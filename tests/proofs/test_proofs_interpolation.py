@@ -32,6 +32,7 @@ def test_each_derivation_verifies_for_symbolic_parameters(derivation_id: str, st
     assert len(result.steps) == steps and item.instances is None
 
 
+@pytest.mark.twin("scaling.pi_tangent_line")
 @pytest.mark.slow
 def test_a_wrong_remainder_integral_breaks_the_tangent_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
@@ -45,6 +46,7 @@ def test_a_wrong_remainder_integral_breaks_the_tangent_line(monkeypatch: pytest.
     assert [s.holds for s in result.steps][:3] == [False, True, False]
 
 
+@pytest.mark.twin("scaling.pi_tangent_line")
 @pytest.mark.slow
 def test_a_sign_changing_integrand_breaks_the_tangent_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proofs, "tangent_gap_integrand", lambda u: u * (1 - 1 / (1 + proofs.PI_Z)))
@@ -60,6 +62,7 @@ def test_the_reversed_step_of_eq_14_is_disproved_not_assumed() -> None:
     assert not is_zero(u**2 * proofs.tangent_gap_integral(-u) - (1 - u - sp.exp(-u)))
 
 
+@pytest.mark.twin("scaling.pi_curvature_sum", "scaling.critical_dimension")
 def test_a_wrong_frequency_breaks_the_curvature_sum_and_the_critical_dimension(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

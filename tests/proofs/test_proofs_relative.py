@@ -37,6 +37,7 @@ def test_the_four_terms_are_checked_at_symbolic_size() -> None:
     assert relative.vanishes(score - relative.four_terms())
 
 
+@pytest.mark.twin("relative.transformer_xl_four_terms")
 def test_a_commuted_or_missing_term_is_not_the_score() -> None:
     score = relative.absolute_score(
         relative.CONTENT_I, relative.ABSOLUTE_I, relative.CONTENT_J, relative.ABSOLUTE_J
@@ -54,6 +55,7 @@ def test_a_commuted_or_missing_term_is_not_the_score() -> None:
     assert not relative.vanishes(score - without_d)
 
 
+@pytest.mark.twin("relative.transformer_xl_offset")
 def test_a_score_with_absolute_positions_is_not_shift_free() -> None:
     def absolute(i: sp.Expr, j: sp.Expr) -> sp.MatrixBase:
         return relative.absolute_score(
@@ -67,6 +69,7 @@ def test_a_score_with_absolute_positions_is_not_shift_free() -> None:
     assert not relative.score_shift_step(absolute, "A").check()
 
 
+@pytest.mark.twin("relative.clipped_offset")
 @pytest.mark.slow
 def test_clipping_the_positions_before_subtracting_is_not_shift_free() -> None:
     def clipped_positions(i: sp.Expr, j: sp.Expr) -> sp.Expr:

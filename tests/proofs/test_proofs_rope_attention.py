@@ -119,6 +119,7 @@ def test_query_rotated_backwards_is_not_relative() -> None:
     assert not _holds(rope.relative_score_step(RotatedBackwards(4), Rope(4)))
 
 
+@pytest.mark.twin("rope.relative_half_split", "rope.relative_interleaved")
 @pytest.mark.slow
 def test_both_rotated_the_other_way_gives_offset_m_minus_n() -> None:
     assert not _holds(rope.block_relative_step(sign=-1))
@@ -145,6 +146,7 @@ def test_sign_slip_breaks_the_relative_score() -> None:
 SWAP_WITHIN_PAIRS = sp.Matrix([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])
 
 
+@pytest.mark.twin("rope.half_split_permutation")
 @pytest.mark.parametrize("wrong", [sp.eye(4), SWAP_WITHIN_PAIRS])
 def test_a_wrong_permutation_does_not_conjugate_the_layouts(wrong: sp.Matrix) -> None:
     assert _holds(rope.permutation_is_orthogonal_step(wrong))
@@ -158,6 +160,7 @@ def test_matching_layouts_give_no_counterexample(layout: str) -> None:
     assert not _holds(step)
 
 
+@pytest.mark.twin("rope.mixed_layouts_break_relative")
 def test_off_circle_cos_sin_pair_is_rejected() -> None:
     assert not _holds(rope.unit_circle_step([(sp.Rational(3, 5), sp.Rational(3, 5))]))
 
@@ -196,6 +199,7 @@ def test_causal_mask_claimed_equivariant_fails() -> None:
     assert not _holds(step)
 
 
+@pytest.mark.twin("attention.permutation_equivariance")
 @pytest.mark.parametrize("perm", [(1, 0, 2), (1, 2, 0)])
 def test_causal_softmax_lemma_fails(perm: tuple[int, ...]) -> None:
     assert not _holds(attention.softmax_lemma_step(attention.causal_row_softmax, perm))
@@ -211,6 +215,7 @@ def test_identity_permutation_gives_no_invariance_counterexample() -> None:
     assert not _holds(attention.mask_moves_step((0, 1, 2)))
 
 
+@pytest.mark.twin("attention.pooled_output_invariance")
 @pytest.mark.parametrize("perm", [(1, 0, 2), (1, 2, 0), (2, 1, 0)])
 def test_causal_attention_claimed_pooled_invariant_fails(perm: tuple[int, ...]) -> None:
     step = attention.pooled_invariance_step(attention.causal_row_softmax, perm, *attention.EXAMPLE)
@@ -222,6 +227,7 @@ def test_pooling_removes_the_order_that_the_rows_still_show() -> None:
     assert _holds(attention.pooled_invariance_step(attention.row_softmax, attention.SWAP, *attention.EXAMPLE))
 
 
+@pytest.mark.twin("attention.absolute_pe_score")
 def test_non_commuting_a_claimed_relative_fails() -> None:
     assert not _holds(attention.commutes_step(attention.NOT_COMMUTING, [attention.OMEGA]))
     assert not _holds(attention.relative_term_step(attention.NOT_COMMUTING, [attention.OMEGA]))
@@ -233,6 +239,7 @@ def test_scaled_rotation_gives_no_relative_counterexample() -> None:
     assert not _holds(attention.commutator_step(a, attention.THREE_FOUR_FIVE))
 
 
+@pytest.mark.twin("attention.previous_token_head")
 @pytest.mark.slow
 def test_next_token_matrix_does_not_peak_at_the_previous_token() -> None:
     one_block = [attention.OMEGA]

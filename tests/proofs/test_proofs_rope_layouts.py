@@ -54,6 +54,7 @@ def test_the_universal_steps_hold() -> None:
     assert _holds(rope.mixed_e0_score_step()) and _holds(rope.one_pair_step())
 
 
+@pytest.mark.twin("rope.mixed_layouts_every_dimension")
 @pytest.mark.slow
 @pytest.mark.parametrize("wrong", [_interleaved_backwards, _interleaved_unpaired])
 def test_a_wrong_interleaved_entry_does_not_conjugate_to_the_half_split_one(wrong) -> None:
@@ -85,6 +86,7 @@ def test_the_index_map_is_layout_permutation_and_a_permutation() -> None:
         assert [rope.unpermuted_index(p, half) for p in perm] == list(range(r))
 
 
+@pytest.mark.twin("rope.half_split_permutation_by_dimension")
 def test_the_dimension_by_dimension_checks_fail_on_a_wrong_permutation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

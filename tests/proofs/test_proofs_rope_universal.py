@@ -53,11 +53,13 @@ def test_one_block_is_orthogonal_and_composes() -> None:
     assert _holds(rope.block_composition_step())
 
 
+@pytest.mark.twin("rope.orthogonal")
 @pytest.mark.parametrize("block", [_scaled_block, _sign_slipped_block])
 def test_a_block_with_a_wrong_sign_or_scale_is_not_orthogonal(block) -> None:
     assert not _holds(rope.block_orthogonal_step(block))
 
 
+@pytest.mark.twin("rope.composition")
 def test_a_scaled_block_does_not_compose() -> None:
     assert not _holds(rope.block_composition_step(_scaled_block))
 
@@ -183,6 +185,7 @@ def test_summation_by_parts_holds_for_every_n() -> None:
     assert _holds(rope.abel_induction_step(_by_parts_from_the_last_term))
 
 
+@pytest.mark.twin("rope.abel_summation")
 @pytest.mark.parametrize("wrong", [_index_slip, _sign_slip, _without_the_boundary_term])
 def test_a_wrong_summation_by_parts_formula_fails_the_induction(wrong) -> None:
     assert not _holds(rope.abel_induction_step(wrong))

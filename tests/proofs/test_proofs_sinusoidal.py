@@ -192,6 +192,18 @@ MUTANTS = {
 }
 
 
+@pytest.mark.twin(
+    "sinusoidal.offset_matrix",
+    "sinusoidal.offset_matrix_expanded",
+    "sinusoidal.offset_matrix_group",
+    "sinusoidal.norm",
+    "sinusoidal.dot_product",
+    "sinusoidal.distance",
+    "sinusoidal.frequency_order",
+    "sinusoidal.origin",
+    "sinusoidal.larger_base",
+    "trigonometry.exp_log_frequency",
+)
 @pytest.mark.slow
 @pytest.mark.parametrize("step", MUTANTS.values(), ids=MUTANTS.keys())
 def test_step_rejects_a_broken_claim(step: Step) -> None:

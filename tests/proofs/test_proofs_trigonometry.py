@@ -50,6 +50,7 @@ def test_broken_encodings_fail_the_step_they_break(
     assert trigonometry.real_and_finite_step(encoding).check() is real_and_finite
 
 
+@pytest.mark.twin("trigonometry.sinusoidal_parameter_free")
 @pytest.mark.slow
 def test_a_broken_encoding_makes_the_derivation_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trigonometry, "Sinusoidal", FreeParameter)
@@ -60,6 +61,7 @@ def test_div_term_is_the_reciprocal_of_the_commented_power() -> None:
     assert verification(trigonometry.div_term_is_the_reciprocal.id).verified
 
 
+@pytest.mark.twin("trigonometry.div_term_is_the_reciprocal")
 def test_a_div_term_that_is_the_commented_power_fails_the_reciprocal_derivation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -74,6 +74,7 @@ def test_derivation_verifies_and_renders(derivation: Derivation) -> None:
     assert derivation.statement in text and "NOT verified" not in text
 
 
+@pytest.mark.twin("uniqueness.sine_dimension", "uniqueness.cosine_dimension")
 @pytest.mark.slow
 def test_one_dimension_steps_fail_for_a_rational_multiple_of_pi() -> None:
     """With ω = π/3 the 'π would be algebraic' steps cannot be checked: the argument breaks, as it must."""
@@ -82,12 +83,14 @@ def test_one_dimension_steps_fail_for_a_rational_multiple_of_pi() -> None:
     assert fails(list(un.cosine_dimension_steps(sp.pi / 3)))
 
 
+@pytest.mark.twin("uniqueness.sine_cosine_never")
 @pytest.mark.slow
 def test_sine_cosine_steps_fail_for_a_rational_multiple_of_pi() -> None:
     """ω_a = π/2 gives sin(1·ω_a) = cos(0) = 1; the steps must not verify."""
     assert fails(list(un.sine_cosine_steps(sp.pi / 2, un.OMEGA_J)))
 
 
+@pytest.mark.twin("uniqueness.distinct_positions", "uniqueness.same_type_coincidence")
 def test_zero_set_and_pi_steps_reject_false_claims() -> None:
     assert fails([un.zero_set_step(sp.sin(un.U / 2), 2 * sp.pi, sp.pi, "wrong offset")])
     assert fails([un.zero_set_step(sp.cos(un.U / 2), sp.pi, sp.pi / 2, "wrong spacing")])

@@ -154,6 +154,7 @@ def test_every_alibi_claim_has_a_derivation() -> None:
     }
 
 
+@pytest.mark.twin("alibi.linear_penalty")
 def test_a_quadratic_penalty_fails_the_linearity_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(alibi_proofs, "penalty", lambda i, j: -alibi_proofs.SLOPE * (i - j) ** 2)
     assert not alibi_proofs.linear_penalty.verify().verified
