@@ -845,6 +845,7 @@ class Unscaled(scaling_proofs.ScaledRope):
         return Rope.rotate_exact(self, x, m, thetas)
 
 
+@pytest.mark.twin("scaling.yarn_temperature")
 @pytest.mark.slow
 def test_the_temperature_steps_hold_and_fail_without_the_scale() -> None:
     assert scaling_proofs.block_scaling_step().check()
