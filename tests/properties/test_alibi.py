@@ -160,6 +160,29 @@ def test_a_quadratic_penalty_fails_the_linearity_derivation(monkeypatch: pytest.
     assert not alibi_proofs.linear_penalty.verify().verified
 
 
+@pytest.mark.twin("alibi.offset_only")
+@pytest.mark.slow
+def test_a_bias_of_i_plus_j_fails_the_offset_derivation(monkeypatch: pytest.MonkeyPatch) -> None:
+    def absolute(i: sp.Expr, j: sp.Expr) -> sp.Expr:
+        return sp.Piecewise((-alibi_proofs.SLOPE * (i + j), j <= i), (-sp.oo, True))
+
+    monkeypatch.setattr(alibi_proofs, "causal_bias", absolute)
+    holds = [step.holds for step in alibi_proofs.offset_only.verify().steps]
+    assert not holds[0] and all(holds[1:])
+
+
+@pytest.mark.twin("alibi.slopes_other_counts")
+@pytest.mark.slow
+def test_one_geometric_sequence_for_every_count_fails_the_other_counts_derivation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def one_sequence(n: int) -> list[sp.Expr]:
+        return [sp.Integer(2) ** sp.Rational(-8 * h, n) for h in range(1, n + 1)]
+
+    monkeypatch.setattr(alibi_proofs, "interleaved_slopes", one_sequence)
+    assert not alibi_proofs.slopes_other_counts.verify().verified
+
+
 def test_slope_reach_is_exact_and_falls_with_the_slope() -> None:
     slopes = Alibi().slopes_exact(8)
     reach = alibi_proofs.slope_reach(slopes, 100)
