@@ -51,6 +51,7 @@ def test_markdown_shows_statement_and_every_step(derivation: Derivation) -> None
         assert step.claim in text and step.justification in text
 
 
+@pytest.mark.twin("lipschitz.coordinate_step")
 @pytest.mark.parametrize(
     ("change", "product"),
     [
@@ -64,17 +65,20 @@ def test_sum_to_product_rejects_a_wrong_product(change: sp.Expr, product: sp.Exp
     assert fails(sum_to_product_step(change, product, r"\sin"))
 
 
+@pytest.mark.twin("lipschitz.coordinate_step")
 def test_gap_step_rejects_a_wrong_or_negative_leftover() -> None:
     product = 2 * sp.sin(HALF_STEP) * sp.cos(MIDPOINT)
     assert fails(gap_step(product, 4 * sp.sin(HALF_STEP) ** 2 * sp.cos(MIDPOINT) ** 2))
     assert fails(gap_step(product, -4 * sp.sin(HALF_STEP) ** 2 * sp.sin(MIDPOINT) ** 2))
 
 
+@pytest.mark.twin("lipschitz.sine_bound")
 def test_integral_step_rejects_a_wrong_antiderivative() -> None:
     assert fails(integral_step(1 - sp.cos(T), Y_PLUS + sp.sin(Y_PLUS)))
     assert fails(integral_step(1 + sp.cos(T), Y_PLUS - sp.sin(Y_PLUS)))
 
 
+@pytest.mark.twin("lipschitz.sine_bound")
 def test_square_step_rejects_a_wrong_half_angle_formula() -> None:
     assert fails(square_step(1 - sp.cos(T), sp.sin(T / 2) ** 2))
     assert fails(square_step(1 + sp.cos(T), 2 * sp.sin(T / 2) ** 2))

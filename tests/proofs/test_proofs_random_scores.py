@@ -67,6 +67,7 @@ def test_expectation_multiplies_the_moments_of_independent_variables() -> None:
     assert expectation(x**4 * y**2, (x, y), standard_moment) == 3
 
 
+@pytest.mark.twin("random_scores.expected_score")
 def test_the_block_form_rejects_the_offset_taken_the_other_way() -> None:
     assert not fails(block_form_step())
     assert fails(block_form_step(M - N))
@@ -78,6 +79,7 @@ def test_the_block_mean_rejects_wrong_moments() -> None:
     assert fails(block_mean_step(lambda variable, power: sp.Integer(1)))
 
 
+@pytest.mark.twin("random_scores.expected_score")
 def test_the_second_moment_rejects_wrong_moments() -> None:
     """Broken: variance 2 instead of 1 (E[x²] = 2) makes the block's second moment 8, not 2."""
     doubled = second_moment_steps(
@@ -88,6 +90,7 @@ def test_the_second_moment_rejects_wrong_moments() -> None:
     assert fails(shifted[1])
 
 
+@pytest.mark.twin("random_scores.score_peak_at_any_distance")
 @pytest.mark.slow
 def test_the_aligned_key_rejects_a_key_turned_the_other_way() -> None:
     assert not fails(aligned_score_step())

@@ -199,6 +199,7 @@ MUTANTS = {
     "sinusoidal.norm",
     "sinusoidal.dot_product",
     "sinusoidal.distance",
+    "lipschitz.distance_bound",
     "sinusoidal.frequency_order",
     "sinusoidal.origin",
     "sinusoidal.larger_base",
