@@ -21,7 +21,6 @@ TESTS = Path(__file__).resolve().parents[1]
 #: Derivations whose steps no test yet breaks on purpose (each is verified on the correct input only).
 UNTWINNED = frozenset(
     {
-        "alibi.slope_reach",
         "alibi.slopes_power_of_two",
         "alibi.softmax_ratio",
         "attention.causal_mask_breaks_equivariance",

@@ -183,6 +183,16 @@ def test_one_geometric_sequence_for_every_count_fails_the_other_counts_derivatio
     assert not alibi_proofs.slopes_other_counts.verify().verified
 
 
+@pytest.mark.twin("alibi.slope_reach")
+@pytest.mark.slow
+def test_weights_normalised_without_the_exponential_fail_the_reach_derivation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(alibi_proofs, "softmax", lambda logits: [x / sp.Add(*logits) for x in logits])
+    holds = [step.holds for step in alibi_proofs.slope_reach_order.verify().steps]
+    assert not holds[0] and all(holds[1:])
+
+
 def test_slope_reach_is_exact_and_falls_with_the_slope() -> None:
     slopes = Alibi().slopes_exact(8)
     reach = alibi_proofs.slope_reach(slopes, 100)
