@@ -362,6 +362,30 @@ def test_figures_drawn_the_same_by_another_matplotlib_are_kept(drawn: Path, tmp_
     assert all_files(out) == all_files(drawn)
 
 
+def test_a_figure_is_drawn_once_and_only_when_its_png_is_asked_for() -> None:
+    calls: list[int] = []
+    plot = figures.Plot("x.png", "title", "caption", (), "digest", lambda: calls.append(1) or b"png")
+    assert calls == []
+    assert plot.png == b"png" and plot.png == b"png"
+    assert calls == [1]
+
+
+def test_figures_kept_from_another_matplotlib_are_never_drawn(
+    drawn: Path, tmp_path: Path, plots: tuple[figures.Plot, ...]
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(drawn, out)
+    _other_version(out)
+
+    def undrawable() -> bytes:
+        raise AssertionError("a kept figure was drawn")
+
+    fresh = [dataclasses.replace(plot, draw=undrawable) for plot in plots]
+    found = report.kept_figures(out, fresh)
+    assert found is not None and found[0] == "0.0.1"
+    assert [plot.png for plot in found[1]] == [(out / "figures" / p.name).read_bytes() for p in plots]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("change", ["content", "missing", "same version"])
 def test_figures_are_drawn_anew_unless_every_one_is_the_same(
