@@ -1,0 +1,621 @@
+"""The suite's answers for one real model's positional setup (`model_config.PositionalSetup`) at the context
+a user plans to run, and the findings they lead to.
+
+For RoPE, the frequencies θ'_i are the scaling rule evaluated at `DIGITS` significant digits
+(`RopeScaling.frequencies_mp`, regimes decided at that precision), then rounded to float64; every later
+answer takes those float64 values as exact:
+
+* `frequencies`: per rotated pair, θ_i and θ'_i, the wavelength 2π/θ'_i, the turns L·θ'_i/2π within the
+  trained and the planned context, and the regime (unscaled; extrapolated: θ' = θ; interpolated: θ' = θ/s;
+  blended, with the weight γ of θ in θ' = γθ + (1 − γ)θ/s; rescaled for NTK, LongRoPE and dynamic NTK);
+* `attention_factor`: the factor on cos and sin (YaRN's 0.1·mscale·ln s + 1, DeepSeek's quotient of two
+  such factors, LongRoPE's √(1 + ln s/ln L₀), or the config's own value) and, for DeepSeek's attention, the
+  factor its softmax scale is multiplied by;
+* `critical_dimension`: Liu et al. 2023's d_extra = 2⌈(d/2)·log_b(T/2π)⌉ at the trained context T
+  (certified, `interpolation_bounds.critical_dimension`);
+* `men_criterion`: Men et al. 2024's B(m) = Σ_i cos(m·θ'_i) ≥ 0 for m ≤ L at the planned context L, the first
+  negative value or the least one as a certified ball (`base_bound.scan`), and the least base of two
+  significant digits admissible for L at the model's rotary dimension (`base_bound.lowest_bases`);
+* `precision`: where integer positions collapse in bfloat16, float16 and float32, the float32 angle error
+  |fl(fl(p)·fl(θ'_i)) − p·θ'_i| at the largest planned position (exact rational arithmetic on the rounded
+  values), and the score drift of a cos/sin cache computed in float32 (correctly rounded) and stored in the
+  model's dtype, for seeded unit queries and keys at the end of the planned context and at its start;
+* `separation`: the certified least ‖R(kθ') − I‖-distance, min over 1 ≤ k < L of √(Σ_i 2(1 − cos kθ'_i))
+  (`separation.certified_separation`), and where it is attained.
+
+For ALiBi, the slopes (exact powers of two) and the bias at the far end of the planned context; for a
+learned table, its size. `analyse` returns a `ModelAnalysis`, whose `as_json` is the record the command
+prints; a part that needs a key the config lacks or holds badly is skipped, saying which key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import flint
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..checks.interpolation_bounds import critical_dimension, critical_exponent
+from ..encodings.alibi import alibi_slopes_exact
+from ..encodings.model_config import PositionalSetup
+from ..encodings.scaling import RopeScaling
+from ..encodings.sinusoidal import Sinusoidal
+from ..numerics.correct_rounding import correctly_rounded
+from ..numerics.dtypes import dtype_spec
+from . import base_bound
+from .finite_precision import position_collision
+from .separation import certified_separation
+
+#: Significant digits of the frequency rule's evaluation.
+DIGITS = 30
+#: Digits the record prints of a real value computed at `DIGITS` (or of a certified ball's midpoint).
+SHOWN = 10
+#: Largest planned context answered (the Men et al. scan and the least-base search grow with it).
+MAX_CONTEXT = 2**23
+#: The seeded unit (q, k) pairs and the offsets m − n of the cache-drift measurement.
+DRIFT_PAIRS, DRIFT_OFFSETS, DRIFT_SEED = 64, 64, 0
+#: Dtypes whose position collapse and cache drift are reported.
+PRECISION_DTYPES = ("bfloat16", "float16", "float32")
+
+ANSWERS = (
+    "frequencies",
+    "attention_factor",
+    "critical_dimension",
+    "men_criterion",
+    "precision",
+    "separation",
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer: its evidence kind (``exact``, ``certified`` or a stated precision), a one-line summary
+    and a JSON-ready value."""
+
+    evidence: str
+    summary: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding: a fixed label and a one-line message."""
+
+    label: str
+    message: str
+
+
+@dataclass
+class ModelAnalysis:
+    """Everything `analyse` found for one setup at one planned context."""
+
+    setup: PositionalSetup
+    context: int | None
+    answers: dict[str, Answer] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        setup = self.setup
+        scaling = setup.scaling
+        return {
+            "model_type": setup.model_type,
+            "scheme": setup.scheme,
+            "setup": {
+                "base": setup.base,
+                "head_dim": setup.head_dim,
+                "rotary_dim": setup.rotary_dim,
+                "rope_type": setup.rope_type,
+                "scaling": None if scaling is None else _scaling_json(scaling),
+                "mscale": setup.mscale,
+                "mscale_all_dim": setup.mscale_all_dim,
+                "attention_factor": setup.attention_factor,
+                "max_position_embeddings": setup.max_positions,
+                "trained_context": setup.trained_context,
+                "planned_context": self.context,
+                "dtype": setup.dtype,
+                "heads": setup.heads,
+            },
+            "keys": {"used": setup.used, "ignored": setup.ignored, "defaults": setup.defaults},
+            "problems": [{"key": p.key, "message": p.message} for p in setup.problems],
+            "findings": [{"label": f.label, "message": f.message} for f in self.findings],
+            "answers": {
+                key: {"evidence": a.evidence, "summary": a.summary, "value": a.value}
+                for key, a in self.answers.items()
+            },
+            "skipped": self.skipped,
+        }
+
+
+def _scaling_json(scaling: RopeScaling) -> dict[str, object]:
+    fields = {"kind": scaling.kind, "factor": scaling.factor}
+    if scaling.kind in ("yarn", "llama3", "longrope", "dynamic-ntk"):
+        fields["original_context"] = scaling.original_context
+    if scaling.kind == "yarn":
+        fields |= {
+            "beta_fast": scaling.beta_fast,
+            "beta_slow": scaling.beta_slow,
+            "truncate": scaling.truncate,
+        }
+    if scaling.kind == "llama3":
+        fields |= {"low_freq_factor": scaling.low_freq_factor, "high_freq_factor": scaling.high_freq_factor}
+    if scaling.kind == "longrope":
+        fields |= {"short_factor": list(scaling.short_factor), "long_factor": list(scaling.long_factor)}
+    return fields
+
+
+class ContextError(ValueError):
+    """A planned context outside 2 … `MAX_CONTEXT`."""
+
+
+def planned_context(setup: PositionalSetup, context: int | None) -> int | None:
+    """The context to answer for: the user's, else ``max_position_embeddings``; a ContextError beyond
+    `MAX_CONTEXT` or below 2."""
+    chosen = setup.max_positions if context is None else context
+    if chosen is not None and not 2 <= chosen <= MAX_CONTEXT:
+        raise ContextError(f"context must be from 2 to 2^23 = {MAX_CONTEXT}, got {chosen}")
+    return chosen
+
+
+def analyse(
+    setup: PositionalSetup, context: int | None = None, on_answer: Callable[[str], None] | None = None
+) -> ModelAnalysis:
+    """Every answer the setup allows at the planned context (`planned_context`), and the findings."""
+    found = ModelAnalysis(setup, planned_context(setup, context))
+    found.findings += [Finding(note.label, note.message) for note in setup.notes]
+    done = on_answer or (lambda key: None)
+    if setup.scheme == "rope":
+        _rope(found, done)
+    elif setup.scheme == "alibi":
+        _alibi(found)
+    elif setup.scheme == "learned":
+        _learned(found)
+    return found
+
+
+# ------------------------------------------------------------------------------------------------ RoPE
+
+
+@dataclass(frozen=True)
+class Frequencies:
+    """θ_i and θ'_i at `DIGITS` digits, and θ'_i rounded to float64."""
+
+    theta: list[mpmath.mpf]
+    scaled: list[mpmath.mpf]
+    float64: np.ndarray
+
+
+def model_frequencies(setup: PositionalSetup, context: int) -> Frequencies:
+    """The unscaled and scaled frequencies of a RoPE setup at the planned context (dynamic NTK and LongRoPE
+    depend on the running length: it is the planned context)."""
+    d, base = setup.rotary_dim, setup.base
+    scaling = setup.scaling
+    if scaling.kind in ("dynamic-ntk", "longrope"):
+        scaling = _with_length(scaling, context)
+    with mpmath.workdps(DIGITS):
+        theta = RopeScaling().frequencies_mp(d, _exact(base), DIGITS)
+        scaled = scaling.frequencies_mp(d, _exact(base), DIGITS)
+    return Frequencies(theta, scaled, np.array([float(t) for t in scaled]))
+
+
+def _with_length(scaling: RopeScaling, length: int) -> RopeScaling:
+    fields = {name: getattr(scaling, name) for name in scaling.__dataclass_fields__}
+    return RopeScaling(**(fields | {"seq_len": length}))
+
+
+def _exact(base: float) -> str:
+    """The base as mpmath reads it exactly: its float64 value written out."""
+    return str(Fraction(base)) if Fraction(base).denominator == 1 else repr(base)
+
+
+def _mp_fraction(value: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+def _shown(value: mpmath.mpf | float, digits: int = SHOWN) -> str:
+    return mpmath.nstr(mpmath.mpf(value), digits, min_fixed=-4, max_fixed=12)
+
+
+def _rope(found: ModelAnalysis, done: Callable[[str], None]) -> None:
+    setup, context = found.setup, found.context
+    missing = _missing_rope(setup)
+    if missing:
+        for key in ANSWERS:
+            found.skipped[key] = missing
+        return
+    if context is None:
+        for key in ANSWERS:
+            found.skipped[key] = "no max_position_embeddings in the config: give the planned context"
+        found.findings.append(Finding("context-needed", "the config states no context: give --context"))
+        return
+    _scaling_findings(found)
+    freqs = model_frequencies(setup, context)
+    found.answers["frequencies"] = _frequency_answer(setup, context, freqs)
+    done("frequencies")
+    found.answers["attention_factor"] = _attention_answer(found)
+    done("attention_factor")
+    _critical(found)
+    done("critical_dimension")
+    found.answers["men_criterion"] = _men_answer(found, freqs)
+    done("men_criterion")
+    found.answers["precision"] = _precision_answer(found, freqs)
+    done("precision")
+    found.answers["separation"] = _separation_answer(setup, context, freqs)
+    done("separation")
+
+
+def _missing_rope(setup: PositionalSetup) -> str | None:
+    """Why the frequencies cannot be computed (the keys at fault), or None."""
+    if setup.rotary_dim is None or setup.base is None or setup.scaling is None:
+        keys = ", ".join(sorted({p.key for p in setup.problems})) or "the scaling block"
+        return f"the frequencies need {keys}, which the config lacks or holds badly"
+    return None
+
+
+def _scaling_findings(found: ModelAnalysis) -> None:
+    setup, context, scaling = found.setup, found.context, found.setup.scaling
+    s, top = scaling.factor, setup.max_positions
+    if scaling.kind in ("yarn", "llama3", "longrope", "linear") and setup.original_context and top:
+        original = setup.original_context
+        stated = "factor" not in setup.defaults
+        if stated and not math.isclose(s * original, top, rel_tol=0, abs_tol=0.5):
+            message = (
+                f"factor {s:g} × original_max_position_embeddings {original} = {s * original:g} ≠ "
+                f"max_position_embeddings {top}"
+            )
+            if scaling.kind in ("yarn", "longrope"):
+                message += (
+                    f": a reader that takes max_position_embeddings / original ({top / original:g}) as the "
+                    "factor "
+                    "(transformers' code does in some versions, huggingface/transformers#38224) scales "
+                    "differently "
+                    "from one that reads factor"
+                )
+            found.findings.append(Finding("factor-context-mismatch", message))
+    reach = top if scaling.kind in ("none", "dynamic-ntk") else None
+    if scaling.kind in ("yarn", "llama3", "linear", "longrope"):
+        reach = int(s * (setup.original_context or top or 0)) or top
+    if reach and context > max(reach, top or 0):
+        found.findings.append(
+            Finding(
+                "context-beyond-scaling",
+                f"the planned context {context} exceeds the {reach} positions the setup was "
+                + ("trained for" if scaling.kind == "none" else "scaled for"),
+            )
+        )
+    if scaling.kind in ("dynamic-ntk", "longrope"):
+        what = (
+            "dynamic NTK rescales the base with the running length"
+            if scaling.kind == "dynamic-ntk"
+            else f"LongRoPE takes long_factor for sequences beyond {scaling.original_context} tokens"
+        )
+        found.findings.append(
+            Finding(
+                "dynamic-scaling",
+                f"the frequencies depend on the running length: {what}; answered at {context}",
+            )
+        )
+    if setup.mscale is not None and setup.mscale_all_dim:
+        found.findings.append(
+            Finding(
+                "mscale-all-dim",
+                f"mscale {setup.mscale:g} and mscale_all_dim {setup.mscale_all_dim:g}: transformers "
+                "multiplies cos "
+                "and sin by their quotient of YaRN factors, and DeepSeek's attention multiplies its "
+                "softmax scale "
+                "by the square of mscale_all_dim's",
+            )
+        )
+
+
+def _regime(theta: mpmath.mpf, scaled: mpmath.mpf, scaling: RopeScaling) -> tuple[str, mpmath.mpf | None]:
+    if scaling.kind == "none":
+        return "unscaled", None
+    if scaling.kind in ("ntk", "dynamic-ntk", "longrope"):
+        return "rescaled", None
+    s = mpmath.mpf(scaling.factor)
+    if scaled == theta:
+        return "extrapolated", mpmath.mpf(1)
+    if scaled == theta / s:
+        return "interpolated", mpmath.mpf(0)
+    return "blended", (scaled / theta - 1 / s) / (1 - 1 / s)
+
+
+def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) -> Answer:
+    trained = setup.trained_context or context
+    rows, counts = [], {}
+    with mpmath.workdps(DIGITS):
+        two_pi = 2 * mpmath.pi
+        for i, (theta, scaled) in enumerate(zip(freqs.theta, freqs.scaled, strict=True)):
+            regime, weight = _regime(theta, scaled, setup.scaling)
+            counts[regime] = counts.get(regime, 0) + 1
+            rows.append(
+                {
+                    "pair": i,
+                    "theta": _shown(theta),
+                    "scaled_theta": _shown(scaled),
+                    "wavelength": _shown(two_pi / scaled),
+                    "turns_trained": _shown(trained * scaled / two_pi),
+                    "turns_planned": _shown(context * scaled / two_pi),
+                    "regime": regime,
+                    "weight": None if weight is None else _shown(weight),
+                }
+            )
+        longest = two_pi / freqs.scaled[-1]
+    regimes = ", ".join(f"{n} {name}" for name, n in counts.items())
+    summary = (
+        f"{len(rows)} pairs ({regimes}); wavelengths {rows[0]['wavelength']} to {_shown(longest, 6)}; the "
+        "slowest "
+        f"pair turns {_shown(context * freqs.scaled[-1] / (2 * mpmath.pi), 6)} times in the planned context"
+    )
+    return Answer(f"the scaling rule at {DIGITS} significant digits, shown to {SHOWN}", summary, rows)
+
+
+def _yarn_factor(s: float, mscale: float = 1.0) -> mpmath.mpf:
+    """transformers' get_mscale: 0.1·mscale·ln s + 1 for s > 1, else 1."""
+    return mpmath.mpf(1) if s <= 1 else mpmath.mpf("0.1") * mpmath.mpf(mscale) * mpmath.log(s) + 1
+
+
+def _attention_answer(found: ModelAnalysis) -> Answer:
+    setup, scaling = found.setup, found.setup.scaling
+    value: dict[str, object] = {}
+    with mpmath.workdps(DIGITS):
+        if setup.attention_factor is not None:
+            factor, rule = mpmath.mpf(setup.attention_factor), "the config's attention_factor"
+        elif scaling.kind == "yarn" and setup.mscale and setup.mscale_all_dim:
+            factor = _yarn_factor(scaling.factor, setup.mscale) / _yarn_factor(
+                scaling.factor, setup.mscale_all_dim
+            )
+            rule = "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
+        elif scaling.kind == "yarn":
+            factor, rule = _yarn_factor(scaling.factor), "YaRN's 0.1·ln s + 1"
+        elif scaling.kind == "longrope" and scaling.factor > 1:
+            s, original = mpmath.mpf(scaling.factor), mpmath.mpf(scaling.original_context)
+            factor, rule = (
+                mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(original)),
+                "LongRoPE's √(1 + ln s/ln L₀)",
+            )
+        else:
+            factor, rule = mpmath.mpf(1), "no attention factor for this scaling"
+        value["cos_sin_factor"] = _shown(factor)
+        value["rule"] = rule
+        summary = f"cos and sin are multiplied by {_shown(factor)} ({rule})"
+        if setup.model_type in ("deepseek_v2", "deepseek_v3") and setup.mscale_all_dim:
+            softmax = _yarn_factor(scaling.factor, setup.mscale_all_dim) ** 2
+            value["softmax_scale_factor"] = _shown(softmax)
+            summary += f"; the softmax scale 1/√d_head is multiplied by {_shown(softmax)} (get_mscale²)"
+    return Answer(f"mpmath at {DIGITS} digits, shown to {SHOWN}", summary, value)
+
+
+def _critical(found: ModelAnalysis) -> None:
+    setup = found.setup
+    base, trained = Fraction(setup.base), setup.trained_context
+    if base.denominator != 1 or trained is None:
+        found.skipped["critical_dimension"] = (
+            "Liu et al.'s critical dimension is computed for integer bases"
+            if trained
+            else "no trained context"
+        )
+        return
+    with flint.ctx.workprec(128):
+        exponent = critical_exponent(setup.rotary_dim, int(base), trained)
+        d_extra = critical_dimension(setup.rotary_dim, int(base), trained)
+        shown = exponent.str(SHOWN, radius=False)
+    d_extra = min(max(d_extra, 0), setup.rotary_dim)
+    found.answers["critical_dimension"] = Answer(
+        "certified (arb, 128 bits)",
+        f"d_extra = {d_extra} of {setup.rotary_dim} rotated dims complete a period within the trained "
+        "context "
+        f"{trained} ((d/2)·log_b(T/2π) = {shown})",
+        {"d_extra": d_extra, "exponent": shown, "trained_context": trained},
+    )
+
+
+def _men_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
+    setup, context = found.setup, found.context
+    theta = freqs.float64
+    balls = [flint.arb(flint.fmpq(Fraction(t).numerator, Fraction(t).denominator)) for t in theta]
+    cosine = base_bound.CosineSum(Fraction(setup.base), setup.rotary_dim, theta, lambda i, _base: balls[i])
+    scan = base_bound.scan(cosine, context)
+    lowest = base_bound.lowest_bases([context], setup.rotary_dim)[context].base
+    value: dict[str, object] = {"context": context, "least_admissible_base": str(lowest)}
+    if scan.admissible:
+        ball = scan.least.ball
+        value |= {"holds": True, "least_at": scan.least.m, "least": ball.str(SHOWN, radius=False)}
+        summary = f"B(m) ≥ 0 for every m ≤ {context}: least B({scan.least.m}) = {value['least']}"
+    else:
+        ball = scan.negative.ball
+        value |= {
+            "holds": False,
+            "first_negative_at": scan.negative.m,
+            "value": ball.str(SHOWN, radius=False),
+        }
+        summary = f"B(m) < 0 first at m = {scan.negative.m} ≤ {context}: B = {value['value']}"
+        found.findings.append(
+            Finding(
+                "base-below-men-bound",
+                f"Men et al.'s criterion fails at the planned context: B({scan.negative.m}) < 0 with the "
+                "model's "
+                f"frequencies; the least two-digit base admissible for {context} at d = {setup.rotary_dim} "
+                "is "
+                f"{lowest}",
+            )
+        )
+    summary += f"; least two-digit base admissible for {context} at d = {setup.rotary_dim}: {lowest}"
+    return Answer("certified (float64 scan with an a-priori bound, deciding values in arb)", summary, value)
+
+
+def _float32_angle_error(freqs: Frequencies, position: int) -> tuple[Fraction, int]:
+    """max_i |fl32(fl32(p)·fl32(θ'_i)) − p·θ'_i| over the pairs (θ'_i its float64 value, taken exact), and
+    the pair attaining it."""
+    p32 = np.float32(position)
+    theta32 = freqs.float64.astype(np.float32)
+    angles = (p32 * theta32).astype(np.float32)
+    errors = [
+        abs(Fraction(float(a)) - position * Fraction(float(t)))
+        for a, t in zip(angles, freqs.float64, strict=True)
+    ]
+    worst = max(range(len(errors)), key=errors.__getitem__)
+    return errors[worst], worst
+
+
+def cache_drift(freqs: Frequencies, dtype: str, positions: np.ndarray, seed: int = DRIFT_SEED) -> np.ndarray:
+    """|⟨q, k⟩ scored with a cos/sin cache stored in `dtype` − the same score in float64| for seeded unit (q,
+    k) with q at `positions` and k `DRIFT_OFFSETS` or fewer places before it: angles fl32(p)·fl32(θ'_i) in
+    float32, cos and sin correctly rounded to float32, then stored in the dtype; the rotation itself in
+    float64 (half-split layout, as transformers rotates)."""
+    rng = np.random.default_rng(seed)
+    pairs = freqs.float64.size
+    q, k = (rng.standard_normal((positions.size, 2 * pairs)) for _ in range(2))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    k /= np.linalg.norm(k, axis=1, keepdims=True)
+    keys = positions - rng.integers(0, DRIFT_OFFSETS, size=positions.size)
+    keys = np.maximum(keys, 0)
+    spec = dtype_spec(dtype)
+
+    def rotated(x: np.ndarray, at: np.ndarray) -> np.ndarray:
+        angles = (at.astype(np.float32)[:, None] * freqs.float64.astype(np.float32)[None, :]).astype(
+            np.float32
+        )
+        cos = spec.cast(correctly_rounded("cos", "float32", angles)).astype(np.float64)
+        sin = spec.cast(correctly_rounded("sin", "float32", angles)).astype(np.float64)
+        first, second = x[:, :pairs], x[:, pairs:]
+        return np.hstack([first * cos - second * sin, second * cos + first * sin])
+
+    def exact(x: np.ndarray, at: np.ndarray) -> np.ndarray:
+        angles = at.astype(np.float64)[:, None] * freqs.float64[None, :]
+        cos, sin = np.cos(angles), np.sin(angles)
+        first, second = x[:, :pairs], x[:, pairs:]
+        return np.hstack([first * cos - second * sin, second * cos + first * sin])
+
+    stored = np.sum(rotated(q, positions) * rotated(k, keys), axis=1)
+    reference = np.sum(exact(q, positions) * exact(k, keys), axis=1)
+    return np.abs(stored - reference)
+
+
+def _precision_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
+    setup, context = found.setup, found.context
+    collapse = {}
+    for name in PRECISION_DTYPES:
+        first = position_collision(name).first_collision
+        collapse[name] = {"first_collision": first, "within_planned_context": first < context}
+    if setup.dtype in ("bfloat16", "float16") and collapse[setup.dtype]["within_planned_context"]:
+        found.findings.append(
+            Finding(
+                "positions-collapse-in-dtype",
+                f"positions held in the model's {setup.dtype} cannot tell "
+                f"{collapse[setup.dtype]['first_collision']} "
+                f"from its successor, far below the planned context {context} (transformers keeps "
+                "positions in "
+                "float32; code that casts them to the model's dtype does not)",
+            )
+        )
+    error, pair = _float32_angle_error(freqs, context - 1)
+    dtype = setup.dtype if setup.dtype in ("bfloat16", "float16", "float32") else "bfloat16"
+    rng = np.random.default_rng(DRIFT_SEED)
+    far = context - 1 - rng.integers(0, min(DRIFT_OFFSETS, context), size=DRIFT_PAIRS)
+    near = rng.integers(min(DRIFT_OFFSETS, context - 1), min(2 * DRIFT_OFFSETS, context), size=DRIFT_PAIRS)
+    drift = {}
+    for where, positions in (("end", far), ("start", near)):
+        values = cache_drift(freqs, dtype, positions)
+        drift[where] = {"median": f"{float(np.median(values)):.2e}", "max": f"{float(np.max(values)):.2e}"}
+    value = {
+        "position_collapse": collapse,
+        "float32_angle_error": {"position": context - 1, "pair": pair, "error": f"{float(error):.3e}"},
+        "cache_dtype": dtype,
+        "cache_drift": drift,
+    }
+    summary = (
+        f"positions collapse from {collapse['bfloat16']['first_collision']} in bfloat16, "
+        f"{collapse['float16']['first_collision']} in float16, {collapse['float32']['first_collision']} in "
+        f"float32; float32 angle error at position {context - 1}: {value['float32_angle_error']['error']} "
+        "rad "
+        f"(pair {pair}); a {dtype} cos/sin cache moves unit scores by a median {drift['end']['median']} at "
+        "the "
+        f"end of the context ({drift['start']['median']} at its start)"
+    )
+    evidence = "exact (positions, angle error); measured on 64 seeded pairs, 3 significant digits (drift)"
+    return Answer(evidence, summary, value)
+
+
+def _separation_answer(setup: PositionalSetup, context: int, freqs: Frequencies) -> Answer:
+    omegas = tuple(sp.Rational(Fraction(float(t))) for t in freqs.float64)
+    found = certified_separation(Sinusoidal(setup.rotary_dim, omegas=omegas), context)
+    minimum = found.minimum
+    value = {
+        "max_offset": context,
+        "minimum_distance": minimum.str(SHOWN, radius=False),
+        "minimum_squared": (minimum * minimum).str(SHOWN, radius=False),
+        "argmin_offsets": list(found.argmin_offsets),
+        "certified": found.certified,
+        "reason": found.reason,
+    }
+    offsets = ", ".join(map(str, found.argmin_offsets))
+    state = "certified" if found.certified else f"not certified: {found.reason}"
+    summary = (
+        f"min over 1 ≤ k < {context} of Σ_i 2(1 − cos kθ'_i) = {value['minimum_squared']} at k = {offsets} "
+        f"({state})"
+    )
+    return Answer("certified (interval bounds, float32 screen with its error bound, arb)", summary, value)
+
+
+# ------------------------------------------------------------------------------------- ALiBi and tables
+
+
+def _alibi(found: ModelAnalysis) -> None:
+    setup, context = found.setup, found.context
+    if setup.heads is None:
+        found.skipped["slopes"] = "the slopes need the head count (n_head or num_attention_heads)"
+        return
+    exponents = alibi_slopes_exact(setup.heads)
+    power = setup.heads & (setup.heads - 1) == 0
+    value: dict[str, object] = {
+        "heads": setup.heads,
+        "slope_exponents": [str(e) for e in exponents],
+        "steepest": f"2^({max(exponents)})",
+        "gentlest": f"2^({min(exponents)})",
+        "power_of_two_heads": power,
+    }
+    summary = f"{setup.heads} heads, slopes 2^({max(exponents)}) … 2^({min(exponents)})"
+    if not power:
+        summary += " (not a power of two: the slopes of the next power of two are interleaved)"
+    if context is None:
+        found.skipped["bias_at_context"] = "the config states no context: give --context"
+        found.findings.append(Finding("context-needed", "the config states no context: give --context"))
+    else:
+        far = context - 1
+        with mpmath.workdps(DIGITS):
+            steep, gentle = (far * mpmath.mpf(2) ** _mp_fraction(e) for e in (max(exponents), min(exponents)))
+        value["bias_at_context"] = {
+            "offset": far,
+            "steepest": f"-{_shown(steep)}",
+            "gentlest": f"-{_shown(gentle)}",
+        }
+        summary += f"; at offset {far} the biases run from −{_shown(steep, 6)} to −{_shown(gentle, 6)}"
+    found.answers["slopes"] = Answer("exact (powers of two)", summary, value)
+
+
+def _learned(found: ModelAnalysis) -> None:
+    setup, context = found.setup, found.context
+    if setup.max_positions is None:
+        found.skipped["table"] = "the table size needs n_positions or max_position_embeddings"
+        return
+    found.answers["table"] = Answer(
+        "exact",
+        f"a learned table of {setup.max_positions} positions: position {setup.max_positions} and beyond "
+        "have no "
+        "embedding",
+        {"positions": setup.max_positions},
+    )
+    if context is not None and context > setup.max_positions:
+        found.findings.append(
+            Finding(
+                "context-beyond-table",
+                f"the planned context {context} exceeds the table's {setup.max_positions} positions",
+            )
+        )
