@@ -49,6 +49,7 @@ ILLUSTRATES: dict[str, tuple[str, ...]] = {
     "near-collision-gap.png": ("D3.5",),
     "dtype-thresholds.png": ("D3.3", "D3.4"),
     "roformer-decay.png": ("G.roformer_decay", "G.rope_long_term_decay"),
+    "model-wavelengths.png": ("D0.18",),
 }
 
 #: The folder holding the documents, when they are at hand (`broken_links` then checks them too).

@@ -318,6 +318,29 @@ def _parser() -> argparse.ArgumentParser:
     _memory_option(separation)
     _minutes_option(separation)
     separation.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    model = command(
+        "model",
+        run_model,
+        help="the suite's checks applied to one real model's positional setup, read from its config.json",
+    )
+    model.add_argument(
+        "path",
+        help="a Hugging Face config.json, a folder holding one, or a bundled model (--list shows them)",
+        nargs="?",
+    )
+    _numeric(
+        model,
+        "--context",
+        _whole("context", 2, inputs.MAX_MODEL_CONTEXT),
+        "the context you plan to run (default: max_position_embeddings, or the bundled model's documented "
+        "one)",
+    )
+    model.add_argument("--list", action="store_true", help="list the bundled models and their sources")
+    model.add_argument(
+        "--no-cross-check", action="store_true", help="skip the comparison with transformers' own computation"
+    )
+    model.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    model.add_argument("--markdown", action="store_true", help="print a markdown section")
     return parser
 
 
@@ -797,6 +820,49 @@ def run_separation(args: argparse.Namespace) -> int:
         f"{decided['by_single_offsets']}, and {decided['in_ball_arithmetic']} in ball arithmetic at "
         f"{digits} digits ({seconds['points']} s)"
     )
+    return EXIT_OK
+
+
+def run_model(args: argparse.Namespace) -> int:
+    """The setup, answers, findings and cross-check of one model's config; a config with an unusable key
+    gets every answer that does not need it, then exit status 2 naming the key."""
+    from pe_verify import models
+
+    if args.json and args.markdown:
+        raise UsageError("--json and --markdown cannot be combined")
+    if args.list:
+        from pe_verify.properties.encodings.model_config import bundled_models
+
+        for name, bundled in bundled_models().items():
+            print(f"{name:<26} {bundled.model} — {bundled.source}")
+        return EXIT_OK
+    if args.path is None:
+        raise UsageError(
+            "name a config.json, a folder holding one, or a bundled model (pe-verify model --list)"
+        )
+    try:
+        with progress_bar(6, "answering", args.quiet) as bar:
+
+            def done(key: str) -> None:
+                bar.set_postfix_str(key)
+                bar.update()
+
+            record = models.analyse_model(
+                args.path, args.context, cross_check=not args.no_cross_check, on_answer=done
+            )
+    except models.ModelInputError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(record, indent=2, ensure_ascii=json_ascii()))
+    else:
+        from pe_verify.reporting.models import model_markdown, model_text
+
+        print(model_markdown(record) if args.markdown else model_text(record), end="")
+    problems = record["problems"]
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise UsageError(f"config key {first['key']}: {first['message']}{more}")
     return EXIT_OK
 
 

@@ -45,6 +45,9 @@ MAX_POSITIONS = 2**32
 MAX_OFFSET = 2**62
 #: Largest table `collisions` can be asked to scan: d × positions.
 MAX_SCAN_VALUES = MAX_D * MAX_POSITIONS
+#: Largest planned context of `model` (`model_setup.MAX_CONTEXT`: the Men et al. scan and the least-base
+#: search grow with it).
+MAX_MODEL_CONTEXT = 2**23
 #: Largest d and positions of `check` (RoPE identification rotates d basis vectors at once, d² values, and
 #: the sinusoidal distinct-rows scan covers every position), its largest ALiBi head count (a bias call
 #: returns heads × 128² values) and its largest Hypothesis budget (the time estimate refuses much less at the

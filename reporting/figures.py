@@ -102,11 +102,12 @@ class Plot:
         return self.draw()
 
 
-def content_digest(name: str, title: str, caption: str) -> str:
-    """SHA-256 of this module's source, a figure's file name, title and caption: the same on every machine
-    and at every matplotlib version (captions print only certified numbers), new when the figure code or
-    anything the caption states changes."""
-    digest = hashlib.sha256(Path(__file__).read_bytes())
+def content_digest(name: str, title: str, caption: str, code: bytes = b"") -> str:
+    """SHA-256 of this module's source, a figure's file name, title and caption (and the source `code` of the
+    module that draws it, when that is another): the same on every machine and at every matplotlib version
+    (captions print only certified numbers), new when the figure code or anything the caption states
+    changes."""
+    digest = hashlib.sha256(Path(__file__).read_bytes() + code)
     for text in (name, title, caption):
         digest.update(b"\0" + text.encode())
     return digest.hexdigest()
@@ -143,10 +144,11 @@ def is_ours(png: bytes) -> bool:
     return png_text(png).get("Source") == MARKER
 
 
-def _plot(name: str, title: str, caption: str, build: Callable[[Figure], None]) -> Plot:
+def plot(name: str, title: str, caption: str, build: Callable[[Figure], None], code: bytes = b"") -> Plot:
     """The figure `build` draws on a fresh figure in matplotlib's default style (a user's matplotlibrc changes
-    nothing), drawn when its PNG is first asked for."""
-    content = content_digest(name, title, caption)
+    nothing), drawn when its PNG is first asked for; `code` is the source of the module drawing it, when
+    that is not this one (`content_digest`)."""
+    content = content_digest(name, title, caption, code)
 
     def draw() -> bytes:
         with style.context("default"):
@@ -203,7 +205,7 @@ def encoding_heatmap(scales: Scales) -> Plot:
         f"{certified(spread[-1], bound[-1], '.2e')}; {count_below(spread, bound, 0.1)} of the {d} dims "
         "span less than 0.1."
     )
-    return _plot("encoding-heatmap.png", "The encoding as a heatmap", caption, build)
+    return plot("encoding-heatmap.png", "The encoding as a heatmap", caption, build)
 
 
 def wavelengths(scales: Scales) -> Plot:
@@ -231,7 +233,7 @@ def wavelengths(scales: Scales) -> Plot:
         f"{shown}. Dims 2i and 2i+1 share one frequency; the longest wavelength is "
         f"{mpmath.nstr(longest, 6)} × 2π·{BASE:g}."
     )
-    return _plot("wavelengths.png", "Wavelength per dimension", caption, build)
+    return plot("wavelengths.png", "Wavelength per dimension", caption, build)
 
 
 # ------------------------------------------------------------------------------------- distance by offset
@@ -305,7 +307,7 @@ def distance_by_offset(scales: Scales) -> Plot:
         f"‖PE(p+k) − PE(p)‖ = (Σ_i 2(1 − cos kω_i))^½ for 1 ≤ k < {_power_of_ten(n)}, base {BASE:g}, in "
         f"float64 by angle addition (`near_collision.offset_squared_distances`). {lines}."
     )
-    return _plot("distance-by-offset.png", "Vector distance against offset", caption, build)
+    return plot("distance-by-offset.png", "Vector distance against offset", caption, build)
 
 
 # ------------------------------------------------------------------------------- cross-dimension gap by N
@@ -390,7 +392,7 @@ def gap_by_n(scales: Scales) -> Plot:
         f"{DPS} digits. " + "; ".join(_excluded(d) for d, _ in scans) + ".\n\n" + "\n".join(header + table)
     )
     title = "Cross-dimension near collisions against N"
-    return _plot("near-collision-gap.png", title, caption, build)
+    return plot("near-collision-gap.png", title, caption, build)
 
 
 # ------------------------------------------------------------------------------------- finite precision
@@ -480,7 +482,7 @@ def dtype_thresholds(scales: Scales) -> Plot:
         + "\n".join(header + [_stored_row(summary) for summary in summaries])
     )
     title = "Finite precision: colliding positions and equal neighbours"
-    return _plot("dtype-thresholds.png", title, caption, build)
+    return plot("dtype-thresholds.png", title, caption, build)
 
 
 # ------------------------------------------------------------------------------------------ long-term decay
@@ -521,7 +523,7 @@ def roformer_decay(scales: Scales) -> Plot:
         f"Figure 2 (arXiv 2104.09864, §3.4.3). B(0) = {ball_text(balls[0], '.6f')} and B({last}) = "
         f"{ball_text(balls[-1], '.6f')}; B {rising}."
     )
-    return _plot("roformer-decay.png", "RoFormer's long-term decay curve", caption, build)
+    return plot("roformer-decay.png", "RoFormer's long-term decay curve", caption, build)
 
 
 def draw_figures(scales: Scales) -> tuple[Plot, ...]:

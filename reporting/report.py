@@ -68,9 +68,10 @@ from pe_verify.claims.model import (
 )
 from pe_verify.proofs.derivation import render_markdown
 
-from . import figures, publish
+from . import figures, models, publish
 
 DASHBOARD = "README.md"
+MODELS = models.PAGE
 BEYOND = "beyond-the-documents.md"
 FIGURES = "figures"
 
@@ -497,6 +498,11 @@ def render_dashboard(
     lines += dependency_graph(entries)
     lines += ["## Pages", ""]
     for page in pages:
+        if page == MODELS:
+            lines.append(
+                f"- [Well-known models' positional setups]({page}): `pe-verify model` on {_models()}"
+            )
+            continue
         shown = [entry for entry in entries if entry.page == page]
         lines.append(f"- [{page_title(page, shown)}]({page}): {_count_line(shown)}")
     lines += ["", "## Figures", ""]
@@ -504,6 +510,10 @@ def render_dashboard(
         lines += [f"### {plot.title}", "", *_figure(plot)]
     lines += ["---", "", numbers.RULE, "", FOOTER.format(version=drawn_with), ""]
     return "\n".join(lines)
+
+
+def _models() -> str:
+    return f"{len(models.bundled_models())} public models' configs"
 
 
 def dependency_graph(entries: Sequence[Entry]) -> list[str]:
@@ -549,7 +559,7 @@ def is_ours(relative: PurePosixPath, path: Path) -> bool:
     marker chunk. Nothing else is ever replaced or removed."""
     if path.is_symlink() or not path.is_file():
         return False
-    page = relative.name in (DASHBOARD, BEYOND) or _DOCUMENT_PAGE.match(relative.name)
+    page = relative.name in (DASHBOARD, BEYOND, MODELS) or _DOCUMENT_PAGE.match(relative.name)
     if len(relative.parts) == 1 and page:
         with path.open("rb") as stream:
             return stream.readline().rstrip(b"\r\n") == MARKER.encode()
@@ -559,9 +569,11 @@ def is_ours(relative: PurePosixPath, path: Path) -> bool:
 
 
 def page_names(claims: Sequence[Claim] | None = None) -> list[str]:
-    """The pages a report of these claims (default: the catalog) writes, known before anything is assessed."""
+    """The pages a report of these claims (default: the catalog, and then the models page too) writes, known
+    before anything is assessed."""
     chosen = catalog.all_claims() if claims is None else claims
-    return [DASHBOARD, *sorted({page_name(item.source.document) for item in chosen}, key=_page_order)]
+    pages = [DASHBOARD, *sorted({page_name(item.source.document) for item in chosen}, key=_page_order)]
+    return pages if claims is not None else [*pages, MODELS]
 
 
 def output_names(claims: Sequence[Claim] | None = None) -> list[str]:
@@ -614,20 +626,33 @@ def kept_figures(folder: Path, plots: Sequence[figures.Plot]) -> tuple[str, list
     return recorded, kept
 
 
+def _kept_model_figure(folder: Path, plot: figures.Plot) -> figures.Plot:
+    """The models figure as `folder` holds it when it carries the same content digest, else to be drawn."""
+    path = folder / FIGURES / plot.name
+    if is_ours(PurePosixPath(FIGURES, plot.name), path):
+        png = path.read_bytes()
+        if figures.png_text(png).get(figures.CONTENT) == plot.content:
+            return dataclasses.replace(plot, draw=lambda png=png: png)
+    return plot
+
+
 def render_pages(
     claims: Sequence[Claim] | None = None,
     progress: Callable[[str], None] | None = None,
     keep: Path | None = None,
+    models_page: bool = True,
 ) -> tuple[dict[str, str], tuple[figures.Plot, ...]]:
     """The report's pages, relative path → text, and its figures (not yet drawn: `figures.Plot.png` draws
     one when asked).
 
     `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
     `progress(step)` is called as each claim is done. With `keep`, the figures of the report in that folder
-    are reused when `kept_figures` finds them the same.
+    are reused when `kept_figures` finds them the same. The models page and its figure are part of the whole
+    catalog's report (`claims` None) unless `models_page` is False.
     """
     entries = assessed(claims, progress)
     plots = figures.draw_figures(figures.SCALES)
+    records = models.bundled_records() if claims is None and models_page else ()
     drawn_with, found = matplotlib.__version__, None if keep is None else kept_figures(keep, plots)
     if found is not None:
         drawn_with, plots = found
@@ -637,7 +662,15 @@ def render_pages(
     pages = dict(sorted(pages.items(), key=lambda item: _page_order(item[0])))
     anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
     texts = _render_pages(pages, anchors, plots)
-    texts[DASHBOARD] = render_dashboard(entries, list(pages), anchors, plots, drawn_with)
+    listed = [*pages, MODELS] if claims is None else list(pages)
+    texts[DASHBOARD] = render_dashboard(entries, listed, anchors, plots, drawn_with)
+    if records:
+        model_plot = models.wavelength_figure(records)
+        if found is not None:
+            model_plot = _kept_model_figure(keep, model_plot)
+        link = f"{FIGURES}/{model_plot.name}"
+        texts[MODELS] = models.models_page(records, MARKER, model_plot, link, github_slug)
+        plots = (*plots, model_plot)
     return texts, tuple(plots)
 
 

@@ -51,7 +51,7 @@ def compare(config: Mapping[str, object], found: ModelAnalysis) -> dict[str, obj
     relative frequency difference with its tolerance, and every difference named; or why it was skipped."""
     setup = found.setup
     if setup.scheme != "rope":
-        return {"skipped": f"a {setup.scheme} model: transformers computes no rotary frequencies for it"}
+        return {"skipped": f"no rotary frequencies to compare (positional scheme: {setup.scheme})"}
     if "frequencies" not in found.answers:
         return {"skipped": "the suite computed no frequencies for this config"}
     version = transformers_version()

@@ -1,0 +1,125 @@
+"""`pe-verify model`: a config file, a folder or a bundled name in, the record out (text, JSON, markdown);
+bad input is one line and exit status 2, naming the key, after every answer that does not need it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pe_verify import cli, inputs
+from pe_verify.models import analyse_model
+from pe_verify.properties.analyses import model_setup
+from pe_verify.properties.encodings.model_config import bundled_models
+
+PHI2 = bundled_models()["phi-2"].config
+
+
+def _write(folder: Path, config: object, name: str = "config.json") -> Path:
+    path = folder / name
+    path.write_text(config if isinstance(config, str) else json.dumps(config), encoding="utf-8")
+    return path
+
+
+def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert cli.main(["model", *argv]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("pe-verify: error: ") and "Traceback" not in err
+    return err
+
+
+def test_the_command_limit_is_the_analysis_limit() -> None:
+    assert inputs.MAX_MODEL_CONTEXT == model_setup.MAX_CONTEXT
+
+
+@pytest.mark.slow
+def test_a_folder_a_file_and_the_api_give_the_same_record(tmp_path: Path, capsys) -> None:
+    path = _write(tmp_path, PHI2)
+    assert (
+        cli.main(["--quiet", "model", str(tmp_path), "--json", "--no-cross-check", "--context", "512"]) == 0
+    )
+    from_folder = json.loads(capsys.readouterr().out)
+    assert cli.main(["--quiet", "model", str(path), "--json", "--no-cross-check", "--context", "512"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    from_api = analyse_model(PHI2, 512, cross_check=False)
+    for record in (from_folder, from_file):
+        record.pop("config")
+    from_api.pop("config")
+    assert from_folder == from_file == json.loads(json.dumps(from_api))
+    assert from_api["setup"]["rotary_dim"] == 32 and "partial-rotary" in {
+        f["label"] for f in from_api["findings"]
+    }
+
+
+@pytest.mark.slow
+def test_text_and_markdown_name_every_key(tmp_path: Path, capsys) -> None:
+    path = _write(tmp_path, dict(PHI2, my_custom_key=1))
+    assert cli.main(["--quiet", "model", str(path), "--no-cross-check", "--context", "256"]) == 0
+    text = capsys.readouterr().out
+    assert "keys ignored: architectures, my_custom_key, num_key_value_heads" in text
+    assert "finding [partial-rotary]" in text
+    assert (
+        cli.main(["--quiet", "model", str(path), "--markdown", "--no-cross-check", "--context", "256"]) == 0
+    )
+    assert "| separation | certified" in capsys.readouterr().out
+
+
+def test_list_names_the_bundled_models(capsys) -> None:
+    assert cli.main(["model", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in bundled_models()) and "huggingface.co" in out
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("{not json", "is not JSON"),
+        ("[1, 2]", "holds a JSON list, not an object"),
+        ('{"rope_theta": NaN}', "NaN is not a JSON number"),
+    ],
+)
+def test_unreadable_configs(tmp_path: Path, capsys, config: str, message: str) -> None:
+    assert message in _error(capsys, str(_write(tmp_path, config)))
+
+
+def test_missing_paths(tmp_path: Path, capsys) -> None:
+    assert "folder without a config.json" in _error(capsys, str(tmp_path))
+    assert "neither a file nor a folder" in _error(capsys, str(tmp_path / "nothing"))
+    assert "name a config.json" in _error(capsys)
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"rope_theta": -1}, "rope_theta"),
+        ({"rope_scaling": {"rope_type": "linear", "factor": 0.5}}, "rope_scaling.factor"),
+        ({"hidden_size": 2561}, "hidden_size"),
+    ],
+)
+def test_bad_keys_exit_2_after_the_answers_that_do_not_need_them(
+    tmp_path: Path, capsys, change: dict, key: str
+) -> None:
+    path = _write(tmp_path, dict(PHI2, **change))
+    assert cli.main(["--quiet", "model", str(path), "--json", "--no-cross-check", "--context", "64"]) == 2
+    captured = capsys.readouterr()
+    record = json.loads(captured.out)
+    assert record["problems"][0]["key"] == key
+    assert captured.err.strip().startswith(f"pe-verify: error: config key {key}:")
+
+
+@pytest.mark.parametrize("context", ["0", "1", str(2**23 + 1), "1.5", "-3"])
+def test_contexts_out_of_range(tmp_path: Path, capsys, context: str) -> None:
+    assert "context" in _error(capsys, str(_write(tmp_path, PHI2)), "--context", context)
+
+
+def test_json_and_markdown_cannot_be_combined(capsys) -> None:
+    assert "cannot be combined" in _error(capsys, "phi-2", "--json", "--markdown")
+
+
+def test_an_alibi_config_without_a_context_asks_for_one(tmp_path: Path, capsys) -> None:
+    path = _write(tmp_path, bundled_models()["bloom"].config)
+    assert cli.main(["--quiet", "model", str(path), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert "context-needed" in {f["label"] for f in record["findings"]}
+    assert record["cross_check"] == {"skipped": "no rotary frequencies to compare (positional scheme: alibi)"}

@@ -1,0 +1,182 @@
+"""The answers for bundled models against figures computed here independently, from the published formulas in
+plain numpy and math (not by the code under test), and the findings a broken config produces."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pe_verify.properties.analyses.model_setup import (
+    MAX_CONTEXT,
+    ContextError,
+    analyse,
+    model_frequencies,
+)
+from pe_verify.properties.encodings.model_config import bundled_models, read_config
+
+MODELS = bundled_models()
+
+
+def _setup(name: str, **changes):
+    return read_config(dict(MODELS[name].config, **changes))
+
+
+def _plain(d: int, base: float) -> np.ndarray:
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+def _llama3(theta: np.ndarray, s: float, low: float, high: float, original: int) -> np.ndarray:
+    wavelength = 2 * np.pi / theta
+    smooth = (original / wavelength - low) / (high - low)
+    blended = (1 - smooth) * theta / s + smooth * theta
+    return np.where(
+        wavelength < original / high, theta, np.where(wavelength > original / low, theta / s, blended)
+    )
+
+
+def _yarn(d: int, base: float, s: float, original: int, fast: float = 32, slow: float = 1) -> np.ndarray:
+    def dim(turns: float) -> float:
+        return d * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(math.floor(dim(fast)), 0), min(math.ceil(dim(slow)), d - 1)
+    ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0, 1)
+    theta = _plain(d, base)
+    return theta / s * ramp + theta * (1 - ramp)
+
+
+EXPECTED = {
+    "llama-2-7b": lambda: _plain(128, 10000.0),
+    "gpt-neox-20b": lambda: _plain(24, 10000.0),
+    "phi-2": lambda: _plain(32, 10000.0),
+    "llama-3.1-8b": lambda: _llama3(_plain(128, 500000.0), 8.0, 1.0, 4.0, 8192),
+    "qwen2.5-7b-instruct-yarn": lambda: _yarn(128, 1e6, 4.0, 32768),
+    "deepseek-v3": lambda: _yarn(64, 1e4, 40.0, 4096),
+    "phi-3.5-mini-instruct": lambda: (
+        _plain(96, 1e4) / np.array(MODELS["phi-3.5-mini-instruct"].config["rope_scaling"]["long_factor"])
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_frequencies_are_the_published_rules(name: str) -> None:
+    setup = read_config(MODELS[name].config)
+    found = model_frequencies(setup, 131072).float64
+    np.testing.assert_allclose(found, EXPECTED[name](), rtol=1e-12, atol=0)
+
+
+def test_twin_a_wrong_factor_moves_the_frequencies() -> None:
+    block = dict(MODELS["llama-3.1-8b"].config["rope_scaling"], factor=4.0)
+    found = model_frequencies(_setup("llama-3.1-8b", rope_scaling=block), 131072).float64
+    assert not np.allclose(found, EXPECTED["llama-3.1-8b"](), rtol=1e-6)
+
+
+def test_phi3_takes_short_factors_within_its_original_context() -> None:
+    setup = read_config(MODELS["phi-3.5-mini-instruct"].config)
+    short = np.array(MODELS["phi-3.5-mini-instruct"].config["rope_scaling"]["short_factor"])
+    np.testing.assert_allclose(model_frequencies(setup, 4096).float64, _plain(96, 1e4) / short, rtol=1e-12)
+
+
+def _answers(name: str, context: int | None = None):
+    return analyse(read_config(MODELS[name].config), context)
+
+
+def test_gpt_neox_answers_against_independent_figures() -> None:
+    found = _answers("gpt-neox-20b")
+    theta = _plain(24, 10000.0)
+    critical = 2 * math.ceil(12 * math.log(2048 / (2 * math.pi)) / math.log(10000))
+    assert found.answers["critical_dimension"].value["d_extra"] == critical
+    sums = np.cos(np.outer(np.arange(2049), theta)).sum(axis=1)
+    first = int(np.flatnonzero(sums < 0)[0])
+    assert found.answers["men_criterion"].value["first_negative_at"] == first
+    squared = 2 * (1 - np.cos(np.outer(np.arange(1, 2048), theta))).sum(axis=1)
+    separation = found.answers["separation"].value
+    assert separation["argmin_offsets"] == [int(np.argmin(squared)) + 1]
+    assert float(separation["minimum_squared"]) == pytest.approx(float(squared.min()), rel=1e-9)
+    assert {f.label for f in found.findings} == {"partial-rotary", "base-below-men-bound"}
+
+
+@pytest.mark.slow
+def test_phi2_collapse_and_angle_error() -> None:
+    found = _answers("phi-2")
+    precision = found.answers["precision"].value
+    assert {k: v["first_collision"] for k, v in precision["position_collapse"].items()} == {
+        "bfloat16": 256,
+        "float16": 2048,
+        "float32": 2**24,
+    }
+    theta = _plain(32, 10000.0)
+    angles = np.float32(2047) * theta.astype(np.float32)
+    errors = [abs(float(a) - 2047 * t) for a, t in zip(angles.astype(np.float64), theta, strict=True)]
+    assert float(precision["float32_angle_error"]["error"]) == pytest.approx(max(errors), rel=1e-3)
+
+
+@pytest.mark.slow
+def test_yarn_and_longrope_attention_factors() -> None:
+    qwen = _answers("qwen2.5-7b-instruct-yarn").answers["attention_factor"].value
+    assert float(qwen["cos_sin_factor"]) == pytest.approx(0.1 * math.log(4) + 1, rel=1e-9)
+    deepseek = _answers("deepseek-v3").answers["attention_factor"].value
+    assert float(deepseek["cos_sin_factor"]) == 1.0
+    assert float(deepseek["softmax_scale_factor"]) == pytest.approx((0.1 * math.log(40) + 1) ** 2, rel=1e-9)
+    phi = _answers("phi-3.5-mini-instruct").answers["attention_factor"].value
+    assert float(phi["cos_sin_factor"]) == pytest.approx(
+        math.sqrt(1 + math.log(32) / math.log(4096)), rel=1e-9
+    )
+
+
+@pytest.mark.slow
+def test_llama2_men_criterion_and_findings() -> None:
+    found = _answers("llama-2-7b")
+    sums = np.cos(np.outer(np.arange(4097), _plain(128, 10000.0))).sum(axis=1)
+    assert found.answers["men_criterion"].value["first_negative_at"] == int(np.flatnonzero(sums < 0)[0])
+    assert {f.label for f in found.findings} == {
+        "default-base",
+        "base-below-men-bound",
+        "positions-collapse-in-dtype",
+    }
+
+
+def test_bloom_slopes_and_gpt2_table() -> None:
+    bloom = _answers("bloom", 2048).answers["slopes"].value
+    assert bloom["steepest"] == "2^(-1/16)" and bloom["gentlest"] == "2^(-8)"
+    assert bloom["bias_at_context"]["gentlest"] == "-" + str(2047 / 256)
+    gpt2 = analyse(read_config(MODELS["gpt2"].config), 2048)
+    assert gpt2.answers["table"].value == {"positions": 1024}
+    assert [f.label for f in gpt2.findings] == ["context-beyond-table"]
+
+
+# ------------------------------------------------------------------------------------------ broken twins
+
+
+@pytest.mark.slow
+def test_twin_factor_context_mismatch() -> None:
+    block = dict(MODELS["qwen2.5-7b-instruct-yarn"].config["rope_scaling"])
+    matching = _setup("qwen2.5-7b-instruct-yarn", rope_scaling=block, max_position_embeddings=131072)
+    mismatched = _setup("qwen2.5-7b-instruct-yarn", rope_scaling=block)
+    labels = {f.label for f in analyse(mismatched, 64).findings}
+    assert "factor-context-mismatch" in labels
+    assert "factor-context-mismatch" not in {f.label for f in analyse(matching, 64).findings}
+
+
+@pytest.mark.slow
+def test_twin_context_beyond_scaling_and_dynamic() -> None:
+    found = analyse(read_config(MODELS["phi-2"].config), 4096)
+    assert "context-beyond-scaling" in {f.label for f in found.findings}
+    dynamic = _setup("phi-2", rope_scaling={"rope_type": "dynamic", "factor": 2.0})
+    assert "dynamic-scaling" in {f.label for f in analyse(dynamic, 256).findings}
+
+
+def test_twin_a_bad_key_skips_only_what_needs_it() -> None:
+    found = analyse(_setup("llama-2-7b", rope_theta=-1.0))
+    assert (
+        set(found.skipped) >= {"frequencies", "separation"} and "rope_theta" in found.skipped["frequencies"]
+    )
+    assert not found.answers
+
+
+def test_context_out_of_range_is_refused() -> None:
+    setup = read_config(MODELS["phi-2"].config)
+    for context in (0, 1, MAX_CONTEXT + 1):
+        with pytest.raises(ContextError, match="context must be"):
+            analyse(setup, context)
