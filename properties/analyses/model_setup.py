@@ -271,10 +271,8 @@ def _scaling_findings(found: ModelAnalysis) -> None:
             if scaling.kind in ("yarn", "longrope"):
                 message += (
                     f": a reader that takes max_position_embeddings / original ({top / original:g}) as the "
-                    "factor "
-                    "(transformers' code does in some versions, huggingface/transformers#38224) scales "
-                    "differently "
-                    "from one that reads factor"
+                    "factor (as reported in huggingface/transformers#38224) scales differently from one that "
+                    "reads factor"
                 )
             found.findings.append(Finding("factor-context-mismatch", message))
     reach = top if scaling.kind in ("none", "dynamic-ntk") else None

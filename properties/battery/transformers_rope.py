@@ -3,9 +3,10 @@ transformers' own computation of the same config (an optional dependency: withou
 skipped, and says so).
 
 transformers builds the model's config class (``AutoConfig.for_model``) from the config's keys, then computes
-``inv_freq`` and the factor on cos and sin with ``ROPE_INIT_FUNCTIONS[rope_type](config, device, seq_len)``,
-or, for unscaled RoPE, with the model's own ``*RotaryEmbedding.compute_default_rope_parameters`` (which is
-where partial rotary factors are read). Its ``inv_freq`` is float32; the suite's θ'_i are the scaling rule at
+``inv_freq`` and the factor on cos and sin with ``ROPE_INIT_FUNCTIONS[rope_type](config, device, seq_len)``
+(its ``rope_parameters`` in transformers 5, ``rope_scaling`` in 4), or, for unscaled RoPE in transformers 5,
+with the model's own ``*RotaryEmbedding.compute_default_rope_parameters`` (which is where partial rotary
+factors are read there). Its ``inv_freq`` is float32; the suite's θ'_i are the scaling rule at
 30 digits rounded to float64, so they may differ by float32's rounding of ``base ** (2i/d)`` and of the
 products and quotients around it: `frequency_tolerance` bounds that relative difference. A difference beyond
 a tolerance, a config transformers refuses, or a warning it raises is named in the record; none of them is an
@@ -122,9 +123,15 @@ def _transformers_rope(
             warnings.simplefilter("always")
             keys = {key: value for key, value in config.items() if key != "model_type"}
             built = transformers.AutoConfig.for_model(config.get("model_type", "llama"), **keys)
-            built.standardize_rope_params()
-            rope_type = built.rope_parameters.get("rope_type", "default")
-            if rope_type == "default":
+            if hasattr(
+                built, "standardize_rope_params"
+            ):  # transformers 5: rope_parameters, per-model defaults
+                built.standardize_rope_params()
+                rope_type = built.rope_parameters.get("rope_type", "default")
+            else:  # transformers 4: rope_scaling, and a "default" entry in ROPE_INIT_FUNCTIONS
+                scaling = getattr(built, "rope_scaling", None) or {}
+                rope_type = scaling.get("rope_type", scaling.get("type", "default"))
+            if rope_type == "default" and "default" not in ROPE_INIT_FUNCTIONS:
                 inv_freq, factor = _rotary_class(built).compute_default_rope_parameters(built)
             else:
                 inv_freq, factor = ROPE_INIT_FUNCTIONS[rope_type](built, None, seq_len=context)
