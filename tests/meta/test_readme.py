@@ -44,3 +44,16 @@ def test_the_check_example_is_what_the_command_prints(capsys) -> None:
         patch.chdir(ROOT)
         status = cli.main(["--quiet", *argv])
     assert status == 1 and capsys.readouterr().out == printed, "update the README's check example"
+
+
+@pytest.mark.slow
+def test_the_model_example_is_what_the_command_prints(capsys) -> None:
+    """The README's `pe-verify model` example output is the command's output now."""
+    block = README.split("<!-- model-example:start -->\n```text\n", 1)[1].split(
+        "```\n<!-- model-example:end -->"
+    )[0]
+    command, printed = block.split("\n", 1)
+    argv = command.removeprefix("$ pe-verify ").split()
+    assert cli.main(["--quiet", *argv]) == 0 and capsys.readouterr().out == printed, (
+        "update the README's example"
+    )

@@ -4,6 +4,9 @@ off is caught; without transformers the comparison says it was skipped."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,7 +14,7 @@ from pe_verify.models import analyse_model
 from pe_verify.properties.analyses import model_setup
 from pe_verify.properties.battery import transformers_rope
 from pe_verify.properties.encodings.model_config import bundled_models
-from pe_verify.reporting.models import EXPLAINED
+from pe_verify.reporting.models import CROSS_CHECKED, EXPLAINED
 
 ROPE_MODELS = [
     name for name, m in bundled_models().items() if m.config.get("model_type") not in ("bloom", "gpt2")
@@ -59,3 +62,9 @@ def test_twin_a_config_transformers_refuses_is_named() -> None:
     config = dict(bundled_models()["phi-2"].config, model_type="not-a-model-type")
     record = analyse_model(config, 64)
     assert [d["quantity"] for d in record["cross_check"]["differences"]] == ["config"]
+
+
+def test_ci_compares_at_the_versions_the_models_page_names() -> None:
+    script = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text(encoding="utf-8")
+    versions = re.search(r"for version in ([^;]+); do", script)
+    assert versions is not None and tuple(versions[1].split()) == CROSS_CHECKED
