@@ -662,7 +662,8 @@ def render_pages(
     pages = dict(sorted(pages.items(), key=lambda item: _page_order(item[0])))
     anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
     texts = _render_pages(pages, anchors, plots)
-    listed = [*pages, MODELS] if claims is None else list(pages)
+    # The models page is the whole catalog's, listed also when it is rendered apart (`models_page` False).
+    listed = [*pages, MODELS] if claims is None and (records or not models_page) else list(pages)
     texts[DASHBOARD] = render_dashboard(entries, listed, anchors, plots, drawn_with)
     if records:
         model_plot = models.wavelength_figure(records)

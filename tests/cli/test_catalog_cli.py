@@ -12,7 +12,7 @@ import pytest
 from pe_verify import cli
 from pe_verify.claims import catalog
 from pe_verify.claims.model import EXACT, PROVED, REFUTES, Assessment, Evidence, Source, claim
-from pe_verify.reporting import figures, headlines, publish, report
+from pe_verify.reporting import figures, headlines, models, publish, report
 
 SHOW_FIELDS = {"id", "role", "document", "statement", "verdict", "argument_verdict", "evidence", "depends_on"}
 
@@ -109,6 +109,7 @@ def fake_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(catalog, "assessment", lambda claim_id: by_id[claim_id].assess())
     monkeypatch.setattr(headlines, "HEADLINES", ("T.1",))
     monkeypatch.setattr(figures, "draw_figures", lambda scales: ())
+    monkeypatch.setattr(models, "bundled_records", lambda: ())
 
 
 @pytest.fixture

@@ -57,7 +57,7 @@ from pe_verify.claims.model import (
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.reporting import figures, publish, report
+from pe_verify.reporting import figures, models, publish, report
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -328,8 +328,9 @@ def test_figures_are_our_pngs_without_stamps(drawn: Path, plots: tuple[figures.P
 
 
 def test_the_figure_names_known_before_drawing_are_those_drawn(plots: tuple[figures.Plot, ...]) -> None:
-    assert [plot.name for plot in plots] == list(figures.ILLUSTRATES)
-    assert report.output_names(FAKE)[-len(plots) :] == [f"figures/{plot.name}" for plot in plots]
+    assert [plot.name for plot in plots] + [models.FIGURE] == list(figures.ILLUSTRATES)
+    names = [*(plot.name for plot in plots), models.FIGURE]
+    assert report.output_names(FAKE)[-len(names) :] == [f"figures/{name}" for name in names]
 
 
 def test_the_content_digest_changes_with_what_a_figure_states() -> None:
