@@ -50,7 +50,7 @@ ROPE_TYPES = {
 ALIBI_TYPES = frozenset({"bloom", "mpt"})
 #: Model types with a learned table of absolute positions.
 LEARNED_TYPES = frozenset(
-    {"gpt2", "gpt_neo", "gptj_learned", "opt", "bert", "roberta", "xlm-roberta", "distilbert", "gpt_bigcode"}
+    {"gpt2", "gpt_neo", "opt", "bert", "roberta", "xlm-roberta", "distilbert", "gpt_bigcode"}
 )
 #: Model types that rotate queries and keys (RoPE), besides any config with a RoPE key.
 ROPE_MODEL_TYPES = frozenset(
@@ -185,9 +185,9 @@ class _Reader:
         self.setup = setup
         self.touched: set[str] = set()
 
-    def has(self, key: str, block: Mapping[str, object] | None = None, prefix: str = "") -> bool:
-        source = self.config if block is None else block
-        return key in source and source[key] is not None
+    def has(self, key: str) -> bool:
+        """Whether the config sets `key` (to anything but null)."""
+        return self.config.get(key) is not None
 
     def raw(self, key: str, block: Mapping[str, object] | None = None, prefix: str = "") -> object:
         source = self.config if block is None else block

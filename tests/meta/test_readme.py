@@ -32,28 +32,21 @@ def test_headline_table_names_every_headline_claim() -> None:
         assert f"[{claim_id}](reports/" in README
 
 
-@pytest.mark.slow
-def test_the_check_example_is_what_the_command_prints(capsys) -> None:
-    """The README's `pe-verify check` example output is the command's output now."""
-    block = README.split("<!-- check-example:start -->\n```text\n", 1)[1].split(
-        "```\n<!-- check-example:end -->"
+def _example(name: str) -> tuple[list[str], str]:
+    """The command line (after `pe-verify`) and the output of the README's example block `name`."""
+    block = README.split(f"<!-- {name}-example:start -->\n```text\n", 1)[1].split(
+        f"```\n<!-- {name}-example:end -->"
     )[0]
     command, printed = block.split("\n", 1)
-    argv = command.removeprefix("$ pe-verify ").split()
+    return command.removeprefix("$ pe-verify ").split(), printed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "status"), [("check", 1), ("model", 0)])
+def test_each_example_is_what_the_command_prints(capsys, name: str, status: int) -> None:
+    """The README's `pe-verify check` and `pe-verify model` examples print what the commands print now."""
+    argv, printed = _example(name)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(ROOT)
-        status = cli.main(["--quiet", *argv])
-    assert status == 1 and capsys.readouterr().out == printed, "update the README's check example"
-
-
-@pytest.mark.slow
-def test_the_model_example_is_what_the_command_prints(capsys) -> None:
-    """The README's `pe-verify model` example output is the command's output now."""
-    block = README.split("<!-- model-example:start -->\n```text\n", 1)[1].split(
-        "```\n<!-- model-example:end -->"
-    )[0]
-    command, printed = block.split("\n", 1)
-    argv = command.removeprefix("$ pe-verify ").split()
-    assert cli.main(["--quiet", *argv]) == 0 and capsys.readouterr().out == printed, (
-        "update the README's example"
-    )
+        found = cli.main(["--quiet", *argv])
+    assert found == status and capsys.readouterr().out == printed, f"update the README's {name} example"
