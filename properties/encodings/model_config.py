@@ -253,8 +253,12 @@ def read_config(config: object) -> PositionalSetup:
     elif setup.scheme == "alibi":
         _read_alibi(reader, setup)
     elif setup.scheme == "learned":
-        setup.max_positions = reader.positive_int("n_positions") or reader.positive_int(
-            "max_position_embeddings"
+        size_keys = (
+            ("max_seq_len",) if setup.model_type == "mpt" else ("n_positions", "max_position_embeddings")
+        )
+        setup.max_positions = next(
+            (size for size in (reader.positive_int(key) for key in size_keys if reader.has(key)) if size),
+            None,
         )
         if setup.max_positions is None:
             reader.problem("max_position_embeddings", "a learned table needs its size (n_positions)")

@@ -79,6 +79,8 @@ def test_alibi_learned_and_unknown_schemes() -> None:
         {"model_type": "mpt", "n_heads": 32, "max_seq_len": 2048, "attn_config": {"alibi": True}}
     )
     assert (mpt.scheme, mpt.heads, mpt.max_positions) == ("alibi", 32, 2048)
+    learned_mpt = read_config({"model_type": "mpt", "max_seq_len": 4096, "attn_config": {"alibi": False}})
+    assert (learned_mpt.scheme, learned_mpt.max_positions, learned_mpt.problems) == ("learned", 4096, [])
     unknown = read_config({"model_type": "mamba", "hidden_size": 768})
     assert unknown.scheme == "unknown" and "unknown-scheme" in _labels(unknown)
     falcon = read_config(bundled_models()["falcon-7b"].config)
