@@ -43,7 +43,8 @@ import sympy as sp
 from ..checks.interpolation_bounds import critical_dimension, critical_exponent
 from ..encodings.alibi import alibi_slopes_exact
 from ..encodings.model_config import PositionalSetup
-from ..encodings.scaling import RopeScaling
+from ..encodings.rope import rotate_half_split
+from ..encodings.scaling import RopeScaling, yarn_factor_mp
 from ..encodings.sinusoidal import Sinusoidal
 from ..numerics.correct_rounding import correctly_rounded
 from ..numerics.dtypes import dtype_spec
@@ -354,11 +355,6 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) 
     return Answer(f"the scaling rule at {DIGITS} significant digits, shown to {SHOWN}", summary, rows)
 
 
-def _yarn_factor(s: float, mscale: float = 1.0) -> mpmath.mpf:
-    """transformers' get_mscale: 0.1·mscale·ln s + 1 for s > 1, else 1."""
-    return mpmath.mpf(1) if s <= 1 else mpmath.mpf("0.1") * mpmath.mpf(mscale) * mpmath.log(s) + 1
-
-
 def _attention_answer(found: ModelAnalysis) -> Answer:
     setup, scaling = found.setup, found.setup.scaling
     value: dict[str, object] = {}
@@ -366,12 +362,12 @@ def _attention_answer(found: ModelAnalysis) -> Answer:
         if setup.attention_factor is not None:
             factor, rule = mpmath.mpf(setup.attention_factor), "the config's attention_factor"
         elif scaling.kind == "yarn" and setup.mscale and setup.mscale_all_dim:
-            factor = _yarn_factor(scaling.factor, setup.mscale) / _yarn_factor(
+            factor = yarn_factor_mp(scaling.factor, setup.mscale) / yarn_factor_mp(
                 scaling.factor, setup.mscale_all_dim
             )
             rule = "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
         elif scaling.kind == "yarn":
-            factor, rule = _yarn_factor(scaling.factor), "YaRN's 0.1·ln s + 1"
+            factor, rule = yarn_factor_mp(scaling.factor), "YaRN's 0.1·ln s + 1"
         elif scaling.kind == "longrope" and scaling.factor > 1:
             s, original = mpmath.mpf(scaling.factor), mpmath.mpf(scaling.original_context)
             factor, rule = (
@@ -384,7 +380,7 @@ def _attention_answer(found: ModelAnalysis) -> Answer:
         value["rule"] = rule
         summary = f"cos and sin are multiplied by {_shown(factor)} ({rule})"
         if setup.model_type in ("deepseek_v2", "deepseek_v3") and setup.mscale_all_dim:
-            softmax = _yarn_factor(scaling.factor, setup.mscale_all_dim) ** 2
+            softmax = yarn_factor_mp(scaling.factor, setup.mscale_all_dim) ** 2
             value["softmax_scale_factor"] = _shown(softmax)
             summary += f"; the softmax scale 1/√d_head is multiplied by {_shown(softmax)} (get_mscale²)"
     return Answer(f"mpmath at {DIGITS} digits, shown to {SHOWN}", summary, value)
@@ -482,14 +478,11 @@ def cache_drift(freqs: Frequencies, dtype: str, positions: np.ndarray, seed: int
         )
         cos = spec.cast(correctly_rounded("cos", "float32", angles)).astype(np.float64)
         sin = spec.cast(correctly_rounded("sin", "float32", angles)).astype(np.float64)
-        first, second = x[:, :pairs], x[:, pairs:]
-        return np.hstack([first * cos - second * sin, second * cos + first * sin])
+        return rotate_half_split(x, cos, sin)
 
     def exact(x: np.ndarray, at: np.ndarray) -> np.ndarray:
         angles = at.astype(np.float64)[:, None] * freqs.float64[None, :]
-        cos, sin = np.cos(angles), np.sin(angles)
-        first, second = x[:, :pairs], x[:, pairs:]
-        return np.hstack([first * cos - second * sin, second * cos + first * sin])
+        return rotate_half_split(x, np.cos(angles), np.sin(angles))
 
     stored = np.sum(rotated(q, positions) * rotated(k, keys), axis=1)
     reference = np.sum(exact(q, positions) * exact(k, keys), axis=1)

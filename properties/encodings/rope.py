@@ -94,7 +94,7 @@ def apply_rope(
     layout = _require_layout(layout)
     r = rotary_dimension(x.shape[-1], rotary_fraction)
     angles = rope_angles(positions, r, base)
-    rotate = _rotate_interleaved if layout == "interleaved" else _rotate_half_split
+    rotate = _rotate_interleaved if layout == "interleaved" else rotate_half_split
     return np.concatenate([rotate(x[..., :r], np.cos(angles), np.sin(angles)), x[..., r:]], axis=-1)
 
 
@@ -107,8 +107,9 @@ def _rotate_interleaved(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.n
     return out
 
 
-def _rotate_half_split(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """x·(cos, cos) + rotate_half(x)·(sin, sin)."""
+def rotate_half_split(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """x·(cos, cos) + rotate_half(x)·(sin, sin): pairs (i, i + d/2) turned by the angles whose cos and sin
+    are given (one column per pair)."""
     cos2, sin2 = np.concatenate([cos, cos], axis=-1), np.concatenate([sin, sin], axis=-1)
     return x * cos2 + rotate_half(x) * sin2
 

@@ -754,12 +754,19 @@ def compare_yarn_ramps(scaling: RopeScaling, d: int, base: int, material: Fracti
     )
 
 
+def yarn_factor_mp(factor: float, mscale: float = 1.0) -> mpmath.mpf:
+    """YaRN's √(1/t) = 0.1·mscale·ln s + 1 at the current mpmath precision (1 for s ≤ 1), as the reference's
+    get_mscale(s, mscale) computes it in float64."""
+    s = mpmath.mpf(factor)
+    return mpmath.mpf(1) if s <= 1 else mpmath.mpf(mscale) * mpmath.log(s) / 10 + 1
+
+
 def logit_scale_mp(scaling: RopeScaling, dps: int = 30) -> mpmath.mpf:
     """The factor 1/t = attention_factor² on every logit, with `dps` digits: (0.1·ln s + 1)² for YaRN."""
     with mpmath.workdps(require_positive_int(dps, "dps")):
         if scaling.kind != "yarn":
             return mpmath.mpf(1)
-        return (mpmath.log(mpmath.mpf(scaling.factor)) / 10 + 1) ** 2
+        return yarn_factor_mp(scaling.factor) ** 2
 
 
 @dataclass(frozen=True)
