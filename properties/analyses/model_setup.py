@@ -158,6 +158,10 @@ def planned_context(setup: PositionalSetup, context: int | None) -> int | None:
     """The context to answer for: the user's, else ``max_position_embeddings``; a ContextError beyond
     `MAX_CONTEXT` or below 2."""
     chosen = setup.max_positions if context is None else context
+    if context is None and chosen is not None and not 2 <= chosen <= MAX_CONTEXT:
+        raise ContextError(
+            f"max_position_embeddings {chosen} is outside 2 … 2^23 = {MAX_CONTEXT}: give --context"
+        )
     if chosen is not None and not 2 <= chosen <= MAX_CONTEXT:
         raise ContextError(f"context must be from 2 to 2^23 = {MAX_CONTEXT}, got {chosen}")
     return chosen
@@ -416,8 +420,11 @@ def _men_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
     balls = [flint.arb(flint.fmpq(Fraction(t).numerator, Fraction(t).denominator)) for t in theta]
     cosine = base_bound.CosineSum(Fraction(setup.base), setup.rotary_dim, theta, lambda i, _base: balls[i])
     scan = base_bound.scan(cosine, context)
-    lowest = base_bound.lowest_bases([context], setup.rotary_dim)[context].base
-    value: dict[str, object] = {"context": context, "least_admissible_base": str(lowest)}
+    try:
+        lowest = str(base_bound.lowest_bases([context], setup.rotary_dim)[context].base)
+    except LookupError:  # e.g. one rotated pair: cos(m·θ_0) turns negative for every base
+        lowest = f"none up to {base_bound.CEILING}"
+    value: dict[str, object] = {"context": context, "least_admissible_base": lowest}
     if scan.admissible:
         ball = scan.least.ball
         value |= {"holds": True, "least_at": scan.least.m, "least": ball.str(SHOWN, radius=False)}

@@ -107,6 +107,8 @@ SCALING_KEYS = {
     ),
 }
 
+#: The widest attention head read (real models' heads have 64 to 256 dims).
+MAX_HEAD_DIM = 4096
 #: transformers' default base when a config names none.
 DEFAULT_BASE = 10000.0
 #: Storage dtypes the analysis knows, by the names configs use.
@@ -378,8 +380,16 @@ def _read_head_dim(reader: _Reader, setup: PositionalSetup) -> None:
     setup.head_dim = width // heads
 
 
+def _limit_head_dim(reader: _Reader, setup: PositionalSetup) -> None:
+    """A head wider than `MAX_HEAD_DIM` is a problem (real heads have at most a few hundred dims)."""
+    if setup.head_dim is not None and setup.head_dim > MAX_HEAD_DIM:
+        reader.problem("head_dim", f"a head of {setup.head_dim} dims is beyond the {MAX_HEAD_DIM} this reads")
+        setup.head_dim = None
+
+
 def _read_rope(reader: _Reader, setup: PositionalSetup) -> None:
     _read_head_dim(reader, setup)
+    _limit_head_dim(reader, setup)
     block, name = _scaling_block(reader, setup)
     setup.base = _read_base(reader, setup, block, name)
     _read_fraction(reader, setup, block, name)

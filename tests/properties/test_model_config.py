@@ -127,6 +127,7 @@ def test_twin_a_missing_original_context_is_labelled() -> None:
         ({"torch_dtype": "int8"}, "torch_dtype"),
         ({"partial_rotary_factor": 1.5}, "partial_rotary_factor"),
         ({"rope_scaling": [1, 2]}, "rope_scaling"),
+        ({"head_dim": 10**9}, "head_dim"),
     ],
 )
 def test_twin_bad_values_are_problems_naming_their_key(change: dict, key: str) -> None:

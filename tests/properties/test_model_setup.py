@@ -175,7 +175,20 @@ def test_twin_a_bad_key_skips_only_what_needs_it() -> None:
     assert not found.answers
 
 
+def test_one_rotated_pair_has_no_admissible_base() -> None:
+    config = {
+        "model_type": "llama",
+        "hidden_size": 64,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 64,
+    }
+    men = analyse(read_config(config)).answers["men_criterion"].value
+    assert men["holds"] is False and men["least_admissible_base"] == "none up to 1000000000000000"
+
+
 def test_context_out_of_range_is_refused() -> None:
+    with pytest.raises(ContextError, match=r"max_position_embeddings 1000000000000 .* give --context"):
+        analyse(_setup("phi-2", max_position_embeddings=10**12))
     setup = read_config(MODELS["phi-2"].config)
     for context in (0, 1, MAX_CONTEXT + 1):
         with pytest.raises(ContextError, match="context must be"):
