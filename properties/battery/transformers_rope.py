@@ -8,9 +8,9 @@ transformers builds the model's config class (``AutoConfig.for_model``) from the
 with the model's own ``*RotaryEmbedding.compute_default_rope_parameters`` (which is where partial rotary
 factors are read there). Its ``inv_freq`` is float32; the suite's θ'_i are the scaling rule at
 30 digits rounded to float64, so they may differ by float32's rounding of ``base ** (2i/d)`` and of the
-products and quotients around it: `frequency_tolerance` bounds that relative difference. A difference beyond
-a tolerance, a config transformers refuses, or a warning it raises is named in the record; none of them is an
-error of the command.
+products and quotients around it: `float32_frequency_tolerance` bounds that relative difference. A
+difference beyond a tolerance, a config transformers refuses, or a warning it raises is named in the record;
+none of them is an error of the command.
 """
 
 from __future__ import annotations
@@ -24,18 +24,20 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..analyses.model_setup import ModelAnalysis, model_frequencies
+from ..encodings.model_config import PositionalSetup
 
 #: float32's unit roundoff.
-EPS32 = 2.0**-24
-#: Relative tolerance on the attention factor (transformers computes it with float64 math.log).
-FACTOR_TOLERANCE = 1e-12
+UNIT_ROUNDOFF32 = 2.0**-24
+#: Relative tolerance on the attention factor: transformers computes it in float64, the suite's record holds
+#: it to `model_setup.SHOWN` = 10 significant digits.
+FACTOR_TOLERANCE = 1e-9
 
 
-def frequency_tolerance(base: float, factor: float, slack: float = 16.0) -> float:
+def float32_frequency_tolerance(base: float, factor: float, slack: float = 16.0) -> float:
     """Allowed relative difference between float32 θ'_i and exact ones: pow's exponent 2i/d (< 1) rounded to
     float32 moves base^(2i/d) by ε·ln base relative, pow and the divisions and products of the scaling rule
     add a few ε, a factor s (or ext_i) rounded adds ε·ln s at most through NTK's exponent."""
-    return slack * EPS32 * (4.0 + math.log(base) + 2.0 * math.log(max(factor, 1.0)))
+    return slack * UNIT_ROUNDOFF32 * (4.0 + math.log(base) + 2.0 * math.log(max(factor, 1.0)))
 
 
 def transformers_version() -> str | None:
@@ -73,14 +75,14 @@ def compare(config: Mapping[str, object], found: ModelAnalysis) -> dict[str, obj
     _frequency_difference(record, ours, inv_freq, setup)
     suite_factor = float(found.answers["attention_factor"].value["cos_sin_factor"])
     record["attention_factor"] = {"suite": suite_factor, "transformers": factor}
-    if not math.isclose(suite_factor, factor, rel_tol=1e-9):
+    if not math.isclose(suite_factor, factor, rel_tol=FACTOR_TOLERANCE):
         record["differences"].append(
             {"quantity": "attention_factor", "suite": suite_factor, "transformers": factor}
         )
     return record
 
 
-def _frequency_difference(record: dict, ours: np.ndarray, theirs: np.ndarray, setup) -> None:
+def _frequency_difference(record: dict, ours: np.ndarray, theirs: np.ndarray, setup: PositionalSetup) -> None:
     if theirs.shape != ours.shape:
         record["differences"].append(
             {"quantity": "pairs", "suite": int(ours.size), "transformers": int(theirs.size)}
@@ -88,7 +90,7 @@ def _frequency_difference(record: dict, ours: np.ndarray, theirs: np.ndarray, se
         return
     relative = np.abs(theirs.astype(np.float64) - ours) / ours
     worst = int(np.argmax(relative))
-    tolerance = frequency_tolerance(
+    tolerance = float32_frequency_tolerance(
         setup.base, max(setup.scaling.factor, *(setup.scaling.long_factor or (1,)))
     )
     record["inv_freq"] = {
