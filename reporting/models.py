@@ -240,10 +240,11 @@ def models_page(
     lines = [marker, "", "# Well-known models' positional setups, checked", ""]
     lines += [
         f"The suite's answers for {len(records)} public models' published `config.json` values (the keys "
-        "that "
-        "bear on positions and heads, each file cited below), at the context each states or documents: "
+        "that bear on positions and heads, transcribed into the package from the file cited under each "
+        "model, since nothing is downloaded), at the context each states or documents: "
         "`pe-verify model NAME` prints the same for one of them, `pe-verify model path/to/config.json` for "
-        "any model. Every label is explained in the README's section on `pe-verify model`.",
+        "any model, including a freshly downloaded copy of one of these. Every label is explained in the "
+        "README's section on `pe-verify model`.",
         "",
         f"Cross-check: the test suite computes every bundled model's `inv_freq` and attention factor with "
         f"transformers' own functions, at versions {', '.join(CROSS_CHECKED)}, and compares them with the "
