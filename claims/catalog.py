@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pe_verify.proofs import all_derivations
 
-from .model import WEAK, Assessment, Claim
+from .model import WEAK, Assessment, Claim, DocumentProof
 
 MODULES = (
     "document_000",
@@ -86,6 +86,17 @@ def all_claims() -> tuple[Claim, ...]:
     return tuple(found)
 
 
+@functools.cache
+def document_proofs() -> tuple[DocumentProof, ...]:
+    """The documents' own proofs that the catalog sets beside the theorems proved in their place
+    (each catalog module's `PROOFS`), in module order."""
+    return tuple(
+        proof
+        for name in MODULES
+        for proof in getattr(importlib.import_module(f".{name}", __package__), "PROOFS", ())
+    )
+
+
 def reproductions() -> dict[str, Claim]:
     """The entries that recompute a paper's published result, by the name of the reproduction."""
     return {item.reproduces: item for item in all_claims() if item.reproduces is not None}
@@ -126,9 +137,10 @@ def assessment(claim_id: str) -> Assessment:
 def broken_links(documents: Path | None = None) -> list[str]:
     """Every citation in the catalog that resolves to nothing, one line each (empty when all resolve).
 
-    Checked: each claim's `depends_on` ids, the derivation ids the catalog modules cite, the claim ids of
-    every figure (`ILLUSTRATES`); with `documents` (a folder holding the files of `DOCUMENTS`), each
-    document's SHA-256 and each claim's section heading, which must be a line of its document.
+    Checked: each claim's `depends_on` ids, the derivation ids the catalog modules cite, the claim and
+    derivation ids of each document proof (`PROOFS`), the claim ids of every figure (`ILLUSTRATES`); with
+    `documents` (a folder holding the files of `DOCUMENTS`), each document's SHA-256 and each claim's
+    section heading, which must be a line of its document.
     """
     claims = all_claims()
     ids = {item.id for item in claims}
@@ -144,6 +156,14 @@ def broken_links(documents: Path | None = None) -> list[str]:
         for cited in sorted(set(CITED_DERIVATION.findall(inspect.getsource(module)))):
             if cited not in derivations:
                 broken.append(f"{name}.py: cites derivation {cited!r}, which is no derivation")
+    for proof in document_proofs():
+        if proof.claim not in ids:
+            broken.append(f"{proof.name}: judged by {proof.claim!r}, which is no claim")
+        broken += [
+            f"{proof.name}: proved instead by {cited!r}, which is no derivation"
+            for cited in proof.proved_instead
+            if cited not in derivations
+        ]
     broken += [
         f"figure {figure}: illustrates {claim_id!r}, which is no claim"
         for figure, claim_ids in ILLUSTRATES.items()

@@ -107,6 +107,7 @@ from .model import (
     SUPPORTS,
     UNSETTLED,
     Assessment,
+    DocumentProof,
     Evidence,
     Source,
     cited,
@@ -115,6 +116,17 @@ from .model import (
 from .numbers import UNCERTIFIED, ball_digits, certified, exact_digits, is_certified, tex
 
 DOC = "003_4499b221b36b9134.txt"
+
+#: The document's three proofs (sections 3–5), each beside the theorems the suite proves in its place.
+PROOFS = (
+    DocumentProof("Proof 1: two positions' vectors", "D3.3", ("uniqueness.distinct_positions",)),
+    DocumentProof(
+        "Proof 2: one dimension, two positions",
+        "D3.4",
+        ("uniqueness.sine_dimension", "uniqueness.cosine_dimension"),
+    ),
+    DocumentProof("Proof 3: two dimensions, two positions", "D3.5", ("uniqueness.coincidence_condition",)),
+)
 
 #: The document's model width and base.
 D_MODEL = 512
@@ -569,6 +581,7 @@ def d3_5() -> Assessment:
             confirmed, DIGITS, f"all {len(witnesses)} witnesses agree to all digits (mpmath, 50 digits)"
         ),
         from_derivation("uniqueness.sine_cosine_never", LIMITS),
+        from_derivation("uniqueness.coincidence_condition", LIMITS),
         Evidence(
             EXACT,
             f"at base {BASE} an exact coincidence exists only for d ∈ {_braced(with_exact)} "

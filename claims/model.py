@@ -316,6 +316,16 @@ class Claim:
     defined_at: tuple[str, int] | None = None
 
 
+@dataclass(frozen=True)
+class DocumentProof:
+    """One of a document's own proofs: its name there, the entry that judges its conclusion and its argument,
+    and the derivations in which the suite proves, in its place, exactly what holds."""
+
+    name: str
+    claim: str
+    proved_instead: tuple[str, ...]
+
+
 def claim(
     id: str,
     source: Source,

@@ -692,6 +692,95 @@ def same_type_coincidence() -> Iterator[Step]:
     )
 
 
+def _least_multiple_holds(d_max: int, e_max: int) -> bool:
+    """d | 2mE ⇔ d/gcd(d, 2E) divides m, for every d ≤ d_max, E ≤ e_max and 1 ≤ m ≤ d_max."""
+    return all(
+        ((2 * m * e) % d == 0) == (m % (d // math.gcd(d, 2 * e)) == 0)
+        for d, e, m in product(range(1, d_max + 1), range(1, e_max + 1), range(1, d_max + 1))
+    )
+
+
+def _slack_signs_decided(classes: tuple[int, ...] = (0, 4)) -> bool:
+    """⌈d/2⌉ − 1 − d/gcd(d, 8) is ≥ 0 on the `classes` of d mod 8 and < 0 on the others, decided
+    symbolically in k for d = 8k + r."""
+    k = sp.Symbol("k", integer=True, nonnegative=True)
+    for residue in range(8):
+        low = 1 if residue == 0 else 0  # d = 8k + r ≥ 1
+        d = 8 * (k + low) + residue
+        gcd = math.gcd(residue, 8) if residue else 8  # gcd(8k + r, 8) = gcd(r, 8)
+        slack = sp.expand(4 * (k + low) + sp.ceiling(sp.Rational(residue, 2)) - 1 - d / gcd)
+        decided = slack.is_nonnegative if residue in classes else slack.is_negative
+        if decided is not True:
+            return False
+    return True
+
+
+_EXISTENCE_SAMPLES = ((10000, 64, sp.Rational(9, 4), 500000), 10)
+
+
+def _existence_rule_holds() -> bool:
+    bases, d_max = _EXISTENCE_SAMPLES
+    return all(
+        cross_dim_exact_exists(d, b) == bool(frequency_list_coincidences(frequencies(d, b)))
+        for b in bases
+        for d in range(1, d_max + 1)
+    )
+
+
+def frequencies(d: int, base: object) -> list[sp.Expr]:
+    """The exact frequencies ω_0, …, ω_{⌈d/2⌉−1} of the sinusoidal encoding."""
+    return [frequency(d, base, i) for i in range(frequency_count(d))]
+
+
+@derivation(
+    id="uniqueness.coincidence_condition",
+    title="Values of different dimensions coincide exactly if and only if d / gcd(d, 2E) < ⌈d/2⌉; at base "
+    "10000, if and only if 4 divides d",
+    statement=r"b = r^E\ (E \text{ maximal}):\quad \exists\, p_1 \neq p_2,\ j \neq l:\ "
+    r"PE(p_1, j) = PE(p_2, l) "
+    r"\iff \frac{d}{\gcd(d, 2E)} < \left\lceil \frac{d}{2} \right\rceil;\qquad b = 10000:\ \iff 4 \mid d",
+    hypotheses=(
+        r"$PE(p)_{2i} = \sin(p\,\omega_i)$, $PE(p)_{2i+1} = \cos(p\,\omega_i)$, $\omega_i = b^{-2i/d}$, "
+        r"$b > 1$ rational, positions integers",
+        r"a sin value never equals a cos value (`uniqueness.sine_cosine_never`); two sin or two cos "
+        r"dimensions coincide exactly when their frequency ratio is rational "
+        r"(`uniqueness.same_type_coincidence`)",
+    ),
+    instances="the least-multiple step for d ≤ 128, E ≤ 8; the rule b^(2m/d) ∈ ℚ ⇔ d | 2mE on the samples "
+    "of `uniqueness.ratio_argument`; the combined rule against every frequency pair for d ≤ 10 at b = 10000, "
+    "64, 9/4, 500000 (the step to 4 | d is symbolic in d)",
+)
+def coincidence_condition() -> Iterator[Step]:
+    yield fact(
+        r"\{\omega_a\} = \{\omega_0, \dots, \omega_{\lceil d/2 \rceil - 1}\}:\ "
+        r"|a - b| \in \{1, \dots, \lceil d/2 \rceil - 1\}",
+        "the encoder's layout (`pair_index`): dims 2a and 2a + 1 carry frequency a, for d ≤ 64",
+        lambda: all(set(map(int, pair_index(d))) == set(range(frequency_count(d))) for d in range(1, 65)),
+    )
+    yield ratio_rule_step()
+    yield fact(
+        r"d \mid 2mE \iff \frac{d}{\gcd(d, 2E)} \mid m",
+        "divide by g = gcd(d, 2E): (d/g) | m·(2E/g) with gcd(d/g, 2E/g) = 1, so (d/g) | m (Euclid's lemma); "
+        "compared with direct division for d ≤ 128, E ≤ 8",
+        lambda: _least_multiple_holds(128, 8),
+    )
+    yield fact(
+        r"\exists\, a \neq b:\ \tfrac{\omega_b}{\omega_a} \in \mathbb{Q} "
+        r"\iff \frac{d}{\gcd(d, 2E)} \le \left\lceil \tfrac{d}{2} \right\rceil - 1",
+        "the smallest usable |a − b| is d/gcd(d, 2E); compared with every frequency pair decided by its "
+        "minimal polynomial (`frequency_list_coincidences`)",
+        _existence_rule_holds,
+    )
+    yield fact(
+        r"b = 10000 = 10^4,\ E = 4:\ \frac{d}{\gcd(d, 8)} \le \left\lceil \tfrac{d}{2} \right\rceil - 1 "
+        r"\iff d \equiv 0, 4 \pmod 8 \iff 4 \mid d",
+        "d = 8k + r and gcd(8k + r, 8) = gcd(r, 8): the slack ⌈d/2⌉ − 1 − d/gcd is "
+        "3k + 2 for r = 0 (d = 8(k + 1)), 2k for r = 4, −1 for r = 2, 6 and −4k − (r + 1)/2 for odd r; "
+        "SymPy decides each sign for integer k ≥ 0",
+        lambda: power_exponent(10000) == 4 and _slack_signs_decided(),
+    )
+
+
 class ValuePair(NamedTuple):
     """Position p1 in dimension dim1 and position p2 in dimension dim2: a candidate coincidence."""
 

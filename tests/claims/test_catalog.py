@@ -21,6 +21,7 @@ from pe_verify.claims.model import (
     FLOAT,
     REFUTES,
     VERDICTS,
+    DocumentProof,
     Evidence,
     Source,
     cited,
@@ -120,11 +121,15 @@ def test_a_mistyped_dependency_derivation_or_figure_id_is_reported(monkeypatch: 
     monkeypatch.setattr(catalog, "ILLUSTRATES", {"wavelengths.png": ("D0.44",)})
     cited = {item.id for item in catalog.all_derivations()} - {"alibi.offset_only"}
     monkeypatch.setattr(catalog, "all_derivations", lambda: [d for d in DERIVATIONS if d.id in cited])
+    proof = DocumentProof("Proof 9", "D3.99", ("uniqueness.no_such",))
+    monkeypatch.setattr(catalog, "document_proofs", lambda: (proof,))
     assert broken_links() == [
         f"{first.id}: depends on 'D9.9', which is no claim",
         "document_000.py: cites derivation 'alibi.offset_only', which is no derivation",
         "document_001.py: cites derivation 'alibi.offset_only', which is no derivation",
         "document_003.py: cites derivation 'alibi.offset_only', which is no derivation",
+        "Proof 9: judged by 'D3.99', which is no claim",
+        "Proof 9: proved instead by 'uniqueness.no_such', which is no derivation",
         "figure wavelengths.png: illustrates 'D0.44', which is no claim",
     ]
 

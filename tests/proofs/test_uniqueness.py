@@ -61,6 +61,7 @@ def test_module_defines_the_expected_derivations() -> None:
         "uniqueness.pi_side_condition",
         "uniqueness.sine_cosine_never",
         "uniqueness.same_type_coincidence",
+        "uniqueness.coincidence_condition",
     }
 
 
@@ -475,3 +476,13 @@ def test_the_exact_coincidence_rule_lists_the_brute_force_dims(base: int | Fract
 def test_base_10000_coincides_for_multiples_of_four_only() -> None:
     assert un.dims_with_exact_coincidence(10000, 512) == tuple(range(4, 513, 4))
     assert un.dims_with_exact_coincidence(500000, 256) == ()
+
+
+@pytest.mark.twin("uniqueness.coincidence_condition")
+@pytest.mark.slow
+def test_the_coincidence_condition_fails_for_a_wrong_rule_or_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert un._slack_signs_decided() and not un._slack_signs_decided((0, 2))
+    monkeypatch.setattr(un, "cross_dim_exact_exists", lambda d, base: d % 2 == 0)
+    monkeypatch.setattr(un, "pair_index", lambda d: list(range(d)))
+    result = un.coincidence_condition.verify()
+    assert [step.holds for step in result.steps] == [False, True, True, False, True]
