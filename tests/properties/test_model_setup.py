@@ -56,6 +56,9 @@ EXPECTED = {
     "phi-3.5-mini-instruct": lambda: (
         _plain(96, 1e4) / np.array(MODELS["phi-3.5-mini-instruct"].config["rope_scaling"]["long_factor"])
     ),
+    "phi-3-mini-128k-instruct": lambda: (
+        _plain(96, 1e4) / np.array(MODELS["phi-3-mini-128k-instruct"].config["rope_scaling"]["long_factor"])
+    ),
 }
 
 
