@@ -444,7 +444,8 @@ def _verdict_status(changes: Iterable[str | None]) -> int:
 
 def _record(item, found) -> dict:
     """Everything `list` and `show` print about one claim, as JSON-ready values (what the cache keeps)."""
-    from pe_verify.reporting.report import argument_label, short_statement
+    from pe_verify.reporting.markdown import short_statement
+    from pe_verify.reporting.summaries import argument_label
 
     verdict, argument = found.verdict, argument_label(found)
     return {

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pe_verify.claims import catalog
 
-from .report import argument_label, cell, github_slug, page_name, short_statement
+from .markdown import cell, github_slug, short_statement
+from .report import page_name
+from .summaries import argument_label
 
 #: The claims the README leads with: the three proofs of document 003 and the most-repeated folk claims.
 HEADLINES = (

@@ -16,9 +16,7 @@ before anything is assessed (`check_output`, from `output_names`).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +25,7 @@ from pathlib import Path, PurePosixPath
 import matplotlib
 
 from pe_verify.claims import catalog, numbers
-from pe_verify.claims.evidence import derivation, verification
+from pe_verify.claims.evidence import derivation
 from pe_verify.claims.model import (
     AGGREGATE,
     ARGUMENT_VERDICTS,
@@ -57,7 +55,6 @@ from pe_verify.claims.model import (
     STEP_CHECKED,
     STEP_FAILS,
     SUPPORTS,
-    SYMBOLIC,
     UNSETTLED,
     VERDICTS,
     WEAK,
@@ -66,12 +63,14 @@ from pe_verify.claims.model import (
     Evidence,
     Reproduction,
 )
-from pe_verify.proofs.derivation import render_markdown
 
-from . import figures, models, publish
+from . import derivations, figures, models, publish, summaries
+from .markdown import cell, code, folded, github_slug, heading_anchors, short_statement
+from .summaries import NONE, argument_label
 
 DASHBOARD = "README.md"
 MODELS = models.PAGE
+DERIVATIONS = derivations.PAGE
 BEYOND = "beyond-the-documents.md"
 FIGURES = "figures"
 
@@ -80,8 +79,6 @@ MARKER = "<!-- pe-verify proof report: written by `pe-verify report`; edits are 
 
 #: The dashboard's last line; a staleness check compares PNG bytes only when this version matches its own.
 FOOTER = "figures drawn with matplotlib {version}"
-
-NONE = "—"
 
 VERDICT_MEANINGS = {
     PROVED: "holds exactly for every case it speaks of: every supporting check is symbolic, an exact "
@@ -119,8 +116,6 @@ BEARING_MEANINGS = {
 
 _DOCUMENT_FILE = re.compile(r"^(\d+)_")
 _DOCUMENT_PAGE = re.compile(r"^document-\d+\.md$")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
-_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=[A-Z(])")
 
 
 @dataclass(frozen=True)
@@ -146,53 +141,6 @@ def _page_order(page: str) -> tuple[int, int]:
     return (1, 0) if page == BEYOND else (0, int(re.sub(r"\D", "", page)))
 
 
-def github_slug(heading: str) -> str:
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces turned into hyphens."""
-    kept = (
-        ch
-        for ch in heading.strip().lower()
-        if ch.isalnum() or ch in " -_" or unicodedata.category(ch).startswith("M")
-    )
-    return "".join(kept).replace(" ", "-")
-
-
-def heading_anchors(markdown: str) -> list[tuple[str, str]]:
-    """Each ATX heading of the page with its anchor, made unique the way GitHub does (-1, -2, … appended)."""
-    occurrences: dict[str, int] = {}
-    anchors = []
-    for line in markdown.splitlines():
-        match = _HEADING.match(line)
-        if not match:
-            continue
-        original = slug = github_slug(match.group(2))
-        while slug in occurrences:
-            occurrences[original] += 1
-            slug = f"{original}-{occurrences[original]}"
-        occurrences[slug] = 0
-        anchors.append((match.group(0), slug))
-    return anchors
-
-
-def short_statement(statement: str, limit: int = 100) -> str:
-    """The statement's first sentence, cut at a word boundary to at most `limit` characters."""
-    sentence = _SENTENCE_END.split(statement.strip(), maxsplit=1)[0]
-    if len(sentence) <= limit:
-        return sentence
-    return sentence[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-
-
-def cell(text: str) -> str:
-    """Text safe inside a markdown table cell: one line, pipes escaped."""
-    return " ".join(text.split()).replace("|", r"\|")
-
-
-def code(text: str) -> str:
-    """Text as an inline code span (fenced with more backticks than it contains)."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{padding}{text}{padding}{fence}"
-
-
 def deciding_evidence(assessment: Assessment) -> list[Evidence]:
     """The evidence a verdict rests on: the computed counterexamples of a refuted claim, the failed checks of
     an unsettled one, the citations of a claim with a factual verdict, the computed support otherwise."""
@@ -212,25 +160,6 @@ def strongest_kind(assessment: Assessment) -> str:
     """The strongest kind (in `KINDS` order) among the evidence the verdict rests on; a dash if none."""
     kinds = {e.kind for e in deciding_evidence(assessment)}
     return next((kind for kind in KINDS if kind in kinds), NONE)
-
-
-def argument_label(assessment: Assessment) -> str:
-    """The argument verdict, or a dash when the document gives no argument."""
-    return assessment.argument_verdict or NONE
-
-
-@functools.cache
-def derivation_markdown(derivation_id: str) -> str:
-    """The derivation's statement and steps, each marked as SymPy checked it (run once per process)."""
-    return render_markdown(derivation(derivation_id), verification(derivation_id))
-
-
-def derivation_ids(evidence: Iterable[Evidence]) -> list[str]:
-    """The derivations that symbolic evidence names in its detail, first mention first."""
-    named = [
-        value for e in evidence if e.kind == SYMBOLIC for label, value in e.detail if label == "derivation"
-    ]
-    return list(dict.fromkeys(named))
 
 
 # -------------------------------------------------------------------------------------------- a claim
@@ -266,7 +195,7 @@ def _verdicts(entry: Entry) -> list[str]:
         argument += f" — {assessment.argument_issue}"
     if assessment.argument_verdict != claim.expected_argument:
         argument += f" (the entry expects *{claim.expected_argument or NONE}*)"
-    return [verdict, "", argument, ""]
+    return [f"{verdict} · {argument}", ""]
 
 
 def evidence_table(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
@@ -293,17 +222,33 @@ def reproduction_table(reproduction: Reproduction) -> list[str]:
     return [*lines, ""]
 
 
-def details(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
-    """The concrete values each piece of evidence carries (witnesses, digits, ranges), derivations aside."""
-    lines = []
+def _folded_reproduction(reproduction: Reproduction) -> list[str]:
+    rows, differ = len(reproduction.rows), len(reproduction.discrepancies)
+    agree = f"{rows - differ} of {rows} rows agree with the published values"
+    return folded(f"Reproduction {reproduction.name}: {agree}", reproduction_table(reproduction))
+
+
+def details(prefix: str, evidence: Sequence[Evidence]) -> dict[str, list[str]]:
+    """The concrete values each piece of evidence carries (witnesses, digits, ranges), derivations aside, by
+    the evidence's label (only those that carry any)."""
+    found = {}
     for number, e in enumerate(evidence, start=1):
         values = [(label, value) for label, value in e.detail if label != "derivation"]
         if e.instances is not None:
             values.append(("checked only on", e.instances))
         if values:
-            lines.append(f"- **{prefix}{number}**")
-            lines += [f"  - {label}: {code(' '.join(value.split()))}" for label, value in values]
-    return lines
+            found[f"{prefix}{number}"] = [
+                f"  - {label}: {code(' '.join(value.split()))}" for label, value in values
+            ]
+    return found
+
+
+def _folded_details(assessment: Assessment) -> list[str]:
+    values = details("E", assessment.evidence) | details("A", assessment.argument_evidence)
+    if not values:
+        return []
+    lines = [line for label, rows in values.items() for line in (f"- **{label}**", *rows)]
+    return folded(f"Values the checks computed ({', '.join(values)})", lines)
 
 
 def _figure(plot: figures.Plot) -> list[str]:
@@ -311,25 +256,28 @@ def _figure(plot: figures.Plot) -> list[str]:
 
 
 def claim_section(
-    entry: Entry, links: Links, plots: Sequence[figures.Plot], verdicts: Mapping[str, str]
+    entry: Entry,
+    links: Links,
+    plots: Sequence[figures.Plot],
+    verdicts: Mapping[str, str],
+    derivation_anchors: Mapping[str, str],
 ) -> list[str]:
-    """Everything about one claim: source and entry, a warning when a dependency is refuted or unsettled
-    (`verdicts`: each claim's verdict by id), statement, verdicts, evidence, details, derivations, figures."""
+    """One claim, read as claim → verdict → why → evidence: source and entry, a warning when a dependency is
+    refuted or unsettled (`verdicts`: each claim's verdict by id), statement, verdicts, explanation, the
+    evidence tables; then the computed values and any reproduction folded, the derivations it cites (linked
+    to their one full form on the derivations page, at `derivation_anchors`), figures, dependencies."""
     claim, assessment = entry.claim, entry.assessment
     lines = [f"## {claim.id}", "", _source(claim), "", *_weak(claim, links, verdicts)]
     lines += [f"**Claim.** {claim.statement}", ""]
-    lines += ["$$", claim.formal, "$$", "", *_verdicts(entry), assessment.explanation, ""]
+    lines += [f"$${' '.join(claim.formal.split())}$$", "", *_verdicts(entry), assessment.explanation, ""]
     lines += ["**Evidence on the claim.**", "", *evidence_table("E", assessment.evidence)]
     if assessment.argument_evidence:
         lines += ["**Evidence on the document's argument.**", ""]
         lines += evidence_table("A", assessment.argument_evidence)
-    values = details("E", assessment.evidence) + details("A", assessment.argument_evidence)
-    if values:
-        lines += ["**Details.**", "", *values, ""]
+    lines += _folded_details(assessment)
     if assessment.reproduction is not None:
-        lines += reproduction_table(assessment.reproduction)
-    for derivation_id in derivation_ids(assessment.evidence + assessment.argument_evidence):
-        lines += [derivation_markdown(derivation_id).rstrip("\n"), ""]
+        lines += _folded_reproduction(assessment.reproduction)
+    lines += derivations.citation_lines(derivations.cited(assessment), derivation_anchors)
     for plot in plots:
         lines += _figure(plot)
     if claim.depends_on:
@@ -351,8 +299,9 @@ def _count_line(entries: Sequence[Entry]) -> str:
 
 
 def _legend() -> list[str]:
-    bearings = "; ".join(f"*{bearing}*: {meaning}" for bearing, meaning in BEARING_MEANINGS.items())
-    return [f"*Outcome* is what a check computed; *bearing* says what a true outcome means — {bearings}.", ""]
+    bearings = [f"- *{bearing}*: {meaning}" for bearing, meaning in BEARING_MEANINGS.items()]
+    lines = ["*Outcome* is what a check computed; *bearing* says what a true outcome means:", "", *bearings]
+    return folded("How to read the evidence tables: outcome and bearing", lines)
 
 
 def page_title(page: str, entries: Sequence[Entry]) -> str:
@@ -364,34 +313,82 @@ def page_title(page: str, entries: Sequence[Entry]) -> str:
     return f"Document {number}: " + ", ".join(map(code, documents))
 
 
+def _proofs(entries: Sequence[Entry], links: Links, derivation_anchors: Mapping[str, str]) -> list[str]:
+    """The page's document proofs (`catalog.document_proofs` of its claims) side by side, under a heading."""
+    judged = {entry.claim.id: (entry.claim, entry.assessment) for entry in entries}
+    proofs = [proof for proof in catalog.document_proofs() if proof.claim in judged]
+    if not proofs:
+        return []
+
+    def derivation_link(name: str) -> str:
+        return f"[{derivation(name).title}]({DERIVATIONS}#{derivation_anchors.get(name, '')})"
+
+    lines = [
+        "## The document's proofs",
+        "",
+        f"The document's {len(proofs)} proofs side by side: whether each conclusion holds (the claim's "
+        "verdict), whether its argument holds, the steps that fail or need an unstated condition, and the "
+        "theorems the suite proves in its place (in full on the derivations page).",
+        "",
+    ]
+    return lines + summaries.proofs_table(proofs, judged, links, derivation_link)
+
+
 def render_page(
     page: str,
     entries: Sequence[Entry],
     links: Links,
     plots: Sequence[figures.Plot],
     verdicts: Mapping[str, str],
+    derivation_anchors: Mapping[str, str],
 ) -> str:
-    """A document's page: its claims in catalog order, each under a heading that is its id."""
+    """A document's page: the document's own proofs side by side (where the catalog sets them), a summary
+    table of its claims, then each claim in catalog order under a heading that is its id."""
     lines = [MARKER, "", f"# {page_title(page, entries)}", ""]
-    lines += [f"[All claims]({DASHBOARD}) · {_count_line(entries)}.", "", *_legend()]
+    lines += [f"[All claims]({DASHBOARD}) · [Derivations]({DERIVATIONS}) · {_count_line(entries)}.", ""]
+    lines += _proofs(entries, links, derivation_anchors)
+    pairs = [(entry.claim, entry.assessment) for entry in entries]
+    lines += ["## Summary", "", *summaries.summary_table(pairs, links), *_legend()]
     for entry in entries:
         shown = [plot for plot in plots if entry.claim.id in plot.claims]
-        lines += claim_section(entry, links, shown, verdicts)
+        lines += claim_section(entry, links, shown, verdicts, derivation_anchors)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _render_pages(
-    pages: dict[str, list[Entry]], anchors: dict[str, str], plots: Sequence[figures.Plot]
-) -> dict[str, str]:
+@dataclass(frozen=True)
+class Anchors:
+    """Where links point: each claim's heading on its page, each derivation's on the derivations page."""
+
+    claims: Mapping[str, str]
+    derivations: Mapping[str, str]
+
+
+def _claim_links(pages: Mapping[str, Sequence[Entry]], anchors: Mapping[str, str]) -> Links:
     where = {entry.claim.id: page for page, entries in pages.items() for entry in entries}
-    verdicts = {entry.claim.id: entry.assessment.verdict for entries in pages.values() for entry in entries}
 
     def links(claim_id: str) -> str:
         if claim_id not in where:
             return f"{claim_id} (not in the catalog)"
         return f"[{claim_id}]({where[claim_id]}#{anchors.get(claim_id, '')})"
 
-    return {page: render_page(page, entries, links, plots, verdicts) for page, entries in pages.items()}
+    return links
+
+
+def _render_pages(
+    pages: dict[str, list[Entry]], anchors: Anchors, plots: Sequence[figures.Plot]
+) -> dict[str, str]:
+    """The document pages and the derivations page, their links pointing at `anchors`."""
+    verdicts = {entry.claim.id: entry.assessment.verdict for entries in pages.values() for entry in entries}
+    links = _claim_links(pages, anchors.claims)
+    texts = {
+        page: render_page(page, entries, links, plots, verdicts, anchors.derivations)
+        for page, entries in pages.items()
+    }
+    cited = {
+        entry.claim.id: derivations.cited(entry.assessment) for items in pages.values() for entry in items
+    }
+    texts[DERIVATIONS] = derivations.derivations_page(derivations.citations(cited), MARKER, DASHBOARD, links)
+    return texts
 
 
 def claim_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> dict[str, str]:
@@ -401,6 +398,11 @@ def claim_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> dict[
         by_heading = dict(heading_anchors(texts[page])[::-1])  # the first heading of each text wins
         anchors |= {entry.claim.id: by_heading[f"## {entry.claim.id}"] for entry in entries}
     return anchors
+
+
+def page_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> Anchors:
+    """The anchors of rendered pages' headings (which do not depend on where links point)."""
+    return Anchors(claim_anchors(pages, texts), derivations.derivation_anchors(texts[DERIVATIONS]))
 
 
 # -------------------------------------------------------------------------------------------- dashboard
@@ -477,6 +479,9 @@ def render_dashboard(
         f"{_claims(len(entries))}. Each verdict is computed from the evidence of the suite's own checks; "
         "a claim's argument (where the document gives one) gets a verdict of its own.",
         "",
+        "## What the suite found",
+        "",
+        *_findings(groups, anchors),
         "## Verdicts",
         "",
         f"Of the {len(own)} claims the documents make:",
@@ -498,6 +503,9 @@ def render_dashboard(
     lines += dependency_graph(entries)
     lines += ["## Pages", ""]
     for page in pages:
+        if page == DERIVATIONS:
+            lines.append(f"- [Derivations]({page}): each derivation the claims cite, in full once")
+            continue
         if page == MODELS:
             lines.append(
                 f"- [Well-known models' positional setups]({page}): `pe-verify model` on {_models()}"
@@ -510,6 +518,23 @@ def render_dashboard(
         lines += [f"### {plot.title}", "", *_figure(plot)]
     lines += ["---", "", numbers.RULE, "", FOOTER.format(version=drawn_with), ""]
     return "\n".join(lines)
+
+
+def _findings(groups: Mapping[str, Sequence[Entry]], anchors: Mapping[str, str]) -> list[str]:
+    """What the suite found, in a few sentences generated from the verdicts (`summaries.findings`)."""
+    documents: dict[str, list[tuple[Claim, Assessment]]] = {}
+    for entry in groups[OWN]:
+        title = page_title(entry.page, [entry]).split(":", 1)[0]
+        documents.setdefault(title, []).append((entry.claim, entry.assessment))
+    apart = [
+        (entry.claim, entry.assessment) for name, group in groups.items() if name != OWN for entry in group
+    ]
+    page = {entry.claim.id: entry.page for group in groups.values() for entry in group}
+
+    def link(claim_id: str) -> str:
+        return f"[{claim_id}]({page[claim_id]}#{anchors[claim_id]})"
+
+    return summaries.findings(documents, apart, link)
 
 
 def _models() -> str:
@@ -559,7 +584,7 @@ def is_ours(relative: PurePosixPath, path: Path) -> bool:
     marker chunk. Nothing else is ever replaced or removed."""
     if path.is_symlink() or not path.is_file():
         return False
-    page = relative.name in (DASHBOARD, BEYOND, MODELS) or _DOCUMENT_PAGE.match(relative.name)
+    page = relative.name in (DASHBOARD, BEYOND, MODELS, DERIVATIONS) or _DOCUMENT_PAGE.match(relative.name)
     if len(relative.parts) == 1 and page:
         with path.open("rb") as stream:
             return stream.readline().rstrip(b"\r\n") == MARKER.encode()
@@ -573,7 +598,7 @@ def page_names(claims: Sequence[Claim] | None = None) -> list[str]:
     before anything is assessed."""
     chosen = catalog.all_claims() if claims is None else claims
     pages = [DASHBOARD, *sorted({page_name(item.source.document) for item in chosen}, key=_page_order)]
-    return pages if claims is not None else [*pages, MODELS]
+    return [*pages, DERIVATIONS] if claims is not None else [*pages, DERIVATIONS, MODELS]
 
 
 def output_names(claims: Sequence[Claim] | None = None) -> list[str]:
@@ -660,11 +685,12 @@ def render_pages(
     for entry in entries:
         pages.setdefault(entry.page, []).append(entry)
     pages = dict(sorted(pages.items(), key=lambda item: _page_order(item[0])))
-    anchors = claim_anchors(pages, _render_pages(pages, {}, plots))  # headings do not depend on links
+    anchors = page_anchors(pages, _render_pages(pages, Anchors({}, {}), plots))  # headings have no links
     texts = _render_pages(pages, anchors, plots)
     # The models page is the whole catalog's, listed also when it is rendered apart (`models_page` False).
-    listed = [*pages, MODELS] if claims is None and (records or not models_page) else list(pages)
-    texts[DASHBOARD] = render_dashboard(entries, listed, anchors, plots, drawn_with)
+    listed = [*pages, DERIVATIONS]
+    listed += [MODELS] if claims is None and (records or not models_page) else []
+    texts[DASHBOARD] = render_dashboard(entries, listed, anchors.claims, plots, drawn_with)
     if records:
         model_plot = models.wavelength_figure(records)
         if found is not None:

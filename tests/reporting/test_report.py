@@ -52,12 +52,13 @@ from pe_verify.claims.model import (
     UNSETTLED,
     Assessment,
     Claim,
+    DocumentProof,
     Evidence,
     Source,
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.reporting import figures, models, publish, report
+from pe_verify.reporting import derivations, figures, models, publish, report, summaries
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -233,9 +234,11 @@ def all_files(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_writes_one_page_per_document_general_page_dashboard_and_figures(drawn: Path) -> None:
+def test_writes_the_dashboard_a_page_per_document_the_general_and_derivations_pages_and_figures(
+    drawn: Path,
+) -> None:
     names = set(all_files(drawn))
-    pages = {"README.md", "document-000.md", "document-001.md", "beyond-the-documents.md"}
+    pages = {"README.md", "document-000.md", "document-001.md", "beyond-the-documents.md", "derivations.md"}
     pictures = {
         f"figures/{name}"
         for name in (
@@ -282,19 +285,107 @@ def test_dashboard_rows_link_each_claim_to_its_heading(drawn: Path) -> None:
 def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) -> None:
     page = read(drawn / "document-000.md")
     assert page.startswith(report.MARKER + "\n")
-    assert [line for line in page.splitlines() if line.startswith("## ")] == ["## F0.1", "## F0.2", "## D0.7"]
+    headings = ["## Summary", "## F0.1", "## F0.2", "## D0.7"]
+    assert [line for line in page.splitlines() if line.startswith("## ")] == headings
     assert f"**Source:** `{DOC0}`, section “{SECTION}”" in page
-    assert "$$\nPE(p+k) = M_k\\,PE(p)\n$$" in page
-    assert "**Verdict:** refuted" in page
-    assert "**Argument:** flawed — the step from f(1) = 0 to every k fails at k = 7" in page
+    assert "$$PE(p+k) = M_k\\,PE(p)$$" in page
+    assert (
+        "**Verdict:** refuted · **Argument:** flawed — the step from f(1) = 0 to every k fails at k = 7"
+        in page
+    )
     assert "**Argument:** sound with unstated conditions — monotonicity needs" in page
     assert "| E1 | exact argument | true | refutes | f(7) ≠ 0 exactly |" in page
     assert "| A1 | exact argument | true | step fails |" in page
+    assert "<details><summary>Values the checks computed (E1)</summary>" in page
     assert "  - f(k): `0.1234567890123456789`" in page
-    assert "### A shift of the sinusoidal encoding is a fixed linear map (`sinusoidal.offset_matrix`)" in page
-    assert " ✓" in page and "**Result:** verified" in page
+    assert "- [A shift of the sinusoidal encoding is a fixed linear map](derivations.md#" in page
+    assert "(`sinusoidal.offset_matrix`), verified (" in page
+    assert "### A shift" not in page and " ✓" not in page
     assert "**Depends on:** [F0.1](document-000.md#f01), F9.9 (not in the catalog)" in page
     assert "![Vector distance against offset](figures/distance-by-offset.png)" in page
+
+
+def test_each_page_opens_with_its_summary_table(drawn: Path) -> None:
+    page = read(drawn / "document-000.md")
+    assert page.index("## Summary") < page.index("## F0.1")
+    table = page.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert table[0] == "| claim | statement | verdict | argument | why |"
+    assert table[2:] == [
+        "| [F0.1](document-000.md#f01) | A shift of the encoding is a fixed linear map. | proved | sound "
+        "| SymPy checks every step of the angle-addition derivation. |",
+        "| [F0.2](document-000.md#f02) | Every \\| cell-breaking claim is true for all k. | refuted | flawed "
+        "| At k = 7 the value is 0.1234567890123456789, not 0. |",
+        "| [D0.7](document-000.md#d07) | Nearby positions have nearby vectors. | holds with caveat "
+        "| sound with unstated conditions | Holds for small k only. |",
+    ]
+
+
+def test_a_summary_row_states_a_long_claim_in_under_80_characters() -> None:
+    long = dataclasses.replace(f0_1, statement="word " * 40 + "end.")
+    row = summaries.summary_table([(long, f0_1.assess())], lambda claim_id: claim_id)[2]
+    assert len(row.split(" | ")[1]) < 80 and row.split(" | ")[1].endswith("…")
+
+
+def test_a_documents_proofs_stand_beside_the_theorems_proved_in_their_place(
+    reuse_plots: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proof = DocumentProof("Proof 1: every k", "F0.2", ("sinusoidal.offset_matrix",))
+    monkeypatch.setattr(catalog, "document_proofs", lambda: (proof,))
+    report.write_reports(tmp_path, FAKE)
+    page = read(tmp_path / "document-000.md")
+    assert page.index("## The document's proofs") < page.index("## Summary")
+    row = next(line for line in page.splitlines() if line.startswith("| Proof 1"))
+    assert row.startswith(
+        "| Proof 1: every k ([F0.2](document-000.md#f02)) | Every \\| cell-breaking claim is true for all k. "
+        "| refuted | flawed | **fails:** the step from f(1) = 0 to every k fails at k = 7 "
+        "| [A shift of the sinusoidal encoding is a fixed linear map](derivations.md#"
+    )
+    anchor = re.search(r"\(derivations\.md#([^)]+)\)", row).group(1)
+    assert anchor in {found for _, found in report.heading_anchors(read(tmp_path / "derivations.md"))}
+    assert "## The document's proofs" not in read(tmp_path / "document-001.md")
+
+
+def test_a_step_needing_an_unstated_condition_is_named_apart_from_a_failing_one() -> None:
+    found = summaries.failing_steps(d0_7.assess())
+    assert found == "**needs an unstated condition:** monotonicity needs k below the shortest half-period"
+    assert summaries.failing_steps(f0_1.assess()) == "—"
+
+
+def test_each_derivation_stands_in_full_once_on_the_derivations_page(drawn: Path) -> None:
+    pages = {path.name: read(path) for path in drawn.glob("*.md")}
+    heading = "### A shift of the sinusoidal encoding is a fixed linear map (`sinusoidal.offset_matrix`)"
+    assert [name for name, text in pages.items() if heading in text] == ["derivations.md"]
+    page = pages["derivations.md"]
+    assert page.count(heading) == 1 and " ✓" in page and "**Result:** verified" in page
+    assert "**Cited by:** [F0.1](document-000.md#f01)" in page
+
+
+def test_a_derivation_cited_twice_is_listed_once_with_both_claims() -> None:
+    cited = {
+        "A": ["uniqueness.one_coordinate"],
+        "B": ["uniqueness.one_coordinate", "sinusoidal.offset_matrix"],
+    }
+    found = derivations.citations(cited)
+    assert list(found.items()) == [
+        ("sinusoidal.offset_matrix", ["B"]),
+        ("uniqueness.one_coordinate", ["A", "B"]),
+    ]
+
+
+def test_the_dashboard_says_what_the_suite_found_before_the_tables(drawn: Path) -> None:
+    dashboard = read(drawn / "README.md")
+    assert dashboard.index("## What the suite found") < dashboard.index("## Verdicts")
+    found = dashboard.split("## What the suite found\n\n", 1)[1].split("\n## ", 1)[0]
+    assert found.startswith(
+        "The documents make 5 claims. Document 000: of its 3, 1 holds, 1 holds with a caveat and 1 is false "
+        "as stated. Document 001: of its 2, 2 hold.\n\n"
+        "Refuted by a computed counterexample: [F0.2](document-000.md#f02) (Every | cell-breaking claim is "
+        "true for all k.).\n\n"
+        "Of the 3 arguments the documents give, 1 holds as written, 1 only under a condition left unstated "
+        "([D0.7](document-000.md#d07)), and in 1 a step fails ([F0.2](document-000.md#f02)). "
+        "Checks that came out neither way, a defect to look at: [G.2](beyond-the-documents.md#g2).\n\n"
+    )
+    assert 5 <= len(re.findall(r"[.)]\s", found)) <= 10
 
 
 def test_general_entries_and_second_document_get_their_own_pages(drawn: Path) -> None:
@@ -562,6 +653,7 @@ def test_extras_are_replaced_with_the_pages_or_not_at_all(
     report.write_reports(out, (f0_1,), {readme: b"new readme"})
     assert readme.read_bytes() == b"new readme" and sorted(p.name for p in out.glob("*.md")) == [
         "README.md",
+        "derivations.md",
         "document-000.md",
     ]
 
@@ -609,7 +701,11 @@ def test_unknown_files_survive_and_stale_files_of_ours_are_removed(
 def test_pages_no_longer_written_are_removed(reuse_plots: None, tmp_path: Path) -> None:
     report.write_reports(tmp_path, FAKE)
     report.write_reports(tmp_path, (f0_1, d0_7))
-    assert sorted(path.name for path in tmp_path.glob("*.md")) == ["README.md", "document-000.md"]
+    assert sorted(path.name for path in tmp_path.glob("*.md")) == [
+        "README.md",
+        "derivations.md",
+        "document-000.md",
+    ]
 
 
 # ----------------------------------------------------------------------------------------- mutation
@@ -639,7 +735,7 @@ def test_questions_and_aggregates_are_counted_apart(reuse_plots: None, tmp_path:
     assert counts(dashboard)[PROVED] == 1 and counts(dashboard)[REFUTED] == 1
     assert "- questions the catalog adds to a document's section: 1 claim: 1 proved" in dashboard
     assert "- aggregates of other entries: 1 claim: 1 refuted" in dashboard
-    assert "claims beyond the documents" not in dashboard
+    assert "- claims beyond the documents" not in dashboard
 
 
 def test_a_refuted_dependency_is_flagged_and_the_graph_drawn(reuse_plots: None, tmp_path: Path) -> None:
