@@ -24,6 +24,11 @@ def test_every_link_of_the_committed_pages_resolves() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_every_link_of_the_readme_resolves() -> None:
+    readme = ROOT / "README.md"
+    assert not link_problems(readme, readme.read_text(encoding="utf-8"), {}, ROOT)
+
+
 @pytest.fixture
 def reports(tmp_path: Path) -> Path:
     """A repository with a three-line entry, and a reports folder holding a figure and a page `other.md`
