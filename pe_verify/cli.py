@@ -315,6 +315,25 @@ def _parser() -> argparse.ArgumentParser:
         "offsets k ≥ K0 (default 1; below --max-offset)",
         default=1,
     )
+    _numeric(
+        separation,
+        "--workers",
+        _whole("workers", 1, inputs.MAX_WORKERS),
+        "local processes of one BLAS thread each that certify chunks of the range (default 1)",
+        default=1,
+    )
+    _numeric(
+        separation,
+        "--chunks",
+        _whole("chunks", 1, inputs.MAX_CHUNKS),
+        "chunks the range is split into, each certified apart and merged after an audit (default: 1 with "
+        "one worker, 4 per worker otherwise, 16 on a cluster)",
+    )
+    separation.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="send the chunks to the Dask cluster whose scheduler is at ADDRESS (needs the dask extra)",
+    )
     _memory_option(separation)
     _minutes_option(separation)
     separation.add_argument("--json", action="store_true", help="print a JSON object instead of text")
@@ -742,13 +761,16 @@ def _separation_base(text: str) -> str:
 
 
 def run_separation(args: argparse.Namespace) -> int:
-    """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets; bad settings and settings
-    beyond the memory or time limit are usage errors. A range of one offset has no other offset to bound."""
-    from pe_verify.properties.analyses.separation import (
-        certified_separation,
-        decimal_floor,
-        separation_memory,
-        separation_seconds,
+    """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets, in one search or in chunks
+    (local processes, a Dask cluster) merged after an audit; bad settings and settings beyond the memory or
+    time limit are usage errors. A range of one offset has no other offset to bound."""
+    from pe_verify.properties.analyses.separation import certified_separation
+    from pe_verify.properties.analyses.separation_chunks import (
+        NoWorkers,
+        chunked_memory,
+        chunked_seconds,
+        chunked_separation,
+        split,
     )
     from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
@@ -758,24 +780,53 @@ def run_separation(args: argparse.Namespace) -> int:
             f"offsets must satisfy from-offset < max-offset, got from-offset {args.from_offset} and "
             f"max-offset {args.max_offset}"
         )
-    needed = separation_memory(args.d, args.max_offset)
+    cluster = args.scheduler is not None
+    if cluster and args.workers != 1:
+        raise UsageError("--workers and --scheduler cannot be combined (the cluster's workers do the work)")
+    default_chunks = 16 if cluster else 1 if args.workers == 1 else 4 * args.workers
+    chunks = split(args.from_offset, args.max_offset, args.chunks or default_chunks)
+    local = 1 if cluster else args.workers
+    needed = chunked_memory(args.d, max(chunk.max_offset for chunk in chunks), local)
     if needed > args.max_memory * GIB:
         raise UsageError(
-            f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} and the limit is "
-            f"{args.max_memory:g} GiB (raise --max-memory)"
+            f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} ({local} worker(s)) and the "
+            f"limit is {args.max_memory:g} GiB (raise --max-memory)"
         )
-    seconds = separation_seconds(args.d, float(Fraction(base)), args.max_offset, args.from_offset)
-    if seconds > args.max_minutes * 60:
+    seconds, _ = chunked_seconds(args.d, float(Fraction(base)), chunks, local)
+    if not cluster and seconds > args.max_minutes * 60:
         raise UsageError(
             f"the search would take about {seconds / 60:.3g} minutes at d = {args.d} over "
-            f"{args.max_offset - args.from_offset} offsets (a rough estimate) and the limit is "
-            f"{args.max_minutes:g} minutes (lower --max-offset or raise --max-minutes)"
+            f"{args.max_offset - args.from_offset} offsets on {local} worker(s) (a rough estimate) and the "
+            f"limit is {args.max_minutes:g} minutes (lower --max-offset, add workers or raise --max-minutes)"
         )
-    total = args.max_offset - args.from_offset
+    encoding, total = Sinusoidal(args.d, base), args.max_offset - args.from_offset
+    runs = ()
     with progress_bar(total, "offsets decided", args.quiet) as bar:
-        found = certified_separation(
-            Sinusoidal(args.d, base), args.max_offset, args.from_offset, on_progress=bar.update
-        )
+        if len(chunks) == 1:
+            found = certified_separation(encoding, args.max_offset, args.from_offset, on_progress=bar.update)
+        else:
+            try:
+                merged = chunked_separation(
+                    encoding,
+                    args.max_offset,
+                    args.from_offset,
+                    chunks=len(chunks),
+                    workers=local,
+                    scheduler=args.scheduler,
+                    on_chunk=lambda run: bar.update(run.chunk.size),
+                )
+            except ImportError as exc:
+                raise UsageError("--scheduler needs Dask: pip install 'pe-verify[dask]'") from exc
+            except (NoWorkers, OSError) as exc:
+                raise UsageError(f"the Dask cluster at {args.scheduler}: {exc}") from exc
+            found, runs = merged.separation, merged.runs
+    _print_separation(args, base, found, runs)
+    return EXIT_OK
+
+
+def _print_separation(args: argparse.Namespace, base: str, found, runs) -> None:
+    from pe_verify.properties.analyses.separation import decimal_floor
+
     digits = 50
     others = found.next_lower_bound
     report = {
@@ -797,10 +848,20 @@ def run_separation(args: argparse.Namespace) -> int:
         },
         "phase_seconds": {key: round(value, 3) for key, value in found.seconds.items()},
         "seconds": round(sum(found.seconds.values()), 3),
+        "chunks": [
+            {
+                "from_offset": run.chunk.from_offset,
+                "max_offset": run.chunk.max_offset,
+                "argmin_offsets": list(run.separation.argmin_offsets),
+                "seeded": run.separation.seed is not None,
+                "seconds": round(run.seconds, 3),
+            }
+            for run in runs
+        ],
     }
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=json_ascii()))
-        return EXIT_OK
+        return
     offsets = ", ".join(str(k) for k in found.argmin_offsets)
     state = "certified" if found.certified else f"NOT certified: {found.reason}"
     print(
@@ -821,7 +882,13 @@ def run_separation(args: argparse.Namespace) -> int:
         f"{decided['by_single_offsets']}, and {decided['in_ball_arithmetic']} in ball arithmetic at "
         f"{digits} digits ({seconds['points']} s)"
     )
-    return EXIT_OK
+    if runs:
+        times = sorted(run.seconds for run in runs)
+        print(
+            f"- {len(runs)} chunks, each certified apart and merged after an audit; seconds per chunk: "
+            f"{times[0]:.3g} to {times[-1]:.3g} (median {times[len(times) // 2]:.3g}), "
+            f"{sum(times):.3g} in all"
+        )
 
 
 def run_model(args: argparse.Namespace) -> int:

@@ -45,6 +45,9 @@ MAX_POSITIONS = 2**32
 MAX_OFFSET = 2**62
 #: Largest table `collisions` can be asked to scan: d × positions.
 MAX_SCAN_VALUES = MAX_D * MAX_POSITIONS
+#: Local worker processes of `separation --workers`, and chunks of a range (`--chunks`).
+MAX_WORKERS = 256
+MAX_CHUNKS = 2**16
 #: Largest planned context of `model` (`model_setup.MAX_CONTEXT`: the Men et al. scan and the least-base
 #: search grow with it).
 MAX_MODEL_CONTEXT = 2**23

@@ -581,14 +581,16 @@ class Separation:
     `by_bounds` (inside intervals whose arc bound exceeds an attained value), `by_screen` (one by one, by the
     float32 block product and its error bound), `by_points` (by single-offset enclosures) or at 50 digits
     (`candidates` evaluated in arb); `seconds` says how long each phase took. With `record`, `pruned` holds
-    every excluded interval.
+    every excluded interval. A run seeded with a value attained elsewhere (`certified_separation`'s `seed`)
+    in which every offset lies above the seed has no minimum: `minimum` None, `argmin_offsets` empty, and
+    `next_squared` bounds every offset of the range.
     """
 
     d: int
     base: str
     from_offset: int
     max_offset: int
-    minimum: flint.arb
+    minimum: flint.arb | None
     argmin_offsets: tuple[int, ...]
     next_squared: float
     by_bounds: int
@@ -599,18 +601,23 @@ class Separation:
     pruned: Excluded | None = None
     failed_assumptions: tuple[str, ...] = ()
     least_lower: Fraction | None = None
+    seed: float | None = None
+    #: The offset whose ball is `minimum` (one of `argmin_offsets`; None without a minimum).
+    minimum_at: int | None = None
 
     @property
     def certified(self) -> bool:
         """The minimiser is decided (one offset's ball lies below every other offset's bound) and every
         numerical assumption of the screen held where it ran (`trig_failure`, `product_failure`)."""
-        return len(self.argmin_offsets) == 1 and not self.failed_assumptions
+        return self.minimum is not None and len(self.argmin_offsets) == 1 and not self.failed_assumptions
 
     @property
     def reason(self) -> str | None:
         """Why the answer is not certified; None when it is."""
         if self.failed_assumptions:
             return "; ".join(self.failed_assumptions)
+        if self.minimum is None:
+            return "every offset of the range lies above the seed: the minimum is attained elsewhere"
         return None if self.certified else "the minimiser is not decided between the offsets listed"
 
     @property
@@ -624,9 +631,15 @@ class Separation:
     @property
     def lower_bound(self) -> Fraction:
         """A rigorous lower bound on the distance at every offset of the range: the least lower end over the
-        minimum's ball and every other ball evaluated (`least_lower`; the minimum's own when certified)."""
-        own = max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0))
-        return own if self.least_lower is None else min(own, self.least_lower)
+        minimum's ball and every other ball evaluated (`least_lower`; the minimum's own when certified). A
+        seeded run excluded offsets against the seed, which may lie below its own minimum: its bound is also
+        at most `next_lower_bound`, and with no minimum it is that bound."""
+        bounds = [] if self.seed is None or self.next_lower_bound is None else [self.next_lower_bound]
+        if self.minimum is not None:
+            bounds.append(max(_ball_value(self.minimum.mid()) - _ball_value(self.minimum.rad()), Fraction(0)))
+        if self.least_lower is not None:
+            bounds.append(self.least_lower)
+        return min(bounds, default=Fraction(0))
 
 
 def _ball_value(exact: flint.arb) -> Fraction:
@@ -739,12 +752,19 @@ class _Search:
     offsets and the tallies of what was excluded how."""
 
     def __init__(
-        self, encoding: Sinusoidal, first: int, stop: int, bounds: ChordBounds, leaf: int, record: bool
+        self,
+        encoding: Sinusoidal,
+        first: int,
+        stop: int,
+        bounds: ChordBounds,
+        leaf: int,
+        record: bool,
+        seed: float = math.inf,
     ) -> None:
         self.table = TurnTable.of(encoding)
         self.n = encoding.d // 2
         self.first, self.stop, self.bounds, self.leaf, self.record = first, stop, bounds, leaf, record
-        self.best = math.inf
+        self.best = self.seed = seed
         self.next_squared = math.inf
         self.by_bounds = self.by_screen = self.by_points = 0
         self.survivors: dict[int, float] = {}
@@ -1047,6 +1067,8 @@ def certified_separation(
     digits: int = 50,
     record: bool = False,
     on_progress: Callable[[int], None] | None = None,
+    seed: float | None = None,
+    precision_offset: int | None = None,
 ) -> Separation:
     """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
     offsets attaining it, and a rigorous lower bound for every offset of the range, at the encoding's own
@@ -1063,6 +1085,11 @@ def certified_separation(
     what survives is enclosed offset by offset, and the last candidates are evaluated in arb at
     enough bits for `digits` digits. `on_progress(offsets)` is called as each root block is done;
     `record` keeps every excluded interval (for `audit_separation`).
+
+    A chunk of a larger range (`separation_chunks`) may be `seed`ed with an upper bound on S attained at an
+    offset elsewhere, so that it prunes against it from the start (when every offset lies above the seed,
+    the answer has no minimum), and passes the whole range's end as `precision_offset`, which sets the
+    precision of the last evaluation (default `max_offset`): its balls are then those of a single run.
     """
     d = require_even_dimension(encoding.d)
     from_offset = require_positive_int(from_offset, "from_offset")
@@ -1083,10 +1110,17 @@ def certified_separation(
     branching = require_positive_int(shape[1] if branching is None else branching, "branching")
     if branching < 2:
         raise ValueError(f"branching must be at least 2, got {branching}")
-    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record)
+    if seed is not None and not (isinstance(seed, float | int) and 0 <= seed < math.inf):
+        raise ValueError(f"seed must be a finite value of S at or above 0, got {seed!r}")
+    precision_offset = max_offset if precision_offset is None else precision_offset
+    if not max_offset <= require_positive_int(precision_offset, "precision_offset") <= MAX_SEPARATION_OFFSET:
+        raise ValueError(f"precision_offset must lie in max_offset … 2^62, got {precision_offset}")
+    search = _Search(
+        encoding, from_offset, max_offset, bounds, leaf, record, math.inf if seed is None else seed
+    )
     search.search(branching, on_progress)
     started = time.perf_counter()
-    minimum, argmin, others, evaluated, floor = _decide(encoding, search, digits)
+    minimum, argmin, others, evaluated, floor, least = _decide(encoding, search, digits, precision_offset)
     search.seconds["points"] = time.perf_counter() - started
     return Separation(
         d,
@@ -1104,6 +1138,8 @@ def certified_separation(
         search.excluded() if record else None,
         search.failed_assumptions(),
         floor,
+        seed,
+        least,
     )
 
 
@@ -1137,17 +1173,33 @@ def float_down(value: flint.arb) -> float:
     return rounded if Fraction(rounded) <= exact else float(np.nextafter(rounded, -math.inf))
 
 
+def decision_precision(encoding: Sinusoidal, precision_offset: int, digits: int) -> int:
+    """The bits at which the last candidates are evaluated: enough for `digits` digits of S at offsets up to
+    `precision_offset` and the encoding's largest frequency."""
+    magnitude = max(math.frexp(abs(omega))[1] for omega in encoding.frequencies64()[: encoding.d // 2])
+    return 64 + max(precision_offset, 2).bit_length() + max(magnitude, 0) + math.ceil(digits * 3.33)
+
+
+def minimum_ball(encoding: Sinusoidal, offset: int, prec: int) -> flint.arb:
+    """√S at `offset` as `_decide` computes a minimum at `prec` bits (the same operations: the same ball)."""
+    with flint.ctx.workprec(prec):
+        return _squared_distance(encoding.frequency_balls()[: encoding.d // 2], offset).sqrt()
+
+
 def _decide(
-    encoding: Sinusoidal, search: _Search, digits: int
-) -> tuple[flint.arb, tuple[int, ...], float, int, Fraction]:
-    """Evaluate the surviving offsets in arb, least lower bound first, until the next bound exceeds the upper
-    end of the least ball so far (rounded up): the minimum, the offsets whose balls overlap it, the least
-    bound among the rest (S units, rounded down), how many were evaluated, and the least lower end of the
-    distance over every evaluated ball."""
+    encoding: Sinusoidal, search: _Search, digits: int, precision_offset: int
+) -> tuple[flint.arb | None, tuple[int, ...], float, int, Fraction | None, int | None]:
+    """Evaluate the surviving offsets in arb (at a precision set by `precision_offset`), least lower bound
+    first, until the next bound exceeds the upper end of the least ball so far (rounded up): the minimum,
+    the offsets whose balls overlap it, the least bound among the rest (S units, rounded down), how many
+    were evaluated, the least lower end of the distance over every evaluated ball, and the offset of the
+    minimum. A seeded search with no survivor at or below its seed has none of them (None, (), its bound, 0,
+    None, None)."""
     ranked = sorted((lower, k) for k, lower in search.survivors.items() if lower <= search.best)
     others = min((lower for lower in search.survivors.values() if lower > search.best), default=math.inf)
-    magnitude = max(math.frexp(abs(omega))[1] for omega in encoding.frequencies64()[: encoding.d // 2])
-    prec = 64 + max(search.stop, 2).bit_length() + max(magnitude, 0) + math.ceil(digits * 3.33)
+    if not ranked and search.seed < math.inf:
+        return None, (), others, 0, None, None
+    prec = decision_precision(encoding, precision_offset, digits)
     balls: dict[int, flint.arb] = {}
     with flint.ctx.workprec(prec):
         omegas = encoding.frequency_balls()[: encoding.d // 2]
@@ -1170,7 +1222,8 @@ def _decide(
         minimum = balls[least].sqrt()
         floor = min(_ball_value(ball.lower()) for ball in balls.values())
         root = flint.arb(flint.fmpq(floor.numerator, floor.denominator)).sqrt() if floor > 0 else flint.arb(0)
-    return minimum, argmin, others, len(balls), _ball_value(root.lower()) if floor > 0 else Fraction(0)
+    floor = _ball_value(root.lower()) if floor > 0 else Fraction(0)
+    return minimum, argmin, others, len(balls), floor, least
 
 
 @dataclass(frozen=True)

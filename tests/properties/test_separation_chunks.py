@@ -1,0 +1,229 @@
+"""Certified separation in chunks: the merged answer is the single run's (same minimum ball, argmin and
+certificate) for several ranges and chunkings, in this process, in worker processes and on a Dask cluster;
+a seeded chunk above its seed bounds every offset; the merge's audit catches a chunk that overstates."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from pe_verify import cli
+from pe_verify.properties.analyses import separation_chunks
+from pe_verify.properties.analyses.near_collision import offset_squared_distances
+from pe_verify.properties.analyses.separation import certified_separation
+from pe_verify.properties.analyses.separation_chunks import (
+    Chunk,
+    attained,
+    chunked_separation,
+    merge,
+    numerics_self_check,
+    run_chunk,
+    split,
+)
+from pe_verify.properties.encodings.sinusoidal import FIXED_POINT_DPS, Sinusoidal
+
+#: (d, from_offset, max_offset, chunks): the global range at d = 6 and 64, the far range at d = 512.
+RANGES = [(6, 1, 100_000, 3), (6, 1000, 300_000, 7), (64, 1, 200_000, 4), (512, 60612, 1_200_000, 3)]
+
+
+def same_answer(single, merged) -> bool:
+    return (
+        merged.minimum.mid() == single.minimum.mid()
+        and merged.minimum.rad() == single.minimum.rad()
+        and merged.argmin_offsets == single.argmin_offsets
+        and merged.certified == single.certified
+    )
+
+
+def test_a_range_splits_into_contiguous_chunks_of_nearly_equal_size() -> None:
+    chunks = split(10, 31, 4)
+    assert [(c.from_offset, c.max_offset) for c in chunks] == [(10, 15), (15, 20), (20, 25), (25, 31)]
+    assert split(1, 3, 5) == (Chunk(1, 2), Chunk(2, 3))
+    with pytest.raises(ValueError, match="no offset"):
+        split(5, 5, 2)
+
+
+@pytest.mark.parametrize(("d", "first", "stop", "chunks"), RANGES)
+def test_the_merged_answer_is_the_single_runs(d: int, first: int, stop: int, chunks: int) -> None:
+    encoding = Sinusoidal(d, "10000")
+    single = certified_separation(encoding, stop, first)
+    found = chunked_separation(encoding, stop, first, chunks=chunks)
+    assert found.audit == () and same_answer(single, found.separation)
+    merged = found.separation
+    assert merged.by_bounds + merged.by_screen + merged.by_points + merged.candidates == stop - first
+    assert float(merged.lower_bound) <= float(single.minimum.upper()) and len(found.chunk_seconds) == chunks
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunks", [2, 5, 16])
+@pytest.mark.parametrize(("d", "first", "stop"), [(6, 1, 2**22), (64, 1, 2**22), (512, 60612, 2**24)])
+def test_every_chunking_gives_the_single_runs_answer(d: int, first: int, stop: int, chunks: int) -> None:
+    encoding = Sinusoidal(d, "10000")
+    found = chunked_separation(encoding, stop, first, chunks=chunks)
+    assert found.audit == () and same_answer(certified_separation(encoding, stop, first), found.separation)
+
+
+def test_a_chunk_seeded_below_all_its_offsets_bounds_every_one_of_them() -> None:
+    encoding = Sinusoidal(6, "10000")
+    whole = certified_separation(encoding, 100_000, 1)
+    seed = attained(dataclasses.replace(whole, minimum=whole.minimum))
+    run = run_chunk(encoding, Chunk(1000, 5000), seed, 100_000)
+    assert run.separation.minimum is None and run.separation.argmin_offsets == ()
+    assert not run.separation.certified and "above the seed" in run.separation.reason
+    squared = offset_squared_distances(5000, encoding.frequencies_mp(FIXED_POINT_DPS))[1000:5000]
+    assert float(run.separation.lower_bound) ** 2 <= squared.min()
+    assert float(run.separation.lower_bound) ** 2 >= seed * (1 - 1e-9)
+
+
+def test_a_seed_must_be_a_finite_value_of_s() -> None:
+    with pytest.raises(ValueError, match="seed"):
+        certified_separation(Sinusoidal(6, "10000"), 100, 1, seed=-1.0)
+    with pytest.raises(ValueError, match="seed"):
+        certified_separation(Sinusoidal(6, "10000"), 100, 1, seed=math.inf)
+
+
+def test_a_chunk_travels_between_processes_with_the_same_ball() -> None:
+    run = run_chunk(Sinusoidal(64, "10000"), Chunk(1, 50_000), None, 200_000)
+    again = pickle.loads(pickle.dumps(run))
+    assert again.separation.minimum.mid() == run.separation.minimum.mid()
+    assert again.separation.minimum.rad() == run.separation.minimum.rad()
+    assert again.separation.argmin_offsets == run.separation.argmin_offsets
+
+
+@pytest.fixture(scope="module")
+def runs() -> tuple[Sinusoidal, list]:
+    """Three honest chunks of d = 6, 1 ≤ k < 60 000."""
+    encoding = Sinusoidal(6, "10000")
+    return encoding, [run_chunk(encoding, chunk, None, 60_000) for chunk in split(1, 60_000, 3)]
+
+
+def _twin(runs: list, index: int, **changes) -> list:
+    twin = list(runs)
+    twin[index] = dataclasses.replace(
+        runs[index], separation=dataclasses.replace(runs[index].separation, **changes)
+    )
+    return twin
+
+
+def test_honest_chunks_pass_the_audit(runs) -> None:
+    encoding, parts = runs
+    found = merge(encoding, parts, 1, 60_000)
+    assert found.audit == () and found.separation.certified
+
+
+def test_twin_a_chunk_that_claims_a_too_large_bound_is_caught(runs) -> None:
+    encoding, parts = runs
+    loose = next(
+        i for i, run in enumerate(parts) if run.separation.argmin_offsets[0] != run.chunk.from_offset
+    )
+    found = merge(encoding, _twin(parts, loose, next_squared=12.0), 1, 60_000)
+    assert any("lies below the bound" in problem for problem in found.audit)
+    assert not found.separation.certified and "lies below the bound" in found.separation.reason
+
+
+def test_twin_a_forged_minimum_is_caught(runs) -> None:
+    encoding, parts = runs
+    other = parts[1].separation.minimum
+    found = merge(encoding, _twin(parts, 0, minimum=other), 1, 60_000)
+    assert any("is not the distance" in problem for problem in found.audit)
+    assert not found.separation.certified
+
+
+def test_twin_tallies_that_do_not_add_up_and_a_gap_are_caught(runs) -> None:
+    encoding, parts = runs
+    short = _twin(parts, 2, by_screen=parts[2].separation.by_screen - 1)
+    assert any("tallies add up" in problem for problem in merge(encoding, short, 1, 60_000).audit)
+    assert any("do not cover" in problem for problem in merge(encoding, parts[:2], 1, 60_000).audit)
+
+
+def test_this_machines_numerics_pass_the_self_check() -> None:
+    assert numerics_self_check(512) == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("d", "first", "stop"), [(6, 1, 2**21), (64, 1, 2**21), (512, 60612, 2**23)])
+def test_two_worker_processes_give_the_single_runs_answer(d: int, first: int, stop: int) -> None:
+    encoding = Sinusoidal(d, "10000")
+    found = chunked_separation(encoding, stop, first, chunks=6, workers=2)
+    assert found.audit == () and same_answer(certified_separation(encoding, stop, first), found.separation)
+
+
+@pytest.mark.slow
+def test_a_dask_cluster_of_two_workers_gives_the_single_runs_answer() -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
+        for d, first, stop in [(6, 1, 2**21), (64, 1, 2**21), (512, 60612, 2**23)]:
+            encoding = Sinusoidal(d, "10000")
+            found = chunked_separation(encoding, stop, first, chunks=6, scheduler=cluster.scheduler_address)
+            single = certified_separation(encoding, stop, first)
+            assert found.audit == () and same_answer(single, found.separation)
+
+
+def test_offsets_outside_the_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="offsets"):
+        chunked_separation(Sinusoidal(6, "10000"), 10, 10, chunks=2)
+    assert np.isfinite(attained(certified_separation(Sinusoidal(6, "10000"), 100, 1)))
+
+
+def test_the_command_certifies_in_chunks_and_says_how_long_each_took(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = [
+        "separation",
+        "--d",
+        "6",
+        "--max-offset",
+        "1e6",
+        "--from-offset",
+        "3000",
+        "--chunks",
+        "4",
+        "--json",
+    ]
+    assert cli.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["argmin_offsets"] == [428708] and report["certified"] is True
+    assert report["minimum_distance"].startswith("0.0228243414991472745890")
+    assert [(c["from_offset"], c["max_offset"]) for c in report["chunks"]] == [
+        (3000, 252250),
+        (252250, 501500),
+        (501500, 750750),
+        (750750, 1000000),
+    ]
+    assert [c["seeded"] for c in report["chunks"]] == [False, True, True, True]
+    assert cli.main([*argv[:-1], "--quiet"]) == 0
+    assert "- 4 chunks, each certified apart and merged after an audit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--workers", "0"], "workers"),
+        (["--chunks", "0"], "chunks"),
+        (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "cannot be combined"),
+        (["--workers", "1000"], "workers"),
+    ],
+)
+def test_bad_chunk_settings_are_usage_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["separation", "--d", "6", "--max-offset", "1000", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_cluster_without_dask_or_out_of_reach_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(separation_chunks, "CONNECT_SECONDS", 1)
+    argv = ["separation", "--d", "6", "--max-offset", "1000", "--scheduler", "tcp://127.0.0.1:1", "--quiet"]
+    assert cli.main([*argv]) == 2
+    err = capsys.readouterr().err
+    assert ("needs Dask" in err or "the Dask cluster at tcp://127.0.0.1:1" in err) and len(
+        err.splitlines()
+    ) == 1
