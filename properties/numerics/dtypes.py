@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 
@@ -34,12 +34,45 @@ def _spec(name: str, scalar: type, info: np.finfo) -> DtypeSpec:
     return DtypeSpec(name, scalar, int(info.nmant), float(info.max), int(info.minexp))
 
 
-DTYPES: dict[str, DtypeSpec] = {
-    "float64": _spec("float64", np.float64, np.finfo(np.float64)),
-    "float32": _spec("float32", np.float32, np.finfo(np.float32)),
-    "float16": _spec("float16", np.float16, np.finfo(np.float16)),
-    "bfloat16": _spec("bfloat16", ml_dtypes.bfloat16, ml_dtypes.finfo(ml_dtypes.bfloat16)),
-}
+def _numpy(scalar: type) -> Callable[[], DtypeSpec]:
+    return lambda: _spec(np.dtype(scalar).name, scalar, np.finfo(scalar))
+
+
+def _bfloat16() -> DtypeSpec:
+    import ml_dtypes
+
+    return _spec("bfloat16", ml_dtypes.bfloat16, ml_dtypes.finfo(ml_dtypes.bfloat16))
+
+
+class _Registry(Mapping[str, DtypeSpec]):
+    """The dtypes by name, each built when first asked for: ml_dtypes, which bfloat16 needs, takes most of a
+    second to import, which a process that never meets bfloat16 (a worker of `pe-verify separation`) is
+    spared."""
+
+    def __init__(self, builders: Mapping[str, Callable[[], DtypeSpec]]) -> None:
+        self._builders = dict(builders)
+        self._built: dict[str, DtypeSpec] = {}
+
+    def __getitem__(self, name: str) -> DtypeSpec:
+        if name not in self._built:
+            self._built[name] = self._builders[name]()
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
+
+
+DTYPES: Mapping[str, DtypeSpec] = _Registry(
+    {
+        "float64": _numpy(np.float64),
+        "float32": _numpy(np.float32),
+        "float16": _numpy(np.float16),
+        "bfloat16": _bfloat16,
+    }
+)
 
 
 def dtype_spec(dtype: str | DtypeSpec) -> DtypeSpec:

@@ -22,6 +22,7 @@ RUNS = [
     ("separation.py", ["list"], "d512-far-2^31"),
     ("check_battery.py", ["--d", "4", "--family", "alibi"], "ratio"),
     ("model_answers.py", ["--context", "256", "--model", "phi-2"], "ratio"),
+    ("separation_workers.py", ["--max-offset", "300000", "--chunks", "2", "--no-dask"], "ratio one worker"),
 ]
 
 

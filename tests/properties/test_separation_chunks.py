@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import pickle
 
 import numpy as np
@@ -156,12 +157,18 @@ def test_two_worker_processes_give_the_single_runs_answer(d: int, first: int, st
 @pytest.mark.slow
 def test_a_dask_cluster_of_two_workers_gives_the_single_runs_answer() -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
-        for d, first, stop in [(6, 1, 2**21), (64, 1, 2**21), (512, 60612, 2**23)]:
-            encoding = Sinusoidal(d, "10000")
-            found = chunked_separation(encoding, stop, first, chunks=6, scheduler=cluster.scheduler_address)
-            single = certified_separation(encoding, stop, first)
-            assert found.audit == () and same_answer(single, found.separation)
+    saved = dict(os.environ)  # a LocalCluster's nannies write their worker settings into this process's
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
+            for d, first, stop in [(6, 1, 2**21), (64, 1, 2**21), (512, 60612, 2**23)]:
+                encoding = Sinusoidal(d, "10000")
+                address = cluster.scheduler_address
+                found = chunked_separation(encoding, stop, first, chunks=6, scheduler=address)
+                single = certified_separation(encoding, stop, first)
+                assert found.audit == () and same_answer(single, found.separation)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def test_offsets_outside_the_range_are_refused() -> None:
