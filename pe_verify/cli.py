@@ -334,6 +334,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="send the chunks to the Dask cluster whose scheduler is at ADDRESS (needs the dask extra)",
     )
+    separation.add_argument(
+        "--backend",
+        choices=("numpy", "torch"),
+        default="numpy",
+        help="where the float32 screen computes: numpy (default) or torch, on CUDA when present, else its "
+        "CPU (needs the torch extra)",
+    )
     _memory_option(separation)
     _minutes_option(separation)
     separation.add_argument("--json", action="store_true", help="print a JSON object instead of text")
@@ -770,6 +777,7 @@ def run_separation(args: argparse.Namespace) -> int:
         chunked_memory,
         chunked_seconds,
         chunked_separation,
+        screen_numerics,
         split,
     )
     from pe_verify.properties.encodings.sinusoidal import Sinusoidal
@@ -801,9 +809,15 @@ def run_separation(args: argparse.Namespace) -> int:
         )
     encoding, total = Sinusoidal(args.d, base), args.max_offset - args.from_offset
     runs = ()
+    try:
+        numerics = screen_numerics(args.backend)
+    except ImportError as exc:
+        raise UsageError("--backend torch needs torch: pip install 'pe-verify[torch]'") from exc
     with progress_bar(total, "offsets decided", args.quiet) as bar:
         if len(chunks) == 1:
-            found = certified_separation(encoding, args.max_offset, args.from_offset, on_progress=bar.update)
+            found = certified_separation(
+                encoding, args.max_offset, args.from_offset, on_progress=bar.update, numerics=numerics
+            )
         else:
             try:
                 merged = chunked_separation(
@@ -813,6 +827,7 @@ def run_separation(args: argparse.Namespace) -> int:
                     chunks=len(chunks),
                     workers=local,
                     scheduler=args.scheduler,
+                    backend=args.backend,
                     on_chunk=lambda run: bar.update(run.chunk.size),
                 )
             except ImportError as exc:
@@ -846,6 +861,7 @@ def _print_separation(args: argparse.Namespace, base: str, found, runs) -> None:
             "by_single_offsets": found.by_points,
             "in_ball_arithmetic": found.candidates,
         },
+        "backend": args.backend,
         "phase_seconds": {key: round(value, 3) for key, value in found.seconds.items()},
         "seconds": round(sum(found.seconds.values()), 3),
         "chunks": [

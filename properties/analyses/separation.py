@@ -328,15 +328,15 @@ class Factors:
             row += height
         return groups
 
-    def times(self, c: np.ndarray) -> np.ndarray:
-        """fl32(Q·fl32(R·c)) for float32 columns c (n × anchors)."""
+    def times(self, c: np.ndarray, product: Product | None = None) -> np.ndarray:
+        """fl32(Q·fl32(R·c)) for float32 columns c (n × anchors), by `product` (default `float32_product`)."""
+        product = product or float32_product
         if all(block is None for block in self.blocks):
-            return float32_product(self.q, c)
+            return product(self.q, c)
         parts = [
-            c[columns] if block is None else float32_product(block, c[columns])
-            for _, columns, block in self.groups()
+            c[columns] if block is None else product(block, c[columns]) for _, columns, block in self.groups()
         ]
-        return float32_product(self.q, np.concatenate(parts))
+        return product(self.q, np.concatenate(parts))
 
     def shapes(self) -> set[tuple[int, int]]:
         """(rows, inner dimension) of every matrix product `times` forms."""
@@ -379,9 +379,14 @@ class LeafProducts:
             return None
         return cls.of(cos_b, sin_b, cos, sin)
 
-    def sums(self, cos_a: np.ndarray, sin_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def sums(
+        self, cos_a: np.ndarray, sin_a: np.ndarray, product: Product | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """X̂ and Ŷ, shape (h + 1, anchors), for the anchor factors from `anchor_factors`."""
-        return self.cos.times(cos_a), self.sin.times(sin_a)
+        return self.cos.times(cos_a, product), self.sin.times(sin_a, product)
+
+
+Product = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def float32_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -458,6 +463,28 @@ def anchor_factors(hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     turns = turns_float(hi)
     angle = (2 * np.pi * (turns - (turns >= 0.5))).T.astype(np.float32)
     return np.cos(angle), np.sin(angle)
+
+
+@dataclass(frozen=True)
+class ScreenNumerics:
+    """Where the float32 screen computes: its anchor factors (within ANCHOR_FACTOR_ERROR), its float32 matrix
+    product (rounding to nearest), and the run-time checks of both on the machine and device it runs on
+    (`failures(shapes)`: why an assumption fails, at the product shapes the screen used)."""
+
+    name: str
+    anchor_factors: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+    product: Product
+    failures: Callable[[set[tuple[int, int]]], tuple[str, ...]]
+
+
+def _numpy_failures(shapes: set[tuple[int, int]]) -> tuple[str, ...]:
+    failures = [trig_failure(np.cos, np.sin)]
+    failures += [product_failure(float32_product, rows, inner) for rows, inner in sorted(shapes)]
+    return tuple(failure for failure in failures if failure is not None)
+
+
+#: The screen in numpy: float32 cos and sin of the reduced angles, numpy's BLAS for the products.
+NUMPY_SCREEN = ScreenNumerics("numpy", anchor_factors, float32_product, _numpy_failures)
 
 
 @dataclass(frozen=True)
@@ -760,7 +787,9 @@ class _Search:
         leaf: int,
         record: bool,
         seed: float = math.inf,
+        numerics: ScreenNumerics = NUMPY_SCREEN,
     ) -> None:
+        self.numerics = numerics
         self.table = TurnTable.of(encoding)
         self.n = encoding.d // 2
         self.first, self.stop, self.bounds, self.leaf, self.record = first, stop, bounds, leaf, record
@@ -782,13 +811,10 @@ class _Search:
         self.shapes: set[tuple[int, int]] = set()
 
     def failed_assumptions(self) -> tuple[str, ...]:
-        """The numerical assumptions of the screen that fail on this machine, if it screened any leaf: numpy's
-        float32 cos and sin (`trig_failure`), the float32 products at every shape used (`product_failure`)."""
-        if not self.shapes:
-            return ()
-        failures = [trig_failure(np.cos, np.sin)]
-        failures += [product_failure(float32_product, rows, inner) for rows, inner in sorted(self.shapes)]
-        return tuple(failure for failure in failures if failure is not None)
+        """The numerical assumptions of the screen that fail where it ran, if it screened any leaf: for numpy,
+        its float32 cos and sin (`trig_failure`) and the float32 products at every shape used
+        (`product_failure`); for another `ScreenNumerics`, its own checks."""
+        return self.numerics.failures(self.shapes) if self.shapes else ()
 
     @property
     def screen_error(self) -> float:
@@ -881,7 +907,7 @@ class _Search:
         Leaves go _SCREEN_OFFSETS offsets at a time, so that the products stay in cache as they are read."""
         started = time.perf_counter()
         anchor_hi, _ = add_turns(hi, lo, self.half_hi[None, :], self.half_lo[None, :])
-        cos_a, sin_a = anchor_factors(anchor_hi)
+        cos_a, sin_a = self.numerics.anchor_factors(anchor_hi)
         if self.factor_after is not None:
             self.factor_after -= starts.size
             if self.factor_after <= 0:
@@ -910,7 +936,7 @@ class _Search:
         `best` (X ∓ Y at or above a float32 threshold rounded down). Row r of the sums is offset s + r;
         rows beyond a leaf cut short by `stop` are −∞."""
         half = self.half
-        x, y = self.products.sums(cos_a, sin_a)
+        x, y = self.products.sums(cos_a, sin_a, self.numerics.product)
         sums = np.empty((2 * half, starts.size), dtype=np.float32)
         np.add(x[half:0:-1], y[half:0:-1], out=sums[:half])
         np.subtract(x[:half], y[:half], out=sums[half:])
@@ -1069,6 +1095,7 @@ def certified_separation(
     on_progress: Callable[[int], None] | None = None,
     seed: float | None = None,
     precision_offset: int | None = None,
+    numerics: ScreenNumerics = NUMPY_SCREEN,
 ) -> Separation:
     """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
     offsets attaining it, and a rigorous lower bound for every offset of the range, at the encoding's own
@@ -1090,6 +1117,7 @@ def certified_separation(
     offset elsewhere, so that it prunes against it from the start (when every offset lies above the seed,
     the answer has no minimum), and passes the whole range's end as `precision_offset`, which sets the
     precision of the last evaluation (default `max_offset`): its balls are then those of a single run.
+    `numerics` says where the screen computes (default numpy; `separation_torch.torch_screen` for torch).
     """
     d = require_even_dimension(encoding.d)
     from_offset = require_positive_int(from_offset, "from_offset")
@@ -1115,9 +1143,8 @@ def certified_separation(
     precision_offset = max_offset if precision_offset is None else precision_offset
     if not max_offset <= require_positive_int(precision_offset, "precision_offset") <= MAX_SEPARATION_OFFSET:
         raise ValueError(f"precision_offset must lie in max_offset … 2^62, got {precision_offset}")
-    search = _Search(
-        encoding, from_offset, max_offset, bounds, leaf, record, math.inf if seed is None else seed
-    )
+    start = math.inf if seed is None else seed
+    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record, start, numerics)
     search.search(branching, on_progress)
     started = time.perf_counter()
     minimum, argmin, others, evaluated, floor, least = _decide(encoding, search, digits, precision_offset)

@@ -35,21 +35,20 @@ from ..encodings.sinusoidal import Sinusoidal
 from ..numerics.validation import require_positive_int
 from .separation import (
     MAX_SEPARATION_OFFSET,
+    NUMPY_SCREEN,
     InconsistentEnclosures,
+    ScreenNumerics,
     Separation,
     _ball_value,
     certified_separation,
     decision_precision,
-    float32_product,
     float_down,
     float_up,
     minimum_ball,
-    product_failure,
     search_shape,
     separation_memory,
     separation_seconds,
     squared_distance_ball,
-    trig_failure,
 )
 
 #: Offsets of each chunk at which the audit recomputes S in ball arithmetic, beside its first and last.
@@ -97,8 +96,26 @@ def attained(part: Separation) -> float:
 DIGITS = 50
 
 
-def run_chunk(encoding: Sinusoidal, chunk: Chunk, seed: float | None, precision_offset: int) -> ChunkRun:
-    """Certify one chunk (seeded, at the whole range's precision) and time it where it runs."""
+#: Where the screen may compute: `pe-verify separation --backend`.
+BACKENDS = ("numpy", "torch")
+
+
+def screen_numerics(backend: str) -> ScreenNumerics:
+    """The screen's numerics for a backend name (torch on CUDA when present, else its CPU)."""
+    if backend == "numpy":
+        return NUMPY_SCREEN
+    if backend == "torch":
+        from .separation_torch import torch_screen
+
+        return torch_screen()
+    raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+
+
+def run_chunk(
+    encoding: Sinusoidal, chunk: Chunk, seed: float | None, precision_offset: int, backend: str = "numpy"
+) -> ChunkRun:
+    """Certify one chunk (seeded, at the whole range's precision, its screen on `backend`) and time it where
+    it runs."""
     started = time.perf_counter()
     found = certified_separation(
         encoding,
@@ -107,6 +124,7 @@ def run_chunk(encoding: Sinusoidal, chunk: Chunk, seed: float | None, precision_
         digits=DIGITS,
         seed=seed,
         precision_offset=precision_offset,
+        numerics=screen_numerics(backend),
     )
     return ChunkRun(encoding, chunk, found, time.perf_counter() - started, precision_offset)
 
@@ -139,13 +157,13 @@ def _received(
     return ChunkRun(encoding, chunk, dataclasses.replace(bare, minimum=minimum), seconds, precision_offset)
 
 
-def numerics_self_check(d: int) -> tuple[str, ...]:
-    """The run-time checks of what the screen assumes of this machine's numerics: numpy's float32 and float64
-    cos and sin on [−π, π] (`trig_failure`) and the float32 product at the plain leaf shape for d
-    (`product_failure`); each chunk also checks the shapes it used. Empty when all hold."""
+def numerics_self_check(d: int, backend: str = "numpy") -> tuple[str, ...]:
+    """The run-time checks of what the screen assumes of the numerics where it runs (the backend's
+    `ScreenNumerics.failures`: for numpy, its float32 and float64 cos and sin on [−π, π] and the float32
+    product), at the plain leaf shape for d; each chunk also checks the shapes it used. Empty when all
+    hold."""
     leaf, _ = search_shape(d)
-    failures = (trig_failure(np.cos, np.sin), product_failure(float32_product, -(-leaf // 2) + 1, d // 2))
-    return tuple(failure for failure in failures if failure is not None)
+    return screen_numerics(backend).failures({(-(-leaf // 2) + 1, d // 2)})
 
 
 def _distance_below(encoding: Sinusoidal, offset: int, bound: Fraction, prec: int) -> bool:
@@ -295,28 +313,31 @@ def chunked_separation(
     chunks: int,
     workers: int = 1,
     scheduler: str | None = None,
+    backend: str = "numpy",
     on_chunk: Callable[[ChunkRun], None] | None = None,
 ) -> Chunked:
     """`certified_separation` over from_offset ≤ k < max_offset in `chunks` chunks, merged (`merge`): in this
     process (workers 1), in `workers` local processes of one BLAS thread each, or on the Dask cluster at
     `scheduler` (whose workers first run `numerics_self_check`; a worker failing it gets no chunk).
-    `on_chunk(run)` hears of each chunk as it is done."""
+    Each chunk's screen computes on `backend` (`BACKENDS`) where it runs. `on_chunk(run)` hears of each chunk
+    as it is done."""
     if not 1 <= from_offset < max_offset <= MAX_SEPARATION_OFFSET:
         raise ValueError(
             f"offsets must satisfy 1 ≤ from_offset < max_offset ≤ 2^62, got {from_offset}, {max_offset}"
         )
     pieces = split(from_offset, max_offset, chunks)
     workers = require_positive_int(workers, "workers")
+    screen_numerics(backend)  # a bad name is refused here, and the backend's import fails here if it must
 
     def call(chunk: Chunk, seed: float | None) -> tuple:
-        return (run_chunk, encoding, chunk, seed, max_offset)
+        return (run_chunk, encoding, chunk, seed, max_offset, backend)
 
     if scheduler is not None:
-        runs = _on_dask(scheduler, encoding.d, pieces, call, on_chunk)
+        runs = _on_dask(scheduler, encoding.d, backend, pieces, call, on_chunk)
     elif workers == 1:
         runs, best = [], math.inf
         for chunk in pieces:
-            run = run_chunk(encoding, chunk, None if math.isinf(best) else best, max_offset)
+            run = run_chunk(encoding, chunk, None if math.isinf(best) else best, max_offset, backend)
             runs.append(run)
             best = min(best, attained(run.separation))
             if on_chunk is not None:
@@ -343,6 +364,7 @@ class NoWorkers(RuntimeError):
 def _on_dask(
     scheduler: str,
     d: int,
+    backend: str,
     pieces: Sequence[Chunk],
     call: Callable[[Chunk, float | None], tuple],
     on_chunk: Callable[[ChunkRun], None] | None,
@@ -351,7 +373,7 @@ def _on_dask(
     import distributed
 
     with distributed.Client(scheduler, timeout=CONNECT_SECONDS) as client:
-        checks = client.run(numerics_self_check, d)
+        checks = client.run(numerics_self_check, d, backend)
         good = sorted(worker for worker, failures in checks.items() if not failures)
         if not good:
             found = "; ".join(

@@ -18,6 +18,7 @@ from pe_verify.properties.analyses import separation_chunks
 from pe_verify.properties.analyses.near_collision import offset_squared_distances
 from pe_verify.properties.analyses.separation import certified_separation
 from pe_verify.properties.analyses.separation_chunks import (
+    BACKENDS,
     Chunk,
     attained,
     chunked_separation,
@@ -29,7 +30,7 @@ from pe_verify.properties.analyses.separation_chunks import (
 from pe_verify.properties.encodings.sinusoidal import FIXED_POINT_DPS, Sinusoidal
 
 #: (d, from_offset, max_offset, chunks): the global range at d = 6 and 64, the far range at d = 512.
-RANGES = [(6, 1, 100_000, 3), (6, 1000, 300_000, 7), (64, 1, 200_000, 4), (512, 60612, 1_200_000, 3)]
+RANGES = [(6, 1, 100_000, 3), (6, 1000, 300_000, 7), (64, 1, 200_000, 4), (512, 60612, 400_000, 3)]
 
 
 def same_answer(single, merged) -> bool:
@@ -234,3 +235,10 @@ def test_a_cluster_without_dask_or_out_of_reach_is_one_line(
     assert ("needs Dask" in err or "the Dask cluster at tcp://127.0.0.1:1" in err) and len(
         err.splitlines()
     ) == 1
+
+
+def test_the_command_takes_exactly_the_backends_the_search_knows(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["separation", "--d", "8", "--max-offset", "100"]
+    assert all(cli._parser().parse_args([*argv, "--backend", name]).backend == name for name in BACKENDS)
+    assert cli.main([*argv, "--backend", "jax"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
