@@ -45,12 +45,7 @@ def main() -> None:
     started = time.perf_counter()
     found = certified_separation(encoding, args.max_offset, first, numerics=screen)
     torch_seconds = time.perf_counter() - started
-    same = (
-        found.minimum.mid() == baseline.minimum.mid()
-        and found.minimum.rad() == baseline.minimum.rad()
-        and found.argmin_offsets == baseline.argmin_offsets
-        and found.certified == baseline.certified
-    )
+    same = found.same_answer(baseline)
     print(f"torch screen: {torch_seconds:.1f} s, certified {found.certified}; same answer: {same}")
     print(f"ratio numpy / torch: {numpy_seconds / torch_seconds:.2f}")
 

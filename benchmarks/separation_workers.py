@@ -32,15 +32,6 @@ from pe_verify.properties.analyses.separation_chunks import (
 from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
-def same(single, merged) -> bool:
-    return (
-        merged.minimum.mid() == single.minimum.mid()
-        and merged.minimum.rad() == single.minimum.rad()
-        and merged.argmin_offsets == single.argmin_offsets
-        and merged.certified == single.certified
-    )
-
-
 def report(name: str, found: Chunked, wall: float, single, offsets: int, workers: int) -> None:
     """The run's wall time, its core-seconds (per 2^31 offsets too) and its overhead per chunk: the workers'
     time not spent certifying (wall × workers − the chunks' seconds), over the chunks."""
@@ -49,7 +40,7 @@ def report(name: str, found: Chunked, wall: float, single, offsets: int, workers
     print(
         f"{name}: {wall:.1f} s wall, {len(found.runs)} chunks of {core:.1f} core-seconds in all "
         f"({core * 2**31 / offsets:.1f} per 2^31 offsets), overhead {overhead:.2f} "
-        f"s per chunk; same answer as the single run: {same(single, found.separation)}; audit: "
+        f"s per chunk; same answer as the single run: {single.same_answer(found.separation)}; audit: "
         f"{'passed' if not found.audit else found.audit}"
     )
 
@@ -82,7 +73,7 @@ def main() -> None:
     baseline = time.perf_counter() - started
     print(
         f"one worker (baseline): {baseline:.1f} s wall, {alone.seconds:.1f} s certifying; same answer: "
-        f"{same(single, alone.separation)}"
+        f"{single.same_answer(alone.separation)}"
     )
 
     started = time.perf_counter()

@@ -638,6 +638,19 @@ class Separation:
         numerical assumption of the screen held where it ran (`trig_failure`, `product_failure`)."""
         return self.minimum is not None and len(self.argmin_offsets) == 1 and not self.failed_assumptions
 
+    def same_answer(self, other: Separation) -> bool:
+        """Whether `other` gives this answer: the same minimum ball (midpoint and radius), the same offsets
+        attaining it and the same certificate (how it was reached, and the bounds on other offsets, may
+        differ)."""
+        if self.minimum is None or other.minimum is None:
+            return self.minimum is other.minimum and self.argmin_offsets == other.argmin_offsets
+        return (
+            self.minimum.mid() == other.minimum.mid()
+            and self.minimum.rad() == other.minimum.rad()
+            and self.argmin_offsets == other.argmin_offsets
+            and self.certified == other.certified
+        )
+
     @property
     def reason(self) -> str | None:
         """Why the answer is not certified; None when it is."""

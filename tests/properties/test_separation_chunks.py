@@ -33,15 +33,6 @@ from pe_verify.properties.encodings.sinusoidal import FIXED_POINT_DPS, Sinusoida
 RANGES = [(6, 1, 100_000, 3), (6, 1000, 300_000, 7), (64, 1, 200_000, 4), (512, 60612, 400_000, 3)]
 
 
-def same_answer(single, merged) -> bool:
-    return (
-        merged.minimum.mid() == single.minimum.mid()
-        and merged.minimum.rad() == single.minimum.rad()
-        and merged.argmin_offsets == single.argmin_offsets
-        and merged.certified == single.certified
-    )
-
-
 def test_a_range_splits_into_contiguous_chunks_of_nearly_equal_size() -> None:
     chunks = split(10, 31, 4)
     assert [(c.from_offset, c.max_offset) for c in chunks] == [(10, 15), (15, 20), (20, 25), (25, 31)]
@@ -55,7 +46,7 @@ def test_the_merged_answer_is_the_single_runs(d: int, first: int, stop: int, chu
     encoding = Sinusoidal(d, "10000")
     single = certified_separation(encoding, stop, first)
     found = chunked_separation(encoding, stop, first, chunks=chunks)
-    assert found.audit == () and same_answer(single, found.separation)
+    assert found.audit == () and single.same_answer(found.separation)
     merged = found.separation
     assert merged.by_bounds + merged.by_screen + merged.by_points + merged.candidates == stop - first
     assert float(merged.lower_bound) <= float(single.minimum.upper()) and len(found.chunk_seconds) == chunks
@@ -67,7 +58,7 @@ def test_the_merged_answer_is_the_single_runs(d: int, first: int, stop: int, chu
 def test_every_chunking_gives_the_single_runs_answer(d: int, first: int, stop: int, chunks: int) -> None:
     encoding = Sinusoidal(d, "10000")
     found = chunked_separation(encoding, stop, first, chunks=chunks)
-    assert found.audit == () and same_answer(certified_separation(encoding, stop, first), found.separation)
+    assert found.audit == () and certified_separation(encoding, stop, first).same_answer(found.separation)
 
 
 def test_a_chunk_seeded_below_all_its_offsets_bounds_every_one_of_them() -> None:
@@ -152,7 +143,7 @@ def test_this_machines_numerics_pass_the_self_check() -> None:
 def test_two_worker_processes_give_the_single_runs_answer(d: int, first: int, stop: int) -> None:
     encoding = Sinusoidal(d, "10000")
     found = chunked_separation(encoding, stop, first, chunks=6, workers=2)
-    assert found.audit == () and same_answer(certified_separation(encoding, stop, first), found.separation)
+    assert found.audit == () and certified_separation(encoding, stop, first).same_answer(found.separation)
 
 
 @pytest.mark.slow
@@ -166,7 +157,7 @@ def test_a_dask_cluster_of_two_workers_gives_the_single_runs_answer() -> None:
                 address = cluster.scheduler_address
                 found = chunked_separation(encoding, stop, first, chunks=6, scheduler=address)
                 single = certified_separation(encoding, stop, first)
-                assert found.audit == () and same_answer(single, found.separation)
+                assert found.audit == () and single.same_answer(found.separation)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -242,3 +233,13 @@ def test_the_command_takes_exactly_the_backends_the_search_knows(capsys: pytest.
     assert all(cli._parser().parse_args([*argv, "--backend", name]).backend == name for name in BACKENDS)
     assert cli.main([*argv, "--backend", "jax"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_answers_that_differ_in_ball_argmin_or_certificate_are_not_the_same(runs) -> None:
+    _, parts = runs
+    one = parts[0].separation
+    assert one.same_answer(one)
+    assert not one.same_answer(dataclasses.replace(one, minimum=parts[1].separation.minimum))
+    assert not one.same_answer(dataclasses.replace(one, argmin_offsets=(1, 2)))
+    assert not one.same_answer(dataclasses.replace(one, failed_assumptions=("a product that rounds",)))
+    assert not one.same_answer(dataclasses.replace(one, minimum=None, argmin_offsets=()))
