@@ -773,7 +773,7 @@ def run_separation(args: argparse.Namespace) -> int:
     time limit are usage errors. A range of one offset has no other offset to bound."""
     from pe_verify.properties.analyses.separation import certified_separation
     from pe_verify.properties.analyses.separation_chunks import (
-        NoWorkers,
+        ClusterError,
         chunked_memory,
         chunked_seconds,
         chunked_separation,
@@ -832,7 +832,7 @@ def run_separation(args: argparse.Namespace) -> int:
                 )
             except ImportError as exc:
                 raise UsageError("--scheduler needs Dask: pip install 'pe-verify[dask]'") from exc
-            except (NoWorkers, OSError) as exc:
+            except ClusterError as exc:
                 raise UsageError(f"the Dask cluster at {args.scheduler}: {exc}") from exc
             found, runs = merged.separation, merged.runs
     _print_separation(args, base, found, runs)

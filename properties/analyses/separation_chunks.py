@@ -357,8 +357,9 @@ def chunked_separation(
     return merge(encoding, runs, from_offset, max_offset)
 
 
-class NoWorkers(RuntimeError):
-    """No worker of the cluster passed the numerics self-check."""
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot take the chunks: its address is malformed or out of reach, or no worker of it
+    passed the numerics self-check."""
 
 
 def _on_dask(
@@ -372,14 +373,18 @@ def _on_dask(
     """The chunks on the Dask cluster at `scheduler`, on the workers whose numerics pass the self-check."""
     import distributed
 
-    with distributed.Client(scheduler, timeout=CONNECT_SECONDS) as client:
+    try:
+        client = distributed.Client(scheduler, timeout=CONNECT_SECONDS)
+    except (ValueError, OSError) as exc:
+        raise ClusterError(str(exc)) from exc
+    with client:
         checks = client.run(numerics_self_check, d, backend)
         good = sorted(worker for worker, failures in checks.items() if not failures)
         if not good:
             found = "; ".join(
                 f"{worker}: {', '.join(failures)}" for worker, failures in sorted(checks.items())
             )
-            raise NoWorkers(f"no worker passed the numerics self-check ({found})")
+            raise ClusterError(f"no worker passed the numerics self-check ({found})")
 
         def submit(chunk: Chunk, seed: float | None) -> object:
             function, *arguments = call(chunk, seed)

@@ -223,9 +223,12 @@ def test_a_cluster_without_dask_or_out_of_reach_is_one_line(
     argv = ["separation", "--d", "6", "--max-offset", "1000", "--scheduler", "tcp://127.0.0.1:1", "--quiet"]
     assert cli.main([*argv]) == 2
     err = capsys.readouterr().err
-    assert ("needs Dask" in err or "the Dask cluster at tcp://127.0.0.1:1" in err) and len(
-        err.splitlines()
-    ) == 1
+    assert "needs Dask" in err or "the Dask cluster at tcp://127.0.0.1:1" in err
+    assert len(err.splitlines()) == 1
+    assert cli.main([*argv[:-3], "--scheduler", "no-port-here", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "needs Dask" in err or "the Dask cluster at no-port-here" in err
+    assert len(err.splitlines()) == 1
 
 
 def test_the_command_takes_exactly_the_backends_the_search_knows(capsys: pytest.CaptureFixture[str]) -> None:
