@@ -237,10 +237,10 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
         raise InconsistentEnclosures("no chunk found a minimum: every chunk lies above a seed")
     least = min(found, key=lambda part: float(part.minimum.mid()))
     with flint.ctx.workprec(128):
-        overlapping = [part for part in found if part.minimum.overlaps(least.minimum)]
-        others = [
-            float_down((part.minimum * part.minimum).lower()) for part in found if part not in overlapping
-        ]
+        overlaps = [part.minimum.overlaps(least.minimum) for part in found]
+        apart = [part for part, o in zip(found, overlaps, strict=True) if not o]
+        others = [float_down((part.minimum * part.minimum).lower()) for part in apart]
+    overlapping = [part for part, o in zip(found, overlaps, strict=True) if o]
     argmin = tuple(sorted(k for part in overlapping for k in part.argmin_offsets))
     floors = [part.lower_bound for part in parts]
     failed = list(dict.fromkeys(failure for part in parts for failure in part.failed_assumptions))
@@ -258,9 +258,10 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
         sum(part.by_points for part in parts),
         sum(part.candidates for part in parts),
         seconds,
-        None,
-        tuple(failed + problems),
-        min(floors),
+        pruned=None,
+        failed_assumptions=tuple(failed + problems),
+        least_lower=min(floors),
+        minimum_at=least.minimum_at,
     )
     return Chunked(merged, tuple(runs), tuple(problems))
 
