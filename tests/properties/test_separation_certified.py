@@ -535,6 +535,13 @@ def test_the_command_prints_text(capsys: pytest.CaptureFixture[str]) -> None:
         (["--d", "8", "--max-offset", "100", "--base", "1"], "greater than 1"),
         (["--d", "4096", "--max-offset", "100", "--max-memory", "0.01"], "raise --max-memory"),
         (["--d", "512", "--from-offset", "60612", "--max-offset", "2**40"], "max-offset must be"),
+        (["--d", "6", "--max-offset", "1000", "--workers", "0"], "workers"),
+        (["--d", "6", "--max-offset", "1000", "--workers", "1000"], "workers"),
+        (["--d", "6", "--max-offset", "1000", "--chunks", "0"], "chunks"),
+        (
+            ["--d", "6", "--max-offset", "1000", "--workers", "2", "--scheduler", "tcp://h:1"],
+            "cannot be combined",
+        ),
     ],
 )
 def test_bad_command_settings_are_usage_errors(

@@ -199,23 +199,6 @@ def test_the_command_certifies_in_chunks_and_says_how_long_each_took(
     assert "- 4 chunks, each certified apart and merged after an audit" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--workers", "0"], "workers"),
-        (["--chunks", "0"], "chunks"),
-        (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "cannot be combined"),
-        (["--workers", "1000"], "workers"),
-    ],
-)
-def test_bad_chunk_settings_are_usage_errors(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert cli.main(["separation", "--d", "6", "--max-offset", "1000", *argv]) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) == 1
-
-
 def test_a_cluster_without_dask_or_out_of_reach_is_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
