@@ -800,7 +800,7 @@ def run_separation(args: argparse.Namespace) -> int:
             f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} ({local} worker(s)) and the "
             f"limit is {args.max_memory:g} GiB (raise --max-memory)"
         )
-    seconds, _ = chunked_seconds(args.d, float(Fraction(base)), chunks, local)
+    seconds = chunked_seconds(args.d, float(Fraction(base)), chunks, local)
     if not cluster and seconds > args.max_minutes * 60:
         raise UsageError(
             f"the search would take about {seconds / 60:.3g} minutes at d = {args.d} over "

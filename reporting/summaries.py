@@ -139,7 +139,7 @@ def _tally(verdicts: Counter) -> str:
         (sum(verdicts[v] for v in FALSE), "is false as stated", "are false as stated"),
         (sum(verdicts[v] for v in OPEN), "is left open", "are left open"),
     ]
-    return _joined([f"{count} {one if count == 1 else many}" for count, one, many in parts if count])
+    return _joined([_counted(count, one, many) for count, one, many in parts if count])
 
 
 def _named(claims: Sequence[tuple[Claim, Assessment]], link: Link) -> str:

@@ -404,8 +404,8 @@ def chunked_memory(d: int, max_offset: int, workers: int) -> int:
     return separation_memory(d, max_offset) * max(1, workers)
 
 
-def chunked_seconds(d: int, base: float, chunks: Sequence[Chunk], workers: int) -> tuple[float, list[float]]:
-    """A rough estimate of the whole run's wall seconds over `workers` and of each chunk's seconds
-    (`separation_seconds` per chunk: a seeded chunk far from k = 1 prunes no less than this says)."""
+def chunked_seconds(d: int, base: float, chunks: Sequence[Chunk], workers: int) -> float:
+    """A rough estimate of the whole run's wall seconds over `workers` (`separation_seconds` per chunk, added
+    up: a seeded chunk far from k = 1 prunes no less than this says)."""
     each = [separation_seconds(d, base, chunk.max_offset, chunk.from_offset) for chunk in chunks]
-    return sum(each) / max(1, workers), each
+    return sum(each) / max(1, workers)

@@ -16,7 +16,11 @@ import pytest
 from pe_verify import cli
 from pe_verify.properties.analyses import separation_chunks
 from pe_verify.properties.analyses.near_collision import offset_squared_distances
-from pe_verify.properties.analyses.separation import certified_separation
+from pe_verify.properties.analyses.separation import (
+    certified_separation,
+    separation_memory,
+    separation_seconds,
+)
 from pe_verify.properties.analyses.separation_chunks import (
     BACKENDS,
     Chunk,
@@ -229,3 +233,19 @@ def test_answers_that_differ_in_ball_argmin_or_certificate_are_not_the_same(runs
     assert not one.same_answer(dataclasses.replace(one, argmin_offsets=(1, 2)))
     assert not one.same_answer(dataclasses.replace(one, failed_assumptions=("a product that rounds",)))
     assert not one.same_answer(dataclasses.replace(one, minimum=None, argmin_offsets=()))
+
+
+def test_the_memory_and_time_estimates_count_every_worker_and_chunk(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    chunks = split(60612, 2**31, 8)
+    assert separation_chunks.chunked_memory(512, 2**31, 4) == 4 * separation_memory(512, 2**31)
+    alone = separation_seconds(512, 1e4, 2**31, 60612)
+    assert separation_chunks.chunked_seconds(512, 1e4, chunks, 1) >= alone / 2
+    assert separation_chunks.chunked_seconds(512, 1e4, chunks, 4) < separation_chunks.chunked_seconds(
+        512, 1e4, chunks, 1
+    )
+    argv = ["separation", "--d", "4096", "--max-offset", "1e6", "--max-memory", "0.5"]
+    assert cli.main([*argv, "--workers", "200"]) == 2
+    err = capsys.readouterr().err
+    assert "200 worker(s)" in err and "raise --max-memory" in err and len(err.splitlines()) == 1
