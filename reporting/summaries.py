@@ -113,8 +113,8 @@ def proofs_table(
 
 # ------------------------------------------------------------------------------------------- dashboard
 
-#: Verdicts that say the claim holds (exactly, on a stated range, or by its sources).
-HOLDS = (PROVED, FINITE, NUMERIC, CONFIRMED_BY_SOURCES)
+#: Verdicts that say the claim was checked only on a stated finite set or range, not proved.
+CHECKED = (FINITE, NUMERIC)
 #: Verdicts that say the claim is false as stated, by a computed counterexample or by its sources.
 FALSE = (REFUTED, CONTRADICTED_BY_SOURCES)
 #: Verdicts that leave it open: sources that disagree or cannot decide, a check that came out neither way.
@@ -132,9 +132,13 @@ def _counted(count: int, one: str, many: str) -> str:
 
 
 def _tally(verdicts: Counter) -> str:
-    """'12 hold, 3 hold with a caveat, 2 are false and 1 is left open' (parts with no claims left out)."""
+    """'12 are proved, 2 hold on the range checked, 5 are confirmed by sources, 3 hold with a caveat, 2 are
+    false as stated and 1 is left open' (parts with no claims left out): what each verdict showed, so that
+    a claim checked on a finite range is not counted with the proved ones."""
     parts = [
-        (sum(verdicts[v] for v in HOLDS), "holds", "hold"),
+        (verdicts[PROVED], "is proved", "are proved"),
+        (sum(verdicts[v] for v in CHECKED), "holds on the range checked", "hold on the range checked"),
+        (verdicts[CONFIRMED_BY_SOURCES], "is confirmed by sources", "are confirmed by sources"),
         (verdicts[CAVEAT], "holds with a caveat", "hold with a caveat"),
         (sum(verdicts[v] for v in FALSE), "is false as stated", "are false as stated"),
         (sum(verdicts[v] for v in OPEN), "is left open", "are left open"),

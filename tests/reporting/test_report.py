@@ -377,8 +377,8 @@ def test_the_dashboard_says_what_the_suite_found_before_the_tables(drawn: Path) 
     assert dashboard.index("## What the suite found") < dashboard.index("## Verdicts")
     found = dashboard.split("## What the suite found\n\n", 1)[1].split("\n## ", 1)[0]
     assert found.startswith(
-        "The documents make 5 claims. Document 000: of its 3, 1 holds, 1 holds with a caveat and 1 is false "
-        "as stated. Document 001: of its 2, 2 hold.\n\n"
+        "The documents make 5 claims. Document 000: of its 3, 1 is proved, 1 holds with a caveat and 1 is "
+        "false as stated. Document 001: of its 2, 2 hold on the range checked.\n\n"
         "Refuted by a computed counterexample: [F0.2](document-000.md#f02) (Every | cell-breaking claim is "
         "true for all k.).\n\n"
         "Of the 3 arguments the documents give, 1 holds as written, 1 only under a condition left unstated "
