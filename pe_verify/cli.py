@@ -925,14 +925,17 @@ def run_model(args: argparse.Namespace) -> int:
             "name a config.json, a folder holding one, or a bundled model (pe-verify model --list)"
         )
     try:
-        with progress_bar(6, "answering", args.quiet) as bar:
+        with progress_bar(0, "answering", args.quiet) as bar:
 
             def done(key: str) -> None:
                 bar.set_postfix_str(key)
                 bar.update()
 
+            def total(count: int) -> None:
+                bar.reset(total=count)
+
             record = models.analyse_model(
-                args.path, args.context, cross_check=not args.no_cross_check, on_answer=done
+                args.path, args.context, cross_check=not args.no_cross_check, on_answer=done, on_total=total
             )
     except models.ModelInputError as exc:
         raise UsageError(str(exc)) from None
@@ -947,6 +950,13 @@ def run_model(args: argparse.Namespace) -> int:
         first = problems[0]
         more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
         raise UsageError(f"config key {first['key']}: {first['message']}{more}")
+    errors = [f for f in models.findings(record) if f["severity"] == "error"]
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        print(
+            f"pe-verify: finding [error] {errors[0]['label']}: {errors[0]['message']}{more}", file=sys.stderr
+        )
+        return EXIT_CHANGED
     return EXIT_OK
 
 

@@ -48,9 +48,9 @@ MAX_SCAN_VALUES = MAX_D * MAX_POSITIONS
 #: Local worker processes of `separation --workers`, and chunks of a range (`--chunks`).
 MAX_WORKERS = 256
 MAX_CHUNKS = 2**16
-#: Largest planned context of `model` (`model_setup.MAX_CONTEXT`: the Men et al. scan and the least-base
-#: search grow with it).
-MAX_MODEL_CONTEXT = 2**23
+#: Largest planned context of `model` (`model_setup.MAX_CONTEXT`: positions up to 2^24 are whole numbers in
+#: float32; the Men et al. scan and the least-base search cover at most 2^23 offsets of a layer group).
+MAX_MODEL_CONTEXT = 2**24
 #: Largest d and positions of `check` (RoPE identification rotates d basis vectors at once, d² values, and
 #: the sinusoidal distinct-rows scan covers every position), its largest ALiBi head count (a bias call
 #: returns heads × 128² values) and its largest Hypothesis budget (the time estimate refuses much less at the

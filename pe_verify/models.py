@@ -11,8 +11,13 @@ it are skipped.
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import itertools
 import json
+import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -31,42 +36,225 @@ def bundled_names() -> list[str]:
     return list(bundled_models())
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
+#: Deepest nesting a config may have: real ones nest three or four levels (``text_config.rope_scaling``).
+MAX_CONFIG_DEPTH = 64
+
+#: Digits of the largest float (about 1.8e308): an integer with more is beyond every float.
+_FLOAT_DIGITS = 309
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+class _OutOfRange:
+    """A JSON number no float holds, parsed in its place and refused with its key path."""
+
+    def __init__(self, described: str) -> None:
+        self.described = described
+
+
+def _parse_int(text: str) -> int | _OutOfRange:
+    digits = len(text.lstrip("-"))
+    if digits <= _FLOAT_DIGITS:
+        value = int(text)
+        with contextlib.suppress(OverflowError):
+            float(value)
+            return value
+    return _OutOfRange(f"an integer of {digits} digits")
+
+
+def _parse_float(text: str) -> float | _OutOfRange:
+    value = float(text)
+    if math.isfinite(value):
+        return value
+    shown = text if len(text) <= 24 else f"{text[:12]}…{text[-8:]} ({len(text)} characters)"
+    return _OutOfRange(shown)
+
+
+def _printable(text: str) -> str:
+    """`text` with each unprintable character (a surrogate, a line break) as its escape."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode() for c in text
+    )
+
+
+def _key_path(path: str, key: object) -> str:
+    step = _printable(key) if isinstance(key, str) else repr(key)
+    return f"{path}.{step}" if path else step
+
+
+def _children(value: object, path: str) -> list[tuple[str, object, object]]:
+    """The (path, key, child) of each entry of a JSON object or array (key None for an array's)."""
+    if isinstance(value, Mapping):
+        return [(_key_path(path, key), key, child) for key, child in value.items()]
+    if isinstance(value, (list, tuple)):
+        return [(f"{path}[{index}]", None, child) for index, child in enumerate(value)]
+    return []
+
+
+def _text_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON `text` nest (strings skipped)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    steps = map({"[": 1, "{": 1, "]": -1, "}": -1}.__getitem__, brackets)
+    return max(itertools.accumulate(steps, initial=0))
+
+
+def _refuse_deep(config: Mapping, where: str, *, finite: bool) -> None:
+    """A `ModelInputError` naming the depth, and the top-level key holding it, when `config` nests deeper than
+    MAX_CONFIG_DEPTH; a config that may hold itself (not `finite`: not parsed from text) is followed no
+    deeper than that."""
+    deepest, deepest_under = 1, ""
+    stack: list[tuple[str, object, int]] = [(_key_path("", key), child, 2) for key, child in config.items()]
+    while stack:
+        top, value, depth = stack.pop()
+        if not isinstance(value, (Mapping, list, tuple)):
+            continue
+        if depth > deepest:
+            deepest, deepest_under = depth, top
+        if finite or depth <= MAX_CONFIG_DEPTH:
+            stack.extend((top, child, depth + 1) for _, _, child in _children(value, ""))
+    if deepest > MAX_CONFIG_DEPTH:
+        levels = f"{deepest} levels" if finite else f"more than {MAX_CONFIG_DEPTH} levels"
+        raise ModelInputError(
+            f"{where} nests {levels} deep (under config key {deepest_under}); a config nests at most "
+            f"{MAX_CONFIG_DEPTH}"
+        )
+
+
+def _refuse_unusable(config: Mapping, where: str, repeated: dict[int, tuple[dict, list[str]]]) -> list[str]:
+    """A `ModelInputError` naming the key path of the first key or value that no text can print (a lone
+    surrogate), of a key that is no string, and of a number no float holds; else the key paths given more
+    than once (`repeated`: the keys repeated in each object parsed, by the object's id)."""
+    duplicates: list[str] = []
+    stack: list[tuple[str, object, object]] = [("", None, config)]
+    while stack:
+        path, key, value = stack.pop()
+        if key is not None and not isinstance(key, str):
+            raise ModelInputError(f"{where}: config key {path} is of type {type(key).__name__}, not a string")
+        for text, part in ((key, "name"), (value, "value")):
+            if isinstance(text, str) and (lone := _SURROGATE.search(text)) is not None:
+                raise ModelInputError(
+                    f"{where}: config key {path} holds a lone surrogate ({_printable(lone.group())}) in its "
+                    f"{part}: half of a UTF-16 pair, no character"
+                )
+        if isinstance(value, _OutOfRange):
+            raise ModelInputError(
+                f"{where}: config key {path} is {value.described}, beyond the largest float (about 1.8e308)"
+            )
+        if isinstance(value, int) and not isinstance(value, bool):
+            try:
+                float(value)
+            except OverflowError:
+                digits = int(value.bit_length() * math.log10(2)) + 1
+                raise ModelInputError(
+                    f"{where}: config key {path} is an integer of about {digits} digits, beyond the largest "
+                    "float (about 1.8e308)"
+                ) from None
+        entry = repeated.get(id(value))
+        if entry is not None and entry[0] is value:
+            duplicates.extend(_key_path(path, name) for name in entry[1])
+        stack.extend(reversed(_children(value, path)))
+    return duplicates
+
+
+def _parse(text: str, where: str) -> tuple[dict, list[str]]:
+    """The JSON object `text` and the key paths it gives more than once (the last value kept, as transformers
+    keeps it); a `ModelInputError` for what `read_config_file` refuses."""
+    repeated: dict[int, tuple[dict, list[str]]] = {}
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        parsed = dict(items)
+        if len(parsed) < len(items):
+            counts = collections.Counter(key for key, _ in items)
+            repeated[id(parsed)] = (parsed, [key for key in parsed if counts[key] > 1])
+        return parsed
+
+    try:
+        config = json.loads(
+            text,
+            object_pairs_hook=pairs,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+        )
+    except RecursionError:
+        raise ModelInputError(
+            f"{where} nests {_text_depth(text)} levels deep; a config nests at most {MAX_CONFIG_DEPTH}"
+        ) from None
+    except ValueError as exc:
+        raise ModelInputError(f"{where} is not JSON: {_printable(str(exc))}") from None
+    if not isinstance(config, dict):
+        raise ModelInputError(f"{where} holds a JSON {type(config).__name__}, not an object")
+    _refuse_deep(config, where, finite=True)
+    return config, _refuse_unusable(config, where, repeated)
+
+
+def duplicate_keys(text: str) -> list[str]:
+    """The key paths (``rope_scaling.factor``, ``a[2].b``) that the JSON object `text` gives more than once.
+    JSON allows them, and `read_config_file` keeps the last value as transformers does, without saying so:
+    this is how a caller tells the user."""
+    return _parse(text, "the config")[1]
+
+
+def check_config(config: Mapping, where: str = "the given config") -> None:
+    """A `ModelInputError` in one line for a config (a Mapping, not parsed from text) that no analysis can
+    use: nested deeper than MAX_CONFIG_DEPTH (or holding itself), a key that is no string, a lone surrogate
+    in a key or a string, an integer beyond every float."""
+    _refuse_deep(config, where, finite=False)
+    _refuse_unusable(config, where, {})
 
 
 def read_config_file(path: str | os.PathLike[str]) -> tuple[dict, str]:
-    """The parsed config at `path` (a file, or a folder holding ``config.json``) and the file read."""
+    """The parsed config at `path` (a file, or a folder holding ``config.json``) and the file read.
+
+    A `ModelInputError` in one line, before any analysis, for a file that cannot be read, is too large, is no
+    UTF-8 JSON object, nests deeper than MAX_CONFIG_DEPTH, holds NaN or Infinity, a number beyond every float
+    or a lone surrogate (a JSON ``"\\ud800"`` without its pair: no character, and no text prints it). A key
+    given more than once keeps its last value, as transformers reads it; `duplicate_keys` lists them, to
+    report.
+    """
     target = Path(path)
-    if target.is_dir():
-        target = target / "config.json"
-        if not target.is_file():
-            raise ModelInputError(f"{path} is a folder without a config.json")
-    elif not target.is_file():
-        raise ModelInputError(f"{path} is neither a file nor a folder (nor a bundled model's name)")
-    size = target.stat().st_size
-    if size > MAX_CONFIG_BYTES:
-        raise ModelInputError(f"{target} has {size} bytes; a config has at most {MAX_CONFIG_BYTES}")
+    named = _printable(str(path))  # a name from the command line may hold a line break or a surrogate
     try:
+        if target.is_dir():
+            target = target / "config.json"
+            if not target.is_file():
+                raise ModelInputError(f"{named} is a folder without a config.json")
+        elif not target.is_file():
+            raise ModelInputError(f"{named} is neither a file nor a folder (nor a bundled model's name)")
+        named = _printable(str(target))
+        size = target.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ModelInputError(f"{named} has {size} bytes; a config has at most {MAX_CONFIG_BYTES}")
         text = target.read_text(encoding="utf-8")
-        config = json.loads(text, parse_constant=_reject_constant)
     except UnicodeDecodeError:
-        raise ModelInputError(f"{target} is not UTF-8 text") from None
-    except ValueError as exc:
-        raise ModelInputError(f"{target} is not JSON: {exc}") from None
-    if not isinstance(config, dict):
-        raise ModelInputError(f"{target} holds a JSON {type(config).__name__}, not an object")
+        raise ModelInputError(f"{named} is not UTF-8 text") from None
+    except OSError as exc:
+        raise ModelInputError(f"{named} cannot be read: {exc.strerror or exc}") from None
+    config, _ = _parse(text, named)
     return config, str(target)
 
 
+def _exists(path: str | os.PathLike[str]) -> bool:
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve(source: Mapping | str | os.PathLike[str]) -> tuple[Mapping, str, dict | None]:
-    """The config, a name for it, and the bundled record's citation (None for a user's config)."""
+    """The config, a name for it, and the bundled record's citation (None for a user's config).
+
+    `source` is, in this order: a Mapping; a bundled model's name (unless a path of that name exists); a file
+    or a folder; a Hugging Face hub id, ``owner/name`` or ``owner/name@revision`` (`pe_verify.hub`: the local
+    hub cache, else a download of its ``config.json``), named ``owner/name@commit``.
+    """
     from pe_verify.properties.encodings.model_config import bundled_models
 
     if isinstance(source, Mapping):
+        check_config(source)
         return source, "the given config", None
     bundled = bundled_models()
-    if isinstance(source, str) and source in bundled and not Path(source).exists():
+    if isinstance(source, str) and source in bundled and not _exists(source):
         model = bundled[source]
         cited = {"model": model.model, "repository": model.repository, "source": model.source}
         if model.note:
@@ -74,6 +262,17 @@ def resolve(source: Mapping | str | os.PathLike[str]) -> tuple[Mapping, str, dic
         if model.context is not None:
             cited["context"] = model.context
         return model.config, source, cited
+    if isinstance(source, str) and not _exists(source):
+        from pe_verify import hub
+
+        hub_id = hub.parse_hub_id(source)
+        if hub_id is not None:
+            try:
+                found = hub.hub_config(*hub_id)
+            except hub.HubError as exc:
+                raise ModelInputError(str(exc)) from None
+            config, _ = read_config_file(found.path)
+            return config, found.name, None
     config, name = read_config_file(source)
     return config, name, None
 
@@ -84,9 +283,11 @@ def analyse_model(
     *,
     cross_check: bool = True,
     on_answer: Callable[[str], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
 ) -> dict:
     """The record of one model (see the module): `context` is the length planned (default: the bundled
-    model's documented context, else ``max_position_embeddings``)."""
+    model's documented context, else ``max_position_embeddings``); `on_total` and `on_answer` hear of the
+    progress (`model_setup.analyse`)."""
     from pe_verify.properties.analyses.model_setup import ContextError, analyse
     from pe_verify.properties.battery.transformers_rope import compare
     from pe_verify.properties.encodings.model_config import ConfigError, read_config
@@ -96,9 +297,18 @@ def analyse_model(
         context = cited.get("context")
     try:
         setup = read_config(config)
-        found = analyse(setup, context, on_answer)
+        found = analyse(setup, context, on_answer, on_total)
     except (ConfigError, ContextError) as exc:
         raise ModelInputError(str(exc)) from None
     record = {"config": name, "bundled": cited, **found.as_json()}
     record["cross_check"] = compare(config, found) if cross_check else {"skipped": "not asked for"}
     return record
+
+
+def findings(record: dict) -> list[dict]:
+    """Every finding of a record: the model's, then each layer group's (a finding shared by groups once)."""
+    found: list[dict] = []
+    for finding in (*record["findings"], *(f for group in record["groups"] for f in group["findings"])):
+        if finding not in found:
+            found.append(finding)
+    return found

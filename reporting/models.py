@@ -30,48 +30,121 @@ CROSS_CHECKED = ("4.57.6", "5.25.0")
 EXPLAINED: dict[str, str] = {}
 
 
-def _setup_line(record: dict) -> str:
-    setup = record["setup"]
-    scheme = record["scheme"]
+def layer_ranges(layers: list[int]) -> str:
+    """Layer indices as ranges: ``0–4, 6–10, 12``."""
+    runs: list[list[int]] = []
+    for i in layers:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def _number(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "not usable" if value is None else str(value)
+
+
+def position_line(group: dict) -> str:
+    """One group's positional rule in words."""
+    position = group["position"]
+    scheme = position["scheme"]
     if scheme == "rope":
-        scaling = setup["scaling"]
-        kind = "unscaled" if scaling is None or scaling["kind"] == "none" else f"{scaling['kind']} scaling"
-        if scaling is not None and scaling["kind"] != "none":
-            kind += f" (factor {scaling['factor']:g}"
+        scaling = position["scaling"]
+        if scaling is None:
+            kind = "scaling not usable" if position["rope_type"] else "unscaled"
+            if position["rope_type"] not in (None, "default", "mrope") and scaling is None:
+                kind = f"rope_type {position['rope_type']!r} (not computed)"
+        elif scaling["kind"] == "none":
+            kind = "unscaled"
+        else:
+            kind = f"{scaling['kind']} scaling (factor {scaling['factor']:g}"
             kind += (
                 f", original context {scaling['original_context']})" if "original_context" in scaling else ")"
             )
-        rotated = f"{setup['rotary_dim']} of {setup['head_dim']} head dims rotated"
-        base = setup["base"]
-        shown = str(int(base)) if float(base).is_integer() else repr(base)
-        return f"RoPE, {rotated}, base {shown}, {kind}"
+        width = position["qk_head_dim"] or position["head_dim"]
+        rotated = (
+            f"{position['rotary_dim']} of {width} head dims rotated"
+            if position["rotary_dim"] is not None
+            else f"a head of {_number(width)} dims"
+        )
+        layout = "interleaved pairs" if position["layout"] == "interleaved" else "half-split pairs"
+        line = f"RoPE, {rotated} ({layout}), base {_number(position['base'])}, {kind}"
+        if position["mrope_section"]:
+            sections = " + ".join(map(str, position["mrope_section"]))
+            line += f", M-RoPE sections {sections} pairs" + (
+                " interleaved" if position["mrope_interleaved"] else ""
+            )
+        return line
     if scheme == "alibi":
-        return f"ALiBi, {setup['heads']} heads"
+        return f"ALiBi, {_number(position['heads'])} heads"
     if scheme == "learned":
-        return f"a learned table of {setup['max_position_embeddings']} positions"
+        return "a learned table of absolute positions"
+    if scheme == "relative":
+        buckets, distance = position.get("num_buckets"), position.get("max_distance")
+        return f"T5 relative buckets ({buckets}, max distance {distance})"
+    if scheme == "nope":
+        return "no positional encoding (NoPE)"
+    if scheme == "none":
+        return "no positions (not attention over positions)"
     return "a positional scheme the suite does not know"
+
+
+def group_line(group: dict) -> str:
+    """A group's layers, rule and window in one line."""
+    layers = group["layers"]
+    where = (
+        f"{group['layer_type']} ×{len(layers)} (layers {layer_ranges(layers)})"
+        if layers
+        else group["layer_type"]
+    )
+    attention = group["attention"]
+    window = (
+        f"sliding window {attention['window']}"
+        if attention["window"]
+        else f"chunks of {attention['chunk']}"
+        if attention["chunk"]
+        else "full context"
+    )
+    line = f"{where}: {position_line(group)}; {window}"
+    if group["query_scaling"]:
+        line += f"; queries scaled by {group['query_scaling']['rule']}"
+    return line
+
+
+def _setup_line(record: dict) -> str:
+    """The model's groups in one line (the models page's table)."""
+    return "; ".join(group_line(group) for group in record["groups"])
 
 
 def _cross_line(record: dict) -> str:
     cross = record["cross_check"]
     if "skipped" in cross:
         return f"cross-check with transformers: skipped ({cross['skipped']})"
-    differences = cross["differences"]
     line = f"cross-check with transformers {cross['transformers']}: "
-    if "inv_freq" in cross:
-        found = cross["inv_freq"]
-        line += (
-            f"inv_freq of {found['pairs']} pairs within {found['largest_relative_difference']} (relative; "
-            f"tolerance {found['tolerance']}) of the suite's; "
-        )
-    line += f"{len(differences)} differences"
-    for difference in differences:
-        shown = ", ".join(f"{key} {value}" for key, value in difference.items() if key != "quantity")
-        line += f"; {difference['quantity']}: {shown}"
-    return line
+    parts = []
+    for entry in cross["layer_types"]:
+        part = f"{entry['layer_type']}: {entry['outcome']}"
+        if "inv_freq" in entry:
+            found = entry["inv_freq"]
+            part += (
+                f" (inv_freq of {found['pairs']} pairs within {found['largest_relative_difference']} "
+                f"relative; tolerance {found['tolerance']})"
+            )
+        for difference in entry.get("differences", []):
+            shown = ", ".join(f"{key} {value}" for key, value in difference.items() if key != "quantity")
+            part += f"; {difference['quantity']}: {shown}"
+        if "reason" in entry:
+            part += f" ({entry['reason']})"
+        parts.append(part)
+    return line + "; ".join(parts)
 
 
 def _stated(value: object) -> str:
+    if isinstance(value, list):
+        return " and ".join(map(str, value))
     return "not stated" if value is None else str(value)
 
 
@@ -80,15 +153,25 @@ def _title(record: dict) -> str:
     return record["config"] if bundled is None else f"{bundled['model']} ({bundled['repository']})"
 
 
+def _finding_line(finding: dict) -> str:
+    return f"[{finding['severity']}] {finding['label']} ({finding['concerns']}): {finding['message']}"
+
+
+def _model_line(record: dict) -> str:
+    setup = record["setup"]
+    nested = f" (read from {setup['nested']})" if setup["nested"] else ""
+    layers = f"{setup['layers']} layers" if setup["layers"] else "layer count not stated"
+    return (
+        f"model_type {record['model_type']}{nested}; {layers}; max_position_embeddings "
+        f"{_stated(setup['max_position_embeddings'])}, trained {_stated(setup['trained_context'])}, planned "
+        f"{_stated(setup['planned_context'])}; dtype {setup['dtype'] or 'not stated'}"
+    )
+
+
 def model_text(record: dict) -> str:
     """The record as the command prints it."""
-    setup = record["setup"]
-    lines = [_title(record), f"  {_setup_line(record)}"]
-    lines.append(
-        f"  contexts: max_position_embeddings {setup['max_position_embeddings']}, trained "
-        f"{setup['trained_context']}, planned {setup['planned_context']}; dtype "
-        f"{setup['dtype'] or 'not stated'}"
-    )
+    lines = [_title(record), f"  {_model_line(record)}", "  layer groups:"]
+    lines += [f"    {group_line(group)}" for group in record["groups"]]
     keys = record["keys"]
     lines.append(f"  keys used: {', '.join(keys['used']) or 'none'}")
     lines.append(f"  keys ignored: {', '.join(keys['ignored']) or 'none'}")
@@ -97,28 +180,40 @@ def model_text(record: dict) -> str:
     for problem in record["problems"]:
         lines.append(f"  problem: config key {problem['key']}: {problem['message']}")
     for finding in record["findings"]:
-        lines.append(f"  finding [{finding['label']}]: {finding['message']}")
-    for key, answer in record["answers"].items():
-        lines.append(f"  - {key} [{answer['evidence']}]: {answer['summary']}")
-    for key, reason in record["skipped"].items():
-        lines.append(f"  - {key}: skipped ({reason})")
+        lines.append(f"  finding {_finding_line(finding)}")
+    several = len(record["groups"]) > 1
+    for group in record["groups"]:
+        indent = "    " if several else "  "
+        if several:
+            lines.append(f"  {group['layer_type']} layers:")
+        for finding in group["findings"]:
+            lines.append(f"{indent}finding {_finding_line(finding)}")
+        for key, answer in group["answers"].items():
+            lines.append(f"{indent}- {key} [{answer['evidence']}]: {answer['summary']}")
+        for key, reason in group["skipped"].items():
+            lines.append(f"{indent}- {key}: skipped ({reason})")
     lines.append(f"  {_cross_line(record)}")
     return "\n".join(lines) + "\n"
 
 
-def _pair_table(record: dict) -> list[str]:
-    rows = record["answers"]["frequencies"]["value"]
+def _pair_table(group: dict) -> list[str]:
+    rows = group["answers"]["frequencies"]["value"]
     lines = [
         "| pair | θ | θ′ | wavelength | turns (trained) | turns (planned) | regime | weight |",
         "|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for row in rows:
         weight = row["weight"] if row["weight"] is not None else "—"
+        trained = row["turns_trained"] if row["turns_trained"] is not None else "—"
         lines.append(
             f"| {row['pair']} | {row['theta']} | {row['scaled_theta']} | {row['wavelength']} | "
-            f"{row['turns_trained']} | {row['turns_planned']} | {row['regime']} | {weight} |"
+            f"{trained} | {row['turns_planned']} | {row['regime']} | {weight} |"
         )
     return lines
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
@@ -131,37 +226,59 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
             f"Source: <{bundled['source']}>" + (f"; {bundled['note']}." if "note" in bundled else "."),
             "",
         ]
-    setup = record["setup"]
-    lines += [
-        f"{_setup_line(record)}; max_position_embeddings {_stated(setup['max_position_embeddings'])}, "
-        f"trained context {_stated(setup['trained_context'])}, "
-        f"planned context {_stated(setup['planned_context'])}, "
-        f"dtype {_stated(setup['dtype'])}.",
-        "",
-    ]
+    lines += [_model_line(record) + ".", ""]
+    lines += ["| layers | positions and window |", "|---|---|"]
+    for group in record["groups"]:
+        layers = group["layers"]
+        where = (
+            f"{group['layer_type']} ×{len(layers)} ({layer_ranges(layers)})"
+            if layers
+            else group["layer_type"]
+        )
+        lines.append(f"| {_cell(where)} | {_cell(group_line(group).split(': ', 1)[1])} |")
+    lines.append("")
     keys = record["keys"]
     lines += [
         f"Keys used: {', '.join(f'`{k}`' for k in keys['used']) or 'none'}. Keys ignored: "
         f"{', '.join(f'`{k}`' for k in keys['ignored']) or 'none'}.",
         "",
     ]
-    if record["problems"] or record["findings"]:
+    findings = [*record["findings"], *(f for g in record["groups"] for f in g["findings"])]
+    if record["problems"] or findings:
         lines += [f"- problem, `{p['key']}`: {p['message']}" for p in record["problems"]]
-        lines += [f"- **{f['label']}**: {f['message']}" for f in record["findings"]]
+        seen = set()
+        for f in findings:
+            if (f["label"], f["message"]) not in seen:
+                seen.add((f["label"], f["message"]))
+                lines.append(f"- **{f['label']}** ({f['severity']}; {f['concerns']}): {f['message']}")
         lines.append("")
-    lines += ["| answer | evidence | what was found |", "|---|---|---|"]
-    lines += [f"| {key} | {a['evidence']} | {a['summary']} |" for key, a in record["answers"].items()]
-    lines += [f"| {key} | — | skipped: {reason} |" for key, reason in record["skipped"].items()]
-    lines.append("")
-    if pairs and "frequencies" in record["answers"]:
+    several = len(record["groups"]) > 1
+    lines += [
+        f"| {'layers | ' if several else ''}answer | evidence | what was found |",
+        f"|{'---|' if several else ''}---|---|---|",
+    ]
+    for group in record["groups"]:
+        first = f"{group['layer_type']} | " if several else ""
         lines += [
-            "<details><summary>Every rotated pair</summary>",
-            "",
-            *_pair_table(record),
-            "",
-            "</details>",
-            "",
+            f"| {first}{key} | {a['evidence']} | {_cell(a['summary'])} |"
+            for key, a in group["answers"].items()
         ]
+        lines += [
+            f"| {first}{key} | — | skipped: {_cell(reason)} |" for key, reason in group["skipped"].items()
+        ]
+    lines.append("")
+    if pairs:
+        for group in record["groups"]:
+            if "frequencies" in group["answers"]:
+                title = f"Every rotated pair ({group['layer_type']})" if several else "Every rotated pair"
+                lines += [
+                    f"<details><summary>{title}</summary>",
+                    "",
+                    *_pair_table(group),
+                    "",
+                    "</details>",
+                    "",
+                ]
     if "skipped" not in record["cross_check"] or record["cross_check"]["skipped"] != "not asked for":
         lines += [_cross_line(record), ""]
     return "\n".join(lines)
@@ -184,24 +301,33 @@ def bundled_records() -> tuple[dict, ...]:
 
 def _row(record: dict, slug: Callable[[str], str]) -> str:
     setup = record["setup"]
-    labels = sorted({finding["label"] for finding in record["findings"]})
+    labels = sorted(
+        {f["label"] for f in (*record["findings"], *(f for g in record["groups"] for f in g["findings"]))}
+    )
     findings = ", ".join(f"`{label}`" for label in labels) or "—"
     anchor = slug(_title(record))
     return (
         f"| [{record['bundled']['model']}](#{anchor}) | {_setup_line(record)} | "
-        f"{setup['trained_context'] or '—'} | {setup['planned_context'] or '—'} | {setup['dtype'] or '—'} | "
-        f"{findings} |"
+        f"{_stated(setup['trained_context'])} | {setup['planned_context'] or '—'} | "
+        f"{setup['dtype'] or '—'} | {findings} |"
     )
+
+
+def widest_rope_group(record: dict) -> dict | None:
+    """The RoPE group with frequencies whose queries see the most positions (the first such), or None."""
+    groups = [g for g in record["groups"] if "frequencies" in g["answers"]]
+    return max(groups, key=lambda g: g["attention"]["reach"] or 0, default=None)
 
 
 def wavelength_figure(records: tuple[dict, ...]) -> figures.Plot:
     """Each RoPE model's wavelengths 2π/θ′_i against the pair's place i/(d/2) in its head, on a log scale,
     with its trained and planned contexts marked."""
-    rope = [r for r in records if "frequencies" in r["answers"]]
-    series = [
-        (r["bundled"]["model"], [float(row["wavelength"]) for row in r["answers"]["frequencies"]["value"]], r)
-        for r in rope
-    ]
+    series = []
+    for record in records:
+        group = widest_rope_group(record)
+        if group is not None:
+            rows = group["answers"]["frequencies"]["value"]
+            series.append((record["bundled"]["model"], [float(row["wavelength"]) for row in rows], record))
 
     def build(figure: Figure) -> None:
         axes = figure.add_subplot()
@@ -215,13 +341,10 @@ def wavelength_figure(records: tuple[dict, ...]) -> figures.Plot:
         axes.set_title("Wavelengths of each model's rotated pairs; dotted: its planned context")
         axes.legend(fontsize=6, loc="upper left", ncols=2)
 
-    longest = ", ".join(
-        f"{name}: {mpmath.nstr(mpmath.mpf(record['answers']['frequencies']['value'][-1]['wavelength']), 6)}"
-        for name, _, record in series
-    )
+    longest = ", ".join(f"{name}: {mpmath.nstr(mpmath.mpf(repr(waves[-1])), 6)}" for name, waves, _ in series)
     caption = (
-        f"Wavelength 2π/θ′_i of every rotated pair of the {len(series)} RoPE models above, θ′ the scaling "
-        "rule "
+        f"Wavelength 2π/θ′_i of every rotated pair of the {len(series)} RoPE models above (of the layers "
+        "that see the most positions, where a model's groups differ), θ′ the scaling rule "
         f"evaluated at 30 significant digits (plotted from the {SHOWN}-digit values); a dotted line at each "
         "model's planned context: pairs above it turn less than once in the context. Longest wavelengths, "
         "to 6 "

@@ -1,5 +1,10 @@
-"""The suite's answers for one real model's positional setup (`model_config.PositionalSetup`) at the context
-a user plans to run, and the findings they lead to.
+"""The suite's answers for one real model's positional setup (`model_config.ModelSetup`) at the context a
+user plans to run, layer group by layer group, and the findings they lead to.
+
+Every answer is given per layer group (`model_config.LayerGroup`), over the offsets the group's window lets
+a query see (a sliding window of W tokens sees offsets below W, chunks of C tokens offsets below C); groups
+with the same rule and reach share their answers. A finding has a severity (`model_config.SEVERITIES`) and
+names the code path it concerns.
 
 For RoPE, the frequencies θ'_i are the scaling rule evaluated at `DIGITS` significant digits
 (`RopeScaling.frequencies_mp`, regimes decided at that precision), then rounded to float64; every later
@@ -13,19 +18,22 @@ answer takes those float64 values as exact:
   factor its softmax scale is multiplied by;
 * `critical_dimension`: Liu et al. 2023's d_extra = 2⌈(d/2)·log_b(T/2π)⌉ at the trained context T
   (certified, `interpolation_bounds.critical_dimension`);
-* `men_criterion`: Men et al. 2024's B(m) = Σ_i cos(m·θ'_i) ≥ 0 for m ≤ L at the planned context L, the first
-  negative value or the least one as a certified ball (`base_bound.scan`), and the least base of two
-  significant digits admissible for L at the model's rotary dimension (`base_bound.lowest_bases`);
+* `men_criterion`: Men et al. 2024's B(m) = Σ_i cos(m·θ'_i) ≥ 0 for m ≤ L over the offsets L the group
+  sees, the first negative value or the least one as a certified ball (`base_bound.scan`), and the least
+  base of two significant digits admissible for L at the model's rotary dimension
+  (`base_bound.lowest_bases`);
 * `precision`: where integer positions collapse in bfloat16, float16 and float32, the float32 angle error
   |fl(fl(p)·fl(θ'_i)) − p·θ'_i| at the largest planned position (exact rational arithmetic on the rounded
   values), and the score drift of a cos/sin cache computed in float32 (correctly rounded) and stored in the
   model's dtype, for seeded unit queries and keys at the end of the planned context and at its start;
 * `separation`: the certified least ‖R(kθ') − I‖-distance, min over 1 ≤ k < L of √(Σ_i 2(1 − cos kθ'_i))
-  (`separation.certified_separation`), and where it is attained.
+  over the offsets the group sees (`separation.certified_separation`), and where it is attained.
 
 For ALiBi, the slopes (exact powers of two) and the bias at the far end of the planned context; for a
-learned table, its size. `analyse` returns a `ModelAnalysis`, whose `as_json` is the record the command
-prints; a part that needs a key the config lacks or holds badly is skipped, saying which key.
+learned table, its size; for T5's relative buckets, the offsets that share the last bucket; for NoPE layers
+and layers without positions, that they carry none (and Llama 4's attention temperature where it applies).
+`analyse` returns a `ModelAnalysis`, whose `as_json` is the record the command prints; a part that needs a
+key the config lacks or holds badly is skipped, saying which key.
 """
 
 from __future__ import annotations
@@ -42,8 +50,10 @@ import sympy as sp
 
 from ..checks.interpolation_bounds import critical_dimension, critical_exponent
 from ..encodings.alibi import alibi_slopes_exact
-from ..encodings.model_config import PositionalSetup
+from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup
+from ..encodings.relative import t5_buckets
 from ..encodings.rope import rotate_half_split
+from ..encodings.rope_rules import BY_KIND
 from ..encodings.scaling import RopeScaling, yarn_factor_mp
 from ..encodings.sinusoidal import Sinusoidal
 from ..numerics.correct_rounding import correctly_rounded
@@ -56,8 +66,12 @@ from .separation import certified_separation
 DIGITS = 30
 #: Digits the record prints of a real value computed at `DIGITS` (or of a certified ball's midpoint).
 SHOWN = 10
-#: Largest planned context answered (the Men et al. scan and the least-base search grow with it).
-MAX_CONTEXT = 2**23
+#: Largest planned context answered: positions up to 2^24 are whole numbers in float32, where transformers
+#: keeps them.
+MAX_CONTEXT = 2**24
+#: Most offsets a group's Men et al. scan, least-base search and certified separation cover (they grow
+#: with it).
+MAX_REACH = 2**23
 #: The seeded unit (q, k) pairs and the offsets m − n of the cache-drift measurement.
 DRIFT_PAIRS, DRIFT_OFFSETS, DRIFT_SEED = 64, 64, 0
 #: Dtypes whose position collapse and cache drift are reported.
@@ -85,52 +99,124 @@ class Answer:
 
 @dataclass(frozen=True)
 class Finding:
-    """A finding: a fixed label and a one-line message."""
+    """A finding: a fixed label, a one-line message, its severity (error, warning, note) and the code path
+    it concerns."""
 
     label: str
     message: str
+    severity: str = "note"
+    concerns: str = "the config's keys"
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "label": self.label,
+            "severity": self.severity,
+            "concerns": self.concerns,
+            "message": self.message,
+        }
 
 
 @dataclass
-class ModelAnalysis:
-    """Everything `analyse` found for one setup at one planned context."""
+class GroupAnalysis:
+    """Everything `analyse` found for one layer group: `setup` its rule, `context` the planned context,
+    `reach` the offsets a query of the group sees (at most the planned context)."""
 
-    setup: PositionalSetup
+    group: LayerGroup
     context: int | None
     answers: dict[str, Answer] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
 
+    @property
+    def setup(self) -> PositionalSetup:
+        return self.group.position
+
+    @property
+    def reach(self) -> int | None:
+        window = self.group.reach
+        if self.context is None:
+            return None
+        return self.context if window is None else min(window, self.context)
+
     def as_json(self) -> dict[str, object]:
-        setup = self.setup
+        setup, group = self.setup, self.group
         scaling = setup.scaling
-        return {
-            "model_type": setup.model_type,
-            "scheme": setup.scheme,
-            "setup": {
+        described: dict[str, object] = {"scheme": setup.scheme}
+        if setup.scheme == "rope":
+            described |= {
                 "base": setup.base,
                 "head_dim": setup.head_dim,
+                "qk_head_dim": setup.qk_head_dim,
                 "rotary_dim": setup.rotary_dim,
+                "layout": setup.layout,
                 "rope_type": setup.rope_type,
                 "scaling": None if scaling is None else _scaling_json(scaling),
                 "mscale": setup.mscale,
                 "mscale_all_dim": setup.mscale_all_dim,
                 "attention_factor": setup.attention_factor,
-                "max_position_embeddings": setup.max_positions,
+                "mrope_section": None if setup.mrope_section is None else list(setup.mrope_section),
+                "mrope_interleaved": setup.mrope_interleaved,
                 "trained_context": setup.trained_context,
-                "planned_context": self.context,
-                "dtype": setup.dtype,
-                "heads": setup.heads,
-            },
-            "keys": {"used": setup.used, "ignored": setup.ignored, "defaults": setup.defaults},
+            }
+        elif setup.scheme == "alibi":
+            described["heads"] = setup.heads
+        elif setup.scheme == "relative" and setup.buckets is not None:
+            described |= {"num_buckets": setup.buckets[0], "max_distance": setup.buckets[1]}
+        return {
+            "layer_type": group.layer_type,
+            "layers": list(group.layers),
+            "attention": {"window": group.window, "chunk": group.chunk, "reach": self.reach},
+            "query_scaling": group.query_scaling,
+            "position": described,
             "problems": [{"key": p.key, "message": p.message} for p in setup.problems],
-            "findings": [{"label": f.label, "message": f.message} for f in self.findings],
+            "findings": [f.as_json() for f in self.findings],
             "answers": {
                 key: {"evidence": a.evidence, "summary": a.summary, "value": a.value}
                 for key, a in self.answers.items()
             },
             "skipped": self.skipped,
         }
+
+
+@dataclass
+class ModelAnalysis:
+    """Everything `analyse` found for one model at one planned context: its groups' analyses and the
+    findings about the config as a whole."""
+
+    setup: ModelSetup
+    context: int | None
+    groups: list[GroupAnalysis] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def all_findings(self) -> list[Finding]:
+        """The model's findings, then each group's."""
+        return [*self.findings, *(f for group in self.groups for f in group.findings)]
+
+    def as_json(self) -> dict[str, object]:
+        setup = self.setup
+        return {
+            "model_type": setup.model_type,
+            "scheme": setup.scheme,
+            "setup": {
+                "nested": setup.nested,
+                "layers": setup.layers,
+                "max_position_embeddings": setup.max_positions,
+                "trained_context": setup.trained_context,
+                "planned_context": self.context,
+                "dtype": setup.dtype,
+            },
+            "keys": {"used": setup.used, "ignored": setup.ignored, "defaults": _defaults(setup)},
+            "problems": [{"key": p.key, "message": p.message} for p in setup.problems],
+            "findings": [f.as_json() for f in self.findings],
+            "groups": [group.as_json() for group in self.groups],
+        }
+
+
+def _defaults(setup: ModelSetup) -> dict[str, object]:
+    found = dict(setup.defaults)
+    for group in setup.groups:
+        found |= group.position.defaults
+    return found
 
 
 def _scaling_json(scaling: RopeScaling) -> dict[str, object]:
@@ -154,33 +240,102 @@ class ContextError(ValueError):
     """A planned context outside 2 … `MAX_CONTEXT`."""
 
 
-def planned_context(setup: PositionalSetup, context: int | None) -> int | None:
+def planned_context(setup: ModelSetup, context: int | None) -> int | None:
     """The context to answer for: the user's, else ``max_position_embeddings``; a ContextError beyond
     `MAX_CONTEXT` or below 2."""
     chosen = setup.max_positions if context is None else context
     if context is None and chosen is not None and not 2 <= chosen <= MAX_CONTEXT:
         raise ContextError(
-            f"max_position_embeddings {chosen} is outside 2 … 2^23 = {MAX_CONTEXT}: give --context"
+            f"max_position_embeddings {chosen} is outside 2 … 2^24 = {MAX_CONTEXT}: give --context"
         )
     if chosen is not None and not 2 <= chosen <= MAX_CONTEXT:
-        raise ContextError(f"context must be from 2 to 2^23 = {MAX_CONTEXT}, got {chosen}")
+        raise ContextError(f"context must be from 2 to 2^24 = {MAX_CONTEXT}, got {chosen}")
     return chosen
 
 
 def analyse(
-    setup: PositionalSetup, context: int | None = None, on_answer: Callable[[str], None] | None = None
+    setup: ModelSetup,
+    context: int | None = None,
+    on_answer: Callable[[str], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
 ) -> ModelAnalysis:
-    """Every answer the setup allows at the planned context (`planned_context`), and the findings."""
+    """Every answer the setup allows at the planned context (`planned_context`), group by group, and the
+    findings. Groups with the same rule and the same reach share one computation. `on_total` hears how many
+    answers `on_answer` will hear of (each RoPE group's `ANSWERS`)."""
     found = ModelAnalysis(setup, planned_context(setup, context))
-    found.findings += [Finding(note.label, note.message) for note in setup.notes]
+    if on_total is not None:
+        on_total(len(ANSWERS) * sum(g.position.scheme == "rope" for g in setup.groups))
+    found.findings += [_from_note(note) for note in setup.notes]
     done = on_answer or (lambda key: None)
-    if setup.scheme == "rope":
-        _rope(found, done)
-    elif setup.scheme == "alibi":
-        _alibi(found)
-    elif setup.scheme == "learned":
-        _learned(found)
+    computed: dict[tuple, GroupAnalysis] = {}
+    for group in setup.groups:
+        analysis = GroupAnalysis(group, found.context)
+        analysis.findings += [_from_note(note) for note in group.position.notes]
+        key = _sharing_key(analysis)
+        if key is not None and key in computed:
+            twin = computed[key]
+            analysis.answers, analysis.skipped = dict(twin.answers), dict(twin.skipped)
+            for name in ANSWERS:
+                done(name)
+            analysis.findings += [f for f in twin.findings if f not in analysis.findings]
+        else:
+            _answer_group(analysis, found, done)
+            if key is not None:
+                computed[key] = analysis
+        found.groups.append(analysis)
+    _hoist_shared_findings(found)
+    if found.context is None and any(g.setup.scheme in ("rope", "alibi") for g in found.groups):
+        found.findings.append(
+            Finding("context-needed", "the config states no context: give --context", "note", "this command")
+        )
     return found
+
+
+def _hoist_shared_findings(found: ModelAnalysis) -> None:
+    """A finding every group of several holds alike is the model's: it moves to the model's findings."""
+    if len(found.groups) < 2:
+        return
+    shared = [f for f in found.groups[0].findings if all(f in g.findings for g in found.groups[1:])]
+    for finding in shared:
+        for group in found.groups:
+            group.findings.remove(finding)
+        found.findings.append(finding)
+
+
+def _from_note(note) -> Finding:
+    return Finding(note.label, note.message, note.severity, note.concerns)
+
+
+def _sharing_key(analysis: GroupAnalysis) -> tuple | None:
+    """Groups whose rule and reach agree get the same answers: a key saying so (None: not shared)."""
+    setup = analysis.setup
+    if setup.scheme != "rope" or setup.scaling is None:
+        return None
+    return (
+        setup.base,
+        setup.rotary_dim,
+        setup.head_dim,
+        setup.scaling,
+        setup.mscale,
+        setup.mscale_all_dim,
+        setup.attention_factor,
+        analysis.reach,
+        setup.original_context,
+    )
+
+
+def _answer_group(found: GroupAnalysis, model: ModelAnalysis, done: Callable[[str], None]) -> None:
+    scheme = found.setup.scheme
+    if scheme == "rope":
+        _rope(found, done)
+    elif scheme == "alibi":
+        _alibi(found)
+    elif scheme == "learned":
+        _learned(found)
+    elif scheme == "relative":
+        _relative(found)
+    elif scheme in ("nope", "none"):
+        _no_positions(found)
 
 
 # ------------------------------------------------------------------------------------------------ RoPE
@@ -226,17 +381,15 @@ def _shown(value: mpmath.mpf | float, digits: int = SHOWN) -> str:
     return mpmath.nstr(mpmath.mpf(value), digits, min_fixed=-4, max_fixed=12)
 
 
-def _rope(found: ModelAnalysis, done: Callable[[str], None]) -> None:
+def _rope(found: GroupAnalysis, done: Callable[[str], None]) -> None:
     setup, context = found.setup, found.context
     missing = _missing_rope(setup)
+    if context is None:
+        missing = "no max_position_embeddings in the config: give the planned context"
     if missing:
         for key in ANSWERS:
             found.skipped[key] = missing
-        return
-    if context is None:
-        for key in ANSWERS:
-            found.skipped[key] = "no max_position_embeddings in the config: give the planned context"
-        found.findings.append(Finding("context-needed", "the config states no context: give --context"))
+            done(key)
         return
     _scaling_findings(found)
     freqs = model_frequencies(setup, context)
@@ -246,61 +399,84 @@ def _rope(found: ModelAnalysis, done: Callable[[str], None]) -> None:
     done("attention_factor")
     _critical(found)
     done("critical_dimension")
-    found.answers["men_criterion"] = _men_answer(found, freqs)
+    far = found.reach > MAX_REACH
+    beyond = f"the scan covers up to 2^23 = {MAX_REACH} offsets; these layers see {found.reach}"
+    if far:
+        found.skipped["men_criterion"] = beyond
+    else:
+        found.answers["men_criterion"] = _men_answer(found, freqs)
     done("men_criterion")
     found.answers["precision"] = _precision_answer(found, freqs)
     done("precision")
-    found.answers["separation"] = _separation_answer(setup, context, freqs)
+    if far:
+        found.skipped["separation"] = beyond
+    else:
+        found.answers["separation"] = _separation_answer(found, freqs)
     done("separation")
 
 
 def _missing_rope(setup: PositionalSetup) -> str | None:
     """Why the frequencies cannot be computed (the keys at fault), or None."""
     if setup.rotary_dim is None or setup.base is None or setup.scaling is None:
-        keys = ", ".join(sorted({p.key for p in setup.problems})) or "the scaling block"
-        return f"the frequencies need {keys}, which the config lacks or holds badly"
+        keys = ", ".join(sorted({p.key for p in setup.problems}))
+        if not keys and setup.rope_type is not None and setup.rule is None:
+            return f"the suite does not know rope_type {setup.rope_type!r}"
+        return f"the frequencies need {keys or 'the scaling block'}, which the config lacks or holds badly"
     return None
 
 
-def _scaling_findings(found: ModelAnalysis) -> None:
-    setup, context, scaling = found.setup, found.context, found.setup.scaling
-    s, top = scaling.factor, setup.max_positions
-    if scaling.kind in ("yarn", "llama3", "longrope", "linear") and setup.original_context and top:
-        original = setup.original_context
-        stated = "factor" not in setup.defaults
-        if stated and not math.isclose(s * original, top, rel_tol=0, abs_tol=0.5):
-            message = (
+#: The code paths findings speak of.
+REFERENCE = "transformers' RoPE initialisation (modeling_rope_utils)"
+CAST = (
+    "code that casts positions to the model's dtype (transformers, vLLM and llama.cpp keep them in float32)"
+)
+
+
+def _scaling_findings(found: GroupAnalysis) -> None:
+    setup, context, scaling, rule = found.setup, found.context, found.setup.scaling, found.setup.rule
+    s, top, original = scaling.factor, setup.max_positions, setup.original_context
+    stated = "factor" not in setup.defaults
+    if (
+        rule.max_positions == "without-factor"
+        and stated
+        and original
+        and top
+        and not math.isclose(s * original, top, rel_tol=0, abs_tol=0.5)
+    ):
+        found.findings.append(
+            Finding(
+                "factor-context-mismatch",
                 f"factor {s:g} × original_max_position_embeddings {original} = {s * original:g} ≠ "
-                f"max_position_embeddings {top}"
+                f"max_position_embeddings {top}: transformers 5 reads factor; a reader that takes "
+                f"max_position_embeddings / original ({top / original:g}) as the factor, as transformers "
+                "4.51–4.55 did for YaRN (huggingface/transformers#38224), scales differently",
+                "warning",
+                "readers that derive the factor from max_position_embeddings",
             )
-            if scaling.kind in ("yarn", "longrope"):
-                message += (
-                    f": a reader that takes max_position_embeddings / original ({top / original:g}) as the "
-                    "factor (as reported in huggingface/transformers#38224) scales differently from one that "
-                    "reads factor"
-                )
-            found.findings.append(Finding("factor-context-mismatch", message))
-    reach = top if scaling.kind in ("none", "dynamic-ntk") else None
-    if scaling.kind in ("yarn", "llama3", "linear", "longrope"):
-        reach = int(s * (setup.original_context or top or 0)) or top
+        )
+    reach = int(s * original) if rule.stretches and original else (None if rule.stretches else top)
     if reach and context > max(reach, top or 0):
         found.findings.append(
             Finding(
                 "context-beyond-scaling",
-                f"the planned context {context} exceeds the {reach} positions the setup was "
-                + ("trained for" if scaling.kind == "none" else "scaled for"),
+                f"the planned context {context} exceeds the {max(reach, top or 0)} positions the setup was "
+                + ("trained for" if rule.kind == "none" else "scaled for"),
+                "warning",
+                "this plan",
             )
         )
-    if scaling.kind in ("dynamic-ntk", "longrope"):
+    if rule.running_length:
         what = (
             "dynamic NTK rescales the base with the running length"
-            if scaling.kind == "dynamic-ntk"
+            if rule.kind == "dynamic-ntk"
             else f"LongRoPE takes long_factor for sequences beyond {scaling.original_context} tokens"
         )
         found.findings.append(
             Finding(
                 "dynamic-scaling",
                 f"the frequencies depend on the running length: {what}; answered at {context}",
+                "note",
+                REFERENCE,
             )
         )
     if setup.mscale is not None and setup.mscale_all_dim:
@@ -308,21 +484,22 @@ def _scaling_findings(found: ModelAnalysis) -> None:
             Finding(
                 "mscale-all-dim",
                 f"mscale {setup.mscale:g} and mscale_all_dim {setup.mscale_all_dim:g}: transformers "
-                "multiplies cos "
-                "and sin by their quotient of YaRN factors, and DeepSeek's attention multiplies its "
-                "softmax scale "
-                "by the square of mscale_all_dim's",
+                "multiplies cos and sin by their quotient of YaRN factors, and DeepSeek's attention "
+                "multiplies its softmax scale by the square of mscale_all_dim's",
+                "note",
+                REFERENCE,
             )
         )
 
 
 def _regime(theta: mpmath.mpf, scaled: mpmath.mpf, scaling: RopeScaling) -> tuple[str, mpmath.mpf | None]:
-    if scaling.kind == "none":
+    regimes = BY_KIND[scaling.kind].regimes
+    if regimes == "unscaled":
         return "unscaled", None
-    if scaling.kind in ("ntk", "dynamic-ntk", "longrope"):
+    if regimes == "rescaled":
         return "rescaled", None
     s = mpmath.mpf(scaling.factor)
-    if scaled == theta:
+    if s == 1 or scaled == theta:
         return "extrapolated", mpmath.mpf(1)
     if scaled == theta / s:
         return "interpolated", mpmath.mpf(0)
@@ -330,7 +507,7 @@ def _regime(theta: mpmath.mpf, scaled: mpmath.mpf, scaling: RopeScaling) -> tupl
 
 
 def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) -> Answer:
-    trained = setup.trained_context or context
+    trained = setup.trained_context
     rows, counts = [], {}
     with mpmath.workdps(DIGITS):
         two_pi = 2 * mpmath.pi
@@ -343,7 +520,7 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) 
                     "theta": _shown(theta),
                     "scaled_theta": _shown(scaled),
                     "wavelength": _shown(two_pi / scaled),
-                    "turns_trained": _shown(trained * scaled / two_pi),
+                    "turns_trained": None if trained is None else _shown(trained * scaled / two_pi),
                     "turns_planned": _shown(context * scaled / two_pi),
                     "regime": regime,
                     "weight": None if weight is None else _shown(weight),
@@ -359,20 +536,21 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) 
     return Answer(f"the scaling rule at {DIGITS} significant digits, shown to {SHOWN}", summary, rows)
 
 
-def _attention_answer(found: ModelAnalysis) -> Answer:
+def _attention_answer(found: GroupAnalysis) -> Answer:
     setup, scaling = found.setup, found.setup.scaling
+    attention = setup.rule.attention
     value: dict[str, object] = {}
     with mpmath.workdps(DIGITS):
         if setup.attention_factor is not None:
             factor, rule = mpmath.mpf(setup.attention_factor), "the config's attention_factor"
-        elif scaling.kind == "yarn" and setup.mscale and setup.mscale_all_dim:
+        elif attention == "yarn" and setup.mscale and setup.mscale_all_dim:
             factor = yarn_factor_mp(scaling.factor, setup.mscale) / yarn_factor_mp(
                 scaling.factor, setup.mscale_all_dim
             )
             rule = "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
-        elif scaling.kind == "yarn":
+        elif attention == "yarn":
             factor, rule = yarn_factor_mp(scaling.factor), "YaRN's 0.1·ln s + 1"
-        elif scaling.kind == "longrope" and scaling.factor > 1:
+        elif attention == "longrope" and scaling.factor > 1:
             s, original = mpmath.mpf(scaling.factor), mpmath.mpf(scaling.original_context)
             factor, rule = (
                 mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(original)),
@@ -390,14 +568,14 @@ def _attention_answer(found: ModelAnalysis) -> Answer:
     return Answer(f"mpmath at {DIGITS} digits, shown to {SHOWN}", summary, value)
 
 
-def _critical(found: ModelAnalysis) -> None:
+def _critical(found: GroupAnalysis) -> None:
     setup = found.setup
     base, trained = Fraction(setup.base), setup.trained_context
     if base.denominator != 1 or trained is None:
         found.skipped["critical_dimension"] = (
             "Liu et al.'s critical dimension is computed for integer bases"
             if trained
-            else "no trained context"
+            else "the config does not state the pretraining context"
         )
         return
     with flint.ctx.workprec(128):
@@ -414,21 +592,21 @@ def _critical(found: ModelAnalysis) -> None:
     )
 
 
-def _men_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
-    setup, context = found.setup, found.context
+def _men_answer(found: GroupAnalysis, freqs: Frequencies) -> Answer:
+    setup, reach = found.setup, found.reach
     theta = freqs.float64
     balls = [flint.arb(flint.fmpq(Fraction(t).numerator, Fraction(t).denominator)) for t in theta]
     cosine = base_bound.CosineSum(Fraction(setup.base), setup.rotary_dim, theta, lambda i, _base: balls[i])
-    scan = base_bound.scan(cosine, context)
+    scan = base_bound.scan(cosine, reach)
     try:
-        lowest = str(base_bound.lowest_bases([context], setup.rotary_dim)[context].base)
+        lowest = str(base_bound.lowest_bases([reach], setup.rotary_dim)[reach].base)
     except LookupError:  # e.g. one rotated pair: cos(m·θ_0) turns negative for every base
         lowest = f"none up to {base_bound.CEILING}"
-    value: dict[str, object] = {"context": context, "least_admissible_base": lowest}
+    value: dict[str, object] = {"offsets": reach, "least_admissible_base": lowest}
     if scan.admissible:
         ball = scan.least.ball
         value |= {"holds": True, "least_at": scan.least.m, "least": ball.str(SHOWN, radius=False)}
-        summary = f"B(m) ≥ 0 for every m ≤ {context}: least B({scan.least.m}) = {value['least']}"
+        summary = f"B(m) ≥ 0 for every m ≤ {reach}: least B({scan.least.m}) = {value['least']}"
     else:
         ball = scan.negative.ball
         value |= {
@@ -436,18 +614,23 @@ def _men_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
             "first_negative_at": scan.negative.m,
             "value": ball.str(SHOWN, radius=False),
         }
-        summary = f"B(m) < 0 first at m = {scan.negative.m} ≤ {context}: B = {value['value']}"
-        found.findings.append(
-            Finding(
-                "base-below-men-bound",
-                f"Men et al.'s criterion fails at the planned context: B({scan.negative.m}) < 0 with the "
-                "model's "
-                f"frequencies; the least two-digit base admissible for {context} at d = {setup.rotary_dim} "
-                "is "
-                f"{lowest}",
+        summary = f"B(m) < 0 first at m = {scan.negative.m} ≤ {reach}: B = {value['value']}"
+        trained = setup.trained_context
+        if setup.rule.kind == "none" and trained is not None and scan.negative.m <= trained:
+            found.findings.append(
+                Finding(
+                    "base-below-men-bound",
+                    f"by Men et al.'s criterion the base {setup.base:g} is below what a context of "
+                    f"{min(trained, reach)} needs: B({scan.negative.m}) < 0 within the offsets the layers "
+                    f"see in training; the least two-digit base admissible for {reach} at d = "
+                    f"{setup.rotary_dim} is {lowest} (a claim of Men et al. 2024 about long-context ability, "
+                    "not a fault of any code)",
+                    "note",
+                    "the frequencies themselves",
+                )
             )
-        )
-    summary += f"; least two-digit base admissible for {context} at d = {setup.rotary_dim}: {lowest}"
+    where = "the planned context" if reach == found.context else f"the {reach} positions a query sees"
+    summary += f"; least two-digit base admissible for {where} at d = {setup.rotary_dim}: {lowest}"
     return Answer("certified (float64 scan with an a-priori bound, deciding values in arb)", summary, value)
 
 
@@ -496,7 +679,7 @@ def cache_drift(freqs: Frequencies, dtype: str, positions: np.ndarray, seed: int
     return np.abs(stored - reference)
 
 
-def _precision_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
+def _precision_answer(found: GroupAnalysis, freqs: Frequencies) -> Answer:
     setup, context = found.setup, found.context
     collapse = {}
     for name in PRECISION_DTYPES:
@@ -505,12 +688,13 @@ def _precision_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
     if setup.dtype in ("bfloat16", "float16") and collapse[setup.dtype]["within_planned_context"]:
         found.findings.append(
             Finding(
-                "positions-collapse-in-dtype",
-                f"positions held in the model's {setup.dtype} cannot tell "
-                f"{collapse[setup.dtype]['first_collision']} "
-                f"from its successor, far below the planned context {context} (transformers keeps "
-                "positions in "
-                "float32; code that casts them to the model's dtype does not)",
+                "positions-collapse-if-cast",
+                f"positions cast to the model's {setup.dtype} cannot tell "
+                f"{collapse[setup.dtype]['first_collision']} from its successor, far below the planned "
+                f"context {context}: transformers, vLLM and llama.cpp keep positions in float32, so this "
+                "concerns only code that casts them",
+                "note",
+                CAST,
             )
         )
     error, pair = _float32_angle_error(freqs, context - 1)
@@ -541,22 +725,23 @@ def _precision_answer(found: ModelAnalysis, freqs: Frequencies) -> Answer:
     return Answer(evidence, summary, value)
 
 
-def _separation_answer(setup: PositionalSetup, context: int, freqs: Frequencies) -> Answer:
+def _separation_answer(found: GroupAnalysis, freqs: Frequencies) -> Answer:
+    setup, reach = found.setup, found.reach
     omegas = tuple(sp.Rational(Fraction(float(t))) for t in freqs.float64)
-    found = certified_separation(Sinusoidal(setup.rotary_dim, omegas=omegas), context)
-    minimum = found.minimum
+    certified = certified_separation(Sinusoidal(setup.rotary_dim, omegas=omegas), reach)
+    minimum = certified.minimum
     value = {
-        "max_offset": context,
+        "max_offset": reach,
         "minimum_distance": minimum.str(SHOWN, radius=False),
         "minimum_squared": (minimum * minimum).str(SHOWN, radius=False),
-        "argmin_offsets": list(found.argmin_offsets),
-        "certified": found.certified,
-        "reason": found.reason,
+        "argmin_offsets": list(certified.argmin_offsets),
+        "certified": certified.certified,
+        "reason": certified.reason,
     }
-    offsets = ", ".join(map(str, found.argmin_offsets))
-    state = "certified" if found.certified else f"not certified: {found.reason}"
+    offsets = ", ".join(map(str, certified.argmin_offsets))
+    state = "certified" if certified.certified else f"not certified: {certified.reason}"
     summary = (
-        f"min over 1 ≤ k < {context} of Σ_i 2(1 − cos kθ'_i) = {value['minimum_squared']} at k = {offsets} "
+        f"min over 1 ≤ k < {reach} of Σ_i 2(1 − cos kθ'_i) = {value['minimum_squared']} at k = {offsets} "
         f"({state})"
     )
     return Answer("certified (interval bounds, float32 screen with its error bound, arb)", summary, value)
@@ -565,7 +750,7 @@ def _separation_answer(setup: PositionalSetup, context: int, freqs: Frequencies)
 # ------------------------------------------------------------------------------------- ALiBi and tables
 
 
-def _alibi(found: ModelAnalysis) -> None:
+def _alibi(found: GroupAnalysis) -> None:
     setup, context = found.setup, found.context
     if setup.heads is None:
         found.skipped["slopes"] = "the slopes need the head count (n_head or num_attention_heads)"
@@ -584,7 +769,6 @@ def _alibi(found: ModelAnalysis) -> None:
         summary += " (not a power of two: the slopes of the next power of two are interleaved)"
     if context is None:
         found.skipped["bias_at_context"] = "the config states no context: give --context"
-        found.findings.append(Finding("context-needed", "the config states no context: give --context"))
     else:
         far = context - 1
         with mpmath.workdps(DIGITS):
@@ -598,7 +782,7 @@ def _alibi(found: ModelAnalysis) -> None:
     found.answers["slopes"] = Answer("exact (powers of two)", summary, value)
 
 
-def _learned(found: ModelAnalysis) -> None:
+def _learned(found: GroupAnalysis) -> None:
     setup, context = found.setup, found.context
     if setup.max_positions is None:
         found.skipped["table"] = "the table size needs n_positions or max_position_embeddings"
@@ -614,6 +798,59 @@ def _learned(found: ModelAnalysis) -> None:
         found.findings.append(
             Finding(
                 "context-beyond-table",
-                f"the planned context {context} exceeds the table's {setup.max_positions} positions",
+                f"the planned context {context} exceeds the table's {setup.max_positions} positions: "
+                f"position {setup.max_positions} and beyond have no embedding",
+                "error",
+                "the model's position embedding table",
             )
         )
+
+
+def _relative(found: GroupAnalysis) -> None:
+    """T5's buckets: how many offsets each direction tells apart, and where they start to share one."""
+    setup, context = found.setup, found.context
+    if setup.buckets is None:
+        found.skipped["buckets"] = "the buckets need relative_attention_num_buckets and max_distance"
+        return
+    count, distance = setup.buckets
+    span = max(distance, context or distance) + 1
+    value: dict[str, object] = {"num_buckets": count, "max_distance": distance}
+    parts = []
+    for direction, bidirectional in (("encoder (both directions)", True), ("decoder (causal)", False)):
+        buckets = t5_buckets(-np.arange(span), count, distance, bidirectional)
+        last = int(buckets.max())
+        first_last = int(np.flatnonzero(buckets == last)[0])
+        exact = int(np.flatnonzero(np.diff(buckets) == 0)[0]) + 1 if np.any(np.diff(buckets) == 0) else span
+        value[direction.split()[0]] = {
+            "distinct_buckets": len(set(buckets.tolist())),
+            "exact_up_to": exact - 1,
+            "last_bucket_from": first_last,
+        }
+        parts.append(
+            f"{direction}: offsets 0–{exact - 1} each have a bucket, offsets from {first_last} on share the "
+            "last one"
+        )
+    summary = f"{count} relative buckets, max distance {distance}; " + "; ".join(parts)
+    if context is not None:
+        summary += f"; at the planned context {context} offsets {distance}–{context - 1} are not told apart"
+    found.answers["buckets"] = Answer("exact (T5's bucket rule evaluated offset by offset)", summary, value)
+
+
+def _no_positions(found: GroupAnalysis) -> None:
+    """NoPE layers (attention that sees no positions) and layers without attention positions."""
+    setup, group = found.setup, found.group
+    if setup.scheme == "nope":
+        summary = (
+            "these layers attend without any positional encoding (NoPE): their scores depend on positions "
+            "only through the causal mask"
+        )
+    else:
+        summary = (
+            f"{group.layer_type} layers carry no positional encoding: they mix tokens in order, not by "
+            "position"
+        )
+    value: dict[str, object] = {"positional_encoding": None}
+    if group.query_scaling is not None:
+        value["query_scaling"] = group.query_scaling
+        summary += f"; queries are scaled by position: {group.query_scaling['rule']}"
+    found.answers["positions"] = Answer("exact (read from the layer schedule)", summary, value)

@@ -1,21 +1,32 @@
-"""The suite's RoPE frequencies and attention factor for a real config, held against Hugging Face
-transformers' own computation of the same config (an optional dependency: without it the comparison is
-skipped, and says so).
+"""The suite's RoPE frequencies and attention factor for a real config, layer type by layer type, held
+against Hugging Face transformers' own computation of the same config (an optional dependency: without it
+the comparison is skipped, and says so).
 
-transformers builds the model's config class (``AutoConfig.for_model``) from the config's keys, then computes
-``inv_freq`` and the factor on cos and sin with ``ROPE_INIT_FUNCTIONS[rope_type](config, device, seq_len)``
-(its ``rope_parameters`` in transformers 5, ``rope_scaling`` in 4), or, for unscaled RoPE in transformers 5,
-with the model's own ``*RotaryEmbedding.compute_default_rope_parameters`` (which is where partial rotary
-factors are read there). Its ``inv_freq`` is float32; the suite's θ'_i are the scaling rule at
-30 digits rounded to float64, so they may differ by float32's rounding of ``base ** (2i/d)`` and of the
-products and quotients around it: `float32_frequency_tolerance` bounds that relative difference. A
-difference beyond a tolerance, a config transformers refuses, or a warning it raises is named in the record;
-none of them is an error of the command.
+transformers builds the model's config class (``AutoConfig.for_model``) from the config's keys and takes its
+text model's config (``get_text_config``); the rotary module is found through transformers' own mappings:
+the text config's class lives in ``transformers.models.<name>.configuration_<name>``, its model
+(``MODEL_MAPPING_NAMES``) in ``modeling_<name>`` beside the model's ``*RotaryEmbedding`` class, which is built
+from the config as the model builds it. Its ``inv_freq`` and ``attention_scaling`` (in transformers 5, one
+``<layer type>_inv_freq`` per layer type where the model has several) are compared with each of the suite's
+layer groups; a rule that depends on the running length (dynamic NTK, LongRoPE) is evaluated at the planned
+context with ``ROPE_INIT_FUNCTIONS[rope_type]``. Where transformers 4 builds a second rotary module for
+sliding layers from a copy of the config (Gemma 3: ``rope_theta = rope_local_base_freq``, default scaling),
+the comparison builds the same copy. The config's ``layer_types`` and ``no_rope_layers``, as transformers
+derives them, are compared with the suite's layer groups. Each layer type ends in one of three outcomes:
+agree, differ (each difference named), could not run (why).
+
+Its ``inv_freq`` is float32; the suite's θ'_i are the scaling rule at 30 digits rounded to float64, so
+they may differ by float32's rounding of ``base ** (2i/d)`` and of the products and quotients around it:
+`float32_frequency_tolerance` bounds that relative difference. A difference beyond a tolerance, a config
+transformers refuses, or a warning it raises is named in the record; none of them is an error of the
+command.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
+import inspect
 import logging
 import math
 import warnings
@@ -23,7 +34,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..analyses.model_setup import ModelAnalysis, model_frequencies
+from ..analyses.model_setup import GroupAnalysis, ModelAnalysis, model_frequencies
+from ..encodings import layer_schedule
 from ..encodings.model_config import PositionalSetup
 
 #: float32's unit roundoff.
@@ -50,36 +62,202 @@ def transformers_version() -> str | None:
 
 
 def compare(config: Mapping[str, object], found: ModelAnalysis) -> dict[str, object]:
-    """The comparison record: transformers' version, its inv_freq and factor beside the suite's, the largest
-    relative frequency difference with its tolerance, and every difference named; or why it was skipped."""
-    setup = found.setup
-    if setup.scheme != "rope":
-        return {"skipped": f"no rotary frequencies to compare (positional scheme: {setup.scheme})"}
-    if "frequencies" not in found.answers:
+    """The comparison record: transformers' version, one entry per layer group (`_compare_group`), the layer
+    schedule compared, and every warning transformers raised; or why it was skipped."""
+    rotating = [g for g in found.groups if g.setup.scheme == "rope"]
+    if not rotating:
+        return {"skipped": f"no rotary frequencies to compare (positional scheme: {found.setup.scheme})"}
+    if not any("frequencies" in g.answers for g in rotating):
         return {"skipped": "the suite computed no frequencies for this config"}
     version = transformers_version()
     if version is None:
         return {"skipped": "transformers is not installed (pip install 'pe-verify[transformers]')"}
-    record: dict[str, object] = {"transformers": version, "differences": [], "warnings": []}
-    try:
-        inv_freq, factor = _transformers_rope(config, found.context, record["warnings"])
-    except Exception as exc:  # transformers refusing a config is a finding about the config, not a crash
-        record["differences"].append(
-            {
-                "quantity": "config",
-                "transformers": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
-            }
-        )
-        return record
+    record: dict[str, object] = {"transformers": version, "layer_types": [], "warnings": []}
+    entries: list[dict[str, object]] = record["layer_types"]
+    with _quiet(record["warnings"]):
+        try:
+            text, rotary = _build(config, found)
+        except Exception as exc:  # transformers refusing a config is a finding about the config, not a crash
+            reason = _reason(exc)
+            entries += [_could_not(g, reason) for g in rotating]
+            return record
+        record["schedule"] = _schedule(text, found)
+        for group in rotating:
+            if "frequencies" not in group.answers:
+                entries.append(_could_not(group, "the suite computed no frequencies for this layer type"))
+                continue
+            try:
+                entries.append(_compare_group(group, found, text, rotary))
+            except Exception as exc:
+                entries.append(_could_not(group, _reason(exc)))
+    return record
+
+
+class NotNative(LookupError):
+    """A model type whose code is not part of transformers (its hub repository ships it as remote code)."""
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, NotNative):
+        return str(exc)
+    return f"transformers refuses the config: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+
+
+def _could_not(group: GroupAnalysis, reason: str) -> dict[str, object]:
+    return {"layer_type": group.group.layer_type, "outcome": "could not run", "reason": reason}
+
+
+class _quiet:
+    """transformers' logger at ERROR and its warnings caught into `caught` (one line each)."""
+
+    def __init__(self, caught: list[str]) -> None:
+        self.caught = caught
+
+    def __enter__(self) -> None:
+        self.logger = logging.getLogger("transformers")
+        self.level = self.logger.level
+        self.logger.setLevel(logging.ERROR)
+        self.warnings = warnings.catch_warnings(record=True)
+        self.raised = self.warnings.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: object) -> None:
+        self.caught += sorted({" ".join(str(w.message).split())[:200] for w in self.raised})
+        self.warnings.__exit__(*exc)
+        self.logger.setLevel(self.level)
+
+
+def _build(config: Mapping[str, object], found: ModelAnalysis):
+    """transformers' text config for `config` and the model's rotary module built from it."""
+    import transformers
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    model_type = config.get("model_type", "llama")
+    if model_type not in CONFIG_MAPPING:
+        raise NotNative(f"model_type {model_type!r} is not native to transformers (remote code)")
+    keys = {key: value for key, value in config.items() if key != "model_type"}
+    built = transformers.AutoConfig.for_model(model_type, **keys)
+    text = built.get_text_config(decoder=True) if hasattr(built, "get_text_config") else built
+    if hasattr(text, "standardize_rope_params"):
+        text.standardize_rope_params()
+    return text, _rotary_class(text)(config=text)
+
+
+def _rotary_class(config) -> type:
+    """The ``*RotaryEmbedding`` class of the model transformers maps the config's type to: the class in the
+    config class's own package (``configuration_<name>`` → ``modeling_<name>``) that the text model uses."""
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    package = type(config).__module__.rsplit(".", 1)[0]
+    name = package.rsplit(".", 1)[1]
+    module = importlib.import_module(f"{package}.modeling_{name}")
+    model_name = MODEL_MAPPING_NAMES.get(config.model_type, "")
+    model_class = getattr(module, model_name, None)
+    candidates = [
+        value
+        for attribute, value in sorted(vars(module).items())
+        if attribute.endswith("RotaryEmbedding") and "Vision" not in attribute and isinstance(value, type)
+    ]
+    if model_class is not None:
+        source = inspect.getsource(model_class)
+        used = [c for c in candidates if f"{c.__name__}(" in source]
+        candidates = used or candidates
+    if not candidates:
+        raise LookupError(f"transformers' {name} modeling code has no rotary embedding class")
+    return candidates[0]
+
+
+def _local_copy(text, group: GroupAnalysis):
+    """Transformers 4's second rotary config for sliding layers (Gemma 3): a copy with the local base and
+    default scaling, or None when the architecture has no such rule."""
+    arch = layer_schedule.architecture(group.setup.model_type)
+    if arch.local_base is None or group.group.layer_type not in layer_schedule.SLIDING_TYPES:
+        return None
+    key = arch.local_base[0]
+    if getattr(text, key, None) is None or hasattr(text, "rope_parameters"):
+        return None
+    local = copy.deepcopy(text)
+    local.rope_theta = getattr(text, key)
+    local.rope_scaling = {"rope_type": "default"}
+    return local
+
+
+def _layer_rope(text, rotary, group: GroupAnalysis, context: int) -> tuple[np.ndarray, float]:
+    """transformers' inv_freq (float64 values of its float32 tensor) and cos/sin factor for one group."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    layer_type = group.group.layer_type
+    local = _local_copy(text, group)
+    if local is not None:
+        module = type(rotary)(config=local)
+        return module.inv_freq.double().numpy(), float(module.attention_scaling)
+    per_type = hasattr(rotary, f"{layer_type}_inv_freq")
+    rule = group.setup.rule
+    if rule.running_length and rule.transformers in ROPE_INIT_FUNCTIONS:
+        function = ROPE_INIT_FUNCTIONS[rule.transformers]
+        extra = {"layer_type": layer_type} if per_type else {}
+        inv_freq, factor = function(text, None, seq_len=context, **extra)
+        return inv_freq.double().numpy(), float(factor)
+    if per_type:
+        inv_freq = getattr(rotary, f"{layer_type}_inv_freq")
+        factor = getattr(rotary, f"{layer_type}_attention_scaling")
+    else:
+        inv_freq, factor = rotary.inv_freq, rotary.attention_scaling
+    return inv_freq.double().numpy(), float(factor)
+
+
+def _compare_group(group: GroupAnalysis, found: ModelAnalysis, text, rotary) -> dict[str, object]:
+    setup = group.setup
+    entry: dict[str, object] = {"layer_type": group.group.layer_type, "differences": []}
+    theirs, factor = _layer_rope(text, rotary, group, found.context)
     ours = model_frequencies(setup, found.context).float64
-    _frequency_difference(record, ours, inv_freq, setup)
-    suite_factor = float(found.answers["attention_factor"].value["cos_sin_factor"])
-    record["attention_factor"] = {"suite": suite_factor, "transformers": factor}
+    if setup.rule.kind == "proportional" and theirs.size > ours.size:  # the unrotated pairs' zeros
+        rest = theirs[ours.size :]
+        if np.any(rest != 0):
+            entry["differences"].append(
+                {"quantity": "unrotated pairs", "suite": 0.0, "transformers": "nonzero"}
+            )
+        theirs = theirs[: ours.size]
+    _frequency_difference(entry, ours, theirs, setup)
+    suite_factor = float(group.answers["attention_factor"].value["cos_sin_factor"])
+    entry["attention_factor"] = {"suite": suite_factor, "transformers": factor}
     if not math.isclose(suite_factor, factor, rel_tol=FACTOR_TOLERANCE):
-        record["differences"].append(
+        entry["differences"].append(
             {"quantity": "attention_factor", "suite": suite_factor, "transformers": factor}
         )
-    return record
+    entry["outcome"] = "differ" if entry["differences"] else "agree"
+    return entry
+
+
+def _schedule(text, found: ModelAnalysis) -> dict[str, object]:
+    """transformers' ``layer_types`` and ``no_rope_layers`` for the config beside the suite's groups."""
+    layers = found.setup.layers
+    if not layers or not all(g.group.layers for g in found.groups):
+        return {"outcome": "could not run", "reason": "the config states no layer count"}
+    suite_types = [""] * layers
+    suite_rotates = [False] * layers
+    for group in found.groups:
+        for i in group.group.layers:
+            suite_types[i] = group.group.layer_type
+            suite_rotates[i] = group.setup.scheme == "rope"
+    differences = []
+    types = getattr(text, "layer_types", None)
+    if types is not None:
+        types = [layer_schedule.LEGACY_NAMES.get(t, t) for t in types]
+        suite_types = [layer_schedule.LEGACY_NAMES.get(t, t) for t in suite_types]
+    if types is not None and types != suite_types:
+        wrong = [i for i, (a, b) in enumerate(zip(types, suite_types, strict=False)) if a != b]
+        differences.append({"quantity": "layer_types", "first_layer": wrong[0] if wrong else len(types)})
+    flags = getattr(text, "no_rope_layers", None)
+    if isinstance(flags, list) and [bool(v) for v in flags] != suite_rotates:
+        wrong = [i for i, (a, b) in enumerate(zip(flags, suite_rotates, strict=False)) if bool(a) != b]
+        differences.append({"quantity": "no_rope_layers", "first_layer": wrong[0] if wrong else len(flags)})
+    compared = [
+        name for name, value in (("layer_types", types), ("no_rope_layers", flags)) if value is not None
+    ]
+    if not compared:
+        return {"outcome": "could not run", "reason": "transformers' config lists no layer types"}
+    return {"outcome": "differ" if differences else "agree", "compared": compared, "differences": differences}
 
 
 def _frequency_difference(record: dict, ours: np.ndarray, theirs: np.ndarray, setup: PositionalSetup) -> None:
@@ -108,47 +286,3 @@ def _frequency_difference(record: dict, ours: np.ndarray, theirs: np.ndarray, se
                 "relative": f"{float(relative[worst]):.3e}",
             }
         )
-
-
-def _transformers_rope(
-    config: Mapping[str, object], context: int, caught: list[str]
-) -> tuple[np.ndarray, float]:
-    """transformers' inv_freq (as float64 values of its float32 tensor) and cos/sin factor for the config."""
-    import transformers
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
-    logger = logging.getLogger("transformers")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        with warnings.catch_warnings(record=True) as raised:
-            warnings.simplefilter("always")
-            keys = {key: value for key, value in config.items() if key != "model_type"}
-            built = transformers.AutoConfig.for_model(config.get("model_type", "llama"), **keys)
-            if hasattr(
-                built, "standardize_rope_params"
-            ):  # transformers 5: rope_parameters, per-model defaults
-                built.standardize_rope_params()
-                rope_type = built.rope_parameters.get("rope_type", "default")
-            else:  # transformers 4: rope_scaling, and a "default" entry in ROPE_INIT_FUNCTIONS
-                scaling = getattr(built, "rope_scaling", None) or {}
-                rope_type = scaling.get("rope_type", scaling.get("type", "default"))
-            if rope_type == "default" and "default" not in ROPE_INIT_FUNCTIONS:
-                inv_freq, factor = _rotary_class(built).compute_default_rope_parameters(built)
-            else:
-                inv_freq, factor = ROPE_INIT_FUNCTIONS[rope_type](built, None, seq_len=context)
-        caught += sorted({" ".join(str(w.message).split())[:200] for w in raised})
-    finally:
-        logger.setLevel(level)
-    return inv_freq.double().numpy(), float(factor)
-
-
-def _rotary_class(config) -> type:
-    """The model's ``*RotaryEmbedding`` class, whose ``compute_default_rope_parameters`` it uses unscaled."""
-    name = config.model_type
-    module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
-    for attribute in sorted(vars(module)):
-        value = getattr(module, attribute)
-        if attribute.endswith("RotaryEmbedding") and hasattr(value, "compute_default_rope_parameters"):
-            return value
-    raise LookupError(f"transformers' {name} model has no rotary embedding class with default parameters")

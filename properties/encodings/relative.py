@@ -13,6 +13,7 @@ the object and return a `CheckResult` with tolerance 0 (integers).
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -89,3 +90,27 @@ def _result(name: str, errors: np.ndarray, got: np.ndarray, expected: np.ndarray
     witness = {"i": int(i), "j": int(j), "got": int(got[i, j]), "expected": int(expected[i, j])}
     max_error = float(errors[i, j])
     return CheckResult(name, max_error == 0, max_error, 0.0, witness)
+
+
+def t5_buckets(offsets: np.ndarray, num_buckets: int, max_distance: int, bidirectional: bool) -> np.ndarray:
+    """T5's bucket of each relative offset j − i (Raffel et al. 2020; transformers'
+    ``T5Attention._relative_position_bucket``): half the buckets per direction when `bidirectional`; within a
+    direction, offsets below half its buckets get one bucket each, larger ones share log-spaced buckets up
+    to `max_distance`, and every offset from there on falls in the last bucket. Computed in float64 (the
+    reference takes the logarithm in float32)."""
+    relative = np.asarray(offsets, dtype=np.int64)
+    buckets = np.zeros_like(relative)
+    if bidirectional:
+        num_buckets //= 2
+        buckets += (relative > 0).astype(np.int64) * num_buckets
+        distance = np.abs(relative)
+    else:
+        distance = -np.minimum(relative, 0)
+    exact = num_buckets // 2
+    small = distance < exact
+    with np.errstate(divide="ignore"):
+        large = exact + (
+            np.log(np.maximum(distance, 1) / exact) / math.log(max_distance / exact) * (num_buckets - exact)
+        ).astype(np.int64)
+    large = np.minimum(large, num_buckets - 1)
+    return buckets + np.where(small, distance, large)

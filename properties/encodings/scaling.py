@@ -14,6 +14,8 @@ The schemes (`RopeScaling.kind`) follow Hugging Face transformers ``modeling_rop
   covered);
 * ``llama3`` (``_compute_llama3_parameters``): keep wavelengths below L₀/high_freq_factor, divide those above
   L₀/low_freq_factor by s, blend in between;
+* ``proportional`` (Gemma 4, ``_compute_proportional_rope_parameters``): the d/2 rotated pairs of a head of
+  `head_width` h turn at θ'_i = base^(−2i/h)/s, the exponent running over the whole head;
 * ``longrope`` (Ding et al. 2024, "LongRoPE"; Phi-3, ``_compute_longrope_parameters``): each pair divided by
   its own factor, θ'_i = θ_i/ext_i (the reference's 1/(ext_i·base^(2i/d))), ext = long_factor when the
   sequence is longer than L₀, else short_factor; the attention factor √(1 + ln s/ln L₀) (1 when s = 1).
@@ -63,7 +65,7 @@ from ..numerics.validation import (
 from .frequencies import frequencies, frequencies_arb, frequencies_mp
 
 #: The scaling schemes, the values of `RopeScaling.kind`.
-KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3", "longrope")
+KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3", "longrope", "proportional")
 
 #: YaRN's ramps: ``code``, linear in the pair index between the correction dims (``linear_ramp_factor``,
 #: floored and ceiled when `truncate`); ``paper``, γ(r) linear in r = L₀/λ between α = β_slow and β = β_fast
@@ -103,6 +105,7 @@ class RopeScaling:
     ramp: str = "code"
     short_factor: tuple[float, ...] = ()
     long_factor: tuple[float, ...] = ()
+    head_width: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -116,6 +119,8 @@ class RopeScaling:
             raise ValueError(f"truncate must be True or False, got {self.truncate!r}")
         if self.ramp not in YARN_RAMPS:
             raise ValueError(f"ramp must be one of {', '.join(YARN_RAMPS)}, got {self.ramp!r}")
+        if self.ramp == "paper" and betas[0] == betas[1]:
+            raise ValueError("the paper's ramp runs from beta_slow to beta_fast: they must differ")
         fields = {
             "factor": factor,
             "original_context": require_positive_int(self.original_context, CONTEXT_NAME),
@@ -126,6 +131,9 @@ class RopeScaling:
             "seq_len": None if self.seq_len is None else require_positive_int(self.seq_len, "seq_len"),
             "short_factor": _require_pair_factors(self.short_factor, "short_factor", self.kind == "longrope"),
             "long_factor": _require_pair_factors(self.long_factor, "long_factor", self.kind == "longrope"),
+            "head_width": None
+            if self.head_width is None
+            else require_even_dimension(self.head_width, "head_width"),
         }
         if len(fields["short_factor"]) != len(fields["long_factor"]):
             raise ValueError(
@@ -161,6 +169,9 @@ class RopeScaling:
             return rope_frequencies(d, base) / np.asarray(self._factors_for(d))
         if self.kind in ("ntk", "dynamic-ntk"):
             return _ntk_frequencies(d, base, self.factor if self.kind == "ntk" else self.effective_factor)
+        if self.kind == "proportional":
+            d = require_even_dimension(d)
+            return frequencies(self._width(d), base, count=d // 2) / self.factor
         theta = rope_frequencies(d, base)
         if self.kind == "none":
             return theta
@@ -184,6 +195,8 @@ class RopeScaling:
                     s = 1 + s * (max(self.sequence_length, original) - original) / original
                 scaled_base = mpmath.mpf(base) * s ** (mpmath.mpf(d) / (d - 2))
                 return frequencies_mp(d, scaled_base, dps, count=d // 2)
+            if self.kind == "proportional":
+                return [t / s for t in frequencies_mp(self._width(d), base, dps, count=d // 2)]
             theta = frequencies_mp(d, base, dps, count=d // 2)
             if self.kind == "none":
                 return theta
@@ -207,6 +220,13 @@ class RopeScaling:
         if self.kind != "yarn":
             return 1.0
         return 0.1 * mscale * math.log(self.factor) + 1.0
+
+    def _width(self, d: int) -> int:
+        """Proportional RoPE's head width h (≥ the d rotated dims); d when none is given."""
+        width = d if self.head_width is None else self.head_width
+        if width < d:
+            raise ValueError(f"head_width {width} is narrower than the {d} rotated dims")
+        return width
 
     def _factors_for(self, d: int) -> tuple[float, ...]:
         """LongRoPE's `pair_factors`, a ValueError unless there is one per pair of d."""
@@ -526,18 +546,16 @@ def _require_pair_factors(values: object, name: str, required: bool) -> tuple[fl
 def _require_betas(beta_fast: object, beta_slow: object) -> tuple[float, float]:
     fast = require_positive_real(beta_fast, "beta_fast")
     slow = require_positive_real(beta_slow, "beta_slow")
-    if fast <= slow:
-        raise ValueError(f"beta_fast must be greater than beta_slow, got beta_fast={fast}, beta_slow={slow}")
+    if fast < slow:
+        raise ValueError(f"beta_fast must be at least beta_slow, got beta_fast={fast}, beta_slow={slow}")
     return fast, slow
 
 
 def _require_frequency_factors(low: object, high: object) -> tuple[float, float]:
     low_f = require_positive_real(low, "low_freq_factor")
     high_f = require_positive_real(high, "high_freq_factor")
-    if high_f <= low_f:
-        raise ValueError(
-            f"high_freq_factor must be greater than low_freq_factor, got high={high_f}, low={low_f}"
-        )
+    if high_f < low_f:
+        raise ValueError(f"high_freq_factor must be at least low_freq_factor, got high={high_f}, low={low_f}")
     return low_f, high_f
 
 

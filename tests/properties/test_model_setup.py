@@ -23,6 +23,15 @@ def _setup(name: str, **changes):
     return read_config(dict(MODELS[name].config, **changes))
 
 
+def _rule(config) -> object:
+    """The first layer group's positional rule of a config."""
+    return read_config(config).groups[0].position
+
+
+def _labels(found) -> set[str]:
+    return {f.label for f in found.all_findings()}
+
+
 def _plain(d: int, base: float) -> np.ndarray:
     return base ** (-np.arange(0, d, 2) / d)
 
@@ -64,25 +73,29 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_frequencies_are_the_published_rules(name: str) -> None:
-    setup = read_config(MODELS[name].config)
-    found = model_frequencies(setup, 131072).float64
+    found = model_frequencies(_rule(MODELS[name].config), 131072).float64
     np.testing.assert_allclose(found, EXPECTED[name](), rtol=1e-12, atol=0)
 
 
 def test_twin_a_wrong_factor_moves_the_frequencies() -> None:
     block = dict(MODELS["llama-3.1-8b"].config["rope_scaling"], factor=4.0)
-    found = model_frequencies(_setup("llama-3.1-8b", rope_scaling=block), 131072).float64
+    found = model_frequencies(_setup("llama-3.1-8b", rope_scaling=block).groups[0].position, 131072).float64
     assert not np.allclose(found, EXPECTED["llama-3.1-8b"](), rtol=1e-6)
 
 
 def test_phi3_takes_short_factors_within_its_original_context() -> None:
-    setup = read_config(MODELS["phi-3.5-mini-instruct"].config)
+    setup = _rule(MODELS["phi-3.5-mini-instruct"].config)
     short = np.array(MODELS["phi-3.5-mini-instruct"].config["rope_scaling"]["short_factor"])
     np.testing.assert_allclose(model_frequencies(setup, 4096).float64, _plain(96, 1e4) / short, rtol=1e-12)
 
 
-def _answers(name: str, context: int | None = None):
+def _analysis(name: str, context: int | None = None):
     return analyse(read_config(MODELS[name].config), context)
+
+
+def _answers(name: str, context: int | None = None):
+    """The first group's analysis."""
+    return _analysis(name, context).groups[0]
 
 
 def test_gpt_neox_answers_against_independent_figures() -> None:
@@ -98,6 +111,7 @@ def test_gpt_neox_answers_against_independent_figures() -> None:
     assert separation["argmin_offsets"] == [int(np.argmin(squared)) + 1]
     assert float(separation["minimum_squared"]) == pytest.approx(float(squared.min()), rel=1e-9)
     assert {f.label for f in found.findings} == {"partial-rotary", "base-below-men-bound"}
+    assert {f.severity for f in found.findings} == {"note"}
 
 
 @pytest.mark.slow
@@ -136,8 +150,9 @@ def test_llama2_men_criterion_and_findings() -> None:
     assert {f.label for f in found.findings} == {
         "default-base",
         "base-below-men-bound",
-        "positions-collapse-in-dtype",
+        "positions-collapse-if-cast",
     }
+    assert all(f.severity == "note" for f in found.findings)
 
 
 def test_bloom_slopes_and_gpt2_table() -> None:
@@ -145,8 +160,8 @@ def test_bloom_slopes_and_gpt2_table() -> None:
     assert bloom["steepest"] == "2^(-1/16)" and bloom["gentlest"] == "2^(-8)"
     assert bloom["bias_at_context"]["gentlest"] == "-" + str(2047 / 256)
     gpt2 = analyse(read_config(MODELS["gpt2"].config), 2048)
-    assert gpt2.answers["table"].value == {"positions": 1024}
-    assert [f.label for f in gpt2.findings] == ["context-beyond-table"]
+    assert gpt2.groups[0].answers["table"].value == {"positions": 1024}
+    assert [(f.label, f.severity) for f in gpt2.all_findings()] == [("context-beyond-table", "error")]
 
 
 # ------------------------------------------------------------------------------------------ broken twins
@@ -157,21 +172,20 @@ def test_twin_factor_context_mismatch() -> None:
     block = dict(MODELS["qwen2.5-7b-instruct-yarn"].config["rope_scaling"])
     matching = _setup("qwen2.5-7b-instruct-yarn", rope_scaling=block, max_position_embeddings=131072)
     mismatched = _setup("qwen2.5-7b-instruct-yarn", rope_scaling=block)
-    labels = {f.label for f in analyse(mismatched, 64).findings}
-    assert "factor-context-mismatch" in labels
-    assert "factor-context-mismatch" not in {f.label for f in analyse(matching, 64).findings}
+    assert "factor-context-mismatch" in _labels(analyse(mismatched, 64))
+    assert "factor-context-mismatch" not in _labels(analyse(matching, 64))
 
 
 @pytest.mark.slow
 def test_twin_context_beyond_scaling_and_dynamic() -> None:
     found = analyse(read_config(MODELS["phi-2"].config), 4096)
-    assert "context-beyond-scaling" in {f.label for f in found.findings}
+    assert "context-beyond-scaling" in _labels(found)
     dynamic = _setup("phi-2", rope_scaling={"rope_type": "dynamic", "factor": 2.0})
-    assert "dynamic-scaling" in {f.label for f in analyse(dynamic, 256).findings}
+    assert "dynamic-scaling" in _labels(analyse(dynamic, 256))
 
 
 def test_twin_a_bad_key_skips_only_what_needs_it() -> None:
-    found = analyse(_setup("llama-2-7b", rope_theta=-1.0))
+    found = analyse(_setup("llama-2-7b", rope_theta=-1.0)).groups[0]
     assert (
         set(found.skipped) >= {"frequencies", "separation"} and "rope_theta" in found.skipped["frequencies"]
     )
@@ -185,7 +199,7 @@ def test_one_rotated_pair_has_no_admissible_base() -> None:
         "num_attention_heads": 32,
         "max_position_embeddings": 64,
     }
-    men = analyse(read_config(config)).answers["men_criterion"].value
+    men = analyse(read_config(config)).groups[0].answers["men_criterion"].value
     assert men["holds"] is False and men["least_admissible_base"] == "none up to 1000000000000000"
 
 

@@ -1,6 +1,8 @@
-"""Every bundled model's inv_freq and attention factor as transformers computes them, beside the suite's: no
-difference beyond the stated tolerances that the models page does not explain; a twin whose frequencies are
-off is caught; without transformers the comparison says it was skipped."""
+"""Every bundled model's inv_freq and attention factor, layer type by layer type, as transformers computes
+them, beside the suite's: no difference beyond the stated tolerances that the models page does not explain,
+and the layer schedule as transformers derives it; a twin whose frequencies are off is caught; a config
+transformers refuses and a model type it does not know are "could not run", named; without transformers the
+comparison says it was skipped."""
 
 from __future__ import annotations
 
@@ -13,12 +15,18 @@ import pytest
 from pe_verify.models import analyse_model
 from pe_verify.properties.analyses import model_setup
 from pe_verify.properties.battery import transformers_rope
-from pe_verify.properties.encodings.model_config import bundled_models
+from pe_verify.properties.encodings.model_config import bundled_models, read_config
 from pe_verify.reporting.models import CROSS_CHECKED, EXPLAINED
 
 ROPE_MODELS = [
-    name for name, m in bundled_models().items() if m.config.get("model_type") not in ("bloom", "gpt2")
+    name
+    for name, m in bundled_models().items()
+    if any(g.position.scheme == "rope" for g in read_config(m.config).groups)
 ]
+
+
+def _outcomes(record: dict) -> list[str]:
+    return [entry["outcome"] for entry in record["cross_check"]["layer_types"]]
 
 
 def test_without_transformers_the_comparison_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,8 +42,14 @@ def test_bundled_models_agree_with_transformers(name: str) -> None:
     record = analyse_model(name, 4096)
     cross = record["cross_check"]
     assert "skipped" not in cross, cross
-    assert cross["differences"] == [] or name in EXPLAINED, cross["differences"]
-    assert float(cross["inv_freq"]["largest_relative_difference"]) <= float(cross["inv_freq"]["tolerance"])
+    entries = cross["layer_types"]
+    rotating = [g["layer_type"] for g in record["groups"] if g["position"]["scheme"] == "rope"]
+    assert [entry["layer_type"] for entry in entries] == rotating
+    for entry in entries:
+        assert entry["outcome"] == "agree" or name in EXPLAINED, entry
+        found = entry["inv_freq"]
+        assert float(found["largest_relative_difference"]) <= float(found["tolerance"])
+    assert cross["schedule"]["outcome"] in ("agree", "could not run"), cross["schedule"]
 
 
 @pytest.mark.slow
@@ -53,15 +67,25 @@ def test_twin_frequencies_off_by_a_part_in_ten_thousand_are_a_difference(
 
     monkeypatch.setattr(transformers_rope, "model_frequencies", off)
     record = analyse_model("llama-3.1-8b", 4096)
-    assert [d["quantity"] for d in record["cross_check"]["differences"]] == ["inv_freq[3]"]
+    (entry,) = record["cross_check"]["layer_types"]
+    assert entry["outcome"] == "differ" and [d["quantity"] for d in entry["differences"]] == ["inv_freq[3]"]
 
 
 @pytest.mark.slow
-def test_twin_a_config_transformers_refuses_is_named() -> None:
-    pytest.importorskip("transformers")
+def test_twin_a_config_transformers_refuses_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    transformers = pytest.importorskip("transformers")
     config = dict(bundled_models()["phi-2"].config, model_type="not-a-model-type")
     record = analyse_model(config, 64)
-    assert [d["quantity"] for d in record["cross_check"]["differences"]] == ["config"]
+    (entry,) = record["cross_check"]["layer_types"]
+    assert entry["outcome"] == "could not run" and "not native to transformers" in entry["reason"]
+
+    def refuse(*args, **kwargs):
+        raise ValueError("refused")
+
+    monkeypatch.setattr(transformers.AutoConfig, "for_model", refuse)
+    record = analyse_model("phi-2", 64)
+    (entry,) = record["cross_check"]["layer_types"]
+    assert entry["outcome"] == "could not run" and entry["reason"].endswith("ValueError: refused")
 
 
 def test_ci_compares_at_the_versions_the_models_page_names() -> None:

@@ -611,7 +611,8 @@ def test_fields_are_normalised_and_the_object_is_frozen() -> None:
             r"original_context \(.*\) must be a positive",
         ),
         (lambda: RopeScaling("yarn", 2.0, 8192.5), "original_max_position_embeddings\\) must be a positive"),
-        (lambda: RopeScaling("yarn", 2.0, 4096, 1.0, 32.0), "beta_fast must be greater than beta_slow"),
+        (lambda: RopeScaling("yarn", 2.0, 4096, 1.0, 32.0), "beta_fast must be at least beta_slow"),
+        (lambda: RopeScaling("yarn", 2.0, 4096, 1.0, 1.0, ramp="paper"), "the paper.s ramp runs"),
         (lambda: RopeScaling("yarn", 2.0, 4096, -1.0), "beta_fast must be a finite positive real"),
         (lambda: RopeScaling("yarn", 2.0, 4096, truncate="no"), "truncate must be True or False"),
         (lambda: RopeScaling("yarn", 0.9), "factor must be a real number ≥ 1"),
@@ -622,7 +623,7 @@ def test_fields_are_normalised_and_the_object_is_frozen() -> None:
         ),
         (
             lambda: RopeScaling("llama3", 8.0, low_freq_factor=4.0, high_freq_factor=1.0),
-            "high_freq_factor must be greater",
+            "high_freq_factor must be at least",
         ),
         (
             lambda: RopeScaling("linear", 2.0).frequencies_mp(64, 10000.0, dps=0),

@@ -37,6 +37,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ...encodings.frequencies import exponents
+from ...encodings.rope_rules import battery_variants
 from ...encodings.scaling import RopeScaling, frequency_tolerance, rope_frequencies
 from .. import (
     Backend,
@@ -62,7 +63,7 @@ from .. import (
 FAMILY_NAME = "rope-frequencies"
 
 #: The `variant` strings of an identification (the CLI's ``--expect`` compares against these).
-VARIANTS = ("none", "linear", "ntk", "yarn", "llama3", "longrope")
+VARIANTS = battery_variants()
 UNKNOWN = "matches no known variant"
 
 #: Original context lengths L₀ tried for YaRN and Llama 3 (the rule's default first).

@@ -1,0 +1,337 @@
+"""What Hugging Face transformers' modeling code does with each layer of a model type: which layers attend in
+a sliding window or in chunks, which rotate queries and keys (RoPE) and which do not (NoPE), which carry no
+positions at all (linear attention, state-space layers), and which base the local layers use.
+
+One `Architecture` record per family of model types, as transformers 4.57 and 5.x define them (their
+``configuration_*.py``, which derive ``layer_types`` when a config has none, and ``modeling_*.py``, which
+decide per layer whether RoPE is applied). `architecture(model_type)` looks one up; model types without a
+record attend with RoPE in every layer over the full context (Llama's layout), unless another scheme is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+#: Layer types whose layers hold no positional encoding of their own (recurrent, linear or feed-forward
+#: mixing, no attention over positions).
+NO_POSITION_TYPES = frozenset(
+    {
+        "linear_attention",
+        "mamba",
+        "mamba2",
+        "conv",
+        "recurrent",
+        "ssm",
+        "deltanet",
+        "gated_deltanet",
+        "mlp",
+        "moe",
+        "no_attention",
+    }
+)
+#: Layer types that attend within a window of the latest tokens.
+SLIDING_TYPES = frozenset({"sliding_attention", "local_attention"})
+#: Layer types that attend within fixed chunks of the sequence.
+CHUNKED_TYPES = frozenset({"chunked_attention"})
+#: Older layer-type names transformers 5 renames (``remap_legacy_layer_types``).
+LEGACY_NAMES = {"attention": "full_attention", "mamba": "linear_attention"}
+
+Config = Mapping[str, object]
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _periodic(config: Config, layers: int) -> list[str] | None:
+    """Jamba: attention where i % attn_layer_period = attn_layer_offset (8 and 4 by default), else Mamba."""
+    period, offset = config.get("attn_layer_period", 8), config.get("attn_layer_offset", 4)
+    if not (_whole(period) and period > 0 and _whole(offset)):
+        return None
+    return ["attention" if i % period == offset else "mamba" for i in range(layers)]
+
+
+#: Nemotron-H's ``hybrid_override_pattern`` letters.
+HYBRID_LETTERS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
+
+
+def _hybrid_pattern(config: Config, layers: int) -> list[str] | None:
+    pattern = config.get("hybrid_override_pattern")
+    if not isinstance(pattern, str) or len(pattern) != layers or not set(pattern) <= set(HYBRID_LETTERS):
+        return None
+    return [HYBRID_LETTERS[letter] for letter in pattern]
+
+
+def _block_configs(config: Config, layers: int) -> list[str] | None:
+    """DeciLM (Nemotron-NAS): a block whose attention is ``no_op`` or ``replace_with_linear`` has none;
+    one with a ``window_length`` slides."""
+    blocks = config.get("block_configs")
+    if not isinstance(blocks, list) or len(blocks) != layers:
+        return None
+    types = []
+    for block in blocks:
+        attention = block.get("attention") if isinstance(block, Mapping) else None
+        if not isinstance(attention, Mapping):
+            return None
+        if attention.get("no_op") is True:
+            types.append("no_attention")
+        elif attention.get("replace_with_linear") is True:
+            types.append("linear_attention")
+        elif attention.get("window_length"):
+            types.append("sliding_attention")
+        else:
+            types.append("full_attention")
+    return types
+
+
+def _attention_indices(config: Config, layers: int) -> list[str] | None:
+    """Bamba: attention in the layers ``attn_layer_indices`` lists, Mamba elsewhere."""
+    indices = config.get("attn_layer_indices")
+    if not isinstance(indices, list) or not all(_whole(i) for i in indices):
+        return None
+    return ["full_attention" if i in indices else "linear_attention" for i in range(layers)]
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """How a family of model types lays out positions over its layers, as transformers' configuration and
+    modeling code for it do.
+
+    `scheme`: ``rope``, ``alibi``, ``learned``, ``relative`` (T5's buckets) or ``none`` (no positional
+    encoding in any layer). `pattern`: the key and default of a "one full layer every n" pattern
+    (``sliding_window_pattern``), `pattern_type` the layer type of the others, `pattern_from_zero` whether
+    the full layers are those with i % n = 0 (ModernBERT) rather than (i + 1) % n = 0, `fixed_pattern` a
+    period no key changes, `last_full` whether the last layer is full whatever the pattern (Gemma 4);
+    `layout_rule`: a rule of its own that lists the layer types from other keys (Jamba, Nemotron-H, DeciLM,
+    Bamba); `sliding_everywhere`: a set ``sliding_window`` makes every layer slide (Mistral, Mixtral);
+    `sliding_from`: Qwen 2's ``use_sliding_window`` with ``max_window_layers``; `rope_layers`: which attention
+    layers rotate (``all``; ``sliding``: only sliding layers, the full ones are NoPE; ``sliding-if-windowed``:
+    the same when ``sliding_window`` is set; ``no_rope_layers``: the flag list, derived from
+    ``no_rope_layer_interval``; ``rope-embedding-type``: every one when ``position_embedding_type`` is
+    ``rope``, none otherwise; ``none``: no layer rotates); `chunk_key`: the key of chunked attention's size
+    on rotating layers; `local_base`: the key (and default) of the sliding layers' base when the config has
+    no per-layer-type ``rope_parameters``, `global_base` the same for the full layers of configs that name it
+    apart; `local_scaled`: whether a ``rope_scaling`` block also scales the sliding layers (Gemma 3 and
+    OLMo 3 give it to the full layers only); `layout`: ``half`` (rotate_half: pair i with i + d/2) or
+    ``interleaved`` (pairs 2i, 2i + 1), `layout_key` a key that chooses it; `temperature`: Llama 4's
+    attention temperature on NoPE layers; `beta`: the key of a position-dependent query scale (Ministral 3's
+    ``llama_4_scaling_beta``); `head_dim_key`: the key of the full layers' own head width (Gemma 4's
+    ``global_head_dim``); `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK base
+    (HunYuan's ``alpha``); `defaults`: the values its configuration class (transformers 5) takes for keys a
+    config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
+    """
+
+    types: tuple[str, ...]
+    scheme: str = "rope"
+    pattern: tuple[str, int] | None = None
+    pattern_type: str = "sliding_attention"
+    pattern_from_zero: bool = False
+    fixed_pattern: int | None = None
+    last_full: bool = False
+    layout_rule: Callable[[Config, int], list[str] | None] | None = None
+    sliding_everywhere: bool = False
+    sliding_from: bool = False
+    rope_layers: str = "all"
+    chunk_key: str | None = None
+    local_base: tuple[str, float] | None = None
+    global_base: tuple[str, float] | None = None
+    local_scaled: bool = True
+    layout: str = "half"
+    layout_key: str | None = None
+    temperature: bool = False
+    beta: str | None = None
+    head_dim_key: str | None = None
+    alpha_key: str | None = None
+    window_key: str = "sliding_window"
+    defaults: Mapping[str, object] = field(default_factory=dict)
+    disputed: Mapping[str, tuple[object, object]] = field(default_factory=dict)
+
+    def derived_layer_types(self, config: Config, layers: int) -> list[str] | None:
+        """The layer types transformers derives when the config lists none (None: every layer alike)."""
+        if self.layout_rule is not None:
+            return self.layout_rule(config, layers)
+        period = self.fixed_pattern
+        if self.pattern is not None:
+            key, default = self.pattern
+            value = config.get(key, default)
+            period = value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+            if isinstance(value, str) and value and set(value) <= {"L", "G"}:  # EXAONE 4's "LLLG"
+                return [
+                    self.pattern_type if value[i % len(value)] == "L" else "full_attention"
+                    for i in range(layers)
+                ]
+        if period is not None:
+            if self.pattern_from_zero:
+                return ["full_attention" if i % period == 0 else self.pattern_type for i in range(layers)]
+            types = ["full_attention" if (i + 1) % period == 0 else self.pattern_type for i in range(layers)]
+            if self.last_full and types:
+                types[-1] = "full_attention"
+            return types
+        if self.sliding_from:
+            if config.get("use_sliding_window") is True and config.get("sliding_window"):
+                start = config.get("max_window_layers", layers)
+                start = start if isinstance(start, int) and not isinstance(start, bool) else layers
+                return ["sliding_attention" if i >= start else "full_attention" for i in range(layers)]
+            return None
+        if self.sliding_everywhere and config.get("sliding_window"):
+            return ["sliding_attention"] * layers
+        return None
+
+
+_GEMMA3 = {
+    "head_dim": 256,
+    "max_position_embeddings": 131072,
+    "sliding_window": 4096,
+    "rope_theta": 1000000.0,
+    "rope_local_base_freq": 10000.0,
+    "num_hidden_layers": 26,
+}
+
+ARCHITECTURES: tuple[Architecture, ...] = (
+    Architecture(("bloom",), scheme="alibi"),
+    Architecture(
+        ("gpt2", "gpt_neo", "opt", "bert", "roberta", "xlm-roberta", "distilbert", "gpt_bigcode", "biogpt"),
+        scheme="learned",
+    ),
+    Architecture(("t5", "mt5", "umt5", "longt5"), scheme="relative"),
+    Architecture(("mamba", "mamba2", "falcon_mamba", "rwkv", "xlstm"), scheme="none"),
+    Architecture(("jamba",), layout_rule=_periodic, rope_layers="none"),
+    Architecture(("nemotron_h",), layout_rule=_hybrid_pattern, rope_layers="none"),
+    Architecture(("nemotron-nas",), layout_rule=_block_configs),
+    Architecture(("bamba",), layout_rule=_attention_indices, defaults={"partial_rotary_factor": 0.5}),
+    Architecture(("granitemoehybrid",), rope_layers="rope-embedding-type"),
+    Architecture(
+        ("gemma2",),
+        fixed_pattern=2,
+        defaults={"head_dim": 256, "max_position_embeddings": 8192, "sliding_window": 4096},
+    ),
+    Architecture(
+        ("gemma3", "gemma3_text"),
+        pattern=("sliding_window_pattern", 6),
+        local_base=("rope_local_base_freq", 10000.0),
+        local_scaled=False,
+        defaults=_GEMMA3,
+    ),
+    Architecture(
+        ("gemma3n", "gemma3n_text"),
+        fixed_pattern=5,
+        local_base=("rope_local_base_freq", 10000.0),
+        local_scaled=False,
+        defaults=dict(_GEMMA3, max_position_embeddings=32768, sliding_window=512),
+    ),
+    Architecture(
+        ("gemma4", "gemma4_text"),
+        pattern=("sliding_window_pattern", 6),
+        last_full=True,
+        head_dim_key="global_head_dim",
+        defaults={
+            "head_dim": 256,
+            "global_head_dim": 512,
+            "max_position_embeddings": 131072,
+            "sliding_window": 512,
+            "rope_parameters": {
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                "full_attention": {
+                    "rope_type": "proportional",
+                    "partial_rotary_factor": 0.25,
+                    "rope_theta": 1e6,
+                },
+            },
+        },
+    ),
+    Architecture(
+        ("cohere2",),
+        pattern=("sliding_window_pattern", 4),
+        rope_layers="sliding",
+        layout="interleaved",
+        defaults={"max_position_embeddings": 8192, "sliding_window": 4096},
+    ),
+    Architecture(("cohere",), layout="interleaved"),
+    Architecture(
+        ("exaone4",),
+        pattern=("sliding_window_pattern", 4),
+        rope_layers="sliding-if-windowed",
+        defaults={"max_position_embeddings": 2048, "sliding_window": 4096},
+    ),
+    Architecture(
+        ("gpt_oss",),
+        fixed_pattern=2,
+        defaults={
+            "head_dim": 64,
+            "sliding_window": 128,
+            "max_position_embeddings": 131072,
+            "rope_theta": 150000.0,
+        },
+    ),
+    Architecture(("smollm3",), rope_layers="no_rope_layers", defaults={"rope_theta": 2000000.0}),
+    Architecture(
+        ("llama4", "llama4_text"),
+        rope_layers="no_rope_layers",
+        chunk_key="attention_chunk_size",
+        layout="interleaved",
+        temperature=True,
+        defaults={
+            "rope_theta": 500000.0,
+            "head_dim": 128,
+            "max_position_embeddings": 131072,
+            "attention_chunk_size": 8192,
+        },
+    ),
+    Architecture(
+        ("qwen3_next",),
+        pattern=("full_attention_interval", 4),
+        pattern_type="linear_attention",
+        defaults={"head_dim": 256, "partial_rotary_factor": 0.25},
+    ),
+    Architecture(("qwen2", "qwen2_moe", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text"), sliding_from=True),
+    Architecture(("qwen2_vl", "qwen2_5_vl"), sliding_from=True, defaults={"rope_theta": 1000000.0}),
+    Architecture(
+        ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text"),
+        defaults={"head_dim": 128, "max_position_embeddings": 128000},
+        disputed={"rope_theta": (5000000.0, 500000.0)},
+    ),
+    Architecture(("qwen3_moe", "mistral", "mixtral", "ministral", "phi3"), sliding_everywhere=True),
+    Architecture(("ministral3",), sliding_everywhere=True, beta="llama_4_scaling_beta"),
+    Architecture(("deepseek_v2",), layout="interleaved"),
+    Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave"),
+    Architecture(
+        ("glm", "glm4"), layout="interleaved", defaults={"partial_rotary_factor": 0.5, "head_dim": 128}
+    ),
+    Architecture(("glm4_moe",), defaults={"partial_rotary_factor": 0.5}),
+    Architecture(("ernie4_5", "ernie4_5_moe"), layout="interleaved", defaults={"rope_theta": 500000.0}),
+    Architecture(("hunyuan_v1_dense", "hunyuan_v1_moe"), alpha_key="alpha"),
+    Architecture(("gptj", "codegen"), layout="interleaved"),
+    Architecture(
+        ("olmo3",),
+        pattern=("sliding_window_pattern", 4),
+        local_base=("rope_theta", 500000.0),
+        local_scaled=False,
+        defaults={"sliding_window": 4096, "max_position_embeddings": 2048},
+        disputed={"rope_theta": (10000.0, 500000.0)},
+    ),
+    Architecture(("falcon_h1",), disputed={"rope_theta": (100000.0, 10000.0)}),
+    Architecture(
+        ("modernbert",),
+        pattern=("global_attn_every_n_layers", 3),
+        pattern_from_zero=True,
+        local_base=("local_rope_theta", 10000.0),
+        global_base=("global_rope_theta", 160000.0),
+        window_key="local_attention",
+    ),
+)
+
+#: Every architecture by its model types.
+BY_TYPE = {name: record for record in ARCHITECTURES for name in record.types}
+#: The record of model types transformers lays out as Llama does.
+DEFAULT = Architecture(())
+
+
+def architecture(model_type: str | None) -> Architecture:
+    """The record of a model type (`DEFAULT` when it has none)."""
+    return BY_TYPE.get(model_type or "", DEFAULT)
+
+
+def known_scheme(model_type: str | None) -> bool:
+    """Whether the model type has a record (its positional scheme is known without any RoPE key)."""
+    return (model_type or "") in BY_TYPE
