@@ -361,6 +361,8 @@ def _parser() -> argparse.ArgumentParser:
         "the context you plan to run (default: max_position_embeddings, or the bundled model's documented "
         "one)",
     )
+    _memory_option(model)
+    _minutes_option(model)
     model.add_argument("--list", action="store_true", help="list the bundled models and their sources")
     model.add_argument(
         "--no-cross-check", action="store_true", help="skip the comparison with transformers' own computation"
@@ -935,7 +937,13 @@ def run_model(args: argparse.Namespace) -> int:
                 bar.reset(total=count)
 
             record = models.analyse_model(
-                args.path, args.context, cross_check=not args.no_cross_check, on_answer=done, on_total=total
+                args.path,
+                args.context,
+                cross_check=not args.no_cross_check,
+                on_answer=done,
+                on_total=total,
+                max_seconds=args.max_minutes * 60,
+                max_bytes=args.max_memory * GIB,
             )
     except models.ModelInputError as exc:
         raise UsageError(str(exc)) from None

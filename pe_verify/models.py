@@ -284,11 +284,14 @@ def analyse_model(
     cross_check: bool = True,
     on_answer: Callable[[str], None] | None = None,
     on_total: Callable[[int], None] | None = None,
+    max_seconds: float = math.inf,
+    max_bytes: float = math.inf,
 ) -> dict:
     """The record of one model (see the module): `context` is the length planned (default: the bundled
     model's documented context, else ``max_position_embeddings``); `on_total` and `on_answer` hear of the
-    progress (`model_setup.analyse`)."""
-    from pe_verify.properties.analyses.model_setup import ContextError, analyse
+    progress (`model_setup.analyse`). Work estimated (`model_setup.analysis_cost`) to take more than
+    `max_seconds` or to hold more than `max_bytes` is refused, a `ModelInputError`, before it starts."""
+    from pe_verify.properties.analyses.model_setup import ContextError, analyse, analysis_cost
     from pe_verify.properties.battery.transformers_rope import compare
     from pe_verify.properties.encodings.model_config import ConfigError, read_config
 
@@ -297,6 +300,17 @@ def analyse_model(
         context = cited.get("context")
     try:
         setup = read_config(config)
+        seconds, needed = analysis_cost(setup, context)
+        if needed > max_bytes:
+            raise ModelInputError(
+                f"the answers need about {needed / 2**30:.3g} GiB and the limit is {max_bytes / 2**30:g} GiB "
+                "(lower --context or raise --max-memory)"
+            )
+        if seconds > max_seconds:
+            raise ModelInputError(
+                f"the answers would take about {seconds / 60:.3g} minutes (a rough estimate) and the limit "
+                f"is {max_seconds / 60:g} minutes (lower --context or raise --max-minutes)"
+            )
         found = analyse(setup, context, on_answer, on_total)
     except (ConfigError, ContextError) as exc:
         raise ModelInputError(str(exc)) from None

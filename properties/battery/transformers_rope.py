@@ -36,7 +36,7 @@ import numpy as np
 
 from ..analyses.model_setup import GroupAnalysis, ModelAnalysis, model_frequencies
 from ..encodings import layer_schedule
-from ..encodings.model_config import PositionalSetup
+from ..encodings.model_config import NESTED, PositionalSetup
 
 #: float32's unit roundoff.
 UNIT_ROUNDOFF32 = 2.0**-24
@@ -133,8 +133,13 @@ def _build(config: Mapping[str, object], found: ModelAnalysis):
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     model_type = config.get("model_type", "llama")
-    if model_type not in CONFIG_MAPPING:
-        raise NotNative(f"model_type {model_type!r} is not native to transformers (remote code)")
+    nested = [config[key].get("model_type") for key in NESTED if isinstance(config.get(key), Mapping)]
+    for name in (model_type, *(n for n in nested if isinstance(n, str))):
+        if name not in CONFIG_MAPPING:
+            raise NotNative(
+                f"model_type {name!r} is not native to transformers {transformers.__version__} (its code is "
+                "the model repository's own, or came to transformers later)"
+            )
     keys = {key: value for key, value in config.items() if key != "model_type"}
     built = transformers.AutoConfig.for_model(model_type, **keys)
     text = built.get_text_config(decoder=True) if hasattr(built, "get_text_config") else built

@@ -247,14 +247,17 @@ class _Reader:
         self.architecture = layer_schedule.DEFAULT
 
     def has(self, key: str) -> bool:
-        """Whether the config sets `key` (to anything but null), or its class gives it a default."""
-        return self.config.get(key) is not None or self._default(key) is not None
+        """Whether the config sets `key` (to anything but null), or leaves it out and its class gives it a
+        default (a key set to null stays unset, as transformers reads it)."""
+        if key in self.config:
+            return self.config[key] is not None
+        return self._default(key) is not None
 
     def raw(self, key: str, block: Mapping[str, object] | None = None, prefix: str = "") -> object:
         source = self.config if block is None else block
         self.touched.add(self.prefix + prefix + key)
         value = source.get(key)
-        if value is None and block is None:
+        if block is None and key not in source:
             value = self._default(key)
             if value is not None:
                 self.model.defaults[self.prefix + key] = value
@@ -466,7 +469,7 @@ def _typos(reader: _Reader, model: ModelSetup, config: Mapping, text: Mapping, n
             for match in difflib.get_close_matches(key, sorted(known), n=3, cutoff=0.9)
             if block is None or match not in block
         ]
-        if close and (block is not None or path.count(".") or close[0] not in config):
+        if close and (block is not None or path.count(".") or config.get(close[0]) is None):
             reader.note(
                 "possible-typo",
                 f"{path} is no key transformers reads; did you mean {close[0]}? As written it is ignored, "

@@ -123,3 +123,17 @@ def test_an_alibi_config_without_a_context_asks_for_one(tmp_path: Path, capsys) 
     record = json.loads(capsys.readouterr().out)
     assert "context-needed" in {f["label"] for f in record["findings"]}
     assert record["cross_check"] == {"skipped": "no rotary frequencies to compare (positional scheme: alibi)"}
+
+
+def test_an_error_finding_is_exit_1_and_its_line(capsys) -> None:
+    assert cli.main(["--quiet", "model", "gpt2", "--context", "2048", "--no-cross-check"]) == cli.EXIT_CHANGED
+    captured = capsys.readouterr()
+    assert "finding [error] context-beyond-table" in captured.out
+    assert captured.err.strip().startswith("pe-verify: finding [error] context-beyond-table:")
+    assert cli.main(["--quiet", "model", "gpt2", "--context", "1024", "--no-cross-check"]) == 0
+
+
+def test_work_beyond_the_limits_is_refused_before_it_starts(tmp_path: Path, capsys) -> None:
+    wide = _write(tmp_path, {"model_type": "llama", "head_dim": 4096, "max_position_embeddings": 10**6})
+    assert "lower --context or raise --max-minutes" in _error(capsys, str(wide), "--max-minutes", "0.1")
+    assert "raise --max-memory" in _error(capsys, str(wide), "--max-memory", "0.1")

@@ -12,6 +12,7 @@ from pe_verify.properties.analyses.model_setup import (
     MAX_CONTEXT,
     ContextError,
     analyse,
+    analysis_cost,
     model_frequencies,
 )
 from pe_verify.properties.encodings.model_config import bundled_models, read_config
@@ -210,3 +211,69 @@ def test_context_out_of_range_is_refused() -> None:
     for context in (0, 1, MAX_CONTEXT + 1):
         with pytest.raises(ContextError, match="context must be"):
             analyse(setup, context)
+
+
+# ------------------------------------------------------------------------------------------ layer groups
+
+
+def test_a_sliding_group_is_answered_over_its_window() -> None:
+    found = analyse(read_config(MODELS["gemma-2-9b-it"].config), 8192)
+    local, full = found.groups
+    assert local.answers["separation"].value["max_offset"] == 4096
+    assert full.answers["separation"].value["max_offset"] == 8192
+    assert local.answers["men_criterion"].value["offsets"] == 4096
+    theta = _plain(256, 10000.0)
+    squared = 2 * (1 - np.cos(np.outer(np.arange(1, 4096), theta))).sum(axis=1)
+    assert local.answers["separation"].value["argmin_offsets"] == [int(np.argmin(squared)) + 1]
+
+
+def test_groups_with_one_rule_and_reach_share_their_answers() -> None:
+    calls = []
+    found = analyse(read_config(MODELS["gpt-oss-20b"].config), 128, calls.append, calls.append)
+    assert calls[0] == 12 and len(calls) == 13  # the total, then every answer of both groups
+    local, full = found.groups
+    assert local.reach == full.reach == 128 and local.answers == full.answers
+
+
+def test_findings_true_for_the_reference() -> None:
+    llama = analyse(read_config(MODELS["llama-3.1-8b"].config), 4096)
+    labels = {(f.label, f.severity) for f in llama.all_findings()}
+    assert labels == {("positions-collapse-if-cast", "note")}  # llama3 never reads max_position_embeddings
+    qwen = analyse(read_config(MODELS["qwen2.5-7b-instruct-yarn"].config), 4096)
+    (mismatch,) = [f for f in qwen.all_findings() if f.label == "factor-context-mismatch"]
+    assert mismatch.severity == "warning" and "#38224" in mismatch.message
+    assert not [f for f in qwen.all_findings() if f.label == "base-below-men-bound"]  # scaled frequencies
+
+
+def test_t5_buckets_against_the_rule_written_out() -> None:
+    found = analyse(read_config(MODELS["mt5-small"].config), 512).groups[0]
+    value = found.answers["buckets"].value
+
+    def bucket(n: int, buckets: int, distance: int) -> int:
+        exact = buckets // 2
+        if n < exact:
+            return n
+        return min(
+            buckets - 1, exact + int(math.log(n / exact) / math.log(distance / exact) * (buckets - exact))
+        )
+
+    causal = [bucket(n, 32, 128) for n in range(512)]
+    assert value["decoder"]["last_bucket_from"] == causal.index(31)
+    both = [bucket(n, 16, 128) for n in range(512)]
+    assert value["encoder"]["last_bucket_from"] == both.index(15)
+
+
+def test_nope_layers_and_the_attention_temperature_are_answered() -> None:
+    found = analyse(read_config(MODELS["llama-4-scout-17b-16e-instruct"].config), 16384)
+    chunked, nope = found.groups
+    assert chunked.reach == 8192 and chunked.answers["separation"].value["max_offset"] == 8192
+    assert nope.answers["positions"].value["query_scaling"]["attn_scale"] == 0.1
+    assert "frequencies" not in nope.answers
+
+
+def test_the_cost_is_estimated_before_any_work() -> None:
+    wide = {"model_type": "llama", "head_dim": 4096, "max_position_embeddings": 10**6}
+    seconds, needed = analysis_cost(read_config(wide))
+    small_seconds, small_needed = analysis_cost(read_config(dict(wide, head_dim=64)))
+    assert seconds > 5 * small_seconds and needed > 2 * small_needed
+    assert analysis_cost(read_config(MODELS["gpt2"].config)) == (0.0, 0)
