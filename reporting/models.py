@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from pe_verify.properties.analyses.model_setup import SHOWN, analyse
 from pe_verify.properties.encodings.model_config import bundled_models, read_config
+from pe_verify.properties.encodings.rope_rules import RULES
 
 from . import figures
 
@@ -361,6 +362,24 @@ def wavelength_figure(records: tuple[dict, ...]) -> figures.Plot:
     )
 
 
+def rules_table() -> list[str]:
+    """The RoPE rules the audit knows (`rope_rules.RULES`), one row each."""
+    lines = [
+        "## The RoPE rules the audit reads",
+        "",
+        "| rule | `rope_type` | keys of its block | what it computes | transformers |",
+        "|---|---|---|---|---|",
+    ]
+    for rule in RULES:
+        spellings = ", ".join(f"`{name}`" for name in rule.spellings) or "chosen by a model type's key"
+        keys = (
+            ", ".join(f"`{key.name}`" + ("" if key.required else " (optional)") for key in rule.keys) or "—"
+        )
+        transformers = f"`{rule.transformers}`" if rule.transformers else "the model's own default"
+        lines.append(f"| {rule.kind} | {spellings} | {keys} | {rule.description} | {transformers} |")
+    return [*lines, ""]
+
+
 def models_page(
     records: tuple[dict, ...], marker: str, plot: figures.Plot, figure_link: str, slug: Callable[[str], str]
 ) -> str:
@@ -392,6 +411,7 @@ def models_page(
         plot.caption,
         "",
     ]
+    lines += rules_table()
     for record in records:
         lines.append(model_markdown(record, level=2))
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -49,12 +49,13 @@ import numpy as np
 import sympy as sp
 
 from ..checks.interpolation_bounds import critical_dimension, critical_exponent
+from ..encodings import layer_schedule
 from ..encodings.alibi import alibi_slopes_exact
 from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup
 from ..encodings.relative import t5_buckets
 from ..encodings.rope import rotate_half_split
 from ..encodings.rope_rules import BY_KIND
-from ..encodings.scaling import RopeScaling, yarn_factor_mp
+from ..encodings.scaling import FORMS, RopeScaling, yarn_factor_mp
 from ..encodings.sinusoidal import Sinusoidal
 from ..numerics.correct_rounding import correctly_rounded
 from ..numerics.dtypes import dtype_spec
@@ -221,18 +222,9 @@ def _defaults(setup: ModelSetup) -> dict[str, object]:
 
 def _scaling_json(scaling: RopeScaling) -> dict[str, object]:
     fields = {"kind": scaling.kind, "factor": scaling.factor}
-    if scaling.kind in ("yarn", "llama3", "longrope", "dynamic-ntk"):
-        fields["original_context"] = scaling.original_context
-    if scaling.kind == "yarn":
-        fields |= {
-            "beta_fast": scaling.beta_fast,
-            "beta_slow": scaling.beta_slow,
-            "truncate": scaling.truncate,
-        }
-    if scaling.kind == "llama3":
-        fields |= {"low_freq_factor": scaling.low_freq_factor, "high_freq_factor": scaling.high_freq_factor}
-    if scaling.kind == "longrope":
-        fields |= {"short_factor": list(scaling.short_factor), "long_factor": list(scaling.long_factor)}
+    for name in BY_KIND[scaling.kind].reported:
+        value = getattr(scaling, name)
+        fields[name] = list(value) if isinstance(value, tuple) else value
     return fields
 
 
@@ -393,7 +385,7 @@ def model_frequencies(setup: PositionalSetup, context: int) -> Frequencies:
     depend on the running length: it is the planned context)."""
     d, base = setup.rotary_dim, setup.base
     scaling = setup.scaling
-    if scaling.kind in ("dynamic-ntk", "longrope"):
+    if setup.rule.running_length:
         scaling = _with_length(scaling, context)
     with mpmath.workdps(DIGITS):
         theta = RopeScaling().frequencies_mp(d, _exact(base), DIGITS)
@@ -498,17 +490,13 @@ def _scaling_findings(found: GroupAnalysis) -> None:
             Finding(
                 "context-beyond-scaling",
                 f"the planned context {context} exceeds the {max(reach, top or 0)} positions the setup was "
-                + ("trained for" if rule.kind == "none" else "scaled for"),
+                + ("trained for" if rule.unscaled else "scaled for"),
                 "warning",
                 "this plan",
             )
         )
     if rule.running_length:
-        what = (
-            "dynamic NTK rescales the base with the running length"
-            if rule.kind == "dynamic-ntk"
-            else f"LongRoPE takes long_factor for sequences beyond {scaling.original_context} tokens"
-        )
+        what = rule.running.format(original=scaling.original_context)
         found.findings.append(
             Finding(
                 "dynamic-scaling",
@@ -575,34 +563,32 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) 
 
 
 def _attention_answer(found: GroupAnalysis) -> Answer:
-    setup, scaling = found.setup, found.setup.scaling
-    attention = setup.rule.attention
+    setup, scaling, rule = found.setup, found.setup.scaling, found.setup.rule
     value: dict[str, object] = {}
     with mpmath.workdps(DIGITS):
         if setup.attention_factor is not None:
-            factor, rule = mpmath.mpf(setup.attention_factor), "the config's attention_factor"
-        elif attention == "yarn" and setup.mscale and setup.mscale_all_dim:
+            factor, words = mpmath.mpf(setup.attention_factor), "the config's attention_factor"
+        elif rule.attention and setup.mscale and setup.mscale_all_dim:
             factor = yarn_factor_mp(scaling.factor, setup.mscale) / yarn_factor_mp(
                 scaling.factor, setup.mscale_all_dim
             )
-            rule = "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
-        elif attention == "yarn":
-            factor, rule = yarn_factor_mp(scaling.factor), "YaRN's 0.1·ln s + 1"
-        elif attention == "longrope" and scaling.factor > 1:
-            s, original = mpmath.mpf(scaling.factor), mpmath.mpf(scaling.original_context)
-            factor, rule = (
-                mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(original)),
-                "LongRoPE's √(1 + ln s/ln L₀)",
-            )
+            words = "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
+        elif rule.attention:
+            factor, words = FORMS[scaling.kind].attention_mp(scaling), rule.attention
         else:
-            factor, rule = mpmath.mpf(1), "no attention factor for this scaling"
+            factor, words = mpmath.mpf(1), "no attention factor for this scaling"
         value["cos_sin_factor"] = _shown(factor)
-        value["rule"] = rule
-        summary = f"cos and sin are multiplied by {_shown(factor)} ({rule})"
-        if setup.model_type in ("deepseek_v2", "deepseek_v3") and setup.mscale_all_dim:
+        value["rule"] = words
+        summary = f"cos and sin are multiplied by {_shown(factor)} ({words})"
+        versions = layer_schedule.architecture(setup.model_type).softmax_mscale
+        if versions and setup.mscale_all_dim:
             softmax = yarn_factor_mp(scaling.factor, setup.mscale_all_dim) ** 2
             value["softmax_scale_factor"] = _shown(softmax)
-            summary += f"; the softmax scale 1/√d_head is multiplied by {_shown(softmax)} (get_mscale²)"
+            value["softmax_scale_versions"] = versions
+            summary += (
+                f"; the softmax scale 1/√d_head is multiplied by {_shown(softmax)} (get_mscale², "
+                f"transformers {versions})"
+            )
     return Answer(f"mpmath at {DIGITS} digits, shown to {SHOWN}", summary, value)
 
 
@@ -654,7 +640,7 @@ def _men_answer(found: GroupAnalysis, freqs: Frequencies) -> Answer:
         }
         summary = f"B(m) < 0 first at m = {scan.negative.m} ≤ {reach}: B = {value['value']}"
         trained = setup.trained_context
-        if setup.rule.kind == "none" and trained is not None and scan.negative.m <= trained:
+        if setup.rule.unscaled and trained is not None and scan.negative.m <= trained:
             found.findings.append(
                 Finding(
                     "base-below-men-bound",

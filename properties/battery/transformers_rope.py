@@ -216,7 +216,7 @@ def _compare_group(group: GroupAnalysis, found: ModelAnalysis, text, rotary) -> 
     entry: dict[str, object] = {"layer_type": group.group.layer_type, "differences": []}
     theirs, factor = _layer_rope(text, rotary, group, found.context)
     ours = model_frequencies(setup, found.context).float64
-    if setup.rule.kind == "proportional" and theirs.size > ours.size:  # the unrotated pairs' zeros
+    if setup.rule.whole_head and theirs.size > ours.size:  # the unrotated pairs' zeros
         rest = theirs[ours.size :]
         if np.any(rest != 0):
             entry["differences"].append(

@@ -93,6 +93,27 @@ def _attention_indices(config: Config, layers: int) -> list[str] | None:
     return ["full_attention" if i in indices else "linear_attention" for i in range(layers)]
 
 
+def _mpt_scheme(config: Config) -> str:
+    """MPT: ALiBi when ``attn_config.alibi`` is true, else a learned table."""
+    attention = config.get("attn_config")
+    return "alibi" if isinstance(attention, Mapping) and attention.get("alibi") is True else "learned"
+
+
+def _falcon_scheme(config: Config) -> str:
+    """Falcon: ALiBi when ``alibi`` is true, else RoPE."""
+    return "alibi" if config.get("alibi") is True else "rope"
+
+
+def _baichuan_scheme(config: Config) -> str:
+    """Baichuan (remote code): RoPE at hidden size 4096 (the 7B models), ALiBi otherwise (13B), the rule
+    vLLM's ``BaichuanForCausalLM`` applies to the two checkpoints' code."""
+    return "rope" if config.get("hidden_size") == 4096 else "alibi"
+
+
+#: The names GPT-2-era, T5, MPT, ChatGLM and Baichuan configs give the keys the reader knows.
+COMMON_ALIASES = {"n_layer": "num_hidden_layers", "n_head": "num_attention_heads", "n_embd": "hidden_size"}
+
+
 @dataclass(frozen=True)
 class Architecture:
     """How a family of model types lays out positions over its layers, as transformers' configuration and
@@ -118,7 +139,12 @@ class Architecture:
     attention temperature on NoPE layers; `beta`: the key of a position-dependent query scale (Ministral 3's
     ``llama_4_scaling_beta``); `head_dim_key`: the key of the full layers' own head width (Gemma 4's
     ``global_head_dim``); `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK base
-    (HunYuan's ``alpha``); `defaults`: the values its configuration class (transformers 5) takes for keys a
+    (HunYuan's ``alpha``); `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the
+    config's keys rather than the model type; `aliases`: other names of keys (config name → the name the
+    reader asks for); `base_scale`: a key multiplying the default base (ChatGLM's ``rope_ratio``);
+    `softmax_mscale`: the transformers versions whose attention multiplies its softmax scale by YaRN's
+    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
+    `defaults`: the values its configuration class (transformers 5) takes for keys a
     config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
     """
 
@@ -143,6 +169,11 @@ class Architecture:
     beta: str | None = None
     head_dim_key: str | None = None
     alpha_key: str | None = None
+    scheme_rule: Callable[[Config], str] | None = None
+    scheme_keys: tuple[str, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    base_scale: str | None = None
+    softmax_mscale: str | None = None
     window_key: str = "sliding_window"
     defaults: Mapping[str, object] = field(default_factory=dict)
     disputed: Mapping[str, tuple[object, object]] = field(default_factory=dict)
@@ -191,10 +222,48 @@ _GEMMA3 = {
 ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("bloom",), scheme="alibi"),
     Architecture(
+        ("mpt",),
+        scheme_rule=_mpt_scheme,
+        scheme_keys=("attn_config.alibi",),
+        aliases={
+            "max_seq_len": "max_position_embeddings",
+            "n_heads": "num_attention_heads",
+            "n_layers": "num_hidden_layers",
+        },
+    ),
+    Architecture(
+        ("falcon",),
+        scheme_rule=_falcon_scheme,
+        scheme_keys=("alibi",),
+        defaults={"max_position_embeddings": 2048},
+    ),
+    Architecture(
+        ("baichuan",),
+        scheme_rule=_baichuan_scheme,
+        scheme_keys=("hidden_size",),
+        aliases={"model_max_length": "max_position_embeddings"},
+    ),
+    Architecture(
+        ("chatglm",),
+        layout_key="original_rope",
+        base_scale="rope_ratio",
+        aliases={
+            "kv_channels": "head_dim",
+            "seq_length": "max_position_embeddings",
+            "num_layers": "num_hidden_layers",
+        },
+        defaults={"partial_rotary_factor": 0.5},
+    ),
+    Architecture(
         ("gpt2", "gpt_neo", "opt", "bert", "roberta", "xlm-roberta", "distilbert", "gpt_bigcode", "biogpt"),
         scheme="learned",
+        aliases={"n_positions": "max_position_embeddings"},
     ),
-    Architecture(("t5", "mt5", "umt5", "longt5"), scheme="relative"),
+    Architecture(
+        ("t5", "mt5", "umt5", "longt5"),
+        scheme="relative",
+        aliases={"num_layers": "num_hidden_layers", "d_kv": "head_dim", "num_heads": "num_attention_heads"},
+    ),
     Architecture(("mamba", "mamba2", "falcon_mamba", "rwkv", "xlstm"), scheme="none"),
     Architecture(("jamba",), layout_rule=_periodic, rope_layers="none"),
     Architecture(("nemotron_h",), layout_rule=_hybrid_pattern, rope_layers="none"),
@@ -293,8 +362,8 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     ),
     Architecture(("qwen3_moe", "mistral", "mixtral", "ministral", "phi3"), sliding_everywhere=True),
     Architecture(("ministral3",), sliding_everywhere=True, beta="llama_4_scaling_beta"),
-    Architecture(("deepseek_v2",), layout="interleaved"),
-    Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave"),
+    Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
+    Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
     Architecture(
         ("glm", "glm4"), layout="interleaved", defaults={"partial_rotary_factor": 0.5, "head_dim": 128}
     ),

@@ -216,9 +216,7 @@ class ModelSetup:
         rules = [
             g.position for g in self.groups if g.position.scheme == "rope" and g.position.rule is not None
         ]
-        stated = {
-            p.original_context for p in rules if p.original_context is not None and p.rule.kind != "none"
-        }
+        stated = {p.original_context for p in rules if p.original_context is not None and not p.rule.unscaled}
         if len(stated) == 1:
             return stated.pop()
         if stated or any(p.rule.stretches for p in rules):
@@ -246,15 +244,27 @@ class _Reader:
         self.group: PositionalSetup | None = None
         self.architecture = layer_schedule.DEFAULT
 
-    def has(self, key: str) -> bool:
-        """Whether the config sets `key` (to anything but null), or leaves it out and its class gives it a
-        default (a key set to null stays unset, as transformers reads it)."""
+    def _named(self, key: str) -> str:
+        """The name the config gives `key`: the key itself, or an alias of it the config holds."""
         if key in self.config:
-            return self.config[key] is not None
+            return key
+        aliases = {**layer_schedule.COMMON_ALIASES, **self.architecture.aliases}
+        return next(
+            (name for name, canonical in aliases.items() if canonical == key and name in self.config), key
+        )
+
+    def has(self, key: str) -> bool:
+        """Whether the config sets `key` or an alias of it (to anything but null), or leaves it out and its
+        class gives it a default (a key set to null stays unset, as transformers reads it)."""
+        named = self._named(key)
+        if named in self.config:
+            return self.config[named] is not None
         return self._default(key) is not None
 
     def raw(self, key: str, block: Mapping[str, object] | None = None, prefix: str = "") -> object:
         source = self.config if block is None else block
+        if block is None:
+            key = self._named(key)
         self.touched.add(self.prefix + prefix + key)
         value = source.get(key)
         if block is None and key not in source:
@@ -494,23 +504,17 @@ def _dtype(reader: _Reader) -> str | None:
 
 
 def _scheme(reader: _Reader, arch: Architecture, model_type: str | None) -> str:
-    config = reader.config
-    if model_type == "mpt":
-        attn = config.get("attn_config")
-        reader.touched.add(reader.prefix + "attn_config.alibi")
-        return "alibi" if isinstance(attn, Mapping) and attn.get("alibi") is True else "learned"
-    if model_type == "falcon" and reader.raw("alibi") is True:
-        return "alibi"
+    if arch.scheme_rule is not None:
+        reader.touched |= {reader.prefix + key for key in arch.scheme_keys}
+        return arch.scheme_rule(reader.config)
     if layer_schedule.known_scheme(model_type):
         return arch.scheme
     if reader.raw("position_embedding_type") == "relative_key" or reader.has(
         "relative_attention_num_buckets"
     ):
         return "relative"
-    if model_type is not None or any(reader.has(key) for key in ROPE_KEYS):
-        return (
-            "rope" if (model_type in ROPE_MODEL_TYPES or any(reader.has(k) for k in ROPE_KEYS)) else "unknown"
-        )
+    if model_type in ROPE_MODEL_TYPES or any(reader.has(key) for key in ROPE_KEYS):
+        return "rope"
     return "unknown"
 
 
@@ -540,6 +544,9 @@ ROPE_MODEL_TYPES = frozenset(
         "cohere",
         "granite",
         "gptj",
+        "minicpm",
+        "internlm2",
+        "phi3_v",
     }
 )
 
@@ -549,10 +556,11 @@ PATTERN_SPAN = 12
 
 
 def _layer_count(reader: _Reader) -> int | None:
-    for key in ("num_hidden_layers", "n_layer", "num_layers"):
-        if reader.has(key):
-            return reader.positive_int(key, limit=MAX_LAYERS)
-    return None
+    return (
+        reader.positive_int("num_hidden_layers", limit=MAX_LAYERS)
+        if reader.has("num_hidden_layers")
+        else None
+    )
 
 
 def _layer_types(reader: _Reader, arch: Architecture, layers: int | None) -> list[str] | None:
@@ -677,18 +685,16 @@ def _read_groups(reader: _Reader, model: ModelSetup) -> None:
 
 
 def _context(reader: _Reader, model: ModelSetup, scheme: str) -> int | None:
-    if model.model_type == "mpt":
-        return reader.positive_int("max_seq_len")
-    keys = ("n_positions", "max_position_embeddings") if scheme == "learned" else ("max_position_embeddings",)
-    for key in keys:
-        if reader.has(key):
-            return reader.positive_int(key)
-    default = DEFAULT_CONTEXT.get(model.model_type or "")
-    if default is not None and scheme == "rope":
-        model.defaults["max_position_embeddings"] = default
-        reader.note("default-context", f"no max_position_embeddings: transformers' default {default} is used")
-        return default
-    return None
+    if not reader.has("max_position_embeddings"):
+        return None
+    stated = (
+        "max_position_embeddings" in reader.config
+        or reader._named("max_position_embeddings") in reader.config
+    )
+    context = reader.positive_int("max_position_embeddings")
+    if not stated and context is not None:
+        reader.note("default-context", f"no max_position_embeddings: transformers' default {context} is used")
+    return context
 
 
 def _window(reader: _Reader, arch: Architecture, group: LayerGroup) -> None:
@@ -736,14 +742,12 @@ def _read_scheme(
     if setup.scheme == "rope":
         _read_rope(reader, model, setup, arch, layer_type)
     elif setup.scheme == "alibi":
-        if model.model_type == "mpt":
-            setup.heads = reader.positive_int("n_heads", limit=MAX_HEADS)
-        else:
-            key = "n_head" if reader.has("n_head") else "num_attention_heads"
-            setup.heads = reader.positive_int(key, limit=MAX_HEADS)
-        if setup.heads is None and not any(
-            reader.has(k) for k in ("n_head", "n_heads", "num_attention_heads")
-        ):
+        setup.heads = (
+            reader.positive_int("num_attention_heads", limit=MAX_HEADS)
+            if reader.has("num_attention_heads")
+            else None
+        )
+        if setup.heads is None and not reader.has("num_attention_heads"):
             reader.problem(
                 "num_attention_heads", "ALiBi needs the head count (n_head or num_attention_heads)"
             )
@@ -776,11 +780,7 @@ def _heads_and_width(reader: _Reader) -> tuple[int | None, int | None]:
         if reader.has("num_attention_heads")
         else None
     )
-    if heads is None and reader.has("n_head"):
-        heads = reader.positive_int("n_head", limit=MAX_HEADS)
     width = reader.positive_int("hidden_size") if reader.has("hidden_size") else None
-    if width is None and reader.has("n_embd"):
-        width = reader.positive_int("n_embd")
     return heads, width
 
 
@@ -884,7 +884,7 @@ def _read_rope(
     top_original = reader.positive_int("original_max_position_embeddings")
     if block is not None and block.get("original_max_position_embeddings") is not None:
         setup.original_context = reader.positive_int("original_max_position_embeddings", block, name)
-    elif top_original is not None and rule.kind != "none":
+    elif top_original is not None and not rule.unscaled:
         setup.original_context = top_original
     _read_scaling(reader, setup, rule, block or {}, name)
 
@@ -918,6 +918,10 @@ def _read_base(
             if reader.has(key):
                 candidates.append((key, reader.real(key, 1.0)))
     if not candidates:
+        scale = arch.base_scale
+        if scale is not None and reader.has(scale):
+            ratio = reader.real(scale, 0.0)
+            return None if ratio is None else DEFAULT_BASE * ratio
         setup.defaults["rope_theta"] = DEFAULT_BASE
         reader.note("default-base", f"no rope_theta: transformers' default {DEFAULT_BASE:g} is used")
         return DEFAULT_BASE
@@ -1022,7 +1026,7 @@ def _read_rule(
         )
         return None
     alpha = reader.architecture.alpha_key
-    if rule.kind == "dynamic-ntk" and alpha and block.get(alpha) is not None:
+    if rule.running_length and rule.regimes == "rescaled" and alpha and block.get(alpha) is not None:
         reader.touched.add(reader.prefix + name + alpha)
         reader.note(
             "alpha-ntk",
@@ -1085,14 +1089,10 @@ def _read_scaling(
             fallback = setup.max_positions
             reader.note(
                 "missing-original-context",
-                f"{setup.rope_type} scaling without original_max_position_embeddings: transformers takes "
-                + (
-                    "the Llama 3 default 8192"
-                    if rule.kind == "llama3"
-                    else f"max_position_embeddings ({fallback}) as the pretraining context"
-                ),
+                f"{setup.rope_type} scaling without original_max_position_embeddings: transformers 5 takes "
+                f"max_position_embeddings ({fallback}) as the pretraining context",
             )
-            original = 8192 if rule.kind == "llama3" else fallback
+            original = fallback
             setup.original_context = original
         if original is None:
             reader.problem(name + "original_max_position_embeddings", "no pretraining context is stated")
@@ -1132,7 +1132,7 @@ def _read_scaling(
     ):
         factor = setup.max_positions / setup.original_context
         setup.defaults["factor"] = factor
-    if rule.kind == "proportional" and setup.head_dim is not None:
+    if rule.whole_head and setup.head_dim is not None:
         fields["head_width"] = setup.head_dim
         pairs = int(setup.rotary_fraction * setup.head_dim // 2)
         setup.rotary_dim = 2 * pairs if pairs else None
@@ -1144,10 +1144,6 @@ def _read_scaling(
         setup.scaling = RopeScaling(rule.kind, 1.0 if factor is None else factor, **fields)
     except ValueError as exc:
         reader.problem(name.rstrip(".") or "rope_scaling", str(exc))
-
-
-#: Context lengths transformers' configuration classes assume when a config has no max_position_embeddings.
-DEFAULT_CONTEXT = {"falcon": 2048}
 
 
 @dataclass(frozen=True)

@@ -38,16 +38,19 @@ class RopeRule:
     """One positional rule of RoPE.
 
     `kind` is the `RopeScaling.kind` that computes its frequencies; `spellings` the values of ``rope_type``
-    (or the older ``type``) that select it; `keys` what it reads from its block; `max_positions` when it
-    reads ``max_position_embeddings`` (``never``, ``without-factor``: as the factor's numerator when the
-    block has no factor, ``as-original``: as its original context L₀); `stretches` whether its factor
-    extends the trained context to factor · L₀; `attention` the rule of its factor on cos and sin (``none``,
-    ``yarn``, ``longrope``); `transformers` its key in transformers' ``ROPE_INIT_FUNCTIONS`` (None: the
-    model's default computation); `battery` the variant the `rope-frequencies` battery names it by (None:
-    the battery does not identify it); `factor_key` the key its factor is read from; `regimes` whether its
-    pairs fall into kept, blended and interpolated regimes (`by-parts`), are all divided by the factor
-    (`uniform`), or each rescaled otherwise (`rescaled`); `running_length` whether its frequencies depend on
-    the running sequence length.
+    (or the older ``type``) that select it; `keys` what it reads from its block; `max_positions` when it reads
+    ``max_position_embeddings`` (``never``, ``without-factor``: as the factor's numerator when the block has
+    no factor, ``as-original``: as its original context L₀); `stretches` whether its factor extends the
+    trained context to factor · L₀; `attention` the rule of its factor on cos and sin in words (empty when it
+    has none; the value is `scaling.FORMS`' ``attention_mp``); `transformers` its key in transformers'
+    ``ROPE_INIT_FUNCTIONS`` (None: the model's default computation); `battery` the variant the
+    `rope-frequencies` battery names it by (None: the battery does not identify it); `factor_key` the key its
+    factor is read from; `regimes` whether its pairs fall into kept, blended and interpolated regimes
+    (`by-parts`), are all divided by the factor (`uniform`), or each rescaled otherwise (`rescaled`);
+    `running_length` whether its frequencies depend on the running sequence length (`running` says how, with
+    ``{original}`` for L₀); `reported` the `RopeScaling` fields a record of it shows besides its kind and
+    factor; `whole_head` whether its exponents run over the whole head while only some pairs turn
+    (proportional).
     """
 
     kind: str
@@ -56,13 +59,20 @@ class RopeRule:
     description: str
     max_positions: str = "never"
     stretches: bool = False
-    attention: str = "none"
+    attention: str = ""
     transformers: str | None = None
     battery: str | None = None
     regimes: str = "uniform"
     running_length: bool = False
     legacy: tuple[str, ...] = ()
     factor_key: str = "factor"
+    reported: tuple[str, ...] = ()
+    whole_head: bool = False
+    running: str = ""
+
+    @property
+    def unscaled(self) -> bool:
+        return self.regimes == "unscaled"
 
     @property
     def key_names(self) -> tuple[str, ...]:
@@ -103,6 +113,8 @@ RULES: tuple[RopeRule, ...] = (
         battery="ntk",
         regimes="rescaled",
         running_length=True,
+        running="dynamic NTK rescales the base with the running length",
+        reported=("original_context",),
     ),
     RopeRule(
         "ntk",
@@ -129,10 +141,11 @@ RULES: tuple[RopeRule, ...] = (
         "YaRN: NTK-by-parts between β_fast and β_slow turns over L₀, and an attention factor",
         max_positions="without-factor",
         stretches=True,
-        attention="yarn",
+        attention="YaRN's 0.1·ln s + 1",
         transformers="yarn",
         battery="yarn",
         regimes="by-parts",
+        reported=("original_context", "beta_fast", "beta_slow", "truncate"),
     ),
     RopeRule(
         "llama3",
@@ -148,6 +161,7 @@ RULES: tuple[RopeRule, ...] = (
         transformers="llama3",
         battery="llama3",
         regimes="by-parts",
+        reported=("original_context", "low_freq_factor", "high_freq_factor"),
     ),
     RopeRule(
         "longrope",
@@ -162,12 +176,14 @@ RULES: tuple[RopeRule, ...] = (
         "LongRoPE: each pair divided by its own factor, long_factor beyond L₀, short_factor within",
         max_positions="without-factor",
         stretches=True,
-        attention="longrope",
+        attention="LongRoPE's √(1 + ln s/ln L₀)",
         transformers="longrope",
         battery="longrope",
         regimes="rescaled",
         running_length=True,
+        running="LongRoPE takes long_factor for sequences beyond {original} tokens",
         legacy=("su",),
+        reported=("original_context", "short_factor", "long_factor"),
     ),
     RopeRule(
         "proportional",
@@ -176,6 +192,8 @@ RULES: tuple[RopeRule, ...] = (
         "proportional: the first ⌊p·h/2⌋ pairs turn at base^(−2i/h)/s over the whole head h, the rest do not",
         transformers="proportional",
         regimes="uniform",
+        whole_head=True,
+        reported=("head_width",),
     ),
 )
 
@@ -190,11 +208,6 @@ COMMON_KEYS = (
     Key("mrope_section", "sections"),
     Key("mrope_interleaved", "flag"),
 )
-
-
-def rule_for(spelling: str) -> RopeRule | None:
-    """The rule a ``rope_type`` selects, or None."""
-    return BY_SPELLING.get(spelling)
 
 
 def battery_variants() -> tuple[str, ...]:

@@ -47,7 +47,7 @@ holds the float64 `attention_factor` against.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -63,9 +63,6 @@ from ..numerics.validation import (
     require_positive_real,
 )
 from .frequencies import frequencies, frequencies_arb, frequencies_mp
-
-#: The scaling schemes, the values of `RopeScaling.kind`.
-KINDS = ("none", "linear", "ntk", "dynamic-ntk", "yarn", "llama3", "longrope", "proportional")
 
 #: YaRN's ramps: ``code``, linear in the pair index between the correction dims (``linear_ramp_factor``,
 #: floored and ceiled when `truncate`); ``paper``, γ(r) linear in r = L₀/λ between α = β_slow and β = β_fast
@@ -108,11 +105,12 @@ class RopeScaling:
     head_width: int | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.kind not in FORMS:
+            raise ValueError(f"kind must be one of {', '.join(FORMS)}, got {self.kind!r}")
+        forms = FORMS[self.kind]
         factor = require_factor(self.factor)
-        if self.kind == "none" and factor != 1.0:
-            raise ValueError(f"factor must be 1 for kind 'none' (unscaled), got {factor}")
+        if forms.unscaled and factor != 1.0:
+            raise ValueError(f"factor must be 1 for kind {self.kind!r} (unscaled), got {factor}")
         betas = _require_betas(self.beta_fast, self.beta_slow)
         low, high = _require_frequency_factors(self.low_freq_factor, self.high_freq_factor)
         if not isinstance(self.truncate, bool):
@@ -129,8 +127,8 @@ class RopeScaling:
             "low_freq_factor": low,
             "high_freq_factor": high,
             "seq_len": None if self.seq_len is None else require_positive_int(self.seq_len, "seq_len"),
-            "short_factor": _require_pair_factors(self.short_factor, "short_factor", self.kind == "longrope"),
-            "long_factor": _require_pair_factors(self.long_factor, "long_factor", self.kind == "longrope"),
+            "short_factor": _require_pair_factors(self.short_factor, "short_factor", forms.pair_factors),
+            "long_factor": _require_pair_factors(self.long_factor, "long_factor", forms.pair_factors),
             "head_width": None
             if self.head_width is None
             else require_even_dimension(self.head_width, "head_width"),
@@ -164,22 +162,7 @@ class RopeScaling:
 
     def frequencies(self, d: int, base: float = 10000.0) -> np.ndarray:
         """The d/2 scaled frequencies θ'_i in float64, computed as the reference does (NTK: d ≥ 4)."""
-        if self.kind == "longrope":
-            d = require_even_dimension(d)
-            return rope_frequencies(d, base) / np.asarray(self._factors_for(d))
-        if self.kind in ("ntk", "dynamic-ntk"):
-            return _ntk_frequencies(d, base, self.factor if self.kind == "ntk" else self.effective_factor)
-        if self.kind == "proportional":
-            d = require_even_dimension(d)
-            return frequencies(self._width(d), base, count=d // 2) / self.factor
-        theta = rope_frequencies(d, base)
-        if self.kind == "none":
-            return theta
-        if self.kind == "linear":
-            return theta / self.factor
-        if self.kind == "yarn":
-            return _yarn_frequencies(self, theta, d, float(base))
-        return _llama3_frequencies(self, theta)
+        return FORMS[self.kind].float64(self, d, base)
 
     def frequencies_mp(self, d: int, base: float | str = 10000, dps: int = 50) -> list[mpmath.mpf]:
         """The d/2 scaled frequencies θ'_i as mpmath numbers with `dps` significant digits: the same rule,
@@ -187,39 +170,12 @@ class RopeScaling:
         d = require_even_dimension(d)
         dps = require_positive_int(dps, "dps")
         with mpmath.workdps(dps):
-            s = mpmath.mpf(self.factor)
-            if self.kind in ("ntk", "dynamic-ntk"):
-                d = _require_ntk_dimension(d)
-                if self.kind == "dynamic-ntk":
-                    original = self.original_context
-                    s = 1 + s * (max(self.sequence_length, original) - original) / original
-                scaled_base = mpmath.mpf(base) * s ** (mpmath.mpf(d) / (d - 2))
-                return frequencies_mp(d, scaled_base, dps, count=d // 2)
-            if self.kind == "proportional":
-                return [t / s for t in frequencies_mp(self._width(d), base, dps, count=d // 2)]
-            theta = frequencies_mp(d, base, dps, count=d // 2)
-            if self.kind == "none":
-                return theta
-            if self.kind == "linear":
-                return [t / s for t in theta]
-            if self.kind == "longrope":
-                return [t / mpmath.mpf(e) for t, e in zip(theta, self._factors_for(d), strict=True)]
-            if self.kind == "yarn":
-                keep = _yarn_keep_mp(self, d, mpmath.mpf(base))
-                return [t / s * (1 - k) + t * k for t, k in zip(theta, keep, strict=True)]
-            return [_llama3_mp(self, t, s) for t in theta]
+            return FORMS[self.kind].mp(self, d, base, dps)
 
     def attention_factor(self, mscale: float = 1.0) -> float:
         """The factor on cos and sin: YaRN's √(1/t) = 0.1·mscale·ln s + 1, so every logit q·k is scaled by
-        1/t; 1 for every other kind."""
-        mscale = require_positive_real(mscale, "mscale")
-        if self.kind == "longrope":
-            if self.factor == 1.0:
-                return 1.0
-            return math.sqrt(1.0 + math.log(self.factor) / math.log(self.original_context))
-        if self.kind != "yarn":
-            return 1.0
-        return 0.1 * mscale * math.log(self.factor) + 1.0
+        1/t; LongRoPE's √(1 + ln s/ln L₀); 1 for every other kind."""
+        return FORMS[self.kind].attention(self, require_positive_real(mscale, "mscale"))
 
     def _width(self, d: int) -> int:
         """Proportional RoPE's head width h (≥ the d rotated dims); d when none is given."""
@@ -236,6 +192,128 @@ class RopeScaling:
                 f"LongRoPE needs one factor per pair: d = {d} has {d // 2} pairs, got {len(ext)}"
             )
         return ext
+
+
+@dataclass(frozen=True)
+class Forms:
+    """One scaling kind's rule in every form: θ'_i in float64 (`float64(scaling, d, base)`), at the current
+    mpmath precision (`mp(scaling, d, base, dps)`), and its factor on cos and sin (`attention(scaling,
+    mscale)`, and at the current mpmath precision `attention_mp(scaling)`); `unscaled` when its factor must
+    be 1, `pair_factors` when it needs LongRoPE's factor lists, `thresholds` the fields holding the turn
+    counts where a blend between kept and interpolated pairs starts and ends."""
+
+    float64: Callable[[RopeScaling, int, float], np.ndarray]
+    mp: Callable[[RopeScaling, int, object, int], list[mpmath.mpf]]
+    attention: Callable[[RopeScaling, float], float]
+    attention_mp: Callable[[RopeScaling], mpmath.mpf] = lambda scaling: mpmath.mpf(1)
+    unscaled: bool = False
+    pair_factors: bool = False
+    thresholds: tuple[str, str] | None = None
+
+
+def _one(scaling: RopeScaling, mscale: float) -> float:
+    return 1.0
+
+
+def _yarn_attention(scaling: RopeScaling, mscale: float) -> float:
+    return 0.1 * mscale * math.log(scaling.factor) + 1.0
+
+
+def _longrope_attention(scaling: RopeScaling, mscale: float) -> float:
+    if scaling.factor == 1.0:
+        return 1.0
+    return math.sqrt(1.0 + math.log(scaling.factor) / math.log(scaling.original_context))
+
+
+def _longrope_attention_mp(scaling: RopeScaling) -> mpmath.mpf:
+    s, original = mpmath.mpf(scaling.factor), mpmath.mpf(scaling.original_context)
+    return mpmath.mpf(1) if s == 1 else mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(original))
+
+
+def _theta_mp(d: int, base: object, dps: int) -> list[mpmath.mpf]:
+    return frequencies_mp(d, base, dps, count=d // 2)
+
+
+def _ntk_mp(scaling: RopeScaling, d: int, base: object, dps: int, s: mpmath.mpf) -> list[mpmath.mpf]:
+    d = _require_ntk_dimension(d)
+    return frequencies_mp(d, mpmath.mpf(base) * s ** (mpmath.mpf(d) / (d - 2)), dps, count=d // 2)
+
+
+def _dynamic_s_mp(scaling: RopeScaling) -> mpmath.mpf:
+    original = scaling.original_context
+    return 1 + mpmath.mpf(scaling.factor) * (max(scaling.sequence_length, original) - original) / original
+
+
+def _longrope_float64(scaling: RopeScaling, d: int, base: float) -> np.ndarray:
+    d = require_even_dimension(d)
+    return rope_frequencies(d, base) / np.asarray(scaling._factors_for(d))
+
+
+def _proportional_float64(scaling: RopeScaling, d: int, base: float) -> np.ndarray:
+    d = require_even_dimension(d)
+    return frequencies(scaling._width(d), base, count=d // 2) / scaling.factor
+
+
+def _yarn_mp(scaling: RopeScaling, d: int, base: object, dps: int) -> list[mpmath.mpf]:
+    s, keep = mpmath.mpf(scaling.factor), _yarn_keep_mp(scaling, d, mpmath.mpf(base))
+    return [t / s * (1 - k) + t * k for t, k in zip(_theta_mp(d, base, dps), keep, strict=True)]
+
+
+#: Every scaling kind's forms, by `RopeScaling.kind`.
+FORMS: dict[str, Forms] = {
+    "none": Forms(
+        lambda sc, d, base: rope_frequencies(d, base),
+        lambda sc, d, base, dps: _theta_mp(d, base, dps),
+        _one,
+        unscaled=True,
+    ),
+    "linear": Forms(
+        lambda sc, d, base: rope_frequencies(d, base) / sc.factor,
+        lambda sc, d, base, dps: [t / mpmath.mpf(sc.factor) for t in _theta_mp(d, base, dps)],
+        _one,
+    ),
+    "ntk": Forms(
+        lambda sc, d, base: _ntk_frequencies(d, base, sc.factor),
+        lambda sc, d, base, dps: _ntk_mp(sc, d, base, dps, mpmath.mpf(sc.factor)),
+        _one,
+    ),
+    "dynamic-ntk": Forms(
+        lambda sc, d, base: _ntk_frequencies(d, base, sc.effective_factor),
+        lambda sc, d, base, dps: _ntk_mp(sc, d, base, dps, _dynamic_s_mp(sc)),
+        _one,
+    ),
+    "yarn": Forms(
+        lambda sc, d, base: _yarn_frequencies(sc, rope_frequencies(d, base), d, float(base)),
+        _yarn_mp,
+        _yarn_attention,
+        lambda sc: yarn_factor_mp(sc.factor),
+        thresholds=("beta_slow", "beta_fast"),
+    ),
+    "llama3": Forms(
+        lambda sc, d, base: _llama3_frequencies(sc, rope_frequencies(d, base)),
+        lambda sc, d, base, dps: [_llama3_mp(sc, t, mpmath.mpf(sc.factor)) for t in _theta_mp(d, base, dps)],
+        _one,
+        thresholds=("low_freq_factor", "high_freq_factor"),
+    ),
+    "longrope": Forms(
+        _longrope_float64,
+        lambda sc, d, base, dps: [
+            t / mpmath.mpf(e) for t, e in zip(_theta_mp(d, base, dps), sc._factors_for(d), strict=True)
+        ],
+        _longrope_attention,
+        _longrope_attention_mp,
+        pair_factors=True,
+    ),
+    "proportional": Forms(
+        _proportional_float64,
+        lambda sc, d, base, dps: [
+            t / mpmath.mpf(sc.factor) for t in frequencies_mp(sc._width(d), base, dps, count=d // 2)
+        ],
+        _one,
+    ),
+}
+#: The scaling schemes, the values of `RopeScaling.kind`.
+KINDS = tuple(FORMS)
 
 
 def linear_scaling_frequencies(d: int, base: float, factor: float) -> np.ndarray:
@@ -626,11 +704,10 @@ def regime_counts(turns: list[flint.arb], low: float, high: float) -> tuple[int,
 def ramp_thresholds(scaling: RopeScaling) -> tuple[float, float]:
     """The turn counts where a ramp starts and ends: YaRN's (β_slow, β_fast), Llama 3's (low, high) factor
     (Llama 3 compares L₀/λ_i, which is the same r_i)."""
-    if scaling.kind == "yarn":
-        return scaling.beta_slow, scaling.beta_fast
-    if scaling.kind == "llama3":
-        return scaling.low_freq_factor, scaling.high_freq_factor
-    raise ValueError(f"only YaRN and Llama 3 blend between two regimes, got kind {scaling.kind!r}")
+    names = FORMS[scaling.kind].thresholds
+    if names is None:
+        raise ValueError(f"only YaRN and Llama 3 blend between two regimes, got kind {scaling.kind!r}")
+    return getattr(scaling, names[0]), getattr(scaling, names[1])
 
 
 def scaling_regimes(scaling: RopeScaling, d: int, base: int) -> tuple[int, int, int]:
@@ -780,11 +857,10 @@ def yarn_factor_mp(factor: float, mscale: float = 1.0) -> mpmath.mpf:
 
 
 def logit_scale_mp(scaling: RopeScaling, dps: int = 30) -> mpmath.mpf:
-    """The factor 1/t = attention_factor² on every logit, with `dps` digits: (0.1·ln s + 1)² for YaRN."""
+    """The factor 1/t = attention_factor² on every logit, with `dps` digits: (0.1·ln s + 1)² for YaRN,
+    1 + ln s/ln L₀ for LongRoPE, 1 for the other kinds."""
     with mpmath.workdps(require_positive_int(dps, "dps")):
-        if scaling.kind != "yarn":
-            return mpmath.mpf(1)
-        return yarn_factor_mp(scaling.factor) ** 2
+        return FORMS[scaling.kind].attention_mp(scaling) ** 2
 
 
 @dataclass(frozen=True)

@@ -188,3 +188,34 @@ def test_every_architecture_record_names_known_schemes() -> None:
             "none",
         )
         assert record.layout in ("half", "interleaved")
+
+
+def test_remote_code_models_read_from_their_own_keys() -> None:
+    """ChatGLM (GLM-4-9B-Chat's published config, as vLLM and transformers' converter read it: base 10000 ×
+    rope_ratio, the first half of each head rotated in interleaved pairs) and Baichuan (RoPE at hidden size
+    4096, ALiBi otherwise)."""
+    glm = {
+        "model_type": "chatglm",
+        "kv_channels": 128,
+        "num_layers": 40,
+        "original_rope": True,
+        "rope_ratio": 500,
+        "seq_length": 131072,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+    }
+    model = read_config(glm)
+    rule = model.groups[0].position
+    assert (rule.base, rule.head_dim, rule.rotary_dim, rule.layout) == (5e6, 128, 64, "interleaved")
+    assert (model.max_positions, model.layers) == (131072, 40)
+    assert {"kv_channels", "seq_length", "rope_ratio", "num_layers"} <= set(model.used)
+    assert read_config(dict(glm, original_rope=False)).groups[0].position.layout == "half"
+    seven = {
+        "model_type": "baichuan",
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "model_max_length": 4096,
+    }
+    thirteen = dict(seven, hidden_size=5120, num_attention_heads=40)
+    assert read_config(seven).scheme == "rope" and read_config(seven).max_positions == 4096
+    assert read_config(thirteen).scheme == "alibi" and read_config(thirteen).groups[0].position.heads == 40
