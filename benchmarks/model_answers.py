@@ -1,14 +1,17 @@
 """Benchmark of `pe-verify model`: every answer for a bundled model at a planned context (default 10^6), in
-this process and without the transformers comparison, against a baseline measured in the same run: the bare
-numpy computation of that model's inv_freq and its cos/sin table over the planned context (the least any tool
-must compute to use the model at that length). The target is under `LIMIT_SECONDS` for every bundled model.
+this process, with the transformers comparison when transformers is installed (`--no-cross-check` leaves it
+out), against a baseline measured in the same run: the bare numpy computation of each RoPE layer group's
+inv_freq and its cos/sin table over the planned context (the least any tool must compute to use the model at
+that length). The target is under `LIMIT_SECONDS` for every bundled model.
 
     python benchmarks/model_answers.py [--context 1000000] [--model llama-3.1-8b ...] [--repeat 1]
+        [--no-cross-check]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
 from collections.abc import Callable
 
@@ -31,15 +34,23 @@ def timed(run: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def _rotating(name: str) -> list:
+    return [
+        g.position for g in read_config(bundled_models()[name].config).groups if g.position.scheme == "rope"
+    ]
+
+
 def baseline(name: str, context: int) -> Callable[[], object]:
-    """inv_freq of the model's rule (float64) and cos, sin of every position × pair, in float32 as models
-    cache them."""
-    setup = read_config(bundled_models()[name].config)
-    inv_freq = model_frequencies(setup, context).float64.astype(np.float32)
+    """Each RoPE group's inv_freq (float64) and cos, sin of every position × pair, in float32 as models cache
+    them."""
+    tables = [model_frequencies(rule, context).float64.astype(np.float32) for rule in _rotating(name)]
 
     def run() -> object:
-        angles = np.arange(context, dtype=np.float32)[:, None] * inv_freq[None, :]
-        return np.cos(angles), np.sin(angles)
+        out = []
+        for inv_freq in tables:
+            angles = np.arange(context, dtype=np.float32)[:, None] * inv_freq[None, :]
+            out.append((np.cos(angles), np.sin(angles)))
+        return out
 
     return run
 
@@ -49,18 +60,19 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=10**6)
     parser.add_argument("--model", action="append", help="a bundled model (default: every RoPE one)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--no-cross-check", action="store_true", help="leave the transformers comparison out")
     args = parser.parse_args()
-    names = args.model or [
-        name for name, model in bundled_models().items() if read_config(model.config).scheme == "rope"
-    ]
-    print(f"every answer of `pe-verify model` at context {args.context} (no transformers comparison)")
+    names = args.model or [name for name in bundled_models() if _rotating(name)]
+    cross = not args.no_cross_check and importlib.util.find_spec("transformers") is not None
+    with_cross = "with the transformers comparison" if cross else "without the transformers comparison"
+    print(f"every answer of `pe-verify model` at context {args.context}, {with_cross}")
     worst = 0.0
     for name in names:
-        seconds = timed(lambda name=name: analyse_model(name, args.context, cross_check=False), args.repeat)
+        seconds = timed(lambda name=name: analyse_model(name, args.context, cross_check=cross), args.repeat)
         reference = timed(baseline(name, args.context), args.repeat)
         worst = max(worst, seconds)
         print(
-            f"{name:<26} {seconds:7.2f} s; baseline (inv_freq and its cos/sin table) {reference:7.3f} s; "
+            f"{name:<30} {seconds:7.2f} s; baseline (inv_freq and its cos/sin tables) {reference:7.3f} s; "
             f"ratio {seconds / reference:6.1f}"
         )
     verdict = "holds" if worst < LIMIT_SECONDS else "does not hold"

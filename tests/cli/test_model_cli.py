@@ -137,3 +137,43 @@ def test_work_beyond_the_limits_is_refused_before_it_starts(tmp_path: Path, caps
     wide = _write(tmp_path, {"model_type": "llama", "head_dim": 4096, "max_position_embeddings": 10**6})
     assert "lower --context or raise --max-minutes" in _error(capsys, str(wide), "--max-minutes", "0.1")
     assert "raise --max-memory" in _error(capsys, str(wide), "--max-memory", "0.1")
+
+
+LLAMA2 = bundled_models()["llama-2-7b"].config
+
+
+@pytest.mark.parametrize("form", [[], ["--json"], ["--markdown"]])
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"rope_theta": "10000"}, "rope_theta"),
+        ({"rope_theta": True}, "rope_theta"),
+        ({"rope_theta": [10000]}, "rope_theta"),
+        ({"rope_theta": 0}, "rope_theta"),
+        ({"rope_theta": 1}, "rope_theta"),
+        ({"rope_theta": 0.5}, "rope_theta"),
+        ({"rope_theta": 10000, "rotary_emb_base": 20000}, "rope_theta"),
+        ({"rope_scaling": {"rope_type": ["yarn"], "factor": 2.0}}, "rope_scaling.rope_type"),
+        ({"rope_scaling": {"rope_type": {"a": 1}, "factor": 2.0}}, "rope_scaling.rope_type"),
+        ({"head_dim": 1}, "head_dim"),
+        ({"head_dim": 127}, "head_dim"),
+        ({"num_attention_heads": 10**8, "model_type": "bloom"}, "num_attention_heads"),
+    ],
+)
+def test_unusable_keys_in_every_form(tmp_path: Path, capsys, change: dict, key: str, form: list[str]) -> None:
+    path = _write(tmp_path, dict(LLAMA2, **change))
+    argv = ["--quiet", "model", str(path), "--no-cross-check", "--context", "256", *form]
+    assert cli.main(argv) == cli.EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith(f"pe-verify: error: config key {key}:"), err
+
+
+@pytest.mark.parametrize("rule", ["yarn", "llama3"])
+def test_a_factor_of_exactly_one_is_valid(tmp_path: Path, capsys, rule: str) -> None:
+    block = {"rope_type": rule, "factor": 1.0, "original_max_position_embeddings": 4096}
+    if rule == "llama3":
+        block |= {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
+    path = _write(tmp_path, dict(LLAMA2, rope_scaling=block))
+    assert cli.main(["--quiet", "model", str(path), "--no-cross-check", "--context", "256", "--json"]) == 0
+    (group,) = json.loads(capsys.readouterr().out)["groups"]
+    assert {row["regime"] for row in group["answers"]["frequencies"]["value"]} == {"extrapolated"}
