@@ -99,14 +99,12 @@ def position_line(group: dict) -> str:
     return "a positional scheme the suite does not know"
 
 
-def group_line(group: dict) -> str:
-    """A group's layers, rule and window in one line."""
+def group_line(group: dict, ranges: bool = True) -> str:
+    """A group's layers (as ranges unless not `ranges`: their count alone), rule and window in one line."""
     layers = group["layers"]
-    where = (
-        f"{group['layer_type']} ×{len(layers)} (layers {layer_ranges(layers)})"
-        if layers
-        else group["layer_type"]
-    )
+    where = group["layer_type"]
+    if layers:
+        where += f" ×{len(layers)}" + (f" (layers {layer_ranges(layers)})" if ranges else "")
     attention = group["attention"]
     window = (
         f"sliding window {attention['window']}"
@@ -122,8 +120,8 @@ def group_line(group: dict) -> str:
 
 
 def _setup_line(record: dict) -> str:
-    """The model's groups in one line (the models page's table)."""
-    return "; ".join(group_line(group) for group in record["groups"])
+    """The model's groups in one line, each with its count of layers (the models page's table)."""
+    return "; ".join(group_line(group, ranges=False) for group in record["groups"])
 
 
 def _cross_line(record: dict) -> str:

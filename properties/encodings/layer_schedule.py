@@ -121,31 +121,32 @@ class Architecture:
 
     `scheme`: ``rope``, ``alibi``, ``learned``, ``relative`` (T5's buckets) or ``none`` (no positional
     encoding in any layer). `pattern`: the key and default of a "one full layer every n" pattern
-    (``sliding_window_pattern``), `pattern_type` the layer type of the others, `pattern_from_zero` whether
-    the full layers are those with i % n = 0 (ModernBERT) rather than (i + 1) % n = 0, `fixed_pattern` a
-    period no key changes, `last_full` whether the last layer is full whatever the pattern (Gemma 4);
-    `layout_rule`: a rule of its own that lists the layer types from other keys (Jamba, Nemotron-H, DeciLM,
-    Bamba); `sliding_everywhere`: a set ``sliding_window`` makes every layer slide (Mistral, Mixtral);
-    `sliding_from`: Qwen 2's ``use_sliding_window`` with ``max_window_layers``; `rope_layers`: which attention
-    layers rotate (``all``; ``sliding``: only sliding layers, the full ones are NoPE; ``sliding-if-windowed``:
-    the same when ``sliding_window`` is set; ``no_rope_layers``: the flag list, derived from
-    ``no_rope_layer_interval``; ``rope-embedding-type``: every one when ``position_embedding_type`` is
-    ``rope``, none otherwise; ``none``: no layer rotates); `chunk_key`: the key of chunked attention's size
-    on rotating layers; `local_base`: the key (and default) of the sliding layers' base when the config has
-    no per-layer-type ``rope_parameters``, `global_base` the same for the full layers of configs that name it
-    apart; `local_scaled`: whether a ``rope_scaling`` block also scales the sliding layers (Gemma 3 and
-    OLMo 3 give it to the full layers only); `layout`: ``half`` (rotate_half: pair i with i + d/2) or
-    ``interleaved`` (pairs 2i, 2i + 1), `layout_key` a key that chooses it; `temperature`: Llama 4's
-    attention temperature on NoPE layers; `beta`: the key of a position-dependent query scale (Ministral 3's
-    ``llama_4_scaling_beta``); `head_dim_key`: the key of the full layers' own head width (Gemma 4's
-    ``global_head_dim``); `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK base
-    (HunYuan's ``alpha``); `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the
-    config's keys rather than the model type; `aliases`: other names of keys (config name → the name the
-    reader asks for); `base_scale`: a key multiplying the default base (ChatGLM's ``rope_ratio``);
+    (``sliding_window_pattern``), `pattern_type` the layer type of the others, `pattern_from_zero` whether the
+    full layers are those with i % n = 0 (ModernBERT) rather than (i + 1) % n = 0, `fixed_pattern` a period no
+    key changes, `last_full` whether the last layer is full whatever the pattern (Gemma 4); `layout_rule`: a
+    rule of its own that lists the layer types from other keys (Jamba, Nemotron-H, DeciLM, Bamba);
+    `sliding_everywhere`: a set ``sliding_window`` makes every layer slide (Mistral, Mixtral); `sliding_from`:
+    Qwen 2's ``use_sliding_window`` with ``max_window_layers``; `rope_layers`: which attention layers rotate
+    (``all``; ``sliding``: only sliding layers, the full ones are NoPE; ``sliding-if-windowed``: the same when
+    ``sliding_window`` is set; ``no_rope_layers``: the flag list, derived from ``no_rope_layer_interval``;
+    ``rope-embedding-type``: every one when ``position_embedding_type`` is ``rope``, none otherwise; ``none``:
+    no layer rotates); `chunk_key`: the key of chunked attention's size on rotating layers; `local_base`: the
+    key (and default) of the sliding layers' base when the config has no per-layer-type ``rope_parameters``,
+    `global_base` the same for the full layers of configs that name it apart; `local_scaled`: whether a
+    ``rope_scaling`` block also scales the sliding layers (Gemma 3 and OLMo 3 give it to the full layers
+    only); `layout`: ``half`` (rotate_half: pair i with i + d/2) or ``interleaved`` (pairs 2i, 2i + 1),
+    `layout_key` a key that chooses it; `temperature`: Llama 4's attention temperature on NoPE layers; `beta`:
+    the key of a position-dependent query scale (Ministral 3's ``llama_4_scaling_beta``); `head_dim_key`: the
+    key of the full layers' own head width (Gemma 4's ``global_head_dim``); `alpha_key`: a key that turns
+    ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``); `scheme_rule` (with the keys it reads,
+    `scheme_keys`): a scheme chosen by the config's keys rather than the model type; `aliases`: other names of
+    keys (config name → the name the reader asks for); `base_scale`: a key multiplying the default base
+    (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the pairs (``contiguous`` blocks,
+    Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a ``mrope_interleaved`` key says;
     `softmax_mscale`: the transformers versions whose attention multiplies its softmax scale by YaRN's
-    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
-    `defaults`: the values its configuration class (transformers 5) takes for keys a
-    config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
+    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's); `defaults`: the values
+    its configuration class (transformers 5) takes for keys a config leaves out, `disputed` those transformers
+    4.57 and 5 take differently ((4.57, 5) by key).
     """
 
     types: tuple[str, ...]
@@ -174,6 +175,7 @@ class Architecture:
     aliases: Mapping[str, str] = field(default_factory=dict)
     base_scale: str | None = None
     softmax_mscale: str | None = None
+    mrope: str | None = None
     window_key: str = "sliding_window"
     defaults: Mapping[str, object] = field(default_factory=dict)
     disputed: Mapping[str, tuple[object, object]] = field(default_factory=dict)
@@ -353,10 +355,16 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         pattern_type="linear_attention",
         defaults={"head_dim": 256, "partial_rotary_factor": 0.25},
     ),
-    Architecture(("qwen2", "qwen2_moe", "qwen3", "qwen2_vl_text", "qwen2_5_vl_text"), sliding_from=True),
-    Architecture(("qwen2_vl", "qwen2_5_vl"), sliding_from=True, defaults={"rope_theta": 1000000.0}),
+    Architecture(("qwen2", "qwen2_moe", "qwen3"), sliding_from=True),
+    Architecture(
+        ("qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"),
+        sliding_from=True,
+        mrope="contiguous",
+        defaults={"rope_theta": 1000000.0},
+    ),
     Architecture(
         ("qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text"),
+        mrope="interleaved",
         defaults={"head_dim": 128, "max_position_embeddings": 128000},
         disputed={"rope_theta": (5000000.0, 500000.0)},
     ),

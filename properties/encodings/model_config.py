@@ -1058,6 +1058,15 @@ def _read_mrope(reader: _Reader, setup: PositionalSetup, block: Mapping[str, obj
         return
     setup.mrope_section = value
     setup.mrope_interleaved = bool(interleaved)
+    layout = reader.architecture.mrope
+    if layout is not None:
+        setup.mrope_interleaved = layout == "interleaved"
+        if block.get("mrope_interleaved") is not None and bool(interleaved) != setup.mrope_interleaved:
+            reader.note(
+                "ignored-key",
+                f"{name}mrope_interleaved is {interleaved}, but transformers' {setup.model_type} lays the "
+                f"sections out {layout} whatever it says",
+            )
     pairs = None if setup.rotary_dim is None else setup.rotary_dim // 2
     if pairs is not None and sum(value) != pairs:
         reader.problem(
