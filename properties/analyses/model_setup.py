@@ -423,7 +423,7 @@ def _rope(found: GroupAnalysis, done: Callable[[str], None]) -> None:
         return
     _scaling_findings(found)
     freqs = model_frequencies(setup, context)
-    found.answers["frequencies"] = _frequency_answer(setup, context, freqs)
+    found.answers["frequencies"] = _frequency_answer(setup, context, freqs, found.reach)
     done("frequencies")
     found.answers["attention_factor"] = _attention_answer(found)
     done("attention_factor")
@@ -532,7 +532,7 @@ def _regime(theta: mpmath.mpf, scaled: mpmath.mpf, scaling: RopeScaling) -> tupl
     return "blended", (scaled / theta - 1 / s) / (1 - 1 / s)
 
 
-def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) -> Answer:
+def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies, reach: int) -> Answer:
     trained = setup.trained_context
     rows, counts = [], {}
     with mpmath.workdps(DIGITS):
@@ -554,10 +554,12 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies) 
             )
         longest = two_pi / freqs.scaled[-1]
     regimes = ", ".join(f"{n} {name}" for name, n in counts.items())
+    with mpmath.workdps(DIGITS):
+        turns = _shown(reach * freqs.scaled[-1] / (2 * mpmath.pi), 6)
+    where = "the planned context" if reach == context else f"the {reach} positions a query sees"
     summary = (
         f"{len(rows)} pairs ({regimes}); wavelengths {rows[0]['wavelength']} to {_shown(longest, 6)}; the "
-        "slowest "
-        f"pair turns {_shown(context * freqs.scaled[-1] / (2 * mpmath.pi), 6)} times in the planned context"
+        f"slowest pair turns {turns} times in {where}"
     )
     return Answer(f"the scaling rule at {DIGITS} significant digits, shown to {SHOWN}", summary, rows)
 
