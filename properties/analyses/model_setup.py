@@ -506,12 +506,18 @@ def _scaling_findings(found: GroupAnalysis) -> None:
             )
         )
     if setup.mscale is not None and setup.mscale_all_dim:
+        versions = layer_schedule.architecture(setup.model_type).softmax_mscale
+        softmax = (
+            f", and in transformers {versions} the model's attention multiplies its softmax scale by the "
+            "square of mscale_all_dim's"
+            if versions
+            else ""
+        )
         found.findings.append(
             Finding(
                 "mscale-all-dim",
                 f"mscale {setup.mscale:g} and mscale_all_dim {setup.mscale_all_dim:g}: transformers "
-                "multiplies cos and sin by their quotient of YaRN factors, and DeepSeek's attention "
-                "multiplies its softmax scale by the square of mscale_all_dim's",
+                f"multiplies cos and sin by their quotient of YaRN factors{softmax}",
                 "note",
                 REFERENCE,
             )
