@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from refusals import refused
 
 from pe_verify import cli, inputs
 from pe_verify.models import analyse_model
@@ -20,13 +21,6 @@ def _write(folder: Path, config: object, name: str = "config.json") -> Path:
     path = folder / name
     path.write_text(config if isinstance(config, str) else json.dumps(config), encoding="utf-8")
     return path
-
-
-def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    assert cli.main(["model", *argv]) == cli.EXIT_USAGE
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and err.startswith("pe-verify: error: ") and "Traceback" not in err
-    return err
 
 
 def test_the_command_limit_is_the_analysis_limit() -> None:
@@ -80,13 +74,13 @@ def test_list_names_the_bundled_models(capsys) -> None:
     ],
 )
 def test_unreadable_configs(tmp_path: Path, capsys, config: str, message: str) -> None:
-    assert message in _error(capsys, str(_write(tmp_path, config)))
+    assert message in refused(capsys, str(_write(tmp_path, config)))
 
 
 def test_missing_paths(tmp_path: Path, capsys) -> None:
-    assert "folder without a config.json" in _error(capsys, str(tmp_path))
-    assert "neither a file nor a folder" in _error(capsys, str(tmp_path / "nothing"))
-    assert "name a config.json" in _error(capsys)
+    assert "folder without a config.json" in refused(capsys, str(tmp_path))
+    assert "neither a file nor a folder" in refused(capsys, str(tmp_path / "nothing"))
+    assert "name a config.json" in refused(capsys)
 
 
 @pytest.mark.parametrize(
@@ -110,11 +104,11 @@ def test_bad_keys_exit_2_after_the_answers_that_do_not_need_them(
 
 @pytest.mark.parametrize("context", ["0", "1", str(2**24 + 1), "1.5", "-3"])
 def test_contexts_out_of_range(tmp_path: Path, capsys, context: str) -> None:
-    assert "context" in _error(capsys, str(_write(tmp_path, PHI2)), "--context", context)
+    assert "context" in refused(capsys, str(_write(tmp_path, PHI2)), "--context", context)
 
 
 def test_json_and_markdown_cannot_be_combined(capsys) -> None:
-    assert "cannot be combined" in _error(capsys, "phi-2", "--json", "--markdown")
+    assert "cannot be combined" in refused(capsys, "phi-2", "--json", "--markdown")
 
 
 def test_an_alibi_config_without_a_context_asks_for_one(tmp_path: Path, capsys) -> None:
@@ -135,8 +129,8 @@ def test_an_error_finding_is_exit_1_and_its_line(capsys) -> None:
 
 def test_work_beyond_the_limits_is_refused_before_it_starts(tmp_path: Path, capsys) -> None:
     wide = _write(tmp_path, {"model_type": "llama", "head_dim": 4096, "max_position_embeddings": 10**6})
-    assert "lower --context or raise --max-minutes" in _error(capsys, str(wide), "--max-minutes", "0.1")
-    assert "raise --max-memory" in _error(capsys, str(wide), "--max-memory", "0.1")
+    assert "lower --context or raise --max-minutes" in refused(capsys, str(wide), "--max-minutes", "0.1")
+    assert "raise --max-memory" in refused(capsys, str(wide), "--max-memory", "0.1")
 
 
 LLAMA2 = bundled_models()["llama-2-7b"].config

@@ -16,6 +16,7 @@ import huggingface_hub
 import huggingface_hub.constants  # read before any test sets HF_HUB_OFFLINE: the library reads it once
 import huggingface_hub.utils
 import pytest
+from refusals import refused
 
 from pe_verify import cli, hub, models
 from pe_verify.properties.encodings.model_config import bundled_models
@@ -75,15 +76,6 @@ def _cache(
     return snapshot / "config.json"
 
 
-def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    assert cli.main(["model", *argv]) == cli.EXIT_USAGE
-    captured = capsys.readouterr()
-    err = captured.err.strip()
-    assert err.count("\n") == 0 and err.startswith("pe-verify: error: ") and "Traceback" not in err
-    assert captured.out == ""
-    return err
-
-
 def _record(capsys: pytest.CaptureFixture[str], source: str) -> tuple[int, dict]:
     """The exit status and the --json record of `pe-verify model source`."""
     status = cli.main(["--quiet", "model", source, "--json", "--no-cross-check", "--context", "64"])
@@ -103,7 +95,7 @@ def test_a_cached_hub_id_gives_the_record_of_its_file(tmp_path: Path, capsys, of
 
 @pytest.mark.parametrize("form", FORMS)
 def test_an_id_the_cache_lacks_offline_is_one_line(capsys, form: list[str], offline_hub: list[str]) -> None:
-    err = _error(capsys, "meta-llama/Llama-3.1-8B", *form)
+    err = refused(capsys, "meta-llama/Llama-3.1-8B", *form)
     assert "meta-llama/Llama-3.1-8B" in err and "local Hugging Face cache" in err
     assert "offline" in err and "name a config.json" in err
     assert offline_hub == []
@@ -122,7 +114,7 @@ def test_a_revision_picks_its_snapshot(tmp_path: Path, capsys) -> None:
         config, name, cited = models.resolve(source)
         assert (config["rope_theta"], name, cited) == (theta, f"owner/model@{commit}", None)
     assert _record(capsys, "owner/model@v2")[1]["config"] == f"owner/model@{OTHER}"
-    assert "owner/model@v3" in _error(capsys, "owner/model@v3")
+    assert "owner/model@v3" in refused(capsys, "owner/model@v3")
 
 
 def test_a_file_the_cache_records_absent_is_one_line(tmp_path: Path, capsys) -> None:
@@ -131,7 +123,7 @@ def test_a_file_the_cache_records_absent_is_one_line(tmp_path: Path, capsys) -> 
     (repo / ".no_exist" / MAIN / "config.json").touch()
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text(MAIN)
-    assert "has no config.json" in _error(capsys, "owner/tokenizer-only")
+    assert "has no config.json" in refused(capsys, "owner/tokenizer-only")
 
 
 @pytest.mark.parametrize(
@@ -151,9 +143,9 @@ def test_a_file_the_cache_records_absent_is_one_line(tmp_path: Path, capsys) -> 
         "ówner/name",
     ],
 )
-def test_what_is_no_hub_id_gets_the_file_error(capsys, source: str, offline_hub: list[str]) -> None:
+def test_what_is_no_hub_id_gets_the_filerefused(capsys, source: str, offline_hub: list[str]) -> None:
     assert hub.parse_hub_id(source) is None
-    assert "is neither a file nor a folder (nor a bundled model's name)" in _error(capsys, source)
+    assert "is neither a file nor a folder (nor a bundled model's name)" in refused(capsys, source)
     assert offline_hub == []
 
 
@@ -208,7 +200,7 @@ def test_what_the_hub_answers_is_one_line(
     monkeypatch.setattr(hub, "offline", lambda: False)
     monkeypatch.setattr(hub, "_probe", lambda url: None)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", _raising(getattr(huggingface_hub.utils, error)))
-    assert message in _error(capsys, "owner/model@v9")
+    assert message in refused(capsys, "owner/model@v9")
     assert offline_hub == []
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from refusals import refused
 
 from pe_verify import cli, models
 from pe_verify.properties.encodings.model_config import bundled_models
@@ -51,21 +52,12 @@ def _write(folder: Path, text: str) -> Path:
     return path
 
 
-def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    assert cli.main(["model", *argv]) == cli.EXIT_USAGE
-    captured = capsys.readouterr()
-    err = captured.err.strip()
-    assert err.count("\n") == 0 and err.startswith("pe-verify: error: ") and "Traceback" not in err
-    assert captured.out == ""
-    return err
-
-
 @pytest.mark.parametrize("form", FORMS, ids=["text", "json", "markdown"])
 @pytest.mark.parametrize("case", CASES)
 def test_hostile_configs_are_one_line(tmp_path: Path, capsys, case: str, form: list[str]) -> None:
     text, message = CASES[case]
     path = _write(tmp_path, text)
-    assert message in _error(capsys, str(path), "--no-cross-check", *form)
+    assert message in refused(capsys, str(path), "--no-cross-check", *form)
 
 
 def test_the_recursion_limit_is_below_the_deep_case() -> None:
@@ -74,8 +66,8 @@ def test_the_recursion_limit_is_below_the_deep_case() -> None:
 
 @pytest.mark.parametrize("form", FORMS, ids=["text", "json", "markdown"])
 def test_unreadable_paths_are_one_line(tmp_path: Path, capsys, form: list[str]) -> None:
-    assert "cannot be read: File name too long" in _error(capsys, str(tmp_path / ("n" * 5000)), *form)
-    assert "bad\\nname\\udcff is neither a file nor a folder" in _error(capsys, "bad\nname\udcff", *form)
+    assert "cannot be read: File name too long" in refused(capsys, str(tmp_path / ("n" * 5000)), *form)
+    assert "bad\\nname\\udcff is neither a file nor a folder" in refused(capsys, "bad\nname\udcff", *form)
 
 
 def test_a_config_given_in_python_is_checked_too() -> None:
