@@ -145,7 +145,7 @@ RULES: tuple[RopeRule, ...] = (
         transformers="yarn",
         battery="yarn",
         regimes="by-parts",
-        reported=("original_context", "beta_fast", "beta_slow", "truncate"),
+        reported=("original_context", "beta_fast", "beta_slow", "truncate", "ramp"),
     ),
     RopeRule(
         "llama3",

@@ -200,7 +200,9 @@ class Forms:
     mpmath precision (`mp(scaling, d, base, dps)`), and its factor on cos and sin (`attention(scaling,
     mscale)`, and at the current mpmath precision `attention_mp(scaling)`); `unscaled` when its factor must
     be 1, `pair_factors` when it needs LongRoPE's factor lists, `thresholds` the fields holding the turn
-    counts where a blend between kept and interpolated pairs starts and ends."""
+    counts where a blend between kept and interpolated pairs starts and ends, `blend_gain` how much a
+    blended pair's error in its weight grows in θ'_i (Llama 3: up to s·high/(high − low), as
+    `check_llama3_regimes` allows)."""
 
     float64: Callable[[RopeScaling, int, float], np.ndarray]
     mp: Callable[[RopeScaling, int, object, int], list[mpmath.mpf]]
@@ -209,6 +211,7 @@ class Forms:
     unscaled: bool = False
     pair_factors: bool = False
     thresholds: tuple[str, str] | None = None
+    blend_gain: Callable[[RopeScaling], float] = lambda scaling: 0.0
 
 
 def _one(scaling: RopeScaling, mscale: float) -> float:
@@ -294,6 +297,7 @@ FORMS: dict[str, Forms] = {
         lambda sc, d, base, dps: [_llama3_mp(sc, t, mpmath.mpf(sc.factor)) for t in _theta_mp(d, base, dps)],
         _one,
         thresholds=("low_freq_factor", "high_freq_factor"),
+        blend_gain=lambda sc: sc.factor * sc.high_freq_factor / (sc.high_freq_factor - sc.low_freq_factor),
     ),
     "longrope": Forms(
         _longrope_float64,

@@ -37,8 +37,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ...encodings.frequencies import exponents
-from ...encodings.rope_rules import battery_variants
-from ...encodings.scaling import RopeScaling, frequency_tolerance, rope_frequencies
+from ...encodings.rope_rules import BY_KIND, battery_variants
+from ...encodings.scaling import FORMS, RopeScaling, frequency_tolerance, rope_frequencies
 from .. import (
     Backend,
     Broken,
@@ -397,9 +397,8 @@ def _ratio_rule(
         return fit.deviation(lambda d: reference(d, s)) if s >= 1 else math.inf
 
     def tolerance(s: float) -> float:
-        # the Llama 3 blend carries σ's error times up to s·high/(high − low) (as `check_llama3_regimes`)
-        high, low = scheme.high_freq_factor, scheme.low_freq_factor
-        return fit.tolerance(base, s, 1.0 + s * high / (high - low) if scheme.kind == "llama3" else 1.0)
+        # a blend may carry its weight's error times the rule's gain (Llama 3: s·high/(high − low))
+        return fit.tolerance(base, s, 1.0 + FORMS[scheme.kind].blend_gain(replace(scheme, factor=s)))
 
     s, dev, rounded = _snapped(1.0 / (1.0 - t), deviation, tolerance)
     if s == 1.0:
@@ -408,25 +407,18 @@ def _ratio_rule(
     return Candidate(scheme.kind, parameters, dev, tolerance(s), rank if rounded else 4, labels)
 
 
+#: The reference's names of `RopeScaling` fields, where they differ.
+REFERENCE_NAMES = {"original_context": "original_max_position_embeddings"}
+
+
 def _structure(scheme: RopeScaling) -> dict[str, Any]:
-    """The parameters of a YaRN or Llama 3 scheme besides base and factor, under the reference's names."""
-    if scheme.kind == "yarn":
-        out: dict[str, Any] = {
-            "original_max_position_embeddings": scheme.original_context,
-            "beta_fast": scheme.beta_fast,
-            "beta_slow": scheme.beta_slow,
-            "ramp": scheme.ramp,
-        }
-        if scheme.ramp == "code":
-            out["truncate"] = scheme.truncate
-        return out
-    if scheme.kind == "llama3":
-        return {
-            "original_max_position_embeddings": scheme.original_context,
-            "low_freq_factor": scheme.low_freq_factor,
-            "high_freq_factor": scheme.high_freq_factor,
-        }
-    return {}
+    """The parameters a rule reports besides base and factor (`RopeRule.reported`), under the reference's
+    names; `truncate` only with the code's ramp, which is the one it changes."""
+    return {
+        REFERENCE_NAMES.get(name, name): getattr(scheme, name)
+        for name in BY_KIND[scheme.kind].reported
+        if not (name == "truncate" and scheme.ramp != "code")
+    }
 
 
 def _ntk(fit: Fit) -> Candidate | None:
