@@ -106,13 +106,12 @@ def group_line(group: dict, ranges: bool = True) -> str:
     if layers:
         where += f" ×{len(layers)}" + (f" (layers {layer_ranges(layers)})" if ranges else "")
     attention = group["attention"]
-    window = (
-        f"sliding window {attention['window']}"
-        if attention["window"]
-        else f"chunks of {attention['chunk']}"
-        if attention["chunk"]
-        else "full context"
-    )
+    if attention["window"] and attention["bidirectional"]:
+        window = f"a window of ±{attention['window'] // 2} (bidirectional)"
+    elif attention["window"]:
+        window = f"sliding window {attention['window']}"
+    else:
+        window = f"chunks of {attention['chunk']}" if attention["chunk"] else "full context"
     line = f"{where}: {position_line(group)}; {window}"
     if group["query_scaling"]:
         line += f"; queries scaled by {group['query_scaling']['rule']}"

@@ -166,7 +166,12 @@ class GroupAnalysis:
         return {
             "layer_type": group.layer_type,
             "layers": list(group.layers),
-            "attention": {"window": group.window, "chunk": group.chunk, "reach": self.reach},
+            "attention": {
+                "window": group.window,
+                "bidirectional": group.bidirectional,
+                "chunk": group.chunk,
+                "reach": self.reach,
+            },
             "query_scaling": group.query_scaling,
             "position": described,
             "problems": [{"key": p.key, "message": p.message} for p in setup.problems],

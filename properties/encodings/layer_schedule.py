@@ -144,7 +144,9 @@ class Architecture:
     (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the pairs (``contiguous`` blocks,
     Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a ``mrope_interleaved`` key says;
     `softmax_mscale`: the transformers versions whose attention multiplies its softmax scale by YaRN's
-    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's); `defaults`: the values
+    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's); `window_key` the key
+    of the sliding window, `bidirectional` whether it spans W/2 on either side (ModernBERT's
+    ``local_attention``); `defaults`: the values
     its configuration class (transformers 5) takes for keys a config leaves out, `disputed` those transformers
     4.57 and 5 take differently ((4.57, 5) by key).
     """
@@ -177,6 +179,7 @@ class Architecture:
     softmax_mscale: str | None = None
     mrope: str | None = None
     window_key: str = "sliding_window"
+    bidirectional: bool = False
     defaults: Mapping[str, object] = field(default_factory=dict)
     disputed: Mapping[str, tuple[object, object]] = field(default_factory=dict)
 
@@ -395,6 +398,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         local_base=("local_rope_theta", 10000.0),
         global_base=("global_rope_theta", 160000.0),
         window_key="local_attention",
+        bidirectional=True,
     ),
 )
 

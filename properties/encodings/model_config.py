@@ -175,7 +175,8 @@ class PositionalSetup:
 @dataclass
 class LayerGroup:
     """Layers that share one positional rule and one attention window: `layer_type` as transformers names
-    it, `layers` (0-based), `position`, `window` (a sliding window of W tokens, the query's own included),
+    it, `layers` (0-based), `position`, `window` (a sliding window of W tokens, the query's own included;
+    `bidirectional`: W/2 on either side, as an encoder's),
     `chunk` (attention within fixed chunks of C tokens), `query_scaling` (a position-dependent scale of the
     queries: its rule and parameters)."""
 
@@ -185,11 +186,15 @@ class LayerGroup:
     window: int | None = None
     chunk: int | None = None
     query_scaling: dict[str, object] | None = None
+    bidirectional: bool = False
 
     @property
     def reach(self) -> int | None:
-        """The most positions one query sees: W for a sliding window, C in chunks, else None (all)."""
-        return self.window if self.window is not None else self.chunk
+        """How many offsets 0, 1, … a query sees: W for a causal sliding window (keys i − W < j ≤ i),
+        h + 1 for a bidirectional one of |i − j| ≤ h = W/2, C in chunks, else None (all)."""
+        if self.window is not None:
+            return self.window // 2 + 1 if self.bidirectional else self.window
+        return self.chunk
 
 
 @dataclass
@@ -700,6 +705,7 @@ def _context(reader: _Reader, model: ModelSetup, scheme: str) -> int | None:
 def _window(reader: _Reader, arch: Architecture, group: LayerGroup) -> None:
     if group.layer_type in layer_schedule.SLIDING_TYPES:
         group.window = reader.positive_int(arch.window_key) if reader.has(arch.window_key) else None
+        group.bidirectional = arch.bidirectional
         if group.window is None and not reader.has(arch.window_key):
             reader.problem(arch.window_key, f"{group.layer_type} layers need their window size")
     elif group.layer_type in layer_schedule.CHUNKED_TYPES:

@@ -219,3 +219,17 @@ def test_remote_code_models_read_from_their_own_keys() -> None:
     thirteen = dict(seven, hidden_size=5120, num_attention_heads=40)
     assert read_config(seven).scheme == "rope" and read_config(seven).max_positions == 4096
     assert read_config(thirteen).scheme == "alibi" and read_config(thirteen).groups[0].position.heads == 40
+
+
+def test_an_encoders_window_spans_both_sides() -> None:
+    """ModernBERT's local_attention of 128 lets a token see 64 on either side: offsets 0 … 64."""
+    config = {"model_type": "modernbert", "num_hidden_layers": 3, "head_dim": 64, "local_attention": 128}
+    local = read_config(config).groups[1]
+    assert (local.layer_type, local.window, local.bidirectional, local.reach) == (
+        "sliding_attention",
+        128,
+        True,
+        65,
+    )
+    mistral = {"model_type": "mistral", "num_hidden_layers": 1, "head_dim": 64, "sliding_window": 128}
+    assert read_config(mistral).groups[0].reach == 128
