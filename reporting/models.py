@@ -384,20 +384,21 @@ def models_page(
     heading."""
     lines = [marker, "", "# Well-known models' positional setups, checked", ""]
     lines += [
-        f"The suite's answers for {len(records)} public models' published `config.json` values (the keys "
-        "that bear on positions and heads, transcribed into the package from the file cited under each "
-        "model, since nothing is downloaded), at the context each states or documents: "
-        "`pe-verify model NAME` prints the same for one of them, `pe-verify model path/to/config.json` for "
-        "any model, including a freshly downloaded copy of one of these. Every label is explained in the "
-        "README's section on `pe-verify model`.",
+        f"The suite's answers for {len(records)} public models' published `config.json` values "
+        "(transcribed into the package from the public copy of the hub file cited under each model, since "
+        "nothing is downloaded; the vision and audio blocks of multimodal models left out), layer group by "
+        "layer group, at the context each states or documents: `pe-verify model NAME` prints the same for one "
+        "of them, `pe-verify model path/to/config.json` or `pe-verify model owner/name` for any model. Every "
+        "label is explained in the README's section on `pe-verify model`.",
         "",
-        f"Cross-check: the test suite computes every bundled model's `inv_freq` and attention factor with "
-        f"transformers' own functions, at versions {', '.join(CROSS_CHECKED)}, and compares them with the "
-        "suite's within stated tolerances; differences explained so far: "
+        "Cross-check: the test suite builds every bundled model's rotary module with transformers, at versions "
+        f"{', '.join(CROSS_CHECKED)}, compares each layer type's `inv_freq` and attention factor with the "
+        "suite's within stated tolerances, and the layer schedule transformers derives with the groups; "
+        "differences explained so far: "
         + ("none." if not EXPLAINED else "; ".join(f"{k}: {v}" for k, v in EXPLAINED.items()) + ".")
         + " Compared at every version but the ones before the model type came to transformers: "
         + "; ".join(f"{name} (from {version})" for name, version in NEWER_THAN.items())
-        + ".",
+        + ". The same comparison runs on 73 more published configs in the test suite.",
         "",
         "| model | setup | trained context | planned context | dtype | findings |",
         "|---|---|---:|---:|---|---|",
