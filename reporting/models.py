@@ -387,14 +387,14 @@ def models_page(
         f"The suite's answers for {len(records)} public models' published `config.json` values "
         "(transcribed into the package from the public copy of the hub file cited under each model, since "
         "nothing is downloaded; the vision and audio blocks of multimodal models left out), layer group by "
-        "layer group, at the context each states or documents: `pe-verify model NAME` prints the same for one "
-        "of them, `pe-verify model path/to/config.json` or `pe-verify model owner/name` for any model. Every "
-        "label is explained in the README's section on `pe-verify model`.",
+        "layer group, at the context each states or documents: `pe-verify model NAME` prints the same for "
+        "one of them, `pe-verify model path/to/config.json` or `pe-verify model owner/name` for any model. "
+        "Every label is explained in the README's section on `pe-verify model`.",
         "",
-        "Cross-check: the test suite builds every bundled model's rotary module with transformers, at versions "
-        f"{', '.join(CROSS_CHECKED)}, compares each layer type's `inv_freq` and attention factor with the "
-        "suite's within stated tolerances, and the layer schedule transformers derives with the groups; "
-        "differences explained so far: "
+        "Cross-check: the test suite builds every bundled model's rotary module with transformers, at "
+        f"versions {', '.join(CROSS_CHECKED)}, compares each layer type's `inv_freq` and attention factor "
+        "with the suite's within stated tolerances, and the layer schedule transformers derives with the "
+        "groups; differences explained so far: "
         + ("none." if not EXPLAINED else "; ".join(f"{k}: {v}" for k, v in EXPLAINED.items()) + ".")
         + " Compared at every version but the ones before the model type came to transformers: "
         + "; ".join(f"{name} (from {version})" for name, version in NEWER_THAN.items())
