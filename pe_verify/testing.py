@@ -13,15 +13,35 @@ lambda). What it raises (SystemExit too), a changed input and a result that is n
 property as with `pe-verify check`; what only a separate process can contain is not guarded against here:
 `os._exit` or a crash ends the test run, a hang or a leak stalls it, a KeyboardInterrupt it raises stops it
 as a Ctrl-C does, and its prints reach the test's captured output. `pe-verify check` guards against those.
+
+The Hypothesis searches run as `pe-verify check` runs them, whatever your session loaded: their settings
+are built here (`own_settings`: every phase, the helper's `examples`, no database, no deadline, no health
+check, quiet), never inherited from a profile, so a profile that replays stored examples only
+(`phases=[Phase.explicit]`), a tiny `max_examples`, `derandomize`, a deadline or a verbose profile changes
+neither what is searched nor the verdict. A helper may be called inside your own `@given` test: its searches
+run as a Hypothesis run of their own, not a nested one (that test's own `deadline` still counts the time the
+battery takes; `deadline=None` suits such a test). Should Hypothesis skip a search all the same, the helper
+fails with an AssertionError saying so: a skipped check never reads as a pass. The files Hypothesis keeps
+while the battery runs go to `hypothesis/` of pe-verify's cache folder (`pe_verify.cache.directory`), not
+to a `.hypothesis` folder of the current directory, unless HYPOTHESIS_STORAGE_DIRECTORY or
+`hypothesis.configuration.set_hypothesis_home_dir` chose another folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Callable
+import os
+import sys
+import unittest
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from pe_verify import check
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, configuration, control
+from hypothesis.errors import InvalidArgument
+
+from pe_verify import cache, check
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Report, Settings, expected, run_battery
 
@@ -47,9 +67,11 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
     if unknown:
         raise TypeError(f"{spec.helper}() got unexpected keyword arguments: {', '.join(unknown)}")
     values = {**DEFAULTS, **options}
-    d, heads, expect = values["d"], values["heads"], values["expect"]
+    d, heads, expect, examples = values["d"], values["heads"], values["expect"], values["examples"]
     if expect is not None:
         check.require_expectable(family, expect)
+    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 1:
+        raise ValueError(f"{spec.helper}() examples must be a whole number of at least 1; got {examples!r}")
     ds = () if d is None else (d,) if isinstance(d, int) else tuple(d)
     settings = Settings(
         ds=ds,
@@ -61,7 +83,15 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
     if heads is not None:
         settings = dataclasses.replace(settings, heads=tuple(heads))
     name = getattr(function, "__qualname__", repr(function))
-    report = run_battery(family, function, settings, check.backend(values["backend"]), name)
+    try:
+        with own_hypothesis_run():
+            report = run_battery(family, function, settings, check.backend(values["backend"]), name)
+    except _skips() as skipped:
+        raise AssertionError(
+            f"{name} was not checked: Hypothesis skipped the {family} battery's search ({skipped}). The "
+            "Hypothesis settings in effect disabled it (a profile without the generate phase, say); a "
+            "skipped check is reported as a failure, never as a pass."
+        ) from skipped
     outcomes = list(report.properties)
     if expect is not None:
         outcomes.append(expected(report, expect))
@@ -71,6 +101,89 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
         lines += [f"  finding [{f.label}] {f.message}" for f in report.findings]
         raise AssertionError("\n".join(lines))
     return report
+
+
+def own_settings() -> hypothesis.settings:
+    """The Hypothesis settings every search of a helper starts from, each one set here rather than taken
+    from the profile the session loaded: every phase (those that replay stored or explicit examples find
+    none), no database, no deadline, no health check, quiet, the default generation backend; the battery
+    sets the number of examples (the helper's `examples`) and the seed on top."""
+    fixed: dict[str, Any] = {
+        "max_examples": DEFAULTS["examples"],
+        "phases": tuple(Phase),
+        "database": None,
+        "deadline": None,
+        "derandomize": False,
+        "suppress_health_check": list(HealthCheck),
+        "verbosity": Verbosity.quiet,
+        "report_multiple_bugs": False,
+        "print_blob": False,
+        "stateful_step_count": 50,
+    }
+    try:
+        return hypothesis.settings(backend="hypothesis", **fixed)
+    except (TypeError, InvalidArgument):  # a Hypothesis without alternative backends
+        return hypothesis.settings(**fixed)
+
+
+@contextlib.contextmanager
+def own_hypothesis_run() -> Iterator[None]:
+    """Within it, a Hypothesis search (`hypothesis.find`, as the battery runs) is a run of its own: its
+    settings start from `own_settings()` instead of the loaded profile, it runs outside any `@given` test
+    in progress (Hypothesis refuses a nested @given: `HealthCheck.nested_given`), and Hypothesis keeps its
+    files in pe-verify's cache folder unless the user chose where (`_storage_in_cache`). Everything is
+    restored on leaving, also when what runs inside raises."""
+    with _storage_in_cache(), _outside_given(), _default_settings(own_settings()):
+        yield
+
+
+@contextlib.contextmanager
+def _default_settings(chosen: hypothesis.settings) -> Iterator[None]:
+    """`chosen` as the settings a new `hypothesis.settings(...)` inherits from (`settings.default`), in this
+    thread only; Hypothesis' own `local_settings` does that for the test it runs."""
+    local = getattr(getattr(hypothesis, "_settings", None), "local_settings", None)
+    with local(chosen) if local is not None else contextlib.nullcontext():
+        yield
+
+
+@contextlib.contextmanager
+def _outside_given() -> Iterator[None]:
+    """No Hypothesis test in progress, as far as Hypothesis can tell in this thread, until the block ends:
+    inside a `@given` test, Hypothesis would fail the battery's own searches as nested @given tests."""
+    variable = getattr(control, "_current_build_context", None)
+    if variable is None or not control.currently_in_test_context():
+        yield
+        return
+    with variable.with_value(None):
+        yield
+
+
+@contextlib.contextmanager
+def _storage_in_cache() -> Iterator[None]:
+    """Hypothesis' storage folder (one per process) moved from `.hypothesis` of the current directory to
+    `hypothesis/` of pe-verify's cache folder until the block ends, and then put back as it was: what a
+    search writes there (the constants it collects from your modules) stays out of your project. Left
+    alone when the user chose a folder (HYPOTHESIS_STORAGE_DIRECTORY, or `set_hypothesis_home_dir` to
+    another one)."""
+    home = getattr(configuration, "__hypothesis_home_directory", None)
+    default = getattr(configuration, "__hypothesis_home_directory_default", None)
+    chosen = bool(os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")) or (home is not None and home != default)
+    move = getattr(configuration, "set_hypothesis_home_dir", None)
+    if chosen or move is None:
+        yield
+        return
+    move(cache.directory() / "hypothesis")
+    try:
+        yield
+    finally:
+        move(home)
+
+
+def _skips() -> tuple[type[BaseException], ...]:
+    """The exceptions by which Hypothesis skips a test: unittest's, and pytest's when pytest is loaded."""
+    outcomes = sys.modules.get("_pytest.outcomes")
+    skipped = getattr(outcomes, "Skipped", None)
+    return (unittest.SkipTest,) if skipped is None else (unittest.SkipTest, skipped)
 
 
 def helper(family: str) -> Callable[..., Report]:

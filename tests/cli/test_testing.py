@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import unittest
+from collections.abc import Callable
+from pathlib import Path
 
+import hypothesis
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import configuration
+from hypothesis import strategies as st
 
+from pe_verify import testing
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Broken, Settings, as_array, call, run_battery
 from pe_verify.properties.encodings.rope import apply_rope
@@ -115,3 +122,74 @@ def test_checks_that_run_out_of_memory_fail_their_property_and_the_identificatio
         "finite": "memory-limit",
         "identification": "memory-limit",
     }
+
+
+def _sin_for_cos(positions: np.ndarray, d: int) -> np.ndarray:
+    """The sinusoidal encoding with sin typed for cos: its norm changes with the position."""
+    angles = np.asarray(positions, dtype=np.float64)[:, None] * 10000.0 ** (-2.0 * (np.arange(d) // 2) / d)
+    return np.sin(angles)
+
+
+def test_a_helper_inside_a_given_test_runs_its_own_search() -> None:
+    """Inside a @given test, where Hypothesis refuses a nested @given, a helper still runs its searches: a
+    broken implementation fails with its counterexample and a correct one passes."""
+
+    @hypothesis.settings(max_examples=2, deadline=None, database=None)
+    @hypothesis.given(d=st.sampled_from([6, 8]))
+    def checks(d: int, function: Callable[[np.ndarray, int], np.ndarray]) -> None:
+        assert_sinusoidal(function, d=d, examples=5)
+
+    checks(function=sinusoidal_encoding)
+    with pytest.raises(
+        AssertionError, match=r"(?s)_sin_for_cos fails the sinusoidal battery:.*constant-norm: fails at d="
+    ):
+        checks(function=_sin_for_cos)
+
+
+@pytest.mark.parametrize("skip", [unittest.SkipTest, pytest.skip.Exception])
+def test_a_search_hypothesis_skips_fails_the_helper(monkeypatch: pytest.MonkeyPatch, skip: type) -> None:
+    """Should Hypothesis skip the battery all the same, the helper fails saying so: a skip is no pass."""
+
+    def skipped(*_: object) -> None:
+        raise skip("Hypothesis has been told to run no test cases for this test.")
+
+    monkeypatch.setattr(testing, "run_battery", skipped)
+    try:
+        with pytest.raises(AssertionError, match=r"sinusoidal_encoding was not checked: Hypothesis skipped"):
+            assert_sinusoidal(sinusoidal_encoding, d=8)
+    except skip as let_through:  # caught here, or this test would be reported as skipped, not failed
+        pytest.fail(f"the helper let Hypothesis' skip through: {let_through}")
+
+
+@pytest.mark.parametrize("examples", [0, -1, 2.5, True])
+def test_a_budget_of_no_examples_is_refused_before_any_work(examples: object) -> None:
+    with pytest.raises(
+        ValueError, match=r"assert_sinusoidal\(\) examples must be a whole number of at least 1"
+    ):
+        assert_sinusoidal(sinusoidal_encoding, d=8, examples=examples)
+
+
+def test_a_helper_run_uses_its_own_settings_and_storage_and_puts_both_back(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Within a helper's run, new Hypothesis settings start from `own_settings()` whatever was loaded, and
+    Hypothesis stores its files in pe-verify's cache folder; afterwards both are as they were, also after
+    an error."""
+    monkeypatch.setenv("PE_VERIFY_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setattr(configuration, "__hypothesis_home_directory", None)
+    before = hypothesis.settings()
+
+    def home() -> Path:
+        found = configuration.storage_directory("constants", intent_to_write=False)
+        return Path(getattr(found, "path", found))
+
+    with pytest.raises(KeyError), testing.own_hypothesis_run():
+        inside = hypothesis.settings()
+        assert home() == tmp_path / "cache" / "hypothesis" / "constants"
+        raise KeyError("stop")
+    assert (inside.phases, inside.database, inside.deadline) == (tuple(hypothesis.Phase), None, None)
+    assert (inside.derandomize, inside.verbosity) == (False, hypothesis.Verbosity.quiet)
+    assert set(inside.suppress_health_check) == set(hypothesis.HealthCheck)
+    assert getattr(configuration, "__hypothesis_home_directory") is None
+    assert repr(hypothesis.settings()) == repr(before)
