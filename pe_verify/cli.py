@@ -18,7 +18,7 @@ from pathlib import Path
 from pe_verify import __version__, inputs
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base, Real, Whole
 from pe_verify.properties.family_index import family_names
-from pe_verify.terminal import json_ascii, prepare_streams, progress_bar
+from pe_verify.terminal import discard_stdout, flush_stdout, json_ascii, prepare_streams, progress_bar
 
 GIB = 2**30
 
@@ -917,6 +917,10 @@ def run_model(args: argparse.Namespace) -> int:
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
     if args.list:
+        if args.path is not None:
+            raise UsageError(
+                f"--list lists the bundled models and takes no SOURCE, got {inputs.shown(args.path)}"
+            )
         from pe_verify.properties.encodings.model_config import bundled_models
 
         for name, bundled in bundled_models().items():
@@ -1028,27 +1032,50 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; the exit status is one of those `EXIT_STATUSES` describes."""
+    """Run one command; the exit status is one of those `EXIT_STATUSES` describes. What the command printed
+    is flushed before the status is chosen: output that could not all be written (a closed stdout, a full
+    disk) makes it 3, with one line saying so, or 141 when the reader of a pipe left, whatever the command
+    decided (but Ctrl-C). A message that stderr cannot take changes nothing (`terminal.prepare_streams`)."""
     prepare_streams()
+    status, message = _outcome(argv)
+    error = flush_stdout()
+    if error is not None and status != EXIT_INTERRUPTED:
+        if isinstance(error, BrokenPipeError):
+            status, message = EXIT_BROKEN_PIPE, None
+        else:
+            status, message = EXIT_FAILURE, f"cannot write to stdout: {error.strerror or error}"
+    if message is not None:
+        _fail(message)
+    return status
+
+
+def _outcome(argv: Sequence[str] | None) -> tuple[int, str | None]:
+    """Parse `argv` and run its command: the exit status and the one-line message for stderr (None for
+    none). `--help` and `--version` are status 0 once printed; a closed pipe (`pe-verify list | head`) stops
+    quietly with 141."""
     debug = False
     try:
-        args = _parser().parse_args(argv)
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as exc:  # argparse printed the help or the version (status 0)
+            code = exc.code
+            return (EXIT_OK if code is None else code if isinstance(code, int) else EXIT_USAGE), None
         debug = args.debug
-        return _run(args)
+        return _run(args), None
     except UsageError as exc:
-        return _fail(EXIT_USAGE, str(exc))
-    except BrokenPipeError:  # the reader stopped early (e.g. `pe-verify list | head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
+        return EXIT_USAGE, str(exc)
+    except BrokenPipeError:
+        discard_stdout()
+        return EXIT_BROKEN_PIPE, None
     except KeyboardInterrupt:
-        return _fail(EXIT_INTERRUPTED, "interrupted")
+        return EXIT_INTERRUPTED, "interrupted"
     except Exception as exc:
         if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:  # only a path given can be that long
-            return _fail(EXIT_USAGE, _describe(exc))
+            return EXIT_USAGE, _describe(exc)
         if debug:
             traceback.print_exc()
-            return EXIT_FAILURE
-        return _fail(EXIT_FAILURE, f"{_describe(exc)} (--debug shows the traceback)")
+            return EXIT_FAILURE, None
+        return EXIT_FAILURE, f"{_describe(exc)} (--debug shows the traceback)"
 
 
 def console() -> int:
@@ -1071,11 +1098,10 @@ def _describe(exc: Exception) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
-def _fail(status: int, message: str) -> int:
-    """Print `message` as one line on stderr and return `status`."""
+def _fail(message: str) -> None:
+    """Print `message` as one line on stderr."""
     line = " ".join(_cut_long_words(message).split())
     print(f"pe-verify: error: {line}", file=sys.stderr)
-    return status
 
 
 def run_proofs_command(args: argparse.Namespace) -> int:

@@ -69,8 +69,10 @@ MAX_SEED = 2**64 - 1
 MAX_LIMIT = 10**6
 MIN_LIMIT = Fraction(1, 1000)
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d+))?")
-_RATIO = re.compile(r"[+-]?\d+/\d+")
+#: Numbers are written in ASCII digits: `re.ASCII` keeps `\d` from matching the digits of other scripts
+#: (１２３, ١٢٣), which int() and Fraction() would read.
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d+))?", re.ASCII)
+_RATIO = re.compile(r"[+-]?\d+/\d+", re.ASCII)
 _MANTISSA = re.compile(r"[eE]")
 
 
@@ -96,8 +98,9 @@ def written(value: int | Fraction) -> str:
 
 
 def parse_number(text: str, name: str) -> Fraction:
-    """The exact rational a decimal ("10000", "5e5", "1.5") or a ratio ("3/2") denotes; ValueError naming
-    `name` for anything else, for text longer than MAX_TEXT and for exponents beyond ±MAX_EXPONENT."""
+    """The exact rational a decimal ("10000", "5e5", "1.5") or a ratio ("3/2") in ASCII digits denotes;
+    ValueError naming `name` for anything else (digits of other scripts such as "１２３" included), for text
+    longer than MAX_TEXT and for exponents beyond ±MAX_EXPONENT."""
     stripped = text.strip()
     if len(stripped) > MAX_TEXT:
         raise ValueError(f"{name} must be a number of at most {MAX_TEXT} characters, got {shown(text)}")

@@ -157,6 +157,16 @@ def _refuse_unusable(config: Mapping, where: str, repeated: dict[int, tuple[dict
     return duplicates
 
 
+def _json_kind(value: object) -> str:
+    """What a parsed JSON value is, in JSON's words: JSON null, true or false, a JSON number, string or
+    array (never Python's type names)."""
+    if value is None or isinstance(value, bool):
+        return f"JSON {json.dumps(value)}"
+    if isinstance(value, (int, float, _OutOfRange)):
+        return "a JSON number"
+    return "a JSON string" if isinstance(value, str) else "a JSON array"
+
+
 def _parse(text: str, where: str) -> tuple[dict, list[str]]:
     """The JSON object `text` and the key paths it gives more than once (the last value kept, as transformers
     keeps it); a `ModelInputError` for what `read_config_file` refuses."""
@@ -183,7 +193,7 @@ def _parse(text: str, where: str) -> tuple[dict, list[str]]:
     except ValueError as exc:
         raise ModelInputError(f"{where} is not JSON: {_printable(str(exc))}") from None
     if not isinstance(config, dict):
-        raise ModelInputError(f"{where} holds a JSON {type(config).__name__}, not an object")
+        raise ModelInputError(f"{where} holds {_json_kind(config)}, not an object")
     _refuse_deep(config, where, finite=True)
     return config, _refuse_unusable(config, where, repeated)
 
@@ -206,12 +216,17 @@ def check_config(config: Mapping, where: str = "the given config") -> None:
 def read_config_file(path: str | os.PathLike[str]) -> tuple[dict, str]:
     """The parsed config at `path` (a file, or a folder holding ``config.json``) and the file read.
 
-    A `ModelInputError` in one line, before any analysis, for a file that cannot be read, is too large, is no
-    UTF-8 JSON object, nests deeper than MAX_CONFIG_DEPTH, holds NaN or Infinity, a number beyond every float
-    or a lone surrogate (a JSON ``"\\ud800"`` without its pair: no character, and no text prints it). A key
-    given more than once keeps its last value, as transformers reads it; `duplicate_keys` lists them, to
-    report.
+    A `ModelInputError` in one line, before any analysis, for an empty name (not the current folder), a file
+    that cannot be read, is too large, is no UTF-8 JSON object, nests deeper than MAX_CONFIG_DEPTH, holds NaN
+    or Infinity, a number beyond every float or a lone surrogate (a JSON ``"\\ud800"`` without its pair: no
+    character, and no text prints it). A key given more than once keeps its last value, as transformers reads
+    it; `duplicate_keys` lists them, to report.
     """
+    if os.fspath(path) == "":  # Path("") is the current folder: an empty name names no config
+        raise ModelInputError(
+            "the config's name is empty: name a config.json, a folder holding one, a hub id or a bundled "
+            "model"
+        )
     target = Path(path)
     named = _printable(str(path))  # a name from the command line may hold a line break or a surrogate
     try:

@@ -15,14 +15,35 @@ the locale is read from the environment too: when Python chose UTF-8 mode by its
 `C.UTF-8` Python coerced it to, else `LANG`; none set is C) is C or POSIX, the streams are made ASCII.
 
 Long work shows a `tqdm` progress bar on stderr, only when stderr is a terminal and `--quiet` is not given.
+
+`prepare_streams` also makes the streams safe to write whatever they are (`OutputStream`):
+
+- a standard descriptor the program was started without (`>&-`, `2>&-`) is opened on /dev/null, so that no
+  file the program opens later takes its place and receives what a library or a child process writes there;
+  a closed stdout fails every write (EBADF, as a closed descriptor would), a closed stderr takes everything;
+- stdout keeps the first error a write or a flush meets (a closed descriptor, a full disk, a pipe whose
+  reader left), though a library that wrote may have swallowed it, and `flush_stdout` returns it, so that the
+  command line can choose its exit status after the last flush; after an error stdout writes to /dev/null,
+  so that the interpreter's own flush at exit cannot fail again;
+- stderr never fails: a message it cannot take is dropped, and the result of the command stays what it is;
+- each character that a terminal could act on or that does not show (C0 and C1 controls, escape sequences,
+  DEL, format characters such as bidirectional overrides, separators other than the space, surrogates,
+  unassigned code points), other than a line break or a tab, is written as JSON escapes it (`\\u001b`;
+  beyond U+FFFF as a UTF-16 pair), so that text from a user's file shows as text and JSON output stays the
+  same JSON value (`escape_unprintable`).
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
+import errno
+import io
 import os
 import sys
 import unicodedata
+from collections.abc import Callable, Iterable
+from typing import TextIO
 
 from anyascii import anyascii
 from tqdm import tqdm
@@ -127,17 +148,144 @@ def c_locale() -> bool:
     return name in ("C", "POSIX")
 
 
+#: Characters of the output's own layout that `str.isprintable` does not count as printable.
+_LAYOUT = str.maketrans("", "", "\n\t")
+
+
+def escape_unprintable(text: str) -> str:
+    """`text` with each character that is not printable (`str.isprintable`), other than a line break or a tab,
+    written as a JSON escape: ``\\u`` and four hex digits, two such for a character beyond U+FFFF. Inside a
+    JSON string the escape reads back as the same character, so JSON stays valid and the same."""
+    if text.translate(_LAYOUT).isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else _json_escape(c) for c in text)
+
+
+def _json_escape(character: str) -> str:
+    units = character.encode("utf-16-be", "surrogatepass")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
+
+
+class OutputStream:
+    """stdout or stderr as the command line writes them (see the module docstring): every write escaped
+    (`escape_unprintable`) unless `escape` is false (a progress bar's own carriage returns); the first
+    OSError a write or a flush meets kept in `error`, after which nothing more reaches the stream (it is
+    pointed at /dev/null); the error raised again to the writer unless `forgiving` (stderr). Everything else
+    is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO, *, forgiving: bool, escape: bool = True) -> None:
+        self.stream, self.forgiving, self.escape = stream, forgiving, escape
+        self.error: OSError | None = None
+
+    def write(self, text: str) -> int:
+        """Write `text`, escaped; its length (what a text stream returns)."""
+        if self.error is None:
+            self._guarded(self.stream.write, escape_unprintable(text) if self.escape else text)
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        """Write each of `lines`, escaped."""
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        """Flush the stream (nothing after an error)."""
+        if self.error is None:
+            self._guarded(self.stream.flush)
+
+    def unescaped(self) -> OutputStream:
+        """The same stream, written as it is: for a progress bar (carriage returns), which shows no user
+        text; it never fails."""
+        return OutputStream(self.stream, forgiving=True, escape=False)
+
+    def _guarded(self, operation: Callable[..., object], *arguments: str) -> None:
+        try:
+            if getattr(self.stream, "closed", False):  # closed in this process: as a closed descriptor
+                raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+            operation(*arguments)
+        except OSError as exc:
+            self.error = exc
+            self.discard()
+            if not self.forgiving:
+                raise
+
+    def discard(self) -> None:
+        """Send whatever the stream still holds, and anything written to its descriptor later, to /dev/null
+        (a stream without a descriptor is left alone): the interpreter's last flush then succeeds quietly."""
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            descriptor = self.stream.fileno()
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, descriptor)
+            finally:
+                os.close(null)
+            self.stream.flush()
+
+    def __getattr__(self, name: str) -> object:
+        if name == "stream":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+def _open_standard_descriptors() -> None:
+    """Open /dev/null on each of the descriptors 0, 1 and 2 that is closed: read-only for stdin and stdout
+    (writing to it fails with EBADF, as it did), write-only for stderr."""
+    for descriptor, flags in ((0, os.O_RDONLY), (1, os.O_RDONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            opened = os.open(os.devnull, flags)
+            if opened != descriptor:
+                os.dup2(opened, descriptor)
+                os.close(opened)
+            os.set_inheritable(descriptor, True)
+
+
+def _unwrapped(stream: TextIO | OutputStream | None) -> TextIO | None:
+    return stream.stream if isinstance(stream, OutputStream) else stream
+
+
 def prepare_streams() -> None:
-    """Switch stdout and stderr to the ASCII error handler when their encodings lack characters we print, and
-    to ASCII itself under a C locale."""
+    """Make stdout and stderr safe to write whatever they are (`OutputStream`, opening /dev/null on a closed
+    standard descriptor), and switch them to the ASCII error handler when their encodings lack characters we
+    print, and to ASCII itself under a C locale. Called at the start of every run (a fresh `OutputStream`
+    each time)."""
+    _open_standard_descriptors()
+    stdout, stderr = _unwrapped(sys.stdout), _unwrapped(sys.stderr)
+    if stdout is None:  # started without a stdout: writing to a read-only descriptor fails as it would
+        stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115
+    if stderr is None:  # started without a stderr: what is written there is dropped
+        stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     ascii_locale = c_locale()
-    for stream in (sys.stdout, sys.stderr):
+    for stream in (stdout, stderr):
         if not hasattr(stream, "reconfigure"):
             continue
         if ascii_locale:
             stream.reconfigure(encoding="ascii", errors=ERRORS)
         elif not _covers_unicode(stream):
             stream.reconfigure(errors=ERRORS)
+    sys.stdout = OutputStream(stdout, forgiving=False)
+    sys.stderr = OutputStream(stderr, forgiving=True)
+
+
+def flush_stdout() -> OSError | None:
+    """Flush stdout; the first error any write to it met since `prepare_streams` (None when everything
+    printed was written). After an error, stdout writes to /dev/null."""
+    stream = sys.stdout
+    if stream is None:
+        return None
+    if not isinstance(stream, OutputStream):  # not prepared: flushed and judged as it is
+        stream = OutputStream(stream, forgiving=False)
+    with contextlib.suppress(OSError):
+        stream.flush()
+    return stream.error
+
+
+def discard_stdout() -> None:
+    """Send what stdout still holds, and anything written to it later, to /dev/null (the reader left)."""
+    stream = sys.stdout
+    if stream is not None:
+        (stream if isinstance(stream, OutputStream) else OutputStream(stream, forgiving=True)).discard()
 
 
 def json_ascii() -> bool:
@@ -145,8 +293,21 @@ def json_ascii() -> bool:
     return not _covers_unicode(sys.stdout)
 
 
+def _is_terminal(stream: object) -> bool:
+    """Whether `stream` is an open terminal (not None, not closed, not a file or a pipe)."""
+    try:
+        return bool(stream.isatty())  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def progress_bar(total: int, description: str, quiet: bool) -> tqdm:
-    """A progress bar on stderr, shown only when stderr is a terminal and not `quiet` (a pipe or a log file
-    gets nothing); use it as a context manager and call `update()` per step."""
-    shown = not quiet and sys.stderr.isatty()
-    return tqdm(total=total, desc=description, file=sys.stderr, disable=not shown, leave=False)
+    """A progress bar on stderr, shown only when stderr is a terminal and not `quiet` (a pipe, a log file,
+    a closed stderr or none gets nothing); use it as a context manager and call `update()` per step."""
+    stream = sys.stderr
+    shown = not quiet and _is_terminal(stream)
+    if not shown:
+        stream = io.StringIO()
+    elif isinstance(stream, OutputStream):
+        stream = stream.unescaped()
+    return tqdm(total=total, desc=description, file=stream, disable=not shown, leave=False)

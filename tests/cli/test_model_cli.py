@@ -70,7 +70,7 @@ def test_list_names_the_bundled_models(capsys) -> None:
     ("config", "message"),
     [
         ("{not json", "is not JSON"),
-        ("[1, 2]", "holds a JSON list, not an object"),
+        ("[1, 2]", "holds a JSON array, not an object"),
     ],
 )
 def test_unreadable_configs(tmp_path: Path, capsys, config: str, message: str) -> None:
