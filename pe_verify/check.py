@@ -4,7 +4,8 @@ TARGET is ``package.module:name`` (imported with the current folder on the path)
 ``name`` may be dotted (``Class.method``). Loading failures, a callable that fits none of the family's
 contracts and an unknown backend are usage errors (`TargetError`); the battery itself never raises for what
 the callable does, it reports it. `check` loads and runs the target in a child process (`pe_verify.isolated`),
-so that its exit, crash, hang, leak or prints are findings too.
+so that its exit, crash, hang, leak or prints are findings too; its import is held to the time limit of a
+call.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ class TargetError(ValueError):
 def load_target(spec: str) -> Callable:
     """The callable named by ``module:name`` or ``file.py:name``; whatever its import raises (SystemExit and
     KeyboardInterrupt too: `check` imports it in a child process, where a Ctrl-C is not seen) is a
-    `TargetError`."""
+    `TargetError`, and so is an import that a call guard ended for running past the time limit of a call
+    (`battery.CallTimeout`: `check` imports the target within `--timeout`)."""
     where, colon, name = spec.rpartition(":")
     if not colon or not where or not name:
         raise TargetError(f"TARGET must be package.module:name or path/to/file.py:name, got {spec!r}")
@@ -38,6 +40,8 @@ def load_target(spec: str) -> Callable:
         module = _load_file(Path(where)) if where.endswith(".py") else _load_module(where)
     except TargetError:
         raise
+    except battery.CallTimeout as exc:
+        raise TargetError(f"importing {where} {exc} (--timeout)") from None
     except BaseException as exc:
         raise TargetError(f"importing {where} raised {type(exc).__name__}: {exc}") from None
     found: Any = module

@@ -6,19 +6,34 @@ after it run in a fresh child, so one bad input hides none of the rest.
 A fork server (a fresh interpreter that imported numpy, Hypothesis and the batteries once; it serves every
 later run of the process and ends with it) forks each child: 20 ms a run, against a second of imports. The
 calling process, which may have threads, is never forked; the server's only other threads are OpenBLAS's,
-which it shuts down before a fork (pthread_atfork). A child's stdout is a pipe that is counted, never shown;
-SIGINT is ignored (a Ctrl-C is the caller's, which has the server kill the child and exits 130); RLIMIT_DATA
-caps its memory, and it dumps no core. SIGALRM ends a call past the time limit (`CallTimeout`); a call that
-runs on past a grace (in C code, or with SIGALRM blocked) has its child killed, seen through a heartbeat in
-shared memory: when the call began, and what it is. This guards against accidents, not against an
-implementation written to fool the battery, which shares its process. POSIX only (fork, rlimits, SIGALRM).
+which it shuts down before a fork (pthread_atfork). A child's stdout and stderr are pipes the calling process
+reads to their end: stdout is counted, never shown, stderr is shown on the caller's stderr, so that no
+process of the implementation holds the caller's own stdout or stderr open. SIGINT is ignored (a Ctrl-C is
+the caller's, which has the server kill the child and exits 130); RLIMIT_DATA caps its memory, and it dumps
+no core. SIGALRM ends a call past the time limit (`CallTimeout`; one swallowed where an exception cannot
+propagate, as in a gc callback, is raised again 10 ms later, and never printed); a call that runs on past a
+grace (in C code, or with SIGALRM blocked) has its child killed, seen through a heartbeat in shared memory:
+when the call began, and what it is. The import of the implementation is such a call too.
+
+Each child is the leader of a session of its own, so the signals the implementation sends to its process
+group reach only it and what it started. When the child ends (its job done, an exit, a crash, a kill past
+the time limit, a Ctrl-C, or the calling process gone, however it ended), the server kills that session's
+process group and, being the subreaper of everything the child started (PR_SET_CHILD_SUBREAPER), every
+process left below it, in a new session or not, before it reports the end: nothing the implementation
+started outlives its child. Only the child itself sends results: a fork of it that returns from a call
+into the battery ends there (`os._exit`), and the calling process refuses messages from any other process.
+
+This guards against accidents, not against an implementation written to fool the battery, which shares its
+process. POSIX only (fork, rlimits, SIGALRM); the subreaper and /proc are Linux's.
 """
 
 from __future__ import annotations
 
 import array
 import atexit
+import codecs
 import contextlib
+import fcntl
 import importlib
 import mmap
 import os
@@ -44,6 +59,12 @@ from pe_verify.inputs import TARGET_MEMORY_GIB, TIMEOUT_SECONDS
 
 #: How long past its limit a call may run before its process is killed (at most; the limit if shorter).
 GRACE_SECONDS = 2.0
+
+#: How soon a `CallTimeout` that was swallowed (raised where Python ignores exceptions) is raised again.
+RETRY_SECONDS = 0.01
+
+#: prctl(2) options (linux/prctl.h).
+_PR_SET_CHILD_SUBREAPER = 36
 
 #: Heartbeat layout: the monotonic time the current call began (0 between calls), the length of the text
 #: describing the latest call, then that text.
@@ -121,8 +142,10 @@ class _Frames:
 
 def serve(control: int, heartbeat: int) -> None:
     """The fork server's loop: for each job received on `control` (with the child's message pipe, stdout
-    and stderr), fork a child that runs it; reply ("forked", pid), kill the child when asked, and reply
-    ("ended", wait status). When the calling process is gone, kill the child and end."""
+    and stderr), fork a child that runs it in a session of its own; reply ("forked", pid), kill the child
+    when asked, and reply ("ended", wait status) once the child, its process group and every other process
+    it started are gone. When the calling process is gone, kill them all and end."""
+    _become_subreaper()
     importlib.import_module("pe_verify.check")  # numpy and Hypothesis, once
     from hypothesis import strategies
 
@@ -143,6 +166,7 @@ def serve(control: int, heartbeat: int) -> None:
         while not frames.ready:
             data, more, _, _ = socket.recv_fds(channel, 1 << 16, 8)
             if not data:
+                _end_descendants()
                 return
             frames.feed(data)
             fds += more
@@ -155,6 +179,7 @@ def serve(control: int, heartbeat: int) -> None:
         if pid == 0:  # the child never returns into this loop, whatever happens
             status = 1
             try:
+                os.setsid()  # its own session and process group, whose id is its pid
                 for fd in (control, woken, wake):
                     os.close(fd)
                 status = _child(message[1], fds, beat)
@@ -172,11 +197,10 @@ def serve(control: int, heartbeat: int) -> None:
 
 def _reap(pid: int, channel: socket.socket, frames: _Frames, woken: int) -> int | None:
     """The child's wait status once it ends, killing it when asked; None (the child killed) when the
-    calling process is gone."""
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
+    calling process is gone. Either way its process group and every process it started are killed and
+    reaped first: the group while the child, not yet reaped, still holds its id."""
+    gone = False
+    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
         readable, _, _ = select.select([channel, woken], [], [])
         if woken in readable:
             os.read(woken, 1 << 10)
@@ -185,10 +209,71 @@ def _reap(pid: int, channel: socket.socket, frames: _Frames, woken: int) -> int 
             frames.feed(data)
             if not data or frames.ready:  # gone, or ("kill",): the only request while a child runs
                 frames.ready.clear()
-                os.kill(pid, signal.SIGKILL)
+                _kill_group(pid)
                 if not data:
-                    os.waitpid(pid, 0)
-                    return None
+                    gone = True
+                    break
+    _kill_group(pid)
+    _, status = os.waitpid(pid, 0)
+    _end_descendants()
+    return None if gone else status
+
+
+def _become_subreaper() -> None:
+    """Have the processes a child leaves behind (its orphans, in any session) become this server's
+    children, so that `_end_descendants` finds them (Linux; elsewhere they go to init)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL to the process group of child `pid` (itself, if it has not made its session yet)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    except PermissionError:  # a member that changed its user: the others were signalled
+        pass
+
+
+def _end_descendants() -> None:
+    """Kill and reap every process left below this server: as the subreaper, it inherits each orphan of a
+    child, so killing its children until it has none ends every descendant, level by level."""
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            return  # no child left: nothing below this server runs
+        killed = 0
+        for child in _children():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+                killed += 1
+        if not killed:  # none found, or none this process may signal: waiting could be forever
+            return
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(-1, 0)
+
+
+def _children() -> list[int]:
+    """The pids of this process's children, read from /proc (none where there is no /proc)."""
+    me, found = os.getpid(), []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent == me:
+                found.append(int(entry.name))
+    return found
 
 
 # ----------------------------------------------------------------------------------------- the child
@@ -197,7 +282,9 @@ def _reap(pid: int, channel: socket.socket, frames: _Frames, woken: int) -> int 
 def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
     """Run `job` in this forked child, sending ("ready"), ("start", i), ("done", i, outcome) and
     ("identified", identification, findings) to the calling process, ("usage", message) for a target that
-    cannot be used, ("error", summary, traceback) for a failure of the battery itself."""
+    cannot be used, ("error", summary, traceback) for a failure of the battery itself; each message framed
+    with this process's pid. The target is imported within the time limit of a call. A fork of this process
+    that reaches `send` ends there, sending nothing."""
     import resource
 
     global _in_child
@@ -222,24 +309,30 @@ def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
         resource.RLIMIT_DATA, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard)
     )
 
+    owner = os.getpid()
+
     def send(message: object) -> None:
+        if os.getpid() != owner:  # a fork of the implementation that got this far
+            os._exit(0)
         _flush_stdout()
-        channel.write(_frame(message))
+        channel.write(_frame((owner, message)))
         channel.flush()
 
     try:
         from pe_verify import check
         from pe_verify.properties import battery
 
+        watch = _Watch(beat, job.limits.timeout)
         try:
             importlib.import_module(job.module)
-            function = check.load_target(job.target)
+            with watch(f"importing {job.target.rpartition(':')[0]}"):
+                function = check.load_target(job.target)
             prepared = battery.prepare(job.family, function, job.settings, check.backend(job.backend))
         except ValueError as exc:
             usage = str(exc) if isinstance(exc, check.TargetError) else f"{job.target}: {exc}"
             send(("usage", usage))
             return 0
-        battery.guard_calls(_Watch(beat, job.limits.timeout))
+        battery.guard_calls(watch)
         send(("ready",))
         for index in range(job.first, len(prepared.properties)):
             send(("start", index))
@@ -275,17 +368,26 @@ def _flush_stdout() -> None:
 
 class _Watch:
     """The call guard of a child: SIGALRM at the time limit raises `CallTimeout` in the call, and the
-    heartbeat tells the calling process when the current call began and what it is."""
+    heartbeat tells the calling process when the current call began and what it is. A `CallTimeout` that
+    Python swallows (raised in a gc callback or a `__del__`, where it reaches only `sys.unraisablehook`) is
+    not printed, and is raised again `RETRY_SECONDS` later while the call runs. A fork of the child that
+    enters or leaves a call ends there (`os._exit`), leaving the heartbeat alone."""
 
     def __init__(self, beat: mmap.mmap, seconds: float) -> None:
-        self.beat, self.seconds, self.armed, self.what = beat, seconds, False, ""
+        self.beat, self.seconds, self.armed, self.inside, self.what = beat, seconds, False, False, ""
+        self.owner = os.getpid()
+        self.unraisable = sys.unraisablehook
         signal.signal(signal.SIGALRM, self._alarm)
+        sys.unraisablehook = self._unraisable
 
     def __call__(self, what: str) -> _Watch:
         self.what = what
         return self
 
     def __enter__(self) -> None:
+        if os.getpid() != self.owner:
+            os._exit(0)
+        self.inside = True
         text = self.what.encode("utf-8", "replace")[: _HEARTBEAT_BYTES - _TEXT]
         self.beat[_TEXT : _TEXT + len(text)] = text
         _LENGTH.pack_into(self.beat, _SINCE.size, len(text))
@@ -294,8 +396,10 @@ class _Watch:
         signal.setitimer(signal.ITIMER_REAL, self.seconds)
 
     def __exit__(self, *exc: object) -> None:
+        if os.getpid() != self.owner:  # a fork of the implementation, returning from the call
+            os._exit(0)
         try:  # the alarm may land here: the heartbeat is cleared whatever happens
-            self.armed = False
+            self.armed = self.inside = False
             signal.setitimer(signal.ITIMER_REAL, 0)
         finally:
             _SINCE.pack_into(self.beat, 0, 0.0)
@@ -307,30 +411,50 @@ class _Watch:
             self.armed = False
             raise CallTimeout(self.seconds)
 
+    def _unraisable(self, unraisable: Any) -> None:
+        """`sys.unraisablehook`: a swallowed `CallTimeout` is raised again soon (while the call runs), not
+        printed; anything else goes to the hook there was before."""
+        from pe_verify.properties.battery import CallTimeout
+
+        if not isinstance(unraisable.exc_value, CallTimeout):
+            self.unraisable(unraisable)
+        elif self.inside and os.getpid() == self.owner:
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
+
 
 # ------------------------------------------------------------------------------ the calling process
 
 
 class _Server:
-    """The fork server of this process, and the heartbeat its children write."""
+    """The fork server of this process, and the heartbeat its children write. It works whichever standard
+    descriptors this process lacks: what it passes the server is numbered 3 or more (a closed stdin, stdout
+    or stderr lets a file or a socket take that number, which the server's own stdin, stdout and stderr would
+    replace), and the server's stderr is this process's only if it has one."""
 
     def __init__(self) -> None:
         self.heartbeat = tempfile.TemporaryFile()  # noqa: SIM115  (kept open with the server)
         self.heartbeat.truncate(_HEARTBEAT_BYTES)
         self.beat = mmap.mmap(self.heartbeat.fileno(), _HEARTBEAT_BYTES)
         ours, theirs = socket.socketpair()
-        fds = (theirs.fileno(), self.heartbeat.fileno())
+        opened = (theirs.fileno(), self.heartbeat.fileno(), ours.fileno())
+        fds = tuple(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3) for fd in opened[:2])
+        theirs.close()
+        # without a stderr (started so, or fd 2 was free just now and is one of ours) the server has none
+        stderr = subprocess.DEVNULL if sys.__stderr__ is None or 2 in opened else None
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # so it starts ignoring SIGINT
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", _SERVER_CODE, *map(str, fds)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
+                stderr=stderr,
                 pass_fds=fds,
             )
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            theirs.close()
+            for fd in fds:
+                os.close(fd)
         self.channel, self.frames = ours, _Frames()
         self.running = False  # from sending a job to its ("ended")
         atexit.register(self.close)
@@ -421,7 +545,9 @@ class _Ending:
 
 
 class _Run:
-    """The messages of one run's children, gathered into the parts of its report."""
+    """The messages of one run's children, gathered into the parts of its report; what the children write
+    to stdout is counted, what they write to stderr is shown on this process's stderr (`sys.stderr`, as
+    UTF-8 text, dropped if it cannot be written)."""
 
     def __init__(self, names: list[str], progress: Callable[[str], None] | None) -> None:
         self.names, self.progress = names, progress or (lambda step: None)
@@ -453,29 +579,32 @@ class _Run:
             self.error = message[1:]
 
     def child(self, server: _Server, job: _Job) -> _Ending:
-        """Run `job` in a new child, handling its messages and counting what it writes to stdout."""
-        messages, messages_end = os.pipe()
-        stdout, stdout_end = os.pipe()
+        """Run `job` in a new child, handling its messages (only those its own pid sent), counting what it
+        writes to stdout and showing what it writes to stderr. The server reports its end only once
+        everything the child started is gone, so the pipes are then read to their end."""
+        pipes = [os.pipe() for _ in range(3)]  # messages, stdout, stderr: (ours, the child's)
+        ours = {fd: kind for (fd, _), kind in zip(pipes, ("messages", "stdout", "stderr"), strict=True)}
         _SINCE.pack_into(server.beat, 0, 0.0)
         _LENGTH.pack_into(server.beat, _SINCE.size, 0)
         server.running = True
         try:
-            server.send(("job", job), (messages_end, stdout_end, 2))
+            server.send(("job", job), tuple(end for _, end in pipes))
         finally:
-            os.close(messages_end)
-            os.close(stdout_end)
-        frames, killed, reading = _Frames(), False, {messages, stdout}
+            for _, end in pipes:
+                os.close(end)
+        frames, killed, reading = _Frames(), False, set(ours)
+        decoder = codecs.getincrementaldecoder("utf-8")("backslashreplace")
         tick, grace = min(0.1, job.limits.timeout / 4), min(GRACE_SECONDS, job.limits.timeout)
         try:
             with selectors.DefaultSelector() as selector:
-                for fd in (messages, stdout, server.channel):
+                for fd in (*ours, server.channel):
                     selector.register(fd, selectors.EVENT_READ)
-                server.reply()  # ("forked", pid)
+                _, pid = server.reply()  # ("forked", pid)
                 while not server.frames.ready:  # until ("ended", status)
                     for key, _ in selector.select(tick):
                         if key.fileobj is server.channel:
                             server.receive()
-                        elif not self._read(key.fd, key.fd == stdout, frames):
+                        elif not self._read(key.fd, ours[key.fd], pid, frames, decoder):
                             selector.unregister(key.fd)
                             reading.discard(key.fd)
                     since = server.since()
@@ -484,28 +613,44 @@ class _Run:
                         killed = True
             _, status = server.reply()
             server.running = False
-            for fd in reading:  # what is left in the pipes of a child that has ended
+            for fd in reading:  # what is left in the pipes: every writer is gone
                 os.set_blocking(fd, False)
-                while self._read(fd, fd == stdout, frames):
+                while self._read(fd, ours[fd], pid, frames, decoder):
                     pass
+            _show(decoder.decode(b"", True))
         finally:
-            os.close(messages)
-            os.close(stdout)
+            for fd in ours:
+                os.close(fd)
         return _Ending(status, killed, server.latest_call(), server.since() != 0.0)
 
-    def _read(self, fd: int, counted: bool, frames: _Frames) -> bool:
-        """Read from `fd`: stdout counted, messages handled; False at its end (or nothing left)."""
+    def _read(
+        self, fd: int, kind: str, pid: int, frames: _Frames, decoder: codecs.IncrementalDecoder
+    ) -> bool:
+        """Read from `fd`: stdout counted, stderr shown, messages handled when child `pid` sent them;
+        False at its end (or nothing left)."""
         try:
             data = os.read(fd, 1 << 16)
         except BlockingIOError:
             return False
-        if counted:
+        if kind == "stdout":
             self.written += len(data)
+        elif kind == "stderr":
+            _show(decoder.decode(data))
         else:
             frames.feed(data)
             while frames.ready:
-                self.handle(frames.ready.popleft())
+                sender, message = frames.ready.popleft()
+                if sender == pid:
+                    self.handle(message)
         return bool(data)
+
+
+def _show(text: str) -> None:
+    """Write `text` (what a child wrote to stderr) to this process's stderr; nothing when it cannot be."""
+    if text and sys.stderr is not None:
+        with contextlib.suppress(Exception):
+            sys.stderr.write(text)
+            sys.stderr.flush()
 
 
 def _how(status: int) -> tuple[str, str]:
@@ -583,6 +728,8 @@ def run(
             if state.found is not None:
                 break
             if not state.ready:
+                if ending.timed_out:  # its import ran on past the time limit and was killed
+                    raise TargetError(f"{_cause(ending, limits)[1]} (--timeout)")
                 raise TargetError(f"loading {target} {_how(ending.status)[1]}")
             label, detail = _cause(ending, limits)
             if state.position < len(names):
