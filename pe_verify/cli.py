@@ -772,7 +772,10 @@ def _separation_base(text: str) -> str:
 def run_separation(args: argparse.Namespace) -> int:
     """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets, in one search or in chunks
     (local processes, a Dask cluster) merged after an audit; bad settings and settings beyond the memory or
-    time limit are usage errors. A range of one offset has no other offset to bound."""
+    time limit are usage errors, and so is a Dask cluster that cannot take the chunks (its address, its
+    workers' self-check: `ClusterError`), named by its address. Chunks whose workers are lost past retrying
+    end the run with one line and status 3 (`WorkerLost`, an OSError); Dask's own log shows only with
+    --debug. A range of one offset has no other offset to bound."""
     from pe_verify.properties.analyses.separation import certified_separation
     from pe_verify.properties.analyses.separation_chunks import (
         ClusterError,
@@ -831,6 +834,7 @@ def run_separation(args: argparse.Namespace) -> int:
                     scheduler=args.scheduler,
                     backend=args.backend,
                     on_chunk=lambda run: bar.update(run.chunk.size),
+                    dask_log=args.debug,
                 )
             except ImportError as exc:
                 raise UsageError("--scheduler needs Dask: pip install 'pe-verify[dask]'") from exc
