@@ -366,7 +366,15 @@ def _killed_run(signum: int) -> None:
     """`pe-verify separation --workers 2` in a process of its own, sent `signum` once its two workers and its
     resource tracker run: it ends by that signal within 10 s, and none of them survives it by 10 s."""
     argv = [sys.executable, "-m", "pe_verify.cli", "separation", *LONG, "--workers", "2", "--chunks", "8"]
-    run = subprocess.Popen(argv, cwd=HERE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # the signal's default action, whatever this process inherited (under nohup SIGHUP is ignored, and a
+    # command started so rightly keeps running)
+    run = subprocess.Popen(
+        argv,
+        cwd=HERE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=None if signum == signal.SIGKILL else lambda: signal.signal(signum, signal.SIG_DFL),
+    )
     tracked: set[int] = set()
     try:
 
