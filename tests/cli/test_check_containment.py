@@ -45,6 +45,9 @@ def first_call():
     return True
 """
 
+#: The default run keeps one case of each guarantee; the deep run (-m slow) every variant.
+DEEP = pytest.mark.slow
+
 
 @dataclass
 class Ran:
@@ -162,11 +165,11 @@ def _no_traceback(err: str) -> None:
 @pytest.mark.parametrize(
     "start",
     [
-        'subprocess.Popen(["sleep", "1000"])',
         'subprocess.Popen(["sleep", "1000"], start_new_session=True)',
-        'subprocess.Popen(["sleep", "1000"], stdout=sys.stderr)',
+        pytest.param('subprocess.Popen(["sleep", "1000"])', marks=DEEP),
+        pytest.param('subprocess.Popen(["sleep", "1000"], stdout=sys.stderr)', marks=DEEP),
     ],
-    ids=["same-group", "new-session", "stdout-on-stderr"],
+    ids=["new-session", "same-group", "stdout-on-stderr"],
 )
 def test_a_background_process_the_target_starts_ends_with_it_and_holds_no_output(
     tmp_path: Path, start: str
@@ -222,6 +225,7 @@ def test_a_target_that_signals_its_process_group_ends_only_itself(tmp_path: Path
     _no_traceback(ran.err)
 
 
+@DEEP
 def test_a_deep_recursion_past_the_time_limit_leaves_no_traceback(tmp_path: Path) -> None:
     ran = _check(
         tmp_path,
@@ -252,9 +256,10 @@ def test_a_deep_recursion_past_the_time_limit_leaves_no_traceback(tmp_path: Path
     [
         ("time.sleep(1000)", "ran past the time limit of 0.5 s"),
         # SIGALRM blocked: only pe-verify's watchdog can end the import
-        (
+        pytest.param(
             "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM}); time.sleep(1000)",
             "ran past the time limit of 0.5 s and did not stop, so its process was killed",
+            marks=DEEP,
         ),
     ],
     ids=["sleep", "alarm-blocked"],
@@ -278,6 +283,7 @@ def test_an_import_that_never_returns_is_ended_by_the_time_limit(
     assert message in ran.err and len(ran.pids) == 1
 
 
+@DEEP
 def test_what_the_target_writes_to_stderr_is_shown_and_stdout_counted(tmp_path: Path) -> None:
     ran = _check(
         tmp_path,
@@ -315,7 +321,9 @@ os.write(result, " ".join(p.name for p in report.properties if p.passed).encode(
 
 
 @pytest.mark.parametrize(
-    "closed", [["0"], ["1"], ["2"], ["0", "1", "2"]], ids=["stdin", "stdout", "stderr", "all"]
+    "closed",
+    [["0", "1", "2"], *(pytest.param([fd], marks=DEEP) for fd in "012")],
+    ids=["all", "stdin", "stdout", "stderr"],
 )
 def test_check_runs_with_standard_descriptors_closed(tmp_path: Path, closed: list[str]) -> None:
     """`check.check` in a process whose stdin, stdout or stderr was closed (so that the next files it opens
