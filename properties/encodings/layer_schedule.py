@@ -2,9 +2,12 @@
 a sliding window or in chunks, which rotate queries and keys (RoPE) and which do not (NoPE), which carry no
 positions at all (linear attention, state-space layers), and which base the local layers use.
 
-One `Architecture` record per family of model types, as transformers 4.57 and 5.x define them (their
-``configuration_*.py``, which derive ``layer_types`` when a config has none, and ``modeling_*.py``, which
-decide per layer whether RoPE is applied). `architecture(model_type)` looks one up; model types without a
+One `Architecture` record per family of model types, as transformers 4.57.6 and 5.25.0 define them (their
+``models/<type>/configuration_<type>.py``, which derive ``layer_types`` and take class defaults when a config
+has none, and ``modeling_<type>.py``, which decide per layer whether RoPE is applied and at which window);
+remote-code families as their published code and vLLM's reading of it compute. Each record is held against
+transformers' own computation by the cross-check, on the bundled models and on the published configs of
+the test suite, at both versions. `architecture(model_type)` looks one up; model types without a
 record attend with RoPE in every layer over the full context (Llama's layout), unless another scheme is named.
 """
 
