@@ -336,8 +336,6 @@ def analyse_model(
 
 def findings(record: dict) -> list[dict]:
     """Every finding of a record: the model's, then each layer group's (a finding shared by groups once)."""
-    found: list[dict] = []
-    for finding in (*record["findings"], *(f for group in record["groups"] for f in group["findings"])):
-        if finding not in found:
-            found.append(finding)
-    return found
+    from pe_verify.reporting.models import record_findings
+
+    return record_findings(record)

@@ -37,6 +37,15 @@ NEWER_THAN: dict[str, str] = {
 }
 
 
+def record_findings(record: dict) -> list[dict]:
+    """Every finding of a record: the model's, then each layer group's (a finding shared by groups once)."""
+    found: list[dict] = []
+    for finding in (*record["findings"], *(f for group in record["groups"] for f in group["findings"])):
+        if finding not in found:
+            found.append(finding)
+    return found
+
+
 def layer_ranges(layers: list[int]) -> str:
     """Layer indices as ranges: ``0–4, 6–10, 12``."""
     runs: list[list[int]] = []
@@ -247,14 +256,10 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
         f"{', '.join(f'`{k}`' for k in keys['ignored']) or 'none'}.",
         "",
     ]
-    findings = [*record["findings"], *(f for g in record["groups"] for f in g["findings"])]
+    findings = record_findings(record)
     if record["problems"] or findings:
         lines += [f"- problem, `{p['key']}`: {p['message']}" for p in record["problems"]]
-        seen = set()
-        for f in findings:
-            if (f["label"], f["message"]) not in seen:
-                seen.add((f["label"], f["message"]))
-                lines.append(f"- **{f['label']}** ({f['severity']}; {f['concerns']}): {f['message']}")
+        lines += [f"- **{f['label']}** ({f['severity']}; {f['concerns']}): {f['message']}" for f in findings]
         lines.append("")
     several = len(record["groups"]) > 1
     lines += [
@@ -305,9 +310,7 @@ def bundled_records() -> tuple[dict, ...]:
 
 def _row(record: dict, slug: Callable[[str], str]) -> str:
     setup = record["setup"]
-    labels = sorted(
-        {f["label"] for f in (*record["findings"], *(f for g in record["groups"] for f in g["findings"]))}
-    )
+    labels = sorted({f["label"] for f in record_findings(record)})
     findings = ", ".join(f"`{label}`" for label in labels) or "—"
     anchor = slug(_title(record))
     return (

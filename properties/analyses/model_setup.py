@@ -51,7 +51,7 @@ import sympy as sp
 from ..checks.interpolation_bounds import critical_dimension, critical_exponent
 from ..encodings import layer_schedule
 from ..encodings.alibi import alibi_slopes_exact
-from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup
+from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup, require_severity
 from ..encodings.relative import t5_buckets
 from ..encodings.rope import rotate_half_split
 from ..encodings.rope_rules import BY_KIND
@@ -107,6 +107,9 @@ class Finding:
     message: str
     severity: str = "note"
     concerns: str = "the config's keys"
+
+    def __post_init__(self) -> None:
+        require_severity(self.severity)
 
     def as_json(self) -> dict[str, str]:
         return {

@@ -126,6 +126,16 @@ class Note:
     severity: str = "note"
     concerns: str = "the config's keys"
 
+    def __post_init__(self) -> None:
+        require_severity(self.severity)
+
+
+def require_severity(severity: str) -> str:
+    """`severity` when it is one of `SEVERITIES`, else a ValueError."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, got {severity!r}")
+    return severity
+
 
 @dataclass
 class PositionalSetup:
@@ -473,7 +483,7 @@ def _parents(touched: set[str]) -> set[str]:
 
 def _typos(reader: _Reader, model: ModelSetup, config: Mapping, text: Mapping, nested: str | None) -> None:
     """A `possible-typo` warning for every ignored key close to a positional key the config lacks."""
-    known = set(KNOWN_KEYS) | {key.name for rule in RULES for key in rule.keys}
+    known = set(KNOWN_KEYS) | {key.name for rule in RULES for key in (*rule.keys, *COMMON_KEYS)}
     for path in model.ignored:
         key = path.rsplit(".", 1)[-1]
         if key in known or key in OTHER_KEYS:
@@ -1015,7 +1025,7 @@ def _read_rule(
         )
         return None
     if not names:
-        if set(block) <= {"rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved"}:
+        if set(block) <= {key.name for key in COMMON_KEYS}:
             setup.rope_type = "default"
             return BY_SPELLING["default"]
         reader.problem(name + "rope_type", "the scaling block names no rope_type (or type)")

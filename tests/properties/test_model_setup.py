@@ -277,3 +277,14 @@ def test_the_cost_is_estimated_before_any_work() -> None:
     small_seconds, small_needed = analysis_cost(read_config(dict(wide, head_dim=64)))
     assert seconds > 5 * small_seconds and needed > 2 * small_needed
     assert analysis_cost(read_config(MODELS["gpt2"].config)) == (0.0, 0)
+
+
+def test_twin_a_finding_of_no_known_severity_is_refused() -> None:
+    from pe_verify.properties.analyses.model_setup import Finding
+    from pe_verify.properties.encodings.model_config import Note
+
+    for severity in ("warn", "fatal", ""):
+        with pytest.raises(ValueError, match="severity must be one of error, warning, note"):
+            Finding("label", "message", severity)
+        with pytest.raises(ValueError, match="severity must be one of"):
+            Note("label", "message", severity)
