@@ -222,7 +222,19 @@ def _parser() -> argparse.ArgumentParser:
         "an ALiBi head count (repeatable; default 1–64)",
         action="append",
     )
-    checking.add_argument("--backend", choices=("numpy", "torch"), default="numpy")
+    checking.add_argument(
+        "--backend",
+        choices=("numpy", "torch"),
+        default="numpy",
+        help="the arrays handed to a rotate/apply/encode/slopes function (default numpy; real code's RoPE "
+        "conventions always get torch tensors)",
+    )
+    checking.add_argument(
+        "--convention",
+        metavar="NAME",
+        help="how a rope implementation is called, where detection cannot decide: rotate, apply, cos-sin, "
+        "rotary-module, freqs-cis, input-pos, offset, angles, factory (README: conventions)",
+    )
     _numeric(checking, "--seed", _whole("seed", 0, inputs.MAX_SEED), "Hypothesis seed (default 0)", default=0)
     _numeric(
         checking,
@@ -1000,8 +1012,15 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     base = float(Base(float64=True).value(args.base))
     limits = isolated.Limits(args.timeout, args.target_memory)
+    if args.convention and check.family_record(args.family).detect is None:
+        raise UsageError(f"--convention applies to the rope family; {args.family} has one contract")
     settings = Settings(
-        ds=tuple(args.d or ()), base=base, max_pos=args.max_pos, seed=args.seed, examples=args.examples
+        ds=tuple(args.d or ()),
+        base=base,
+        max_pos=args.max_pos,
+        seed=args.seed,
+        examples=args.examples,
+        convention=args.convention or "",
     )
     if args.heads:
         settings = dataclasses.replace(settings, heads=tuple(args.heads))

@@ -111,7 +111,8 @@ class Broken(Exception):
 @dataclass(frozen=True)
 class Settings:
     """What a battery checks: the dimensions (empty: the family's defaults), the declared base, positions
-    0 … max_pos − 1, head counts, the seed and the number of Hypothesis examples per property."""
+    0 … max_pos − 1, head counts, the seed, the number of Hypothesis examples per property, and the calling
+    convention of the implementation where its family has several (empty: detected)."""
 
     ds: tuple[int, ...] = ()
     base: float = 10000.0
@@ -119,6 +120,7 @@ class Settings:
     heads: tuple[int, ...] = (1, 2, 3, 8, 12, 16, 64)
     seed: int = 0
     examples: int = 60
+    convention: str = ""
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,9 @@ class Family:
     implementation for the checks; `identify(adapter, settings)` returns the closest reference variant and
     the findings it implies; `expectable` the variants `--expect` may name; `ds` the default dimensions;
     `module` the module that defines it (imported to file its properties, in a `check` child too);
-    `options` the settings its assert helper (`pe_verify.testing.assert_<name>`) takes beside the callable.
+    `options` the settings its assert helper (`pe_verify.testing.assert_<name>`) takes beside the callable;
+    `detect(implementation, settings)`, where a family's implementations come in more shapes than counts of
+    parameters tell apart, names the form in place of `forms` (a ValueError when it cannot).
     """
 
     name: str
@@ -247,6 +251,7 @@ class Family:
     module: str
     ds: tuple[int, ...] = ()
     options: tuple[str, ...] = ("d", "base", "max_pos")
+    detect: Callable[[Any, Settings], str] | None = None
 
     @property
     def helper(self) -> str:
@@ -321,8 +326,11 @@ def required_parameters(function: Callable) -> int:
     )
 
 
-def form_of(family: Family, function: Callable) -> str:
-    """The contract form `function` implements, told apart by its number of required parameters."""
+def form_of(family: Family, function: Callable, settings: Settings | None = None) -> str:
+    """The contract form `function` implements: the family's `detect` where it has one, else told apart by
+    its number of required parameters."""
+    if family.detect is not None:
+        return family.detect(function, settings or Settings())
     count = required_parameters(function)
     if count not in family.forms:
         accepted = " or ".join(f"{n} ({form})" for n, form in sorted(family.forms.items()))
@@ -351,7 +359,7 @@ def prepare(family: str, function: Callable, settings: Settings, backend: Backen
     spec = family_spec(family)
     if not settings.ds and spec.ds:
         settings = dataclasses.replace(settings, ds=spec.ds)
-    form = form_of(spec, function)
+    form = form_of(spec, function, settings)
     adapter = spec.adapt(function, form, backend or Backend(), settings)
     return Prepared(spec, form, adapter, settings, tuple(properties_of(family)))
 

@@ -39,8 +39,6 @@ from .. import (
     Identification,
     Outcome,
     Settings,
-    as_array,
-    call,
     computed_in,
     define,
     finding,
@@ -51,6 +49,8 @@ from .. import (
     short,
     unit_roundoff,
 )
+from ..rope_conventions import BY_NAME, Built, Convention, build
+from ..rope_conventions import detect as conventions_detect
 
 FAMILY = "rope"
 
@@ -64,26 +64,33 @@ NARROW = ((256, 257), (2048, 2049))
 
 
 class RopeTarget:
-    """A user's rotation as float64 arrays: `rotate(x, positions, side)` with side "q" or "k"."""
+    """A user's rotation as float64 arrays: `rotate(x, positions, side)` with side "q" or "k", through its
+    calling convention (`rope_conventions`), built once per head size and kept, as a model keeps it."""
 
-    def __init__(self, function: Callable, form: str, backend: Backend) -> None:
-        self.function, self.form, self.backend = function, form, backend
+    def __init__(
+        self, function: Callable, convention: Convention, backend: Backend, settings: Settings
+    ) -> None:
+        self.function, self.convention, self.backend, self.settings = function, convention, backend, settings
+        self.form = "apply" if convention.two_sided else "rotate"
         self.dtype = "float64"
+        self._built: dict[int, Built | Broken] = {}
+
+    def built(self, d: int) -> Built:
+        """The rotation at head size d, built the first time (a build that failed fails every later call)."""
+        if d not in self._built:
+            try:
+                self._built[d] = build(self.convention, self.function, d, self.backend, self.settings)
+            except Broken as broken:
+                self._built[d] = broken
+        found = self._built[d]
+        if isinstance(found, Broken):
+            raise found
+        return found
 
     def rotate(self, x: np.ndarray, positions: np.ndarray, side: str = "q") -> np.ndarray:
         positions = np.asarray(positions, dtype=np.int64)
-        what = f"{self.form}(x of shape {x.shape}, positions {_shown(positions)})"
-        vectors, where = self.backend.vectors(x), self.backend.positions(positions)
-        if self.form == "rotate":
-            result = call(self.function, (vectors, where), what)
-        else:
-            zeros = self.backend.vectors(np.zeros_like(x))
-            args = (vectors, zeros, where) if side == "q" else (zeros, vectors, where)
-            pair = call(self.function, args, what)
-            if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise Broken("wrong-shape", f"{what} returned {type(pair).__name__}, not (q_rot, k_rot)")
-            result = pair[0 if side == "q" else 1]
-        array, self.dtype = as_array(result, what)
+        array, self.dtype = self.built(x.shape[1]).rotation(x, positions, side)
+        what = f"{self.convention.name} at x of shape {x.shape}, positions {_shown(positions)}"
         return require_result(array, x.shape, what)
 
     def score(self, a: int, b: int, d: int, ms: list[int], ns: list[int]) -> np.ndarray:
@@ -573,22 +580,40 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
     return Identification(f"rope {q.layout}", parameters, short(deviation), matches), found
 
 
+def detect(function: Callable, settings: Settings) -> str:
+    """The calling convention: the one `--convention` names, else the first `rope_conventions` recognises;
+    a ValueError naming them when none does."""
+    if settings.convention:
+        if settings.convention not in BY_NAME:
+            raise ValueError(f"--convention must be one of {', '.join(BY_NAME)}; got {settings.convention!r}")
+        return settings.convention
+    found = conventions_detect(function)
+    if found is None:
+        raise ValueError(
+            "a rope implementation must fit one of the conventions "
+            f"{', '.join(BY_NAME)} (pe-verify check --convention names one where detection cannot decide)"
+        )
+    return found.name
+
+
 def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -> RopeTarget:
     odd = [d for d in settings.ds if d % 2]
     if odd:
         raise ValueError(f"RoPE rotates pairs of dims: d must be even, got {odd[0]}")
-    return RopeTarget(function, form, backend)
+    return RopeTarget(function, BY_NAME[form], backend, settings)
 
 
 FAMILY_SPEC = define(
     Family(
         FAMILY,
-        contract="rotate(x, positions) -> like x, x [n, d]; or apply(q, k, positions) -> (q_rot, k_rot)",
-        forms={2: "rotate", 3: "apply"},
+        contract="rotate(x, positions) -> like x, x [n, d]; apply(q, k, positions) -> (q_rot, k_rot); or "
+        "real code's conventions (pe-verify check --convention)",
+        forms={},
         adapt=adapt,
         identify=identify,
         expectable=("interleaved", "half_split"),
         module=__name__,
         ds=(2, 8, 64, 128),
+        detect=detect,
     )
 )

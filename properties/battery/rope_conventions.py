@@ -1,0 +1,706 @@
+"""The calling conventions of real RoPE code, each one record that turns an implementation into R_p.
+
+The RoPE battery reads an implementation as a rotation R_p of rows x [n, d] to positions p [n], of queries or
+of keys. Real code is shaped otherwise: an apply function that takes cos and sin from a rotary module built
+from a config (Hugging Face transformers), complex ``freqs_cis`` (Meta's Llama), a module called with
+``input_pos`` on [batch, seq, heads, d] (torchtune), a module that rotates ``arange(seq) + offset``
+(rotary-embedding-torch), an angle table and its apply function (x-transformers), a (cos, sin) pair from a
+table function (diffusers), or a factory that builds one of these per head size. Each `Convention` names
+such a shape, recognises it from the object (its parameters' names, its methods), and builds for a head size
+d the rotation it computes; the implementation's code runs as it is, with no adapter.
+
+An apply function given alone is paired with its module's own producer (the ``*RotaryEmbedding`` class beside
+transformers' ``apply_rotary_pos_emb``, ``precompute_freqs_cis`` beside Meta's ``apply_rotary_emb``), so
+that the check covers what the model computes; without one, it gets the suite's table at the declared base,
+computed in float64 and handed in the backend's dtype, in the layout under which the function rotates
+(`Pairing`): which table it was given is part of the identification. A module class is built for each d by
+its own parameters (``dim``/``head_dim``…, ``base``/``theta``…, ``max_seq_len``…; a transformers class from
+its own config class), once, and kept across calls as a model keeps it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..encodings.rope import rope_angles
+from . import Backend, Broken, Settings, as_array, call
+
+#: What a built convention computes: (x [n, d] float64, positions [n] int64, side "q" or "k") → the rotated
+#: rows as float64 [n, d] and the dtype they came in.
+Rotation = Callable[[np.ndarray, np.ndarray, str], tuple[np.ndarray, str]]
+
+#: Parameter names that carry the head size, the base and the longest sequence, when a class is built.
+DIM_NAMES = ("dim", "head_dim", "d", "rotary_dim", "dims", "d_head", "embed_dim", "n_dim")
+BASE_NAMES = ("base", "theta", "rope_theta", "base_freq")
+LENGTH_NAMES = ("max_seq_len", "max_position_embeddings", "max_len", "max_seq_length", "end", "seq_len")
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One way real RoPE code is called: its name (what ``--convention`` takes), its contract in a line, a
+    real library that uses it, whether its arrays are torch tensors, whether queries and keys go through
+    separate paths (they are then identified separately), how it is recognised, and how it is built for
+    one head size."""
+
+    name: str
+    contract: str
+    example: str
+    torch: bool
+    two_sided: bool
+    recognise: Callable[[Any], bool]
+    build: Callable[[Any, int, Backend, Settings], Rotation]
+
+
+# ------------------------------------------------------------------------------------ reading the object
+
+
+def call_signature(target: Any) -> inspect.Signature | None:
+    """The parameters a call of `target` takes: a function's own, a module instance's ``forward``, a
+    class's constructor; None when they cannot be read."""
+    try:
+        if inspect.isclass(target):
+            return inspect.signature(target.__init__)
+        forward = getattr(target, "forward", None)
+        if forward is not None and _is_torch_module(target):
+            return inspect.signature(forward)
+        return inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+
+
+def _forward_signature(target: Any) -> inspect.Signature | None:
+    forward = getattr(target, "forward", None)
+    if forward is None:
+        return None
+    try:
+        return inspect.signature(forward)
+    except (TypeError, ValueError):
+        return None
+
+
+def _names(signature: inspect.Signature | None, drop_self: bool = True) -> list[str]:
+    if signature is None:
+        return []
+    names = list(signature.parameters)
+    return names[1:] if drop_self and names[:1] == ["self"] else names
+
+
+def _required(signature: inspect.Signature | None) -> list[str]:
+    if signature is None:
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [
+        name
+        for name, p in signature.parameters.items()
+        if name != "self" and p.kind in kinds and p.default is inspect.Parameter.empty
+    ]
+
+
+def _is_torch_module(target: Any) -> bool:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    kind = target if inspect.isclass(target) else type(target)
+    return issubclass(kind, torch.nn.Module)
+
+
+def _module_of(target: Any) -> Any:
+    name = getattr(target, "__module__", None) or getattr(type(target), "__module__", None)
+    return sys.modules.get(name) if name else None
+
+
+def _is_function(target: Any) -> bool:
+    """Whether `target` is called as it is (a function, a callable object, a module instance), not built."""
+    return not inspect.isclass(target)
+
+
+def _function_names(target: Any) -> list[str]:
+    return _names(call_signature(target)) if _is_function(target) else []
+
+
+# --------------------------------------------------------------------------------- tensors and results
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def _tensor(values: np.ndarray, backend: Backend) -> Any:
+    """A float array as a torch tensor of the backend's dtype (float32 by default)."""
+    torch = _torch()
+    return torch.from_numpy(np.ascontiguousarray(values, dtype=np.float64)).to(
+        getattr(torch, backend.torch_dtype)
+    )
+
+
+def _positions(positions: np.ndarray) -> Any:
+    return _torch().from_numpy(np.ascontiguousarray(positions, dtype=np.int64))
+
+
+def _rows(result: Any, what: str, n: int, d: int) -> tuple[np.ndarray, str]:
+    """The result of a call on n rows held in a [1, 1, n, d] or [1, n, 1, d] tensor, as float64 [n, d]."""
+    array, dtype = as_array(result, what)
+    if array.size != n * d or array.shape[-1:] != (d,) or sorted(array.shape)[:-2] != [1] * (array.ndim - 2):
+        raise Broken("wrong-shape", f"{what} returned shape {array.shape}, expected {n} rows of {d}")
+    return array.reshape(n, d), dtype
+
+
+def _side(pair: Any, side: str, what: str) -> Any:
+    if not isinstance(pair, tuple | list) or len(pair) != 2:
+        raise Broken("wrong-shape", f"{what} returned {type(pair).__name__}, not (q_rot, k_rot)")
+    return pair[0 if side == "q" else 1]
+
+
+def _shown(positions: np.ndarray) -> str:
+    values = positions.tolist()
+    return str(values) if len(values) <= 4 else f"[{values[0]}, …, {values[-1]}] ({len(values)})"
+
+
+# ------------------------------------------------------------------------------------- the suite's tables
+
+
+#: How a table's d columns hold the angles of the d/2 pairs: ``half`` as cat(θ, θ) (pairs i and i + d/2,
+#: transformers' rotate_half), ``interleaved`` as θ repeated in place (pairs 2i and 2i + 1).
+LAYOUTS = ("half", "interleaved")
+
+
+def reference_angles(positions: np.ndarray, d: int, base: float, layout: str) -> np.ndarray:
+    """The angles p·θ_i of the suite's reference at `base`, float64 [n, d], in `layout`."""
+    angles = rope_angles(np.asarray(positions, dtype=np.float64), d, base)
+    if layout == "half":
+        return np.concatenate([angles, angles], axis=1)
+    return np.repeat(angles, 2, axis=1)
+
+
+# ---------------------------------------------------------------------------------------- building classes
+
+
+def build_module(target: Any, d: int, settings: Settings, what: str) -> Any:
+    """`target` itself when it is an instance; a class built for head size d from its own parameters (a
+    transformers class from a config of its own config class)."""
+    if not inspect.isclass(target):
+        return target
+    parameters = _names(call_signature(target))
+    if "config" in parameters:
+        config = call(lambda: transformers_config(target, d, settings), (), f"building a config for {what}")
+        return call(lambda: target(config), (), f"{target.__name__}(config with head_dim={d})")
+    given: dict[str, Any] = {}
+    for names, value in ((DIM_NAMES, d), (BASE_NAMES, settings.base), (LENGTH_NAMES, settings.max_pos)):
+        name = next((n for n in names if n in parameters), None)
+        if name is not None:
+            given[name] = value
+    if not any(n in given for n in DIM_NAMES):
+        required = _required(call_signature(target))
+        if len(required) != 1:
+            raise Broken("raises", f"{target.__name__}: no parameter for the head size among {parameters}")
+        given[required[0]] = d
+    shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in given.items())
+    return call(lambda: target(**given), (), f"{target.__name__}({shown})")
+
+
+def transformers_config(rotary: type, d: int, settings: Settings) -> Any:
+    """A config of the class `rotary`'s constructor names (transformers), with head size d on one head, the
+    declared base and context, and the class's own defaults for everything else."""
+    hints = typing.get_type_hints(rotary.__init__, vars(sys.modules[rotary.__module__]))
+    config_class = hints.get("config")
+    if not inspect.isclass(config_class):
+        config_class = _config_class_beside(rotary)
+    return config_class(
+        head_dim=d,
+        hidden_size=d,
+        num_attention_heads=1,
+        num_key_value_heads=1,
+        rope_theta=settings.base,
+        max_position_embeddings=settings.max_pos,
+    )
+
+
+def _config_class_beside(rotary: type) -> type:
+    """The config class of the package a transformers rotary class lives in (``modeling_x`` →
+    ``configuration_x``)."""
+    package, _, module = rotary.__module__.rpartition(".")
+    configuration = importlib.import_module(f"{package}.{module.replace('modeling_', 'configuration_', 1)}")
+    base = importlib.import_module("transformers").PretrainedConfig
+    found = [
+        c
+        for c in vars(configuration).values()
+        if inspect.isclass(c) and issubclass(c, base) and c is not base
+    ]
+    if not found:
+        raise LookupError(f"no config class beside {rotary.__name__}")
+    return found[0]
+
+
+def companion(target: Any, recognise: Callable[[Any], bool]) -> Any | None:
+    """The first object of `target`'s own module that `recognise` accepts (a producer beside an apply
+    function, an apply function beside a producer), defined in that module."""
+    module = _module_of(target)
+    if module is None:
+        return None
+    for value in vars(module).values():
+        if value is target or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if recognise(value):
+            return value
+    return None
+
+
+# ------------------------------------------------------------------------------------------ conventions
+
+
+def _rotate_recognise(target: Any) -> bool:
+    return _is_function(target) and len(_required(call_signature(target))) == 2 and not _angle_apply(target)
+
+
+def _rotate_build(target: Any, d: int, backend: Backend, settings: Settings) -> Rotation:
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        what = f"rotate(x of shape {x.shape}, positions {_shown(positions)})"
+        result = call(target, (backend.vectors(x), backend.positions(positions)), what)
+        return as_array(result, what)
+
+    return rotate
+
+
+def _apply_recognise(target: Any) -> bool:
+    names = _function_names(target)
+    return len(_required(call_signature(target))) == 3 and not any("freqs" in n or "cis" in n for n in names)
+
+
+def _apply_build(target: Any, d: int, backend: Backend, settings: Settings) -> Rotation:
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        what = f"apply(q, k of shape {x.shape}, positions {_shown(positions)})"
+        vectors, zeros = backend.vectors(x), backend.vectors(np.zeros_like(x))
+        args = (vectors, zeros) if side == "q" else (zeros, vectors)
+        pair = call(target, (*args, backend.positions(positions)), what)
+        return as_array(_side(pair, side, what), what)
+
+    return rotate
+
+
+def _cos_sin_recognise(target: Any) -> bool:
+    names = _function_names(target)
+    return "cos" in names and "sin" in names
+
+
+def _cos_sin_producer(value: Any) -> bool:
+    """A transformers-style rotary module: a class whose ``forward(x, position_ids)`` gives (cos, sin)."""
+    return inspect.isclass(value) and _required(_forward_signature(value))[:2] == ["x", "position_ids"]
+
+
+def _apply_cos_sin(
+    apply: Callable, q: Any, k: Any, cos: Any, sin: Any, side: str, what: str, n: int, d: int
+) -> tuple[np.ndarray, str]:
+    """apply(q, k, cos, sin) on [1, 1, n, d] tensors and cos, sin [1, n, d]: one side's rows."""
+    pair = call(apply, (q, k, cos, sin), what)
+    return _rows(_side(pair, side, what), what, n, d)
+
+
+def _pairing(rotate: Callable[[str], Rotation], d: int) -> tuple[str, Rotation]:
+    """The layout of the suite's table under which a function given a table rotates (each candidate's
+    rotation tried on one vector at positions 1 and 1000: the norm kept to float32's accuracy), and its
+    rotation; the first layout when neither keeps it, so that the battery shows what the function does."""
+    x = np.random.default_rng(0).standard_normal((2, d))
+    positions = np.array([1, 1000])
+    for layout in LAYOUTS:
+        candidate = rotate(layout)
+        rotated, _ = candidate(x, positions, "q")
+        kept = np.abs(np.linalg.norm(rotated, axis=1) / np.linalg.norm(x, axis=1) - 1)
+        if kept.max() <= 1e-4:
+            return layout, candidate
+    return LAYOUTS[0], rotate(LAYOUTS[0])
+
+
+@dataclass
+class Built:
+    """A rotation and what it was built from (shown with the identification)."""
+
+    rotation: Rotation
+    source: str
+
+
+def _cos_sin_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    producer = companion(target, _cos_sin_producer)
+    if producer is not None:
+        module = build_module(producer, d, settings, producer.__name__)
+
+        def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+            what = f"{producer.__name__} and apply(q, k, cos, sin) at positions {_shown(positions)}"
+            q = _tensor(x, backend)[None, None]
+            cos, sin = _produce(module, q, positions, what)
+            zeros = q * 0
+            q, k = (q, zeros) if side == "q" else (zeros, q)
+            return _apply_cos_sin(target, q, k, cos, sin, side, what, *x.shape)
+
+        return Built(rotate, f"cos, sin from {producer.__name__}")
+
+    def table(layout: str) -> Rotation:
+        def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+            what = f"apply(q, k, cos, sin) at positions {_shown(positions)}"
+            angles = reference_angles(positions, x.shape[1], settings.base, layout)
+            cos, sin = (_tensor(f(angles), backend)[None] for f in (np.cos, np.sin))
+            q = _tensor(x, backend)[None, None]
+            zeros = q * 0
+            q, k = (q, zeros) if side == "q" else (zeros, q)
+            return _apply_cos_sin(target, q, k, cos, sin, side, what, *x.shape)
+
+        return rotate
+
+    layout, rotation = _pairing(table, d)
+    return Built(rotation, f"the suite's cos, sin table ({layout} layout, base {settings.base:g})")
+
+
+#: The layer type a rotary module that has one per layer type (Gemma 3) is asked for.
+LAYER_TYPE = "full_attention"
+
+
+def _produce(module: Any, q: Any, positions: np.ndarray, what: str) -> tuple[Any, Any]:
+    """(cos, sin) of a transformers-style rotary module for rows q [1, 1, n, d] at `positions`; a module
+    with one rotation per layer type gives that of `LAYER_TYPE`."""
+    where = _positions(positions)[None]
+    if "layer_type" in _required(_forward_signature(module)):
+        result = call(lambda x, p: module(x, p, layer_type=LAYER_TYPE), (q, where), what)
+    else:
+        result = call(module, (q, where), what)
+    return _pair_of(result, what)
+
+
+def _pair_of(result: Any, what: str) -> tuple[Any, Any]:
+    if not isinstance(result, tuple | list) or len(result) != 2:
+        raise Broken("wrong-shape", f"{what}: the producer returned {type(result).__name__}, not (cos, sin)")
+    return result[0], result[1]
+
+
+def _rotary_module_recognise(target: Any) -> bool:
+    return _cos_sin_producer(target if inspect.isclass(target) else type(target))
+
+
+def _rotary_module_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    kind = target if inspect.isclass(target) else type(target)
+    apply = companion(kind, _cos_sin_recognise)
+    if apply is None:
+        raise Broken("raises", f"{kind.__name__} gives cos and sin, and its module has no apply function")
+    module = build_module(target, d, settings, kind.__name__)
+
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        what = f"{kind.__name__} and {getattr(apply, '__name__', 'apply')} at positions {_shown(positions)}"
+        q = _tensor(x, backend)[None, None]
+        cos, sin = _produce(module, q, positions, what)
+        zeros = q * 0
+        q, k = (q, zeros) if side == "q" else (zeros, q)
+        return _apply_cos_sin(apply, q, k, cos, sin, side, what, *x.shape)
+
+    return Built(rotate, f"cos, sin from {kind.__name__}, applied by its module's apply function")
+
+
+def _freqs_cis_recognise(target: Any) -> bool:
+    names = _function_names(target)
+    return len(_required(call_signature(target))) in (2, 3) and any("freqs_cis" in n for n in names)
+
+
+def _freqs_cis_producer(value: Any) -> bool:
+    """Meta's ``precompute_freqs_cis(dim, end, theta)`` or diffusers' ``get_1d_rotary_pos_embed(dim, pos,
+    theta)``: a function of the head size and the positions (or their count)."""
+    names = _names(call_signature(value)) if callable(value) and not inspect.isclass(value) else []
+    return len(names) >= 3 and names[0] == "dim" and names[1] in ("end", "pos") and "theta" in names
+
+
+def _real_pair(target: Any) -> bool:
+    """Whether a ``freqs_cis`` apply function takes a (cos, sin) pair by default (diffusers' use_real)."""
+    signature = call_signature(target)
+    use_real = None if signature is None else signature.parameters.get("use_real")
+    return use_real is not None and use_real.default is True
+
+
+def _freqs_cis_table(positions: np.ndarray, d: int, backend: Backend, real: bool, base: float) -> Any:
+    """The suite's freqs_cis at `positions`: complex e^(i·p·θ) [n, d/2] (complex64 from float32), or the
+    real pair (cos, sin) [n, d] in the interleaved layout."""
+    torch = _torch()
+    if real:
+        angles = reference_angles(positions, d, base, "interleaved")
+        return _tensor(np.cos(angles), backend), _tensor(np.sin(angles), backend)
+    angles = rope_angles(np.asarray(positions, dtype=np.float64), d, base)
+    return torch.complex(_tensor(np.cos(angles), backend), _tensor(np.sin(angles), backend))
+
+
+def _freqs_cis_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    two = len(_required(call_signature(target))) == 3
+    real = _real_pair(target)
+    producer = companion(target, _freqs_cis_producer)
+
+    def table(positions: np.ndarray, what: str) -> Any:
+        if producer is None:
+            return _freqs_cis_table(positions, d, backend, real, settings.base)
+        names = _names(call_signature(producer))
+        if names[1] == "end":  # a table for 0 … end − 1, read at the positions
+            full = call(lambda: producer(d, int(positions.max()) + 1, theta=settings.base), (), what)
+            index = _positions(positions)
+            return full[index]
+        extra = {"use_real": True} if real and "use_real" in names else {}
+        return call(lambda: producer(d, positions.astype(np.float64), theta=settings.base, **extra), (), what)
+
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        what = f"{getattr(target, '__name__', 'apply')}(x, freqs_cis) at positions {_shown(positions)}"
+        freqs = table(positions, what)
+        # diffusers: x [B, H, S, D] with sequence_dim=2; Meta: x [bsz, seqlen, n_heads, head_dim]
+        rows = _tensor(x, backend)[None, None] if real else _tensor(x, backend)[None, :, None]
+        if not two:
+            return _rows(call(target, (rows, freqs), what), what, *x.shape)
+        zeros = rows * 0
+        q, k = (rows, zeros) if side == "q" else (zeros, rows)
+        return _rows(_side(call(target, (q, k, freqs), what), side, what), what, *x.shape)
+
+    form = "a (cos, sin) pair" if real else "complex freqs_cis"
+    source = (
+        f"{producer.__name__}" if producer is not None else f"the suite's {form} at base {settings.base:g}"
+    )
+    return Built(rotate, source)
+
+
+def _input_pos_recognise(target: Any) -> bool:
+    return _is_torch_module(target) and "input_pos" in _names(_forward_signature(target))
+
+
+def _input_pos_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    kind = target if inspect.isclass(target) else type(target)
+    module = build_module(target, d, settings, kind.__name__)
+
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        what = f"{kind.__name__}(x of shape [1, {len(x)}, 1, {d}], input_pos={_shown(positions)})"
+        rows, where = _tensor(x, backend)[None, :, None], _positions(positions)[None]
+        return _rows(call(lambda r, p: module(r, input_pos=p), (rows, where), what), what, *x.shape)
+
+    return Built(rotate, f"{kind.__name__} built for d = {d}")
+
+
+def _offset_recognise(target: Any) -> bool:
+    return hasattr(target, "rotate_queries_or_keys")
+
+
+def _offset_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    kind = target if inspect.isclass(target) else type(target)
+    module = build_module(target, d, settings, kind.__name__)
+
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        """Rows at one position at a time: [rows, 1, 1, d] (batch, heads, seq) at offset p."""
+        out = np.empty_like(x)
+        dtype = "float64"
+        for p in np.unique(positions):
+            rows = positions == p
+            what = f"{kind.__name__}.rotate_queries_or_keys(t of shape [{rows.sum()}, 1, 1, {d}], offset={p})"
+            t = _tensor(x[rows], backend)[:, None, None]
+            result = call(lambda t, at=int(p): module.rotate_queries_or_keys(t, offset=at), (t,), what)
+            out[rows], dtype = _rows(result, what, int(rows.sum()), d)
+        return out, dtype
+
+    return Built(rotate, f"{kind.__name__} built for d = {d}, rotating arange(seq) + offset")
+
+
+def _angle_apply(target: Any) -> bool:
+    """An apply function of an angle table: x-transformers' ``apply_rotary_pos_emb(t, freqs)``,
+    rotary-embedding-torch's ``apply_rotary_emb(freqs, t)``."""
+    required = _required(call_signature(target)) if _is_function(target) else []
+    return len(required) == 2 and "freqs" in required
+
+
+def _angle_producer(value: Any) -> bool:
+    """x-transformers' ``RotaryEmbedding``: a class whose ``forward(t, offset)`` gives the angle table."""
+    return inspect.isclass(value) and _names(_forward_signature(value))[:2] == ["t", "offset"]
+
+
+def _angles_recognise(target: Any) -> bool:
+    return _angle_apply(target) or (_angle_producer(target) and companion(target, _angle_apply) is not None)
+
+
+def _angles_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    if _angle_producer(target):
+        producer, apply_function = target, companion(target, _angle_apply)
+    else:
+        producer, apply_function = companion(target, _angle_producer), target
+    freqs_first = _required(call_signature(apply_function))[0] == "freqs"
+    module = None if producer is None else build_module(producer, d, settings, producer.__name__)
+    name = getattr(apply_function, "__name__", "apply")
+
+    def apply(x: np.ndarray, freqs: Any, what: str) -> tuple[np.ndarray, str]:
+        t = _tensor(x, backend)[None, None]
+        args = (freqs, t) if freqs_first else (t, freqs)
+        return _rows(call(apply_function, args, what), what, *x.shape)
+
+    if module is not None:
+
+        def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+            what = f"{producer.__name__} and {name} at positions {_shown(positions)}"
+            freqs = call(module, (_positions(positions),), what)
+            if isinstance(freqs, tuple | list):  # (freqs, scale)
+                freqs = freqs[0]
+            return apply(x, freqs, what)
+
+        return Built(rotate, f"angles from {producer.__name__}")
+
+    def table(layout: str) -> Rotation:
+        def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+            what = f"{name}(t, freqs) at positions {_shown(positions)}"
+            angles = _tensor(reference_angles(positions, x.shape[1], settings.base, layout), backend)
+            return apply(x, angles if freqs_first else angles[None], what)
+
+        return rotate
+
+    layout, rotation = _pairing(table, d)
+    return Built(rotation, f"the suite's angle table ({layout} layout, base {settings.base:g})")
+
+
+def _factory_recognise(target: Any) -> bool:
+    """A function of one parameter named for the head size (``make(d)``, ``build(head_dim)``)."""
+    required = _required(call_signature(target)) if _is_function(target) else []
+    return not _is_torch_module(target) and len(required) == 1 and required[0] in DIM_NAMES
+
+
+def _factory_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    made = call(lambda: target(d), (), f"{getattr(target, '__name__', 'factory')}({d})")
+    convention = detect(made, factory=False)
+    if convention is None:
+        raise Broken(
+            "wrong-shape",
+            f"{getattr(target, '__name__', 'factory')}({d}) built a {type(made).__name__}, "
+            "which fits no RoPE convention",
+        )
+    built = _as_built(convention.build(made, d, backend, settings))
+    return Built(
+        built.rotation, f"{getattr(target, '__name__', 'factory')}({d}), {convention.name}: {built.source}"
+    )
+
+
+def _as_built(built: Built | Rotation) -> Built:
+    return built if isinstance(built, Built) else Built(built, "the implementation")
+
+
+CONVENTIONS = (
+    Convention(
+        "rotate",
+        "rotate(x, positions) -> like x, x [n, d] (row j at positions[j])",
+        "the documents' own code",
+        False,
+        False,
+        _rotate_recognise,
+        _rotate_build,
+    ),
+    Convention(
+        "apply",
+        "apply(q, k, positions) -> (q_rot, k_rot), q and k [n, d]",
+        "the documents' own code",
+        False,
+        True,
+        _apply_recognise,
+        _apply_build,
+    ),
+    Convention(
+        "cos-sin",
+        "apply(q, k, cos, sin[, position_ids, unsqueeze_dim]) on [batch, heads, seq, d], cos and sin "
+        "[batch, seq, d] from the module's rotary class or the suite's table",
+        "transformers, models/llama/modeling_llama.py: apply_rotary_pos_emb",
+        True,
+        True,
+        _cos_sin_recognise,
+        _cos_sin_build,
+    ),
+    Convention(
+        "rotary-module",
+        "a module class built from a config or a head size, forward(x, position_ids) -> (cos, sin), with its "
+        "module's apply(q, k, cos, sin)",
+        "transformers, models/llama/modeling_llama.py: LlamaRotaryEmbedding",
+        True,
+        True,
+        _rotary_module_recognise,
+        _rotary_module_build,
+    ),
+    Convention(
+        "freqs-cis",
+        "apply(xq, xk, freqs_cis) or apply(x, freqs_cis): complex freqs_cis [seq, d/2] on [batch, seq, "
+        "heads, d], or a (cos, sin) pair [seq, d] on [batch, heads, seq, d] where use_real is the default",
+        "Meta's llama, llama/model.py: apply_rotary_emb; diffusers, models/embeddings.py: apply_rotary_emb",
+        True,
+        True,
+        _freqs_cis_recognise,
+        _freqs_cis_build,
+    ),
+    Convention(
+        "input-pos",
+        "a module class built from a head size, module(x, input_pos=None) on [batch, seq, heads, d]",
+        "torchtune, modules/position_embeddings.py: RotaryPositionalEmbeddings",
+        True,
+        False,
+        _input_pos_recognise,
+        _input_pos_build,
+    ),
+    Convention(
+        "offset",
+        "a module class built from a head size, rotate_queries_or_keys(t, offset=0) rotating arange(seq) + "
+        "offset of t [batch, heads, seq, d]",
+        "rotary-embedding-torch, rotary_embedding_torch.py: RotaryEmbedding",
+        True,
+        False,
+        _offset_recognise,
+        _offset_build,
+    ),
+    Convention(
+        "angles",
+        "apply(t, freqs) or apply(freqs, t) with an angle table freqs [seq, d] (not cos and sin), from the "
+        "module's rotary class or the suite's table",
+        "x-transformers, x_transformers.py: apply_rotary_pos_emb and RotaryEmbedding",
+        True,
+        False,
+        _angles_recognise,
+        _angles_build,
+    ),
+    Convention(
+        "factory",
+        "make(d) -> an implementation of one of these conventions for head size d",
+        "a model's attention block built per head size",
+        False,
+        False,
+        _factory_recognise,
+        _factory_build,
+    ),
+)
+
+BY_NAME = {c.name: c for c in CONVENTIONS}
+
+#: The order detection tries them: the specific shapes before the generic counts of parameters.
+DETECTION = (
+    "offset",
+    "input-pos",
+    "rotary-module",
+    "cos-sin",
+    "freqs-cis",
+    "angles",
+    "apply",
+    "rotate",
+    "factory",
+)
+
+
+def detect(target: Any, factory: bool = True) -> Convention | None:
+    """The first convention (in `DETECTION` order) that recognises `target`; None for none."""
+    for name in DETECTION:
+        if name == "factory" and not factory:
+            continue
+        convention = BY_NAME[name]
+        if convention.recognise(target):
+            return convention
+    return None
+
+
+def build(convention: Convention, target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    """The rotation `target` computes at head size d under `convention`."""
+    if convention.torch and backend.name != "torch":
+        backend = Backend("torch")
+    return _as_built(convention.build(target, d, backend, settings))

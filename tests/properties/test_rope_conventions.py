@@ -1,0 +1,126 @@
+"""The calling conventions of real RoPE code (`properties.battery.rope_conventions`): each is recognised from
+the object itself and checked with no adapter, on imitations of each library's shape with one real bug
+each, and on the libraries themselves where they are installed (the `libraries` extra)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from pe_verify.properties.battery import Backend, Settings, run_battery
+from pe_verify.properties.battery.families import rope as battery_rope
+from pe_verify.properties.battery.rope_conventions import BY_NAME, CONVENTIONS, detect
+
+torch = pytest.importorskip("torch")
+
+IMPLEMENTATIONS = "implementations.rope_conventions"
+QUICK = Settings(ds=(8, 16), examples=5)
+
+
+def target(spec: str) -> Any:
+    module, _, name = spec.rpartition(":")
+    found: Any = importlib.import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def run(function: Any, settings: Settings = QUICK) -> Any:
+    return run_battery("rope", function, settings, Backend("torch"))
+
+
+def labels(report: Any) -> set[str]:
+    return {f.label for f in report.findings}
+
+
+#: Each imitation, the convention it must be recognised as, and the layout it rotates in.
+CORRECT = [
+    (f"{IMPLEMENTATIONS}.meta:apply_rotary_emb", "freqs-cis", "interleaved"),
+    (f"{IMPLEMENTATIONS}.cos_sin:apply_rotary_pos_emb", "cos-sin", "half_split"),
+    (f"{IMPLEMENTATIONS}.cos_sin:ToyRotaryEmbedding", "rotary-module", "half_split"),
+    (f"{IMPLEMENTATIONS}.input_pos:RotaryEmbedding", "input-pos", "interleaved"),
+    (f"{IMPLEMENTATIONS}.input_pos:make", "factory", "interleaved"),
+]
+
+
+@pytest.mark.parametrize(("spec", "convention", "layout"), CORRECT)
+def test_each_convention_is_recognised_and_checked_without_an_adapter(
+    spec: str, convention: str, layout: str
+) -> None:
+    function = target(spec)
+    assert detect(function).name == convention
+    report = run(function)
+    assert report.passed, [o.message for o in report.properties if not o.passed]
+    assert report.identified.matches and report.identified.parameters["layout"] == layout
+
+
+@pytest.mark.parametrize(
+    ("spec", "failing"),
+    [
+        # cos and sin right, pairs wrong (cascadia #69, Megatron-Bridge #4195): no pair turns by one angle
+        (f"{IMPLEMENTATIONS}.pairs_wrong:apply_rotary_pos_emb", "norm"),
+        # cos and sin taken for angles (Megatron-LM #7465): position 0 is no longer the identity
+        (f"{IMPLEMENTATIONS}.cos_sin_as_angles:apply_rotary_pos_emb", "equal-positions"),
+        # positions ignored: row j is turned to position j, so a row's rotation depends on its place in the call
+        (f"{IMPLEMENTATIONS}.input_pos:IgnoresInputPos", "batch"),
+    ],
+)
+def test_each_convention_s_real_bug_fails(spec: str, failing: str) -> None:
+    report = run(target(spec))
+    assert failing in {o.name for o in report.properties if not o.passed}
+
+
+def test_an_apply_function_alone_gets_its_module_s_producer_or_the_suite_s_table() -> None:
+    paired = battery_rope.adapt(
+        target(f"{IMPLEMENTATIONS}.cos_sin:apply_rotary_pos_emb"), "cos-sin", Backend("torch"), QUICK
+    )
+    assert paired.built(8).source == "cos, sin from ToyRotaryEmbedding"
+    alone = battery_rope.adapt(
+        target(f"{IMPLEMENTATIONS}.cos_sin_as_angles:apply_rotary_pos_emb"),
+        "cos-sin",
+        Backend("torch"),
+        QUICK,
+    )
+    assert alone.built(8).source.startswith("the suite's cos, sin table")
+
+
+def test_a_convention_named_overrides_detection_and_an_unknown_one_is_refused() -> None:
+    function = target(f"{IMPLEMENTATIONS}.cos_sin:apply_rotary_pos_emb")
+    assert battery_rope.detect(function, Settings(convention="cos-sin")) == "cos-sin"
+    with pytest.raises(ValueError, match="--convention must be one of"):
+        battery_rope.detect(function, Settings(convention="complex"))
+    with pytest.raises(ValueError, match="must fit one of the conventions"):
+        battery_rope.detect(lambda a, b, c, d, e, f: a, Settings())
+
+
+def test_every_convention_names_a_real_example_and_is_detectable() -> None:
+    assert set(BY_NAME) == {c.name for c in CONVENTIONS}
+    assert all(c.example and c.contract for c in CONVENTIONS)
+
+
+#: Real libraries' code, checked as it is (the `libraries` extra pins their versions); each with the
+#: convention it must be recognised as and the layout it rotates in.
+LIBRARIES = [
+    ("transformers.models.llama.modeling_llama:apply_rotary_pos_emb", "cos-sin", "half_split"),
+    ("transformers.models.llama.modeling_llama:LlamaRotaryEmbedding", "rotary-module", "half_split"),
+    ("transformers.models.gemma3.modeling_gemma3:apply_rotary_pos_emb", "cos-sin", "half_split"),
+    ("torchtune.modules:RotaryPositionalEmbeddings", "input-pos", "interleaved"),
+    ("rotary_embedding_torch:RotaryEmbedding", "offset", "interleaved"),
+    ("rotary_embedding_torch.rotary_embedding_torch:apply_rotary_emb", "angles", "interleaved"),
+    ("x_transformers.x_transformers:apply_rotary_pos_emb", "angles", "interleaved"),
+    ("x_transformers.x_transformers:RotaryEmbedding", "angles", "interleaved"),
+    ("diffusers.models.embeddings:apply_rotary_emb", "freqs-cis", "interleaved"),
+]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(("spec", "convention", "layout"), LIBRARIES)
+def test_real_libraries_are_checked_as_they_are(spec: str, convention: str, layout: str) -> None:
+    pytest.importorskip(spec.partition(".")[0].partition(":")[0])
+    function = target(spec)
+    assert detect(function).name == convention
+    report = run(function)
+    assert report.passed, [o.message for o in report.properties if not o.passed]
+    assert report.identified.matches and report.identified.parameters["layout"] == layout
