@@ -1,4 +1,5 @@
-"""The README gives the two commands, CI runs its test command, and its headline table is current."""
+"""The README gives the two commands, CI runs its test command, its headline table is current and its table of
+RoPE calling conventions is the one the code defines."""
 
 from __future__ import annotations
 
@@ -50,3 +51,11 @@ def test_each_example_is_what_the_command_prints(capsys, name: str, status: int)
         patch.chdir(ROOT)
         found = cli.main(["--quiet", *argv])
     assert found == status and capsys.readouterr().out == printed, f"update the README's {name} example"
+
+
+def test_readme_lists_every_rope_convention_as_the_code_defines_it() -> None:
+    from pe_verify.properties.battery.rope_conventions import CONVENTIONS
+
+    table = README.split("<!-- conventions:start -->\n", 1)[1].split("<!-- conventions:end -->", 1)[0]
+    rows = [f"| `{c.name}` | `{c.contract}` | {c.example} |" for c in CONVENTIONS]
+    assert table.splitlines()[2:] == rows
