@@ -65,6 +65,9 @@ LABELS = {
     "partial-rotary": "only the first dimensions are rotated, the rest pass through",
     "odd-d": "how an odd d is handled (accepted with the last dimension unpaired, or rejected)",
     "fast-pair-above-one": "the fastest pair turns by more than one radian per position (θ_0 > 1)",
+    "equal-frequencies": "several pairs turn at the same frequency",
+    "attention-factor": "cos and sin carry a constant factor m (YaRN's and LongRoPE's attention factor): "
+    "R_p x is m times a rotation",
     "wrong-slopes": "the ALiBi slopes are not the reference rule for this head count",
     "bias-sign": "the bias rewards distance instead of penalising it",
     "not-monotone": "the bias does not fall with distance",
@@ -706,18 +709,21 @@ NARROWER = ("float32", "float16", "bfloat16")
 
 
 def computed_in(arrays: Iterable[np.ndarray], dtype: str) -> list[str]:
-    """The precisions narrower than `dtype` (of `NARROWER`, in order) that hold every value of `arrays`
-    exactly: where a rule computed in that precision and returned widened may have been computed. Values a
-    float64 computation gives are rarely all float32 numbers, so this is the evidence identification asks
-    for before it tries a rule at that precision's tolerance."""
+    """The narrowest precision narrower than `dtype` (of `NARROWER`) that holds every value of `arrays`
+    exactly, as a list of at most one: where a rule computed in that precision and returned widened was
+    computed. A value that fits a mantissa fits every wider one (bfloat16 values within float16's exponent
+    range are float16 numbers too), so only the narrowest mantissa that holds them all is evidence: values a
+    float64 computation gives are rarely all float32 numbers, and those of a float16 computation rarely all
+    fit bfloat16's 8 bits. Identification asks for it before it tries a rule at that precision's tolerance."""
     arrays = list(arrays)
     width = DTYPES[dtype].nmant if dtype in DTYPES else DTYPES["float64"].nmant
-    return [
+    holding = [
         name
         for name in NARROWER
         if DTYPES[name].nmant < width
         and all(np.array_equal(DTYPES[name].cast(a).astype(np.float64), a) for a in arrays)
     ]
+    return sorted(holding, key=lambda name: DTYPES[name].nmant)[:1]
 
 
 def short(value: float) -> float:

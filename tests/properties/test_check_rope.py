@@ -134,9 +134,31 @@ def test_exponent_of_the_dimension_index_is_named() -> None:
     assert "wrong-exponent" in labels(run(by_dimension))
 
 
-def test_a_norm_changing_rotation_fails() -> None:
-    report = run(lambda x, positions: 1.001 * meta_complex(x, positions))
+def test_an_amplitude_that_changes_with_the_position_fails() -> None:
+    def growing(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return (1.0 + 1e-3 * (positions[:, None] > 0)) * meta_complex(x, positions)
+
+    report = run(growing)
     assert {"norm", "equal-positions"} <= set(failed(report)) and "not-norm-preserving" in labels(report)
+
+
+def test_an_amplitude_that_differs_per_pair_fails_norm() -> None:
+    def uneven(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        return meta_complex(x, positions) * np.where(np.arange(x.shape[1]) < 2, 1.001, 1.0)
+
+    report = run(uneven, dataclasses.replace(SETTINGS, ds=(8,)))
+    counterexample = failed(report)["norm"]
+    assert counterexample["message"] == "the amplitude differs between rotating dims"
+    assert counterexample["dim"] in (0, 1) and "not-norm-preserving" in labels(report)
+
+
+def test_one_constant_amplitude_is_an_attention_factor_not_a_failure() -> None:
+    report = run(
+        lambda x, positions: 1.001 * meta_complex(x, positions), dataclasses.replace(SETTINGS, ds=(8,))
+    )
+    assert report.passed, failed(report)
+    assert report.identified.matches and report.identified.parameters["attention_factor"] == 1.001
+    assert "attention-factor" in labels(report)
 
 
 @pytest.mark.slow

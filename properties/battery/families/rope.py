@@ -1,26 +1,48 @@
 """The RoPE battery: properties every rotary position embedding has, and which variant an implementation is.
 
-For rotations R_p of a rotary embedding (pairs of coordinates turned by p·θ_i):
+For rotations R_p of a rotary embedding (pairs of coordinates turned by p·θ_i), possibly times one amplitude
+m on every rotated pair (YaRN's and LongRoPE's attention factor on cos and sin; m = 1 for a plain rotation):
 
-* the score ⟨R_m q, R_n k⟩ depends on n − m only (`relative`), and at m = n it is ⟨q, k⟩ (`equal-positions`);
-* ‖R_p x‖ = ‖x‖ (`norm`) and R_p is linear in x (`linear`);
+* the score ⟨R_m q, R_n k⟩ depends on n − m only (`relative`), and at m = n it is m²⟨q, k⟩
+  (`equal-positions`): ⟨m·R_m q, m·R_n k⟩ = m²⟨q, R_(n−m) k⟩;
+* ‖R_p x‖ = m‖x‖ on the rotated dims, with one m for every pair and position (`norm`: an amplitude that
+  differs per pair or per position fails it), and R_p is linear in x (`linear`);
 * a row's rotation does not depend on the other rows of the call (`batch`), and a call repeated gives the
   same numbers (`deterministic`).
 
-The relative and equal-positions checks use basis vectors e_a, e_b, so that every entry of R_mᵀR_n can be a
-counterexample and each error stays of the size of one entry. The implementation is either
-``rotate(x, positions)`` (x of shape [n, d], row j turned to positions[j]) or ``apply(q, k, positions)``
-returning (q_rot, k_rot); with the second, queries and keys are probed separately, which is what exposes
-layouts or positions that differ between q and k. Identification reads R_p off basis vectors at a few
-positions: which dims pair up (interleaved, half-split, partial rotary), the angles (base, direction,
-position offset and scale), compared with `rope.rope_angles` at the fitted parameters. When no parameters
-match within the result dtype's entry tolerance, the first narrower precision (float32, float16, bfloat16)
-that holds every entry read and within whose tolerance they match names the rotation "computed in" it
-(`computed_in`, a low-precision finding).
+The amplitude is read at position 0 (`amplitude`: ‖R_0 e_j‖ per dim). The relative and equal-positions checks
+use basis vectors e_a, e_b, so that every entry of R_mᵀR_n can be a counterexample and each error stays of the
+size of one entry. The implementation is either ``rotate(x, positions)`` (x of shape [n, d], row j turned to
+positions[j]) or ``apply(q, k, positions)`` returning (q_rot, k_rot); with the second, queries and keys are
+probed separately, which is what exposes layouts or positions that differ between q and k.
+
+Tolerance model (`entry_tolerance`): the angles are computed in float64 for a float64 result and in float32
+for a float32, float16 or bfloat16 one (u_c its unit roundoff), then cos, sin and the rotated entries are
+rounded to the result dtype (u): one entry of a unit vector may be off by SLACK·u_c·(ANGLE_FACTOR·p + 2),
+which grows with the position p, plus RESULT_ROUNDING·u, which does not. So a bfloat16 result whose angles
+were taken in float32 and whose cos and sin were rounded to bfloat16 (as transformers does) passes, and one
+whose positions or angles were held in bfloat16 (gpt-neox #1016, transformers #29285) fails, labelled
+low-precision when its error is of that size.
+
+Identification reads R_p off basis vectors at a few positions: which dims pair up (interleaved, half-split,
+partial rotary: a partner stands out of rounding at positions 1, 1000 or the farthest), the amplitude m, and
+the angles, from which each pair's θ_i (`_frequencies`), the direction and the position offset are read. The
+entries are compared with m times the rotation by those θ_i; when they do not match within the result's
+tolerance, the narrowest precision narrower than the result's that holds every entry read (`computed_in`)
+and within whose tolerance they match names the rotation "computed in" it (a low-precision finding). The θ_i
+then go to the rope-frequencies family's rule identification (`rope_frequencies.identify_rule`: unscaled with
+the declared or another base or exponent, linear, NTK (dynamic NTK at one length is NTK at another factor),
+YaRN, Llama 3, LongRoPE), at the tolerance of the precision the angles were computed in, each θ_i widened by
+its reading error (the rounding of the two angles it is read from, over the farthest position). An attention
+factor m ≠ 1 is compared with YaRN's or LongRoPE's formula when that is the rule. When the entries are no
+rotation, or no rule fits the θ_i, the identification is ``unidentified`` with the residual, and no finding of
+a convention (base, scaling, offset, direction) is drawn from it; frequencies all equal get an
+equal-frequencies finding.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,8 +51,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from ...encodings.frequencies import exponents
-from ...encodings.rope import rope_angles
+from ...encodings.rope_rules import BY_KIND
+from ...encodings.scaling import FORMS, RopeScaling, frequency_tolerance
 from .. import (
     Backend,
     Broken,
@@ -51,13 +73,22 @@ from .. import (
 )
 from ..rope_conventions import BY_NAME, Built, Convention, build
 from ..rope_conventions import detect as conventions_detect
+from .rope_frequencies import UNKNOWN, identify_rule
 
 FAMILY = "rope"
 
-#: Error of one rotated entry in units of u: the frequency's relative error times the angle is at most
-#: u·p·(2θ + θ·|x|·ln b) ≤ u·p·(2 + 1/e), plus the roundings of cos, sin and the products.
+#: Error of one rotated entry of a unit vector from its angle, in units of the unit roundoff u_c of the
+#: precision the angles are computed in: the frequency's relative error times the angle is at most
+#: u_c·p·(2θ + θ·|x|·ln b) ≤ u_c·p·(2 + 1/e), plus the roundings of cos, sin and the products at that
+#: precision.
 ANGLE_FACTOR = 2.4
 SLACK = 8.0
+#: The rounding of one entry to the result dtype (unit roundoff u), in units of u; it does not grow with the
+#: position. An entry x_j·cos − x_k·sin with x_j, x_k (handed in wider), cos, sin, both products and the
+#: difference each rounded once to the result dtype is off, to first order, by 3u·(|x_j·cos| + |x_k·sin|)
+#: + u·|x_j·cos − x_k·sin| ≤ (3√2 + 1)·u·ρ ≈ 5.2·u·ρ, ρ = √(x_j² + x_k²) ≤ 1 the length of the pair of a unit
+#: vector; 6 covers the second-order terms.
+RESULT_ROUNDING = 6.0
 
 #: Neighbouring positions that a narrow dtype rounds together: bfloat16 from 256, float16 from 2048.
 NARROW = ((256, 257), (2048, 2049))
@@ -106,17 +137,30 @@ def _shown(positions: np.ndarray) -> str:
     return str(values) if len(values) <= 4 else f"[{values[0]}, …, {values[-1]}] ({len(values)})"
 
 
-def entry_tolerance(dtype: str, max_position: int) -> float:
-    """How far one rotated entry of a unit vector may be from the exact value in `dtype`."""
-    return SLACK * unit_roundoff(dtype) * (ANGLE_FACTOR * max_position + 2.0)
+def compute_dtype(dtype: str) -> str:
+    """The precision the angles of a rotation returned in `dtype` are computed in: float64 for a float64
+    result, float32 for float32, float16 and bfloat16 results (cos and sin of float32 angles, rounded)."""
+    return "float64" if dtype == "float64" else "float32"
+
+
+def entry_tolerance(dtype: str, max_position: int, compute: str | None = None) -> float:
+    """How far one rotated entry of a unit vector returned in `dtype` may be from the exact value, its angles
+    (up to position `max_position`) computed in `compute` (default `compute_dtype(dtype)`): the angle's
+    error SLACK·u_c·(ANGLE_FACTOR·p + 2), which grows with p, plus the result's rounding RESULT_ROUNDING·u,
+    which does not."""
+    u_compute = unit_roundoff(compute or compute_dtype(dtype))
+    return SLACK * u_compute * (ANGLE_FACTOR * max_position + 2.0) + RESULT_ROUNDING * unit_roundoff(dtype)
 
 
 def _tolerance_text(target: RopeTarget, settings: Settings) -> str:
     top = settings.max_pos - 1
+    compute = compute_dtype(target.dtype)
     value = 2 * entry_tolerance(target.dtype, top)
     return (
-        f"2·{SLACK:g}·u·({ANGLE_FACTOR}·p + 2) with u = {unit_roundoff(target.dtype):.3g} ({target.dtype}) "
-        f"and p the largest position (at most {top}: {value:.3g})"
+        f"2·m²·({SLACK:g}·u_c·({ANGLE_FACTOR}·p + 2) + {RESULT_ROUNDING:g}·u) with u_c = "
+        f"{unit_roundoff(compute):.3g} ({compute}, the angles), u = {unit_roundoff(target.dtype):.3g} "
+        f"({target.dtype}, the result), m the amplitude of R_0 (1 for a rotation) and p the largest position "
+        f"(at most {top}: {value:.3g} at m = 1)"
     )
 
 
@@ -132,15 +176,82 @@ def _seeded(d: int, seed: int, rows: int = 1) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((rows, d))
 
 
+#: The narrower work a failing check tries for its low-precision label, by result dtype: (result, angles).
+NARROWER_WORK = {
+    "float64": ("float32", "float32"),
+    "float16": ("float16", "float16"),
+    "bfloat16": ("bfloat16", "bfloat16"),
+}
+
+
 def _narrow(
-    found: dict[str, Any], target: RopeTarget, error: float, bound: Callable[[str], float]
+    found: dict[str, Any], target: RopeTarget, error: float, bound: Callable[[str, str], float]
 ) -> dict[str, Any]:
-    """`found`, labelled low-precision when the error, too large for a float64 result, is within what the
-    same check allows a float32 one: the work was done in a narrower dtype than the result."""
-    if target.dtype == "float64" and error <= bound("float32"):
+    """`found`, labelled low-precision when the error, too large for the result dtype, is within what the
+    same check (`bound(result dtype, angles' dtype)`) allows narrower work: a float32 result in a float64
+    one, or angles computed in the float16 or bfloat16 of the result itself (positions, angles or tables
+    held in it)."""
+    work = NARROWER_WORK.get(target.dtype)
+    if work is not None and error <= bound(*work):
         found["label"] = "low-precision"
-        found["message"] = "errors of float32 size in a float64 result"
+        found["message"] = (
+            "errors of float32 size in a float64 result"
+            if target.dtype == "float64"
+            else f"errors of angles computed in {target.dtype}"
+        )
     return found
+
+
+@dataclass(frozen=True)
+class Amplitude:
+    """The amplitude of R_p at one dimension: each dim's (m on the dims that rotate, 1 on those passed
+    through), m itself, and, when no single m fits, why (a counterexample; None when one does) and by how
+    much (`spread`)."""
+
+    per_dim: np.ndarray
+    m: float
+    uneven: dict[str, Any] | None
+    spread: float = 0.0
+
+
+def amplitude(target: RopeTarget, d: int, top: int, side: str = "q") -> Amplitude:
+    """The amplitude of the implementation's R_p at dimension d: a_j = ‖R_0 e_j‖ for each dim j, which is m
+    on every dim that rotates for m times a rotation (YaRN's and LongRoPE's attention factor on cos and sin)
+    and 1 on the dims passed through. A dim rotates when R_1 or R_top moves it off its axis by more than
+    rounding (twice the entry tolerance at position 0), or when a_j ≠ 1; m is their median. Uneven when a
+    rotating dim's a_j is another (a factor that differs per pair) or m is no more than rounding (a
+    rotation scaled to nothing)."""
+    everything = np.arange(d)
+    at_zero = _basis_rotated(target, d, everything, 0, side)
+    a = np.linalg.norm(at_zero, axis=1)
+    floor = 2 * entry_tolerance(target.dtype, 0)
+    moved = np.abs(a - 1.0) > floor * np.maximum(a, 1.0)
+    for p in sorted({1, max(top, 1)}):
+        rows = _basis_rotated(target, d, everything, p, side)
+        rows[everything, everything] = 0.0
+        moved |= np.abs(rows).max(axis=1) > floor
+    m = float(np.median(a[moved])) if moved.any() else 1.0
+    per_dim = np.where(moved, m, 1.0)
+    if m <= floor:
+        uneven = {"message": f"R_0 maps e_j to nearly zero (amplitude {short(m)}): no rotation"}
+        return Amplitude(per_dim, m, uneven, math.inf)
+    spread = np.abs(a - m) * moved
+    j = int(np.argmax(spread))
+    if spread[j] <= floor * max(m, 1.0):
+        return Amplitude(per_dim, m, None)
+    uneven = {
+        "message": "the amplitude differs between rotating dims",
+        "dim": j,
+        "‖R_0 e_dim‖": short(float(a[j])),
+        "amplitude of the others": short(m),
+    }
+    return Amplitude(per_dim, m, uneven, float(spread[j]))
+
+
+def _amplitudes(target: RopeTarget, settings: Settings) -> Callable[..., Amplitude]:
+    """`amplitude` of the target, measured once per (d, side) within one check."""
+    top = settings.max_pos - 1
+    return functools.cache(lambda d, side="q": amplitude(target, d, top, side))
 
 
 # ------------------------------------------------------------------------------------------ properties
@@ -149,6 +260,7 @@ def _narrow(
 @register(FAMILY, "relative", "⟨R_m q, R_n k⟩ depends on the offset n − m only")
 def relative(target: RopeTarget, settings: Settings) -> Outcome:
     top = settings.max_pos - 1
+    amplitudes = _amplitudes(target, settings)
     strategy = _dims(settings).flatmap(
         lambda d: st.tuples(
             st.just(d), st.integers(0, d - 1), st.integers(0, d - 1), *[_positions(settings)] * 3
@@ -162,12 +274,13 @@ def relative(target: RopeTarget, settings: Settings) -> Outcome:
             return None
         first, second = target.score(a, b, d, [m, m2], [n, n2])
         error = abs(first - second)
-        bound = 2 * entry_tolerance(target.dtype, max(m, n, m2, n2))
-        if error <= bound:
+        scale = amplitudes(d, "q").per_dim[a] * amplitudes(d, "k").per_dim[b]
+        far = max(m, n, m2, n2)
+        if error <= 2 * scale * entry_tolerance(target.dtype, far):
             return None
         found = {"d": d, "a": a, "b": b, "m": m, "n": n, "m2": m2, "n2": n2}
         found |= {"score(m, n)": short(first), "score(m2, n2)": short(second)}
-        return _narrow(found, target, error, lambda dt: 2 * entry_tolerance(dt, max(m, n, m2, n2)))
+        return _narrow(found, target, error, lambda r, c: 2 * scale * entry_tolerance(r, far, c))
 
     probes = [
         (d, a, b, m, n, m2)
@@ -180,8 +293,13 @@ def relative(target: RopeTarget, settings: Settings) -> Outcome:
     return outcome("relative", _tolerance_text(target, settings), found, "not-relative")
 
 
-@register(FAMILY, "equal-positions", "⟨R_p q, R_p k⟩ = ⟨q, k⟩: at equal positions the score is unrotated")
+@register(
+    FAMILY,
+    "equal-positions",
+    "⟨R_p q, R_p k⟩ = m²⟨q, k⟩: at equal positions the score is unrotated (m = 1 for a rotation)",
+)
 def equal_positions(target: RopeTarget, settings: Settings) -> Outcome:
+    amplitudes = _amplitudes(target, settings)
     strategy = _dims(settings).flatmap(
         lambda d: st.tuples(st.just(d), st.integers(0, d - 1), st.integers(0, d - 1), _positions(settings))
     )
@@ -189,40 +307,63 @@ def equal_positions(target: RopeTarget, settings: Settings) -> Outcome:
     def fails(example: tuple[int, ...]) -> dict[str, Any] | None:
         d, a, b, p = example
         (score,) = target.score(a, b, d, [p], [p])
-        expected = float(a == b)
-        if abs(score - expected) <= 2 * entry_tolerance(target.dtype, p):
+        scale = amplitudes(d, "q").per_dim[a] * amplitudes(d, "k").per_dim[b]
+        expected = float(a == b) * scale
+        if abs(score - expected) <= 2 * scale * entry_tolerance(target.dtype, p):
             return None
-        found = {"d": d, "a": a, "b": b, "p": p, "score": short(score), "expected": expected}
-        return _narrow(found, target, abs(score - expected), lambda dt: 2 * entry_tolerance(dt, p))
+        found = {"d": d, "a": a, "b": b, "p": p, "score": short(score), "expected": short(expected)}
+        bound = lambda r, c: 2 * scale * entry_tolerance(r, p, c)  # noqa: E731
+        return _narrow(found, target, abs(score - expected), bound)
 
     probes = [(d, a, 0, p) for d in sorted(settings.ds) for a in (0, 1) for p in (0, 1) if a < d]
     found = search(strategy, fails, settings, probes)
     return outcome("equal-positions", _tolerance_text(target, settings), found, "not-relative")
 
 
-@register(FAMILY, "norm", "‖R_p x‖ = ‖x‖: every pair is turned by an orthogonal rotation")
+@register(
+    FAMILY,
+    "norm",
+    "‖R_p x‖ = ‖x‖ modulo one amplitude m: every pair is turned by an orthogonal rotation times m",
+)
 def norm(target: RopeTarget, settings: Settings) -> Outcome:
+    amplitudes = _amplitudes(target, settings)
     strategy = st.tuples(_dims(settings), _positions(settings), st.integers(0, 2**32 - 1))
+
+    def allowed(result: str, compute: str, size: float) -> float:
+        return 2 * (SLACK * unit_roundoff(compute) + RESULT_ROUNDING * unit_roundoff(result)) * size
 
     def fails(example: tuple[int, int, int]) -> dict[str, Any] | None:
         d, p, seed = example
+        shown = amplitudes(d)
+        if shown.uneven is not None:
+            found = {"d": d, **shown.uneven}
+            size = max(shown.m, 1.0)
+            bound = lambda r, c: 2 * entry_tolerance(r, 0, c) * size  # noqa: E731
+            return _narrow(found, target, shown.spread, bound) if math.isfinite(shown.spread) else found
         x = _seeded(d, seed)
         rotated = target.rotate(x, np.array([p]))
-        before, after = float(np.linalg.norm(x)), float(np.linalg.norm(rotated))
-        allowed = lambda dtype: 2 * SLACK * unit_roundoff(dtype) * before  # noqa: E731
-        if abs(after - before) <= allowed(target.dtype):
+        before = float(np.linalg.norm(shown.per_dim * x[0]))
+        after = float(np.linalg.norm(rotated))
+        size = max(shown.m, 1.0) * float(np.linalg.norm(x))
+        if abs(after - before) <= allowed(target.dtype, compute_dtype(target.dtype), size):
             return None
-        found = {"d": d, "p": p, "seed": seed, "norm": short(before), "rotated norm": short(after)}
-        return _narrow(found, target, abs(after - before), allowed)
+        found = {"d": d, "p": p, "seed": seed, "m·norm": short(before), "rotated norm": short(after)}
+        return _narrow(found, target, abs(after - before), lambda r, c: allowed(r, c, size))
 
     probes = [(d, p, 0) for d in sorted(settings.ds) for p in (0, 1, settings.max_pos - 1)]
     found = search(strategy, fails, settings, probes)
-    tolerance = f"2·{SLACK:g}·u·‖x‖, u = {unit_roundoff(target.dtype):.3g} ({target.dtype})"
+    u, compute = unit_roundoff(target.dtype), compute_dtype(target.dtype)
+    tolerance = (
+        f"2·({SLACK:g}·u_c + {RESULT_ROUNDING:g}·u)·max(m, 1)·‖x‖ with u_c = {unit_roundoff(compute):.3g} "
+        f"({compute}), u = {u:.3g} ({target.dtype}); the amplitudes ‖R_0 e_j‖ within "
+        f"2·({SLACK:g}·2·u_c + {RESULT_ROUNDING:g}·u)·max(m, 1) of one m"
+    )
     return outcome("norm", tolerance, found, "not-norm-preserving")
 
 
 @register(FAMILY, "linear", "R_p(αx + βy) = α·R_p x + β·R_p y")
 def linear(target: RopeTarget, settings: Settings) -> Outcome:
+    amplitudes = _amplitudes(target, settings)
     weights = st.integers(-4, 4)
     strategy = st.tuples(_dims(settings), _positions(settings), weights, weights, st.integers(0, 2**32 - 1))
 
@@ -233,6 +374,7 @@ def linear(target: RopeTarget, settings: Settings) -> Outcome:
         separate = target.rotate(np.stack([x, y]), np.array([p, p]))
         expected = alpha * separate[0] + beta * separate[1]
         scale = (abs(alpha) + abs(beta) + 1) * max(float(np.abs(x).max()), float(np.abs(y).max()))
+        scale *= max(amplitudes(d).m, 1.0)
         difference = np.abs(combined - expected)
         if difference.max() <= 4 * entry_tolerance(target.dtype, p) * scale:
             return None
@@ -258,6 +400,7 @@ def linear(target: RopeTarget, settings: Settings) -> Outcome:
 
 @register(FAMILY, "batch", "a row is rotated the same alone and among other rows")
 def batch(target: RopeTarget, settings: Settings) -> Outcome:
+    amplitudes = _amplitudes(target, settings)
     strategy = st.tuples(
         _dims(settings), st.lists(_positions(settings), min_size=2, max_size=6), st.integers(0, 2**32 - 1)
     )
@@ -266,10 +409,11 @@ def batch(target: RopeTarget, settings: Settings) -> Outcome:
         d, positions, seed = example
         x = _seeded(d, seed, len(positions))
         together = target.rotate(x, np.array(positions))
+        size = max(amplitudes(d).m, 1.0)
         for row, p in enumerate(positions):
             alone = target.rotate(x[row : row + 1], np.array([p]))[0]
             difference = np.abs(alone - together[row])
-            if difference.max() > 4 * entry_tolerance(target.dtype, p) * float(np.abs(x[row]).max()):
+            if difference.max() > 4 * entry_tolerance(target.dtype, p) * size * float(np.abs(x[row]).max()):
                 dim = int(np.argmax(difference))
                 return {
                     "d": d,
@@ -313,39 +457,13 @@ def deterministic(target: RopeTarget, settings: Settings) -> Outcome:
 
 # -------------------------------------------------------------------------------------- identification
 
-
-@dataclass(frozen=True)
-class Fitted:
-    """What the rotation of one side (q or k) was read to be, and how far it is from that variant."""
-
-    d: int
-    layout: str
-    rotary_dim: int
-    base: float
-    offset: float
-    scale: float
-    direction: int
-    deviation: float
-    tolerance: float
-    computed_in: str | None = None
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        out = {
-            "layout": self.layout,
-            "base": short(self.base),
-            "rotary_fraction": short(self.rotary_dim / self.d),
-            "position_offset": short(self.offset),
-            "position_scale": short(self.scale),
-            "direction": "p·θ" if self.direction > 0 else "−p·θ",
-        }
-        if self.computed_in is not None:
-            out["computed_in"] = self.computed_in
-        return out
-
-
 #: Basis vectors rotated per call while identifying: memory stays CHUNK·d values whatever d is.
 CHUNK = 256
+
+#: The entries read while identifying may be this many entry tolerances from the rotation by the θ_i read:
+#: the implementation's own error, and that of the two angles (at position 0 and at the farthest probe)
+#: θ_i was read from, which move the angle at any probe between them by at most their sum; one to spare.
+READ_SLACK = 4.0
 
 
 def _basis_rotated(target: RopeTarget, d: int, rows: np.ndarray, p: int, side: str) -> np.ndarray:
@@ -394,16 +512,23 @@ def _first_of_pairs(layout: str, r: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def probe(target: RopeTarget, d: int, positions: list[int], side: str) -> Probed | None:
-    """Read R_p off basis vectors: first every row's partner (its largest off-diagonal entry, in units of
-    the entry tolerance, at two positions), then at every position the rows of each pair's first dim and
-    one random combination of all the other dims; None when the rows do not pair up."""
+    """Read R_p off basis vectors: first every row's partner, its largest off-diagonal entry (the largest over
+    positions 1, 1000 and the farthest probe), which must stand out: four times the row's next largest and
+    above float64 rounding (an angle's error moves a row towards its partner, never towards another dim, and
+    the rounding of a small entry is small, so a slow pair that turns little shows at any precision); then at
+    every position the rows of each pair's first dim and one random combination of all the other dims. None
+    when the rows do not pair up."""
     everything = np.arange(d)
-    strength = sum(
-        np.abs(_basis_rotated(target, d, everything, p, side)) / entry_tolerance(target.dtype, p)
-        for p in (1, min(1000, positions[-1]))
+    far = positions[-1]
+    read = np.max(
+        [np.abs(_basis_rotated(target, d, everything, p, side)) for p in sorted({1, min(1000, far), far})],
+        axis=0,
     )
-    np.fill_diagonal(strength, 0.0)
-    pairing = _pairing(np.argmax(strength, axis=1), strength.max(axis=1) > 2)
+    np.fill_diagonal(read, 0.0)
+    ordered = np.sort(read, axis=1)
+    largest, second = ordered[:, -1], ordered[:, -2]
+    moved = (largest > 4 * second) & (largest > 2 * entry_tolerance("float64", 0))
+    pairing = _pairing(np.argmax(read, axis=1), moved)
     if pairing is None:
         return None
     layout, r = pairing
@@ -443,13 +568,14 @@ def _frequencies(angles: np.ndarray, positions: list[int]) -> np.ndarray:
     return theta
 
 
-def _deviation(probed: Probed, d: int, base: float, offset: float, scale: float, direction: int) -> float:
-    """Largest difference between the probed entries and those of `rope_angles` at these parameters (for
-    the combination of the other dims, relative to its largest coefficient)."""
+def _deviation(probed: Probed, theta: np.ndarray, offset: float, direction: int, m: float) -> float:
+    """Largest difference between the probed entries and those of m times the rotation of each pair i by
+    direction·(p + offset)·θ_i (for the combination of the other dims, relative to its largest
+    coefficient; the dims passed through keep their coefficient)."""
     j, k = _first_of_pairs(probed.layout, probed.r)
-    shifted = direction * (np.array(probed.positions, dtype=np.float64) + offset) / scale
-    angles = rope_angles(shifted, probed.r, base)
-    cos, sin = np.cos(angles), np.sin(angles)
+    shifted = direction * (np.array(probed.positions, dtype=np.float64) + offset)
+    angles = shifted[:, None] * theta[None, :]
+    cos, sin = m * np.cos(angles), m * np.sin(angles)
     c = probed.coefficients
     expected = np.broadcast_to(c, probed.mixed.shape).copy()
     expected[:, j], expected[:, k] = -sin * c[k], cos * c[k]
@@ -458,70 +584,214 @@ def _deviation(probed: Probed, d: int, base: float, offset: float, scale: float,
     return float(max(rows, mixed))
 
 
+@dataclass(frozen=True)
+class Fitted:
+    """What the rotation of one side (q or k) was read to be: its pairing, the frequencies θ_i read off its
+    angles, position offset, direction and amplitude m; how far the entries read are from m times that
+    rotation (`deviation`, a rotation when within `tolerance`), the narrower precision it was computed in if
+    one, and the scaling rule the θ_i follow (`rule`, with the findings it implies)."""
+
+    d: int
+    layout: str
+    rotary_dim: int
+    theta: np.ndarray
+    offset: float
+    direction: int
+    amplitude: float
+    deviation: float
+    tolerance: float
+    rule: Identification
+    rule_findings: tuple[Finding, ...]
+    computed_in: str | None = None
+
+    @property
+    def rotation_matches(self) -> bool:
+        """Whether the entries read are m times a rotation by direction·(p + offset)·θ_i."""
+        return self.deviation <= self.tolerance
+
+    @property
+    def matches(self) -> bool:
+        """Whether it is such a rotation and its θ_i follow a known rule."""
+        return self.rotation_matches and self.rule.matches
+
+    @property
+    def convention(self) -> dict[str, Any]:
+        """What the rotation is: layout, rotary fraction, offset, direction, amplitude and rule."""
+        out = {
+            "layout": self.layout,
+            "rotary_fraction": short(self.rotary_dim / self.d),
+            "position_offset": short(self.offset),
+            "direction": "p·θ" if self.direction > 0 else "−p·θ",
+            "attention_factor": short(self.amplitude),
+            "scaling": self.rule.variant,
+        }
+        out |= {k: v for k, v in self.rule.parameters.items() if k not in RULE_BOOKKEEPING}
+        return out
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The convention, how far the θ_i are from the rule, and the precision it was computed in."""
+        out = self.convention
+        out["frequency_deviation"] = self.rule.max_abs_deviation
+        out["frequency_tolerance"] = self.rule.parameters.get("tolerance")
+        if self.computed_in is not None:
+            out["computed_in"] = self.computed_in
+        return out
+
+
+#: What `identify_rule` says of its comparison rather than of the rule (reported under other names).
+RULE_BOOKKEEPING = ("deviation", "tolerance", "tolerance_rule", "dtype")
+
+
 def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitted | None:
-    """The RoPE variant one side of the implementation computes at dimension d, or None if its dims do
-    not pair up as interleaved or half-split rotations."""
+    """The RoPE variant one side of the implementation computes at dimension d, or None if its dims do not
+    pair up as interleaved or half-split rotations: θ_i read off the angles (`_frequencies`), the position
+    offset from the fastest pair's angle at 0 (whole when a whole offset fits), the direction and the
+    amplitude m (the median length of a pair's row); the entries compared with m times that rotation at the
+    result dtype's tolerance or, failing that, at the narrower precision that holds every entry read
+    (`computed_in`); and the rule of the θ_i (`_rule`)."""
     top = settings.max_pos - 1
     positions = sorted({0, 1, 10, 100, 1000, 10000, top} & set(range(top + 1)))
-    tolerance = 2 * entry_tolerance(target.dtype, top)
     probed = probe(target, d, positions, side)
     if probed is None:
         return None
+    m = float(np.median(np.hypot(probed.diagonal, probed.along)))
     angles = np.arctan2(probed.along, probed.diagonal)
-    theta = _frequencies(angles, positions)
-    direction = 1 if theta[0] >= 0 else -1
-    theta = np.abs(theta)
-    if np.any(theta <= 0):
-        return None
-    r = probed.r
-    if r > 2:
-        slope, intercept = np.polyfit(-exponents(r, r // 2), np.log(theta), 1)
-        base, scale = math.exp(-slope), math.exp(-intercept)
-    else:
-        base, scale = settings.base, 1.0 / float(theta[0])
-    offset = float(direction * angles[0][0] / theta[0]) * scale
-    # The simplest parameters that reproduce the rotations: the declared base, a whole offset, no scale.
+    signed = _frequencies(angles, positions)
+    direction = 1 if signed[0] >= 0 else -1
+    theta = direction * signed
+    offset = float(direction * angles[0][0] / theta[0]) if theta[0] > 0 else 0.0
     trials = [
-        (_deviation(probed, d, b, o, sc, direction), b, o, sc)
-        for b in dict.fromkeys((settings.base, base))
-        for sc in dict.fromkeys((1.0, scale))
-        for o in dict.fromkeys((float(round(offset)), offset))
+        (_deviation(probed, theta, o, direction, m), o) for o in dict.fromkeys((float(round(offset)), offset))
     ]
     read = (probed.diagonal, probed.along, probed.mixed)
     for precision in (None, *computed_in(read, target.dtype)):
-        allowed = tolerance if precision is None else 2 * entry_tolerance(precision, top)
-        for deviation, b, o, sc in trials:
-            if deviation <= allowed:
-                return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, allowed, precision)
-    deviation, b, o, sc = min(trials, key=lambda trial: trial[0])
-    return Fitted(d, probed.layout, r, b, o, sc, direction, deviation, tolerance)
+        allowed = READ_SLACK * entry_tolerance(precision or target.dtype, top) * max(m, 1.0)
+        matching = [trial for trial in trials if trial[0] <= allowed]
+        if matching:
+            deviation, offset = matching[0]
+            break
+    else:
+        precision = None
+        allowed = READ_SLACK * entry_tolerance(target.dtype, top) * max(m, 1.0)
+        deviation, offset = min(trials)
+    rule, rule_found = _rule(theta, precision or target.dtype, settings.base, m, positions[-1])
+    return Fitted(
+        d,
+        probed.layout,
+        probed.r,
+        theta,
+        offset,
+        direction,
+        m,
+        deviation,
+        allowed,
+        rule,
+        tuple(rule_found),
+        precision,
+    )
 
 
-def _findings(fitted: Fitted, settings: Settings) -> list[Finding]:
+def _rule(
+    theta: np.ndarray, dtype: str, base: float, m: float, far: int
+) -> tuple[Identification, list[Finding]]:
+    """The scaling rule that the θ_i of r = 2·len(theta) rotated dims, read off the angles of a rotation
+    returned in `dtype` up to position `far`, follow: `identify_rule` at the tolerance of the precision the
+    angles are computed in, each θ_i widened by its reading error; with a single pair, θ_0 = 1 is every
+    unscaled rule and another θ_0 linear scaling by 1/θ_0. Frequencies not all positive, or all equal (a
+    constant frequency, or an exponent that integer division made 0), fit no rule: `UNKNOWN`, with an
+    equal-frequencies finding for the second."""
+    compute = compute_dtype(dtype)
+    # Each of the two angles θ_i is read from (at 0 and at `far`) errs by √2 times the rounding of an
+    # entry (the entry tolerance at position 0) over the pair's length m; what grows with p is the
+    # frequency's own relative error, which the rule's tolerance holds.
+    error = 2.0 * math.sqrt(2.0) * entry_tolerance(dtype, 0) / (m * far)
+    relative = frequency_tolerance(base, 1.0) * unit_roundoff(compute) / unit_roundoff("float64")
+    if not np.all(theta > 0):
+        i = int(np.flatnonzero(theta <= 0)[0])
+        parameters = {"reason": f"θ_{i} = {short(float(theta[i]))} is not positive"}
+        return Identification(UNKNOWN, parameters, math.inf, False), []
+    spread = float(np.max(np.abs(theta - theta[0])))
+    if theta.size > 1 and spread <= error + relative * theta[0]:
+        detail = (
+            f"all {theta.size} pairs turn at θ = {short(float(theta[0]))} (a constant frequency, or an "
+            "exponent such as arange(0, d, 2) // d that integer division makes 0): no rule fits"
+        )
+        parameters = {"reason": f"every θ_i = {short(float(theta[0]))}"}
+        return Identification(UNKNOWN, parameters, short(spread), False), [
+            finding("equal-frequencies", detail)
+        ]
+    if theta.size == 1:
+        deviation = abs(float(theta[0]) - 1.0)
+        if deviation <= error + relative:
+            return Identification("none", {"theta_0": 1.0}, short(deviation), True), []
+        factor = 1.0 / float(theta[0])
+        detail = f"the one pair turns at θ_0 = {short(float(theta[0]))}: positions divided by {short(factor)}"
+        identified = Identification("linear", {"factor": short(factor)}, 0.0, True)
+        return identified, [finding("scaling-linear", detail)]
+    r = 2 * theta.size
+    return identify_rule({r: theta}, compute, base, {r: np.full(theta.size, error)})
+
+
+def _layout_findings(fitted: Fitted) -> list[Finding]:
+    """The pairing's findings: the layout, and how many dims rotate when not all do."""
     found = [finding(f"{fitted.layout.replace('_', '-')}-layout", f"pairs of dims rotate as {fitted.layout}")]
     if fitted.rotary_dim < fitted.d:
         found.append(finding("partial-rotary", f"{fitted.rotary_dim} of {fitted.d} dims rotate"))
-    relative_base = abs(fitted.base / settings.base - 1)
-    if relative_base > 1e-6:
-        if abs(fitted.base / math.sqrt(settings.base) - 1) <= 1e-6:
-            found.append(
-                finding(
-                    "wrong-exponent",
-                    f"θ_i = {settings.base:g}^(−i/d), the base {settings.base:g} "
-                    "with the exponent of a dimension index instead of a pair index",
-                )
-            )
-        else:
-            found.append(
-                finding("wrong-base", f"the angles fit base {short(fitted.base)}, not {settings.base:g}")
-            )
+    return found
+
+
+def _findings(fitted: Fitted, returned: str) -> list[Finding]:
+    """The findings of a fit that matches: its rule's, a position offset, a reversed direction, an
+    attention factor (compared with the rule's own where it has one) and a narrower precision."""
+    found = list(fitted.rule_findings)
     if fitted.offset != 0:
         found.append(finding("position-offset", f"position p is rotated as p + {short(fitted.offset)}"))
-    if fitted.scale != 1:
-        found.append(finding("scaling-linear", f"positions are divided by {short(fitted.scale)}"))
     if fitted.direction < 0:
         found.append(finding("reversed-rotation", "pairs turn by −p·θ_i"))
+    note = _attention_note(fitted, returned)
+    if note is not None:
+        found.append(finding("attention-factor", note))
+    if fitted.computed_in is not None:
+        detail = (
+            f"rope {fitted.layout}, computed in {fitted.computed_in}: every entry read is a "
+            f"{fitted.computed_in} number, within {fitted.computed_in}'s entry tolerance "
+            f"{short(fitted.tolerance)} of that rotation (deviation {short(fitted.deviation)}), returned as "
+            f"{returned}"
+        )
+        found.append(finding("low-precision", detail))
     return found
+
+
+#: An original context L₀ to show LongRoPE's s at (Phi-3's), since the frequencies do not tell s.
+LONGROPE_CONTEXT = 4096
+
+
+def _attention_note(fitted: Fitted, returned: str) -> str | None:
+    """What an amplitude m ≠ 1 (beyond the rounding of an entry) is: for YaRN, whether it is the rule's
+    0.1·ln s + 1 at the s identified; for LongRoPE, the ln s/ln L₀ = m² − 1 that √(1 + ln s/ln L₀) gives
+    (the frequencies do not tell s = L/L₀), which no m < 1 is; for another rule, a factor the rule has not.
+    None for m = 1."""
+    m = fitted.amplitude
+    tolerance = 2 * entry_tolerance(fitted.computed_in or returned, 0) * max(m, 1.0)
+    if abs(m - 1.0) <= tolerance:
+        return None
+    kind = fitted.rule.variant
+    if kind == "yarn":
+        s = float(fitted.rule.parameters["factor"])
+        expected = FORMS["yarn"].attention(RopeScaling("yarn", s), 1.0)
+        verdict = "matches" if abs(m - expected) <= tolerance else "does not match"
+        return f"m = {short(m)} {verdict} {BY_KIND['yarn'].attention} = {short(expected)} at s = {short(s)}"
+    if kind == "longrope":
+        if m < 1.0 - tolerance:
+            return f"m = {short(m)} < 1 does not match {BY_KIND['longrope'].attention}, which is at least 1"
+        ratio = m * m - 1.0
+        return (
+            f"m = {short(m)} matches {BY_KIND['longrope'].attention} where ln s/ln L₀ = m² − 1 = "
+            f"{short(ratio)} (s = {short(LONGROPE_CONTEXT**ratio)} at L₀ = {LONGROPE_CONTEXT}; the "
+            "frequencies do not tell s)"
+        )
+    return f"m = {short(m)}, which the {kind} rule does not have (its factor on cos and sin is 1)"
 
 
 def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None:
@@ -536,31 +806,24 @@ def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None
 
 def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
     """The closest reference variant (`fit`) at one dimension of the battery, for q and, with the
-    ``apply`` form, for k; findings for its conventions, a q/k mismatch and colliding positions."""
+    ``apply`` form, for k: ``rope <layout>`` when each is m times a rotation whose θ_i follow a known rule,
+    else ``unidentified`` with the residual (of the entries, or of the θ_i from the closest rule). Findings
+    for colliding positions, the pairing, a q/k mismatch, and, only from a fit that matches, its
+    conventions (rule, base, offset, direction, attention factor, precision)."""
     d = max(settings.ds)
     collision = _collision(target, d, settings)
     found = [collision] if collision else []
     try:
-        q = fit(target, d, settings, "q")
+        fits = [fit(target, d, settings, side) for side in ("q", "k")[: 2 if target.form == "apply" else 1]]
     except Broken as broken:
         return None, [*found, finding(broken.label, broken.message)]
+    q = fits[0]
     if q is None:
         return Identification("matches no known variant", {"d": d}, math.inf, False), found
-    found += _findings(q, settings)
-    if q.computed_in is not None:
-        detail = (
-            f"rope {q.layout}, computed in {q.computed_in}: every entry read is a {q.computed_in} number, "
-            f"within {q.computed_in}'s entry tolerance {short(q.tolerance)} of that rotation (deviation "
-            f"{short(q.deviation)}), returned as {target.dtype}"
-        )
-        found.append(finding("low-precision", detail))
+    found += _layout_findings(q)
     parameters = {"d": d, **q.parameters}
-    deviation = q.deviation
-    if target.form == "apply":
-        try:
-            k = fit(target, d, settings, "k")
-        except Broken as broken:
-            return None, [*found, finding(broken.label, broken.message)]
+    if len(fits) == 2:
+        k = fits[1]
         if k is None or k.layout != q.layout or k.rotary_dim != q.rotary_dim:
             found.append(
                 finding(
@@ -569,15 +832,26 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
                 )
             )
             parameters["k"] = None if k is None else k.parameters
-        elif k.parameters != q.parameters:
+        elif k.convention != q.convention and q.matches and k.matches:
             found.append(
-                finding("position-offset", f"queries rotate with {q.parameters}, keys with {k.parameters}")
+                finding("position-offset", f"queries rotate with {q.convention}, keys with {k.convention}")
             )
             parameters["k"] = k.parameters
-        if k is not None:
-            deviation = max(deviation, k.deviation)
-    matches = deviation <= q.tolerance
-    return Identification(f"rope {q.layout}", parameters, short(deviation), matches), found
+    read = [f for f in fits if f is not None]
+    if all(f.matches for f in read):
+        deviation = max(f.deviation for f in read)
+        return Identification(f"rope {q.layout}", parameters, short(deviation), True), found + _findings(
+            q, target.dtype
+        )
+    worst = next(f for f in read if not f.matches)
+    if worst.rotation_matches:
+        found += [f for f in worst.rule_findings if f.label == "equal-frequencies"]
+        parameters["residual"] = "frequencies: relative deviation of the θ_i from the closest rule"
+        residual = worst.rule.max_abs_deviation
+    else:
+        parameters["residual"] = "entries: largest difference from m times the rotation by the θ_i read"
+        residual = short(worst.deviation)
+    return Identification("unidentified", parameters, residual, False), found
 
 
 def detect(function: Callable, settings: Settings) -> str:

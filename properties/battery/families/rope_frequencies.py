@@ -29,7 +29,7 @@ value exactly:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -256,15 +256,24 @@ class Candidate:
 class Fit:
     """The observed vectors of every d, and their deviation from candidate references."""
 
-    def __init__(self, observed: dict[int, np.ndarray], dtype: str, declared_base: float) -> None:
+    def __init__(
+        self,
+        observed: dict[int, np.ndarray],
+        dtype: str,
+        declared_base: float,
+        reading_error: Mapping[int, np.ndarray] | None = None,
+    ) -> None:
         self.observed = observed
         self.ds = tuple(observed)
         self.dtype = dtype
         self.base = declared_base
         self.scale = unit_roundoff(dtype) / unit_roundoff("float64")
+        self.reading_error = dict(reading_error or {})
 
     def deviation(self, reference: Callable[[int], np.ndarray]) -> float:
-        """max over d, i of |θ'_i/θ_ref_i − 1| (infinite if a reference cannot be computed)."""
+        """max over d, i of |θ'_i/θ_ref_i − 1|, less the reading error of θ'_i relative to θ_ref_i where the
+        θ'_i were measured (`reading_error`, absolute), never below 0 (infinite if a reference cannot be
+        computed)."""
         worst = 0.0
         for d, theta in self.observed.items():
             try:
@@ -273,7 +282,8 @@ class Fit:
                 return math.inf
             if ref.shape != theta.shape or not np.all(np.isfinite(ref)) or np.any(ref <= 0):
                 return math.inf
-            worst = max(worst, float(np.max(np.abs(theta / ref - 1.0))))
+            excess = np.abs(theta / ref - 1.0) - self.reading_error.get(d, 0.0) / ref
+            worst = max(worst, float(np.max(np.maximum(excess, 0.0))))
         return worst
 
     def tolerance(self, base: float, factor: float = 1.0, multiplier: float = 1.0) -> float:
@@ -563,8 +573,38 @@ def _display(value: Any) -> Any:
     return short(value) if isinstance(value, float) else value
 
 
+def identify_rule(
+    observed: Mapping[int, np.ndarray],
+    dtype: str,
+    base: float,
+    reading_error: Mapping[int, np.ndarray] | None = None,
+) -> tuple[Identification, list[Finding]]:
+    """The scaling rule that positive frequency vectors θ' (one per d) follow, at the tolerance of `dtype`
+    (the precision they were computed in) with `base` the declared base: the preferred matching candidate,
+    its parameters and the findings it implies; when none matches, `UNKNOWN` with the closest candidate
+    (parameter ``closest``) and an unknown-scaling finding. `reading_error` (absolute, one per θ'_i) widens
+    each comparison when the θ'_i were measured rather than returned (read off rotation angles)."""
+    fit = Fit(dict(observed), dtype, base, reading_error)
+    found = candidates(fit)
+    best, matched = choose(found)
+    parameters = {k: _display(v) for k, v in best.parameters.items()}
+    parameters.update(
+        deviation=DEVIATION, tolerance=short(best.tolerance), tolerance_rule=TOLERANCE, dtype=dtype
+    )
+    if not matched:
+        parameters = {"closest": best.variant, **parameters}
+        detail = (
+            f"the closest is {_describe(best)} > tolerance {short(best.tolerance)} "
+            f"(d = {', '.join(map(str, fit.ds))}, {dtype})"
+        )
+        identified = Identification(UNKNOWN, parameters, short(best.deviation), False)
+        return identified, [finding("unknown-scaling", detail)]
+    return Identification(best.variant, parameters, short(best.deviation), True), _findings(best, fit, found)
+
+
 def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
-    """The rule inv_freq computes, with its parameters, and the findings it implies."""
+    """The rule inv_freq computes, with its parameters, and the findings it implies (`identify_rule`, at
+    the returned dtype, else at the narrower precision that holds every value, a low-precision finding)."""
     observed = {d: target.frequencies(d) for d in settings.ds}
     for d, theta in observed.items():
         bad = np.flatnonzero(theta <= 0)
@@ -572,40 +612,30 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
             i = int(bad[0])
             raise Broken("not-positive", f"inv_freq({d})[{i}] = {short(float(theta[i]))}: no rule fits")
     returned = target.dtype
-    fit = Fit(observed, returned, settings.base)
-    found = candidates(fit)
-    best, matched = choose(found)
-    if not matched:
-        for precision in computed_in(observed.values(), returned):
-            narrow = Fit(observed, precision, settings.base)
-            narrow_found = candidates(narrow)
-            narrow_best, narrow_matched = choose(narrow_found)
-            if narrow_matched:
-                fit, found, best, matched = narrow, narrow_found, narrow_best, True
-                break
-    deviation = short(best.deviation)
-    parameters = {k: _display(v) for k, v in best.parameters.items()}
-    parameters.update(
-        deviation=DEVIATION, tolerance=short(best.tolerance), tolerance_rule=TOLERANCE, dtype=returned
-    )
-    if fit.dtype != returned:
-        parameters["computed_in"] = fit.dtype
-    if not matched:
-        parameters = {"closest": best.variant, **parameters}
-        detail = (
-            f"the closest is {_describe(best)} > tolerance {short(best.tolerance)} "
-            f"(d = {', '.join(map(str, fit.ds))}, {fit.dtype})"
-        )
-        return Identification(UNKNOWN, parameters, deviation, False), [finding("unknown-scaling", detail)]
-    found_here = _findings(best, fit, found)
-    if fit.dtype != returned:
-        detail = (
-            f"the {best.variant} rule, computed in {fit.dtype}: every frequency is a {fit.dtype} number, "
-            f"within {fit.dtype}'s tolerance {short(best.tolerance)} of {_describe(best)}; "
-            f"returned as {returned}"
-        )
-        found_here.append(finding("low-precision", detail))
-    return Identification(best.variant, parameters, deviation, True), found_here
+    identified, found = identify_rule(observed, returned, settings.base)
+    if identified.matches:
+        return identified, found
+    for precision in computed_in(observed.values(), returned):
+        narrow, narrow_found = identify_rule(observed, precision, settings.base)
+        if narrow.matches:
+            parameters = {**narrow.parameters, "dtype": returned, "computed_in": precision}
+            detail = (
+                f"the {narrow.variant} rule, computed in {precision}: every frequency is a {precision} "
+                f"number, within {precision}'s tolerance {parameters['tolerance']} of {_rule_text(narrow)}; "
+                f"returned as {returned}"
+            )
+            return replace(narrow, parameters=parameters), [*narrow_found, finding("low-precision", detail)]
+    return identified, found
+
+
+#: The parameters of an `identify_rule` answer that describe the comparison, not the rule.
+_BOOKKEEPING = ("closest", "deviation", "tolerance", "tolerance_rule", "dtype", "computed_in")
+
+
+def _rule_text(identified: Identification) -> str:
+    """The rule of an `identify_rule` answer as `_describe` words a candidate."""
+    shown = ", ".join(f"{k}={v}" for k, v in identified.parameters.items() if k not in _BOOKKEEPING)
+    return f"{identified.variant} ({shown}) at relative deviation {identified.max_abs_deviation}"
 
 
 def _findings(best: Candidate, fit: Fit, found: Iterable[Candidate]) -> list[Finding]:
