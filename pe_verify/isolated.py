@@ -1,7 +1,8 @@
 """`pe-verify check`'s battery run with the implementation in a child process (`run`), so that nothing it
 does can end, stall or corrupt the run: its exit, a crash, a hang, a leak, a KeyboardInterrupt it raises and
-its writes to stdout become findings, each but the last failing the property it stopped; the properties
-after it run in a fresh child, so one bad input hides none of the rest.
+its writes to stdout become findings, each but the last failing the step it stopped (the screen of one size,
+`battery.screen`, which then fails that size only, or a property); the steps after it run in a fresh child,
+so one bad input hides none of the rest.
 
 A fork server (a fresh interpreter that imported numpy, Hypothesis and the batteries once; it serves every
 later run of the process and ends with it) forks each child: 20 ms a run, against a second of imports. The
@@ -94,7 +95,9 @@ class Limits:
 @dataclass(frozen=True)
 class _Job:
     """What a child runs: the battery of `family` (defined in `module`, imported first) on `target` from
-    property `first` on, with the calling process's folder, import path and environment."""
+    step `first` on (the screen of each size, `battery.screen_sizes`, then each property, then the
+    identification), the sizes already screened out (`failed`, their outcomes), with the calling process's
+    folder, import path and environment."""
 
     family: str
     module: str
@@ -102,6 +105,7 @@ class _Job:
     settings: Any
     backend: str
     first: int
+    failed: tuple[Any, ...]
     limits: Limits
     cwd: str
     path: list[str]
@@ -280,8 +284,9 @@ def _children() -> list[int]:
 
 
 def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
-    """Run `job` in this forked child, sending ("ready"), ("start", i), ("done", i, outcome) and
-    ("identified", identification, findings) to the calling process, ("usage", message) for a target that
+    """Run `job` in this forked child, sending ("ready"), ("start", i), ("done", i, outcome) (for a screen,
+    the outcome of a size screened out, or None) and ("identified", identification, findings) to the calling
+    process, ("usage", message) for a target that
     cannot be used, ("error", summary, traceback) for a failure of the battery itself; each message framed
     with this process's pid. The target is imported within the time limit of a call. A fork of this process
     that reaches `send` ends there, sending nothing."""
@@ -334,10 +339,20 @@ def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
             return 0
         battery.guard_calls(watch)
         send(("ready",))
-        for index in range(job.first, len(prepared.properties)):
+        sizes = battery.screen_sizes(prepared.spec, prepared.settings)
+        failed = list(job.failed)
+        for index in range(job.first, len(sizes)):
             send(("start", index))
-            send(("done", index, battery.check_property(prepared, index)))
-        send(("start", len(prepared.properties)))
+            screened_out = battery.screen(prepared, sizes[index])
+            if screened_out is not None:
+                failed.append(screened_out)
+            send(("done", index, screened_out))
+        prepared = battery.screened(prepared, failed)
+        last = len(sizes) + len(prepared.properties)
+        for index in range(max(job.first, len(sizes)), last):
+            send(("start", index))
+            send(("done", index, battery.check_property(prepared, index - len(sizes))))
+        send(("start", last))
         send(("identified", *battery.identification(prepared)))
     except BaseException as exc:
         send(("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
@@ -547,11 +562,13 @@ class _Ending:
 class _Run:
     """The messages of one run's children, gathered into the parts of its report; what the children write
     to stdout is counted, what they write to stderr is shown on this process's stderr (`sys.stderr`, as
-    UTF-8 text, dropped if it cannot be written)."""
+    UTF-8 text, dropped if it cannot be written). The steps are the screens of `screens` sizes, then the
+    properties `names` (each reported to `progress`), then the identification."""
 
-    def __init__(self, names: list[str], progress: Callable[[str], None] | None) -> None:
-        self.names, self.progress = names, progress or (lambda step: None)
+    def __init__(self, screens: int, names: list[str], progress: Callable[[str], None] | None) -> None:
+        self.screens, self.names, self.progress = screens, names, progress or (lambda step: None)
         self.outcomes: list[Any] = []
+        self.failed: list[Any] = []  # the outcomes of the sizes screened out
         self.found: list[Any] | None = None
         self.identified: Any = None
         self.position = 0  # the step running, or the next one
@@ -567,9 +584,8 @@ class _Run:
         elif kind == "start":
             self.position = message[1]
         elif kind == "done":
-            self.outcomes.append(message[2])
+            self.record(message[1], message[2])
             self.position = message[1] + 1
-            self.progress(self.names[message[1]])
         elif kind == "identified":
             self.identified, self.found = message[1], list(message[2])
             self.progress("identification")
@@ -577,6 +593,16 @@ class _Run:
             self.usage = message[1]
         else:
             self.error = message[1:]
+
+    def record(self, step: int, outcome: Any) -> None:
+        """The outcome of step `step`: a property's, or a screen's (None for a size kept)."""
+        if outcome is not None:
+            self.outcomes.append(outcome)
+        if step < self.screens:
+            if outcome is not None:
+                self.failed.append(outcome)
+        else:
+            self.progress(self.names[step - self.screens])
 
     def child(self, server: _Server, job: _Job) -> _Ending:
         """Run `job` in a new child, handling its messages (only those its own pid sent), counting what it
@@ -696,18 +722,20 @@ def run(
 
     limits = limits or Limits()
     names = [p.name for p in battery.properties_of(family)]
-    module = battery.family_spec(family).module
-    state = _Run(names, progress)
+    spec = battery.family_spec(family)
+    sizes = battery.screen_sizes(spec, settings)
+    state = _Run(len(sizes), names, progress)
     with _lock:
         while True:
             state.ready = False
             job = _Job(
                 family,
-                module,
+                spec.module,
                 target,
                 settings,
                 backend,
                 state.position,
+                tuple(state.failed),
                 limits,
                 os.getcwd(),
                 [*sys.path],
@@ -732,9 +760,14 @@ def run(
                     raise TargetError(f"{_cause(ending, limits)[1]} (--timeout)")
                 raise TargetError(f"loading {target} {_how(ending.status)[1]}")
             label, detail = _cause(ending, limits)
-            if state.position < len(names):
-                state.outcomes.append(battery.cut_short(names[state.position], label, detail))
-                state.progress(names[state.position])
+            step = state.position
+            if step < len(sizes) + len(names):
+                state.record(
+                    step,
+                    battery.contract_outcome(spec, sizes[step], label, detail)
+                    if step < len(sizes)
+                    else battery.cut_short(names[step - len(sizes)], label, detail),
+                )
                 state.position += 1
             else:
                 state.found = [battery.finding(label, detail)]

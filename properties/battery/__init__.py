@@ -100,6 +100,43 @@ LABELS = {
 #: the report fails when one stops the identification.
 FATAL = frozenset({"target-exited", "target-crashed", "timeout", "memory-limit"})
 
+#: Labels of findings that fail the report (`Report.passed`) even when every property holds: each says the
+#: implementation computes something no correct implementation does (or gives no result). Conventions are
+#: not errors: a layout, a scaling rule, another base or exponent convention (`wrong-base`, `exponent-d-2`,
+#: `wrong-exponent`, which equals another base), partial rotary, odd d, a position offset, the direction of
+#: rotation, and precision (`low-precision`: the properties judge it by the returned dtype) depend on what
+#: the user declared; `unknown-scaling` may be a rule not known here, `writes-stdout` fails nothing.
+ERRORS = frozenset(
+    {
+        "raises",
+        "wrong-shape",
+        "wrong-dtype",
+        "not-finite",
+        "nondeterministic",
+        "mutates-input",
+        "not-relative",
+        "not-norm-preserving",
+        "not-linear",
+        "not-batch-consistent",
+        "mixed-layout",
+        "fast-pair-above-one",
+        "equal-frequencies",
+        "wrong-slopes",
+        "bias-sign",
+        "not-monotone",
+        "not-decreasing",
+        "not-positive",
+        "not-constant-norm",
+        "duplicate-rows",
+        *FATAL,
+    }
+)
+
+#: Labels of a screening call (`screen`) that leave nothing to check at that size: the call raised, returned
+#: the wrong shape, or did not finish. Other defects (a non-finite value, a changed input) are left to the
+#: properties.
+UNUSABLE = frozenset({"raises", "wrong-shape", *FATAL})
+
 
 class Broken(Exception):
     """The implementation failed its contract on one input: raised, returned a wrong shape or non-finite
@@ -185,7 +222,11 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        return all(outcome.passed for outcome in self.properties)
+        """Every property holds and no finding is an error (`ERRORS`: the wrong ALiBi slopes, say, with
+        every property holding)."""
+        return all(outcome.passed for outcome in self.properties) and not any(
+            f.label in ERRORS for f in self.findings
+        )
 
     def as_json(self) -> dict[str, Any]:
         """The `--json` form: target, family, passed, properties, identified, findings."""
@@ -242,7 +283,11 @@ class Family:
     `module` the module that defines it (imported to file its properties, in a `check` child too);
     `options` the settings its assert helper (`pe_verify.testing.assert_<name>`) takes beside the callable;
     `detect(implementation, settings)`, where a family's implementations come in more shapes than counts of
-    parameters tell apart, names the form in place of `forms` (a ValueError when it cannot).
+    parameters tell apart, names the form in place of `forms` (a ValueError when it cannot);
+    `screen(adapter, size)` calls the implementation once, plainly, at one size (raising `Broken` when it
+    does not keep the contract there), where `sizes` names the `Settings` field the sizes come from and what
+    one is called: ``("ds", "d")``, ALiBi's ``("heads", "n_heads")``. The battery screens every size first
+    and checks the properties at those left (see `screen`); a family without `screen` is not screened.
     """
 
     name: str
@@ -255,6 +300,8 @@ class Family:
     ds: tuple[int, ...] = ()
     options: tuple[str, ...] = ("d", "base", "max_pos")
     detect: Callable[[Any, Settings], str] | None = None
+    screen: Callable[[Any, int], object] | None = None
+    sizes: tuple[str, str] = ("ds", "d")
 
     @property
     def helper(self) -> str:
@@ -346,33 +393,115 @@ def form_of(family: Family, function: Callable, settings: Settings | None = None
 @dataclass(frozen=True)
 class Prepared:
     """A battery ready to run on one implementation: its family, the contract form it implements, the
-    adapter the checks call it through, the settings (with the family's default dimensions) and the
-    properties, in order."""
+    adapter the checks call it through, the settings (with the family's default dimensions; once
+    `screened`, only the sizes the implementation keeps its contract at), the properties, in order, and the
+    failed outcome of each size screened out (`contract`)."""
 
     spec: Family
     form: str
     adapter: Any
     settings: Settings
     properties: tuple[Property, ...]
+    contract: tuple[Outcome, ...] = ()
+
+    @property
+    def exhausted(self) -> bool:
+        """Every size was screened out: no property can run."""
+        return bool(self.contract) and not getattr(self.settings, self.spec.sizes[0])
+
+
+def with_defaults(spec: Family, settings: Settings) -> Settings:
+    """`settings` with the family's default dimensions when they name none."""
+    if not settings.ds and spec.ds:
+        return dataclasses.replace(settings, ds=spec.ds)
+    return settings
 
 
 def prepare(family: str, function: Callable, settings: Settings, backend: Backend | None = None) -> Prepared:
-    """The battery of `family` for `function`; a ValueError when it does not fit the family's contract or
-    the settings do not suit the family (a usage error: nothing was run)."""
+    """The battery of `family` for `function`, not yet screened (nothing is called); a ValueError when it
+    does not fit the family's contract or the settings do not suit the family (a usage error)."""
     spec = family_spec(family)
-    if not settings.ds and spec.ds:
-        settings = dataclasses.replace(settings, ds=spec.ds)
+    settings = with_defaults(spec, settings)
     form = form_of(spec, function, settings)
     adapter = spec.adapt(function, form, backend or Backend(), settings)
     return Prepared(spec, form, adapter, settings, tuple(properties_of(family)))
 
 
+# ------------------------------------------------------------------------------------------ screening
+#
+# Before the properties, the implementation is called once, plainly, at each size of the settings (each d;
+# each head count for ALiBi) through its family's `screen`. A size where that call raises, returns the wrong
+# shape or does not finish (`UNUSABLE`) becomes one failed outcome, "contract at d=2", and the properties
+# and the identification run at the sizes left: one size the implementation rejects hides nothing learned at
+# the others. `run_battery` screens every size in turn; `pe-verify check`'s child process runs each screen
+# as a step of its own (`pe_verify.isolated`), so that a crash at one size fails that size only.
+
+
+def screen_sizes(spec: Family, settings: Settings) -> tuple[int, ...]:
+    """The sizes the implementation is screened at, in the order given, each once (none without a
+    `screen`)."""
+    if spec.screen is None:
+        return ()
+    return tuple(dict.fromkeys(getattr(with_defaults(spec, settings), spec.sizes[0])))
+
+
+def contract_outcome(spec: Family, size: int, label: str, message: str) -> Outcome:
+    """The failed outcome of size `size`, screened out under `label`: "contract at d=2"."""
+    shown = spec.sizes[1]
+    return Outcome(
+        f"contract at {shown}={size}",
+        False,
+        f"one plain call at {shown} = {size}: a result, of the contract's shape",
+        "1 call",
+        {shown: size, "label": label, "message": message},
+        label,
+    )
+
+
+def screen(prepared: Prepared, size: int) -> Outcome | None:
+    """One plain call at `size`: None when it gives a result of the contract's shape (or fails otherwise,
+    which the properties find), the failed `contract_outcome` when it raises, returns the wrong shape or
+    does not finish (`UNUSABLE`)."""
+    call_at = prepared.spec.screen
+    if call_at is None:
+        return None
+    try:
+        call_at(prepared.adapter, size)
+    except Broken as broken:
+        if broken.label in UNUSABLE:
+            return contract_outcome(prepared.spec, size, broken.label, broken.message)
+    except MemoryError as exc:
+        return contract_outcome(prepared.spec, size, "memory-limit", _out_of_memory(exc))
+    return None
+
+
+def screened(prepared: Prepared, failed: Iterable[Outcome]) -> Prepared:
+    """`prepared` with the sizes of the `failed` screens (`contract_outcome`s) taken out of its settings
+    and their outcomes kept in `contract`."""
+    failed = tuple(failed)
+    field_name, shown = prepared.spec.sizes
+    out = {(o.counterexample or {}).get(shown) for o in failed}
+    left = tuple(size for size in getattr(prepared.settings, field_name) if size not in out)
+    settings = dataclasses.replace(prepared.settings, **{field_name: left})
+    return dataclasses.replace(prepared, settings=settings, contract=failed)
+
+
+def _not_run(prepared: Prepared, name: str) -> Outcome:
+    """The failed outcome of a property when every size was screened out."""
+    first, shown = prepared.contract[0], prepared.spec.sizes[1]
+    sizes = ", ".join(str((o.counterexample or {}).get(shown)) for o in prepared.contract)
+    detail = f"not run: the implementation fails its contract at every {shown} ({sizes})"
+    return Outcome(name, False, "not run", "not run", {"label": first.label, "message": detail}, first.label)
+
+
 def check_property(prepared: Prepared, index: int) -> Outcome:
-    """Property `index` checked (`not_applicable` when it is for another contract form); checks that run
-    out of memory fail it (`memory-limit`)."""
+    """Property `index` checked (`not_applicable` when it is for another contract form, failed as not run
+    when every size was screened out); checks that run out of memory fail it (`memory-limit`)."""
     p = prepared.properties[index]
     if p.forms and prepared.form not in p.forms:
         return not_applicable(p.name)
+    if prepared.exhausted:
+        return _not_run(prepared, p.name)
     try:
         return p.check(prepared.adapter, prepared.settings)
     except MemoryError as exc:
@@ -380,8 +509,10 @@ def check_property(prepared: Prepared, index: int) -> Outcome:
 
 
 def identification(prepared: Prepared) -> tuple[Identification | None, list[Finding]]:
-    """The closest reference variant and the findings it implies; a `Broken` call, or running out of
-    memory, becomes its finding."""
+    """The closest reference variant and the findings it implies (none when every size was screened
+    out); a `Broken` call, or running out of memory, becomes its finding."""
+    if prepared.exhausted:
+        return None, []
     try:
         return prepared.spec.identify(prepared.adapter, prepared.settings)
     except Broken as broken:
@@ -434,13 +565,16 @@ def run_battery(
     target: str = "",
     progress: Callable[[str], None] | None = None,
 ) -> Report:
-    """Every registered property of `family` checked on `function` in this process, then its
-    identification; `progress(step)` is called after each property and after the identification.
+    """Every size of the settings screened (`screen`), then every registered property of `family`
+    checked on `function` in this process at the sizes left, then its identification; `progress(step)` is
+    called after each property and after the identification.
 
     A ValueError says the function does not fit the family's contract (a usage error, nothing was run).
     """
     prepared = prepare(family, function, settings, backend)
-    outcomes = []
+    failed = [screen(prepared, size) for size in screen_sizes(prepared.spec, prepared.settings)]
+    prepared = screened(prepared, [o for o in failed if o is not None])
+    outcomes = list(prepared.contract)
     for index, p in enumerate(prepared.properties):
         outcomes.append(check_property(prepared, index))
         if progress is not None:

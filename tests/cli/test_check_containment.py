@@ -35,14 +35,17 @@ import os, signal, subprocess, sys, time
 import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 MARK = os.path.join(HERE, "mark")
+SCREENED = os.path.join(HERE, "screened")
 def track(pid):
     with open(os.path.join(HERE, "pids"), "a") as pids:
         pids.write(f"{pid}\\n")
 def first_call():
-    if os.path.exists(MARK):
-        return False
-    open(MARK, "w").close()
-    return True
+    # the first call of a property: the battery screens d = 8 with one plain call before them
+    for mark in (SCREENED, MARK):
+        if not os.path.exists(mark):
+            open(mark, "w").close()
+            return mark == MARK
+    return False
 """
 
 #: The default run keeps one case of each guarantee; the deep run (-m slow) every variant.

@@ -52,9 +52,11 @@ def test_a_target_that_exits_once_fails_that_property_and_the_rest_run_in_a_fres
         capsys,
         tmp_path,
         f"""
-        MARK = os.path.join(os.path.dirname(__file__), "exited")
+        SCREENED, MARK = (os.path.join(os.path.dirname(__file__), name) for name in ("screened", "exited"))
         def inv_freq(d):
-            if not os.path.exists(MARK):
+            if not os.path.exists(SCREENED):  # the plain call that screens d = 8 before the properties
+                open(SCREENED, "w").close()
+            elif not os.path.exists(MARK):
                 open(MARK, "w").close()
                 os._exit(0)
             return {CORRECT}
@@ -82,9 +84,19 @@ def test_a_crash_fails_every_property_it_stops_and_the_identification(capsys, tm
     )
     assert status == 1 and report["identified"] is None
     assert [p["passed"] for p in report["properties"]] == [False] * 7
-    assert report["properties"][-1]["name"] == "identification"
+    assert report["properties"][0]["name"] == "contract at d=8"  # then every property, not run
     assert all(c["label"] == "target-crashed" for c in _failed(report).values())
     assert "killed by SIGSEGV" in report["findings"][0]["message"]
+
+
+def test_a_target_that_crashes_at_one_d_fails_that_d_and_is_checked_at_the_others(
+    capsys, tmp_path: Path
+) -> None:
+    body = f"def inv_freq(d):\n    if d == 8:\n        os._exit(3)\n    return {CORRECT}\n"
+    status, report, _ = _check(capsys, tmp_path, body, "--d", "16")
+    assert status == 1 and list(_failed(report)) == ["contract at d=8"]
+    assert _failed(report)["contract at d=8"]["label"] == "target-exited"
+    assert len(report["properties"]) == 7 and report["identified"]["variant"] == "none"
 
 
 @pytest.mark.parametrize("exception", ["KeyboardInterrupt", "GeneratorExit", "SystemExit(3)"])
@@ -135,11 +147,11 @@ def test_a_hang_is_a_timeout(capsys, tmp_path: Path, hang: str) -> None:
             {hang}
         return {CORRECT}
     """
-    status, report, _ = _check(capsys, tmp_path, body, "--timeout", "0.3")
+    status, report, _ = _check(capsys, tmp_path, body, "--timeout", "0.3", "--d", "16")
     assert status == 1 and "timeout" in _labels(report)
-    failed = _failed(report)
-    assert list(failed) == ["one-per-pair"] and failed["one-per-pair"]["label"] == "timeout"
-    assert "inv_freq(8)" in failed["one-per-pair"]["message"] and "0.3 s" in failed["one-per-pair"]["message"]
+    (stopped,) = _failed(report).values()  # the screen of d = 8: the properties ran at d = 16
+    assert report["properties"][0]["name"] == "contract at d=8" and stopped["label"] == "timeout"
+    assert "inv_freq(8)" in stopped["message"] and "0.3 s" in stopped["message"]
 
 
 @pytest.mark.slow

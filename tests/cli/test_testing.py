@@ -80,7 +80,7 @@ def test_an_exit_a_changed_input_and_complex_results_fail_in_process() -> None:
     def exits(d: int) -> np.ndarray:
         sys.exit(0)
 
-    with pytest.raises(AssertionError, match=r"one-per-pair: .*inv_freq\(64\) called sys.exit\(0\)"):
+    with pytest.raises(AssertionError, match=r"contract at d=64: .*inv_freq\(64\) called sys.exit\(0\)"):
         assert_rope_frequencies(exits, **FAST)
     report = run_battery("rope-frequencies", lambda d: np.zeros(d // 2, complex), Settings(examples=3))
     assert not report.passed and {f.label for f in report.findings} == {"wrong-dtype"}

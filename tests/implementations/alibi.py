@@ -66,3 +66,32 @@ def mpt_gen_slopes(n_heads: int, alibi_bias_max: int = 8) -> np.ndarray:
 def paper_bias(n_heads: int, seq_len: int) -> np.ndarray:
     """The paper's −m(i − j) with a causal −inf mask (`alibi_bias`)."""
     return alibi_bias(seq_len, seq_len, alibi_slopes(n_heads))
+
+
+def bloom_raw_batched(num_heads: int, seq_len: int) -> np.ndarray:
+    """BLOOM's row with a leading batch axis of one: (1, heads, 1, seq_len)."""
+    return bloom_raw(num_heads, seq_len)[None]
+
+
+def bfloat16_positions(num_heads: int, seq_len: int) -> np.ndarray:
+    """BLOOM's row with the positions held in bfloat16: keys 256 and 257 get the same bias, returned in
+    float32."""
+    import ml_dtypes
+
+    positions = np.arange(seq_len, dtype=np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+    return (bloom_slopes(num_heads)[:, None] * positions[None, :])[:, None, :]
+
+
+BUFFER = 16
+
+
+def buffered_bias(n_heads: int, seq_len: int) -> np.ndarray:
+    """The paper's bias cut from a buffer built for `BUFFER` positions: the wrong shape beyond them."""
+    return paper_bias(n_heads, BUFFER)[:, :seq_len, :seq_len]
+
+
+def powers_of_two_only(n_heads: int) -> list[float]:
+    """fairseq's slopes, refusing a head count that is not a power of two."""
+    if n_heads & (n_heads - 1):
+        raise ValueError(f"n_heads = {n_heads} is not a power of two")
+    return fairseq_get_slopes(n_heads)

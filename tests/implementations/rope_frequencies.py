@@ -109,3 +109,32 @@ def full_width(d: int) -> np.ndarray:
 def doubled(d: int) -> np.ndarray:
     """A 'factor 1/2' compression: every pair turns twice as fast, the fastest by 2 rad per position."""
     return 2.0 * default_rope(d)
+
+
+def integer_division(d: int, base: float = 10000.0) -> np.ndarray:
+    """``1 / (base ** (torch.arange(0, d, 2) // d))``: `//` makes every exponent 0, every value 1."""
+    return 1.0 / (base ** (np.arange(0, d, 2) // d)).astype(np.float32)
+
+
+def constant(d: int) -> np.ndarray:
+    """rotary-embedding-torch's ``freqs_for='constant'`` with ``num_freqs = d // 2``: every pair at 1."""
+    return np.ones(d // 2, dtype=np.float32)
+
+
+def equal_pair(d: int) -> np.ndarray:
+    """Pairs 0 and 1 at the same frequency (an exponent computed from i // 2)."""
+    theta = default_rope(d)
+    theta[1] = theta[0]
+    return theta
+
+
+def zeros(d: int) -> np.ndarray:
+    """No pair turns."""
+    return np.zeros(d // 2)
+
+
+def rejects_small(d: int) -> np.ndarray:
+    """Raises below d = 100 (a table built for one head size), the reference above."""
+    if d < 100:
+        raise ValueError(f"head size {d} is not supported")
+    return default_rope(d)

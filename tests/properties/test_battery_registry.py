@@ -144,7 +144,7 @@ def _two_bit_distance(n_heads: int, seq_len: int) -> np.ndarray:
 TWINS: dict[tuple[str, str], Callable] = {
     ("rope", "relative"): _bf16_positions,
     ("rope", "equal-positions"): lambda q, k, p: (rope.hf_rotate_half(q, p + 1), rope.hf_rotate_half(k, p)),
-    ("rope", "norm"): lambda x, p: 1.001 * rope.meta_complex(x, p),
+    ("rope", "norm"): lambda x, p: rope.meta_complex(x, p) * np.where(np.arange(x.shape[1]) < 2, 1.001, 1.0),
     ("rope", "linear"): _normalised,
     ("rope", "batch"): lambda x, p: rope.meta_complex(x, np.arange(len(x))),
     ("rope", "deterministic"): _noise(rope.meta_complex),
@@ -155,7 +155,7 @@ TWINS: dict[tuple[str, str], Callable] = {
     ("sinusoidal", "fixed-rotation"): sinusoidal.by_dimension,
     ("sinusoidal", "distinct-rows"): sinusoidal.clamped,
     ("sinusoidal", "odd-d"): sinusoidal.unpadded,
-    ("alibi", "shape"): alibi.bloom_raw,
+    ("alibi", "shape"): alibi.buffered_bias,
     ("alibi", "positive"): lambda n: 1.0 - np.arange(n) / max(n - 1, 1),
     ("alibi", "decreasing"): lambda n: alibi_slopes(n)[::-1].copy(),
     ("alibi", "relative"): _grows_with_row,
@@ -260,3 +260,59 @@ def test_a_family_runs_without_its_module_imported_first() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def _rejecting(family: str) -> tuple[Callable, int]:
+    """A correct implementation of `family` that raises at one size of its settings, and that size."""
+
+    def refuse(size: int, rejected: int) -> None:
+        if size == rejected:
+            raise ValueError(f"size {size} is not supported")
+
+    if family == "rope":
+        return lambda x, p: refuse(x.shape[-1], 8) or rope.meta_complex(x, p), 8
+    if family == "sinusoidal":
+        return lambda p, d: refuse(d, 8) or sinusoidal.vaswani(p, d), 8
+    if family == "alibi":
+        return lambda n: refuse(n, 3) or alibi.fairseq_get_slopes(n), 3
+    return lambda d: refuse(d, 64) or frequencies.default_rope(d), 64
+
+
+@pytest.mark.parametrize("family", ["alibi", "rope", "rope-frequencies", "sinusoidal"])
+def test_a_size_the_implementation_rejects_fails_alone_and_the_others_are_checked(family: str) -> None:
+    if battery.family_spec(family).screen is None:
+        pytest.skip(f"the {family} family defines no screen")
+    function, size = _rejecting(family)
+    settings = dataclasses.replace(SETTINGS[family], examples=3)
+    report = run_battery(family, function, settings)
+    shown = battery.family_spec(family).sizes[1]
+    failed = [o for o in report.properties if not o.passed]
+    assert [o.name for o in failed] == [f"contract at {shown}={size}"], [o.message for o in failed]
+    assert failed[0].label == "raises" and f"size {size} is not supported" in failed[0].message
+    assert report.identified is not None and report.identified.matches
+    assert not report.passed and {f.label for f in report.findings} & battery.ERRORS == {"raises"}
+
+
+def test_an_implementation_rejecting_every_size_fails_every_property_unrun() -> None:
+    report = run_battery("alibi", alibi.powers_of_two_only, Settings(examples=3, max_pos=8, heads=(3, 5)))
+    names = [o.name for o in report.properties]
+    assert names[:2] == ["contract at n_heads=3", "contract at n_heads=5"]
+    assert all(not o.passed and o.label == "raises" for o in report.properties)
+    assert "not run" in report.properties[-1].message and report.identified is None
+
+
+def test_errors_and_unusable_screens_are_labels_and_conventions_are_not_errors() -> None:
+    assert set(battery.LABELS) >= battery.ERRORS >= battery.UNUSABLE
+    conventions = {"interleaved-layout", "half-split-layout", "partial-rotary", "odd-d", "position-offset"}
+    conventions |= {"wrong-base", "exponent-d-2", "low-precision", "writes-stdout"}
+    conventions |= {label for label in battery.LABELS if label.startswith("scaling-")}
+    assert not conventions & battery.ERRORS
+    assert {"wrong-slopes", "bias-sign", "equal-frequencies", "raises", "mutates-input"} <= battery.ERRORS
+
+
+def test_a_finding_that_is_an_error_fails_the_report_where_every_property_holds() -> None:
+    finding = battery.finding("wrong-slopes", "2^(−8h/n) at n = 3")
+    holds = battery.Outcome("shape", True, "exact", "1 call")
+    assert not Report("t", "alibi", (holds,), None, (finding,)).passed
+    convention = battery.finding("half-split-layout", "pairs i and i + d/2")
+    assert Report("t", "rope", (holds,), None, (convention,)).passed

@@ -2,9 +2,11 @@
 
 Numpy re-expressions of the public implementations (fairseq/ofirpress ``get_slopes``, BLOOM's
 ``build_alibi_tensor``, MPT's ``gen_slopes`` + ``build_alibi_bias``, the paper's causal bias) pass and are
-identified as the reference rule, with their bias layout; each bug class fails the property it breaks (or is
-flagged) under its label, with the counterexample the search found; contract errors are usage errors or
-`Broken` labels. That BLOOM and MPT reproduce the reference rule for every head count is checked numerically.
+identified as the reference rule, with their bias layout (BLOOM's one row per head, [n, 1, L], too, checked
+at lengths beyond 256); each bug class fails the property it breaks (or is flagged) under its label, with the
+counterexample the search found; contract errors are usage errors or `Broken` labels, and a head count the
+implementation rejects fails alone. That BLOOM and MPT reproduce the reference rule for every head count is
+checked numerically.
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ from typing import Any
 import numpy as np
 import pytest
 from implementations.alibi import (
+    bfloat16_positions,
     bloom_bias,
     bloom_raw,
+    bloom_raw_batched,
     bloom_slopes,
+    buffered_bias,
     fairseq_get_slopes,
     mpt_gen_slopes,
     paper_bias,
+    powers_of_two_only,
 )
 
 from pe_verify.properties.battery import Backend, Report, Settings, properties_of, run_battery, unit_roundoff
@@ -200,7 +206,8 @@ def naive_slopes(n: int) -> np.ndarray:
 
 def test_naive_slopes_are_flagged_wrong_slopes_at_a_non_power_of_two() -> None:
     report = run(naive_slopes)
-    assert report.passed  # every property holds; the rule is what is wrong
+    assert all(o.passed for o in report.properties)  # every property holds; the rule is what is wrong,
+    assert not report.passed  # and wrong-slopes is an error
     assert report.identified is not None
     assert report.identified.variant == "naive 2^(−8h/n)"
     assert report.identified.matches
@@ -212,7 +219,7 @@ def test_naive_slopes_are_flagged_wrong_slopes_at_a_non_power_of_two() -> None:
 
 def test_naive_slopes_in_a_bias_are_flagged_too() -> None:
     report = run(lambda n, length: alibi_bias(length, length, naive_slopes(n)))
-    assert report.passed
+    assert all(o.passed for o in report.properties) and not report.passed
     assert report.identified is not None and report.identified.variant == "naive 2^(−8h/n)"
     assert "wrong-slopes" in labels(report)
 
@@ -368,21 +375,55 @@ def test_raising_is_raises() -> None:
 
     report = run(broken)
     assert not report.passed and "raises" in labels(report)
-    assert "no slopes today" in failed(report)["shape"].counterexample["message"]
-    assert report.identified is None
+    assert "no slopes today" in failed(report)["contract at n_heads=1"].counterexample["message"]
+    assert "not run" in failed(report)["shape"].message and report.identified is None
+
+
+def test_a_head_count_that_raises_fails_alone_and_the_others_are_identified() -> None:
+    report = run(powers_of_two_only)
+    assert list(failed(report)) == ["contract at n_heads=3", "contract at n_heads=12"]
+    assert "n_heads = 3 is not a power of two" in failed(report)["contract at n_heads=3"].message
+    assert report.identified is not None and report.identified.variant == "reference"
+    assert report.identified.parameters["heads"] == [1, 2, 4, 8]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "function",
-    [lambda n: mpt_gen_slopes(n).reshape(1, n, 1, 1), bloom_raw],
-    ids=["mpt (1, n, 1, 1) view", "bloom (heads, 1, L)"],
+    [lambda n: mpt_gen_slopes(n).reshape(1, n, 1, 1), lambda n, length: bloom_raw(n, length)[:, 0, :]],
+    ids=["mpt (1, n, 1, 1) view", "bloom (heads, L)"],
 )
 def test_wrong_shape_is_wrong_shape(function: Callable[..., Any]) -> None:
     report = run(function)
-    outcome = failed(report)["shape"]
+    outcome = failed(report)[f"contract at n_heads={SMALLEST_HEADS}"]  # at every head count
     assert outcome.label == "wrong-shape" and "expected" in outcome.counterexample["message"]
-    assert "wrong-shape" in labels(report)
+    assert labels(report) == {"wrong-shape"}
+
+
+def test_a_bias_from_a_buffer_too_short_fails_shape_beyond_it() -> None:
+    outcome = failed(run(buffered_bias))["shape"]
+    assert outcome.label == "wrong-shape" and outcome.counterexample["message"].startswith("bias(")
+
+
+LONG = Settings(examples=5, max_pos=4096, heads=(1, 2, 3))
+
+
+@pytest.mark.parametrize("function", [bloom_raw, bloom_raw_batched], ids=["(n, 1, L)", "(1, n, 1, L)"])
+def test_one_row_per_head_is_a_bias_and_is_checked_at_long_lengths(function: Callable[..., Any]) -> None:
+    report = run_battery("alibi", function, LONG)
+    assert report.passed and report.findings == (), [o.message for o in report.properties]
+    relative = next(o for o in report.properties if o.name == "relative")
+    assert relative.budget.startswith("2 fixed probes")
+    identified = report.identified
+    assert identified is not None and identified.variant == "reference"
+    assert identified.parameters["row_per_head"] is True
+    assert identified.parameters["layout"].startswith("one row per head")
+
+
+def test_positions_held_in_bfloat16_fail_relative_beyond_256() -> None:
+    outcome = failed(run_battery("alibi", bfloat16_positions, LONG))["relative"]
+    assert outcome.label == "not-relative" and outcome.counterexample["seq_len"] == 300
+    assert outcome.counterexample["i"] == 256
 
 
 @pytest.mark.parametrize("function", [lambda: alibi_slopes(8), lambda n, q, k: paper_bias(n, q)])

@@ -6,7 +6,9 @@ bases, linear, NTK-aware, dynamic NTK, YaRN and Llama 3 scaling, in float64 and 
 identified with its parameters. Each bug class must fail its property (or be flagged) under its label, with
 a concrete counterexample: the Llama 3 rule that returns the unscaled frequencies (transformers PR #32330),
 the exponent −i/d, increasing order, a negative entry, NaN, raising, a wrong shape, noise between calls,
-a fastest frequency above 1, and a wrong arity (a usage error).
+a fastest frequency above 1, and a wrong arity (a usage error). Degenerate vectors (every value 1 from
+integer division, two pairs at one frequency, zeros) are one finding each, never a crash, and a d the
+implementation rejects fails alone while the others are checked.
 """
 
 from __future__ import annotations
@@ -23,17 +25,22 @@ from implementations.rope_frequencies import (
     LLAMA3_BASE,
     NTK,
     YARN,
+    constant,
     default_rope,
     default_rope_float32,
     doubled,
+    equal_pair,
     full_width,
     increasing,
+    integer_division,
     linear,
     llama3,
     nan_entry,
     negative_entry,
     ntk,
+    rejects_small,
     yarn,
+    zeros,
 )
 
 from pe_verify.check import require_expectable
@@ -606,11 +613,62 @@ def test_raising_is_reported_as_raises() -> None:
 
 def test_a_wrong_shape_is_caught() -> None:
     report = check(full_width)
-    result = failed(report, "one-per-pair")
-    assert result.label == "wrong-shape"
-    d = result.counterexample["d"]
-    assert (result.counterexample["shape"], result.counterexample["expected"]) == ([d], [d // 2])
-    assert "wrong-shape" in labels(report)
+    result = failed(report, "contract at d=64")  # every d: no property can run
+    assert result.label == "wrong-shape" and "returned shape (64,), expected (32,)" in result.message
+    assert "not run" in failed(report, "one-per-pair").message
+    assert labels(report) == {"wrong-shape"} and report.identified is None
+
+
+def test_a_shape_that_changes_between_calls_fails_one_per_pair() -> None:
+    calls = iter(range(1000))
+    report = check(lambda d: default_rope(d)[: d // 2 - next(calls) % 2])
+    assert failed(report, "one-per-pair").label == "wrong-shape"
+
+
+def test_a_d_that_raises_fails_alone_and_the_others_are_identified() -> None:
+    report = check(rejects_small)
+    assert [o.name for o in report.properties if not o.passed] == ["contract at d=64"]
+    assert "head size 64 is not supported" in failed(report, "contract at d=64").message
+    assert report.identified is not None and report.identified.variant == "none"
+    assert not report.passed and labels(report) == {"raises", "scaling-none"}
+
+
+@pytest.mark.parametrize("function", [integer_division, constant], ids=["integer division", "constant"])
+def test_every_value_one_is_equal_frequencies_naming_integer_division(function) -> None:
+    report = check(function)
+    result = failed(report, "decreasing")
+    assert result.label == "equal-frequencies"
+    assert [o.name for o in report.properties if not o.passed] == ["decreasing"]
+    (finding,) = report.findings
+    assert finding.label == "equal-frequencies" and "integer division" in finding.message
+    assert report.identified is not None and report.identified.variant == UNKNOWN
+    assert not report.identified.matches
+
+
+def test_two_pairs_at_one_frequency_are_equal_frequencies() -> None:
+    report = check(equal_pair)
+    assert failed(report, "decreasing").label == "equal-frequencies"
+    assert labels(report) == {"equal-frequencies"}
+    assert "pairs 0 and 1 turn alike" in report.findings[0].message
+    assert report.identified is not None and report.identified.variant == UNKNOWN
+
+
+def test_all_zeros_are_one_not_positive_finding() -> None:
+    report = check(zeros)
+    assert "every value of inv_freq(64) is 0" in failed(report, "positive").message
+    assert failed(report, "decreasing").label == "not-positive"
+    assert labels(report) == {"not-positive"} and report.identified is None
+
+
+@pytest.mark.parametrize("ds", [(4,), (4, 8)])
+def test_a_first_step_too_small_for_a_base_is_no_crash(ds: tuple[int, ...]) -> None:
+    report = check(lambda d: 1.0 - 1e-16 * np.arange(d // 2), Settings(examples=3, ds=ds))
+    assert report.identified is not None
+
+
+def test_a_declared_base_of_one_is_a_usage_error() -> None:
+    with pytest.raises(ValueError, match="base must be a finite number above 1"):
+        check(default_rope, Settings(examples=3, base=1.0))
 
 
 def test_a_wrong_arity_is_a_usage_error() -> None:

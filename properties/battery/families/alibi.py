@@ -1,10 +1,21 @@
 """The ALiBi battery of `pe-verify check`: slopes ``slopes(n_heads) -> [n_heads]`` or a bias
 ``bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len]``, told apart by their number of required parameters.
+The bias may also come as one row per head, [n_heads, 1, seq_len], the same for every query (BLOOM's and
+transformers' ``build_alibi_tensor`` with a batch of one, MPT's ``build_alibi_bias``: m·j for key j), which
+is read as that row broadcast to every query i; and either shape with a leading batch axis of one ([1,
+n_heads, 1, seq_len], [1, n_heads, seq_len, seq_len]). The softmax ignores a constant added to a row, so a
+row r is a correct bias exactly when r[h, j] − r[h, j − 1] = m_h for every j: the checks below, on the
+broadcast bias, ask that of it (relative: equal steps; penalises-distance and monotone: non-negative ones).
 
-Properties (head counts drawn from ``settings.heads``, sequence lengths up to min(max_pos, 128)):
+Before the properties, each head count of ``settings.heads`` is screened with one call (`screen`: slopes(n),
+or bias(n, 8)); a head count where it raises or returns the wrong shape fails as "contract at n_heads=n"
+(some code accepts powers of two only) and the properties run at the others.
 
-- shape: one slope per head, shape [n]; the bias has shape [n, L, L] and is finite for every key j ≤ i
-  (entries above the diagonal may be −inf, masked, or anything).
+Properties (head counts drawn from ``settings.heads``, sequence lengths up to min(max_pos, 128), and for the
+bias the fixed probes of `LONG_LENGTHS` at the smallest head count):
+
+- shape: one slope per head, shape [n]; the bias has one of the shapes above and is finite for every key
+  j ≤ i (entries above the diagonal may be −inf, masked, or anything).
 - positive (slopes form): every slope is finite and positive.
 - decreasing: for n a power of two the slopes fall strictly with the head, |m_1| > … > |m_n| (magnitudes, so a
   sign error is left to `positive` and `penalises-distance`); the bias form's slopes are those it implies,
@@ -15,6 +26,10 @@ Properties (head counts drawn from ``settings.heads``, sequence lengths up to mi
   distance i − j grows.
 - deterministic: two calls with the same arguments give the same values (on j ≤ i for the bias).
 
+Positions j from 257 on are no longer integers in bfloat16 (from 2049 in float16): a bias built from positions
+held in such a dtype steps unevenly there, which the relative, penalises-distance and monotone checks find
+at the fixed lengths `LONG_LENGTHS` (300 and 2049, those at most max_pos), beyond what Hypothesis draws.
+
 Identification compares the slopes (or those the bias implies) with the reference rule (fairseq
 ``get_slopes``, `alibi.REFERENCE`), the naive 2^(−8h/n) for every n and the reference in reverse order
 (`VARIANTS`, each an `alibi.Alibi`), and for the bias form describes its layout (causal-masked, symmetric
@@ -23,8 +38,7 @@ tolerance, the first narrower precision (float32, float16, bfloat16) that holds 
 one matches names it "computed in" that precision (BLOOM computes its slopes in float32 whatever dtype it
 returns): a `low-precision` finding, not a failure. A slope off by one float64 ulp is no float32 number, so
 not that; one off by less than float32's rounding of the rule cannot be told from it.
-ALiBi has no position where a known bug shows only there, so the checks use no fixed probes: Hypothesis draws
-head counts and lengths, and shrinks a failure to the smallest.
+Besides those long lengths, Hypothesis draws head counts and lengths, and shrinks a failure to the smallest.
 """
 
 from __future__ import annotations
@@ -42,6 +56,7 @@ from ...encodings.alibi import REFERENCE, Alibi, slope_tolerance
 from ...numerics.validation import require_positive_int
 from .. import (
     Backend,
+    Broken,
     Family,
     Finding,
     Identification,
@@ -63,8 +78,11 @@ from .. import (
 FAMILY_NAME = "alibi"
 #: The longest sequence the bias checks ask for (memory: heads · L² values per call).
 MAX_LENGTH = 128
-#: The sequence length identification reads the bias layout at.
+#: The sequence length identification reads the bias layout at, and the screen calls the bias at.
 IDENTIFY_LENGTH = 8
+#: Lengths every bias check probes first (those at most max_pos): positions beyond 256 collide in bfloat16,
+#: beyond 2048 in float16.
+LONG_LENGTHS = (300, 2049)
 REFERENCE_RULE = (
     "fairseq get_slopes: 2^(−8h/c) for the closest lower power of two c, then every other slope of 2c"
 )
@@ -92,6 +110,7 @@ class AlibiTarget:
     backend: Backend
     limit: int
     dtype: str = "float64"
+    row: bool = False  # whether the latest bias came as one row per head, [n, 1, L]
 
     @property
     def u(self) -> float:
@@ -104,14 +123,23 @@ class AlibiTarget:
         return require_result(array, (n,), what)
 
     def bias(self, n: int, length: int) -> np.ndarray:
-        """bias(n, L) as a float64 (n, L, L) array, finite on j ≤ i (`Broken` otherwise)."""
+        """bias(n, L) as a float64 (n, L, L) array, finite on j ≤ i (`Broken` otherwise): a row per head,
+        (n, 1, L), broadcast to every query, and a leading batch axis of one dropped."""
         what = f"bias({n}, {length})"
         array, self.dtype = as_array(call(self.function, (n, length), what), what)
         shape = (n, length, length)
-        if array.shape != shape:
-            require_result(array, shape, what)
-        require_result(np.where(_causal(length), array, 0.0), shape, what)
-        return array
+        squeezed = array[0] if array.ndim == 4 and array.shape[0] == 1 else array
+        self.row = squeezed.shape == (n, 1, length)
+        if self.row:
+            squeezed = np.broadcast_to(squeezed, shape)
+        if squeezed.shape != shape:
+            raise Broken(
+                "wrong-shape",
+                f"{what} returned shape {array.shape}, expected {shape} or {(n, 1, length)} (either with a "
+                "leading batch axis of 1)",
+            )
+        require_result(np.where(_causal(length), squeezed, 0.0), shape, what)
+        return squeezed
 
     def centred(self, n: int, length: int) -> tuple[np.ndarray, np.ndarray, float]:
         """The bias, c = b − (each row's diagonal value) with 0 above the diagonal, and max |b| on j ≤ i."""
@@ -131,6 +159,15 @@ class AlibiTarget:
 
 def adapt(function: Callable[..., Any], form: str, backend: Backend, settings: Settings) -> AlibiTarget:
     return AlibiTarget(function, form, backend, max(2, min(settings.max_pos, MAX_LENGTH)))
+
+
+def screen(adapter: AlibiTarget, n: int) -> None:
+    """One plain call at head count n (`battery.screen`): slopes(n), or bias(n, 8) (shorter when max_pos
+    is); `Broken` when it raises or returns the wrong shape."""
+    if adapter.form == "slopes":
+        adapter.slopes(n)
+    else:
+        adapter.bias(n, min(IDENTIFY_LENGTH, adapter.limit))
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -161,6 +198,11 @@ def _bias_strategy(settings: Settings, limit: int, shortest: int = 2) -> st.Sear
     return st.tuples(st.sampled_from(_heads(settings)), st.integers(min(shortest, limit), limit))
 
 
+def _long_probes(settings: Settings) -> list[tuple[int, int]]:
+    """(the smallest head count, L) for each of `LONG_LENGTHS` at most max_pos."""
+    return [(_heads(settings)[0], length) for length in LONG_LENGTHS if length <= settings.max_pos]
+
+
 def _first(bad: np.ndarray) -> tuple[int, int, int]:
     """The (head, i, j) of the violation with the smallest query i, then key j, then head."""
     i, j, h = (int(v) for v in np.argwhere(np.moveaxis(bad, 0, -1))[0])
@@ -178,7 +220,11 @@ def _bias_tolerance_text(slack: int, adapter: AlibiTarget, what: str) -> str:
 # ------------------------------------------------------------------------------------------ properties
 
 
-@register(FAMILY_NAME, "shape", "one slope per head, [n]; the bias is [n, L, L], finite for every key j ≤ i")
+@register(
+    FAMILY_NAME,
+    "shape",
+    "one slope per head, [n]; the bias is [n, L, L] or a row per head [n, 1, L], finite for every key j ≤ i",
+)
 def check_shape(adapter: AlibiTarget, settings: Settings) -> Outcome:
     name = "shape"
     if adapter.form == "slopes":
@@ -196,7 +242,10 @@ def check_shape(adapter: AlibiTarget, settings: Settings) -> Outcome:
             adapter.bias(*example)
             return None
 
-        tolerance = "exact: shape (n, L, L), every entry with j ≤ i finite (entries j > i unchecked)"
+        tolerance = (
+            "exact: shape (n, L, L) or a row per head (n, 1, L), either with a leading batch axis of 1; "
+            "every entry with j ≤ i finite (entries j > i unchecked)"
+        )
     return outcome(name, tolerance, search(strategy, fails, settings), "wrong-shape")
 
 
@@ -277,7 +326,8 @@ def check_relative(adapter: AlibiTarget, settings: Settings) -> Outcome:
             "tolerance": short(tolerance),
         }
 
-    found = search(_bias_strategy(settings, adapter.limit, shortest=3), fails, settings)
+    strategy = _bias_strategy(settings, adapter.limit, shortest=3)
+    found = search(strategy, fails, settings, _long_probes(settings))
     tolerance = _bias_tolerance_text(8, adapter, "|c[h, i+1, j+1] − c[h, i, j]|")
     return outcome(name, tolerance, found, "not-relative")
 
@@ -311,7 +361,7 @@ def check_sign(adapter: AlibiTarget, settings: Settings) -> Outcome:
             "tolerance": short(tolerance),
         }
 
-    found = search(_bias_strategy(settings, adapter.limit), fails, settings)
+    found = search(_bias_strategy(settings, adapter.limit), fails, settings, _long_probes(settings))
     tolerance = _bias_tolerance_text(4, adapter, "c[h, i, j] = b[h, i, j] − b[h, i, i]")
     return outcome(name, tolerance, found, "bias-sign")
 
@@ -347,7 +397,7 @@ def check_monotone(adapter: AlibiTarget, settings: Settings) -> Outcome:
             "tolerance": short(tolerance),
         }
 
-    found = search(_bias_strategy(settings, adapter.limit), fails, settings)
+    found = search(_bias_strategy(settings, adapter.limit), fails, settings, _long_probes(settings))
     tolerance = _bias_tolerance_text(8, adapter, "c[h, i, j] − c[h, i, j + 1]")
     return outcome(name, tolerance, found, "not-monotone")
 
@@ -458,13 +508,15 @@ def _fit(name: str, rule: str, reference: Alibi, seen: list[_Observed], u: float
 
 
 def _layout(adapter: AlibiTarget, heads: list[int]) -> dict[str, Any]:
-    """The bias layout at L = IDENTIFY_LENGTH (or the length limit): masked, symmetric, shifted, linear."""
+    """The bias layout at L = IDENTIFY_LENGTH (or the length limit): one row per head or a full matrix,
+    masked, symmetric, shifted, linear."""
     length = min(IDENTIFY_LENGTH, adapter.limit)
-    masked = symmetric = linear = True
+    masked = symmetric = linear = row = True
     shifted = False
     above = ~_causal(length)
     for n in heads:
         b, c, largest = adapter.centred(n, length)
+        row = row and adapter.row
         tolerance = 8 * adapter.u * largest
         masked = masked and bool(np.all(np.isneginf(b[:, above])))
         finite_above = bool(np.all(np.isfinite(b[:, above])))
@@ -478,16 +530,19 @@ def _layout(adapter: AlibiTarget, heads: list[int]) -> dict[str, Any]:
         distance = np.maximum(np.arange(length)[:, None] - np.arange(length)[None, :], 0)
         linear = linear and bool(np.all(np.abs(c + slopes[:, None, None] * distance) <= tolerance))
     parts = []
+    if row:
+        parts.append("one row per head, [n, 1, L], the same for every query")
     if shifted:
         parts.append("row-constant-shifted (b[i, i] ≠ 0, as BLOOM's m·j)")
     if masked:
         parts.append("causal-masked (−inf above the diagonal)")
     elif symmetric:
         parts.append("symmetric −m|i − j|")
-    else:
+    elif not row:
         parts.append("unmasked, not symmetric above the diagonal")
     return {
         "layout": ", ".join(parts),
+        "row_per_head": row,
         "causal_masked": masked,
         "symmetric": symmetric and not masked,
         "row_constant_shifted": shifted,
@@ -603,12 +658,15 @@ def identify(adapter: AlibiTarget, settings: Settings) -> tuple[Identification |
 FAMILY = define(
     Family(
         FAMILY_NAME,
-        contract="slopes(n_heads) -> [n_heads]; or bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len]",
+        contract="slopes(n_heads) -> [n_heads]; or bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len] "
+        "or [n_heads, 1, seq_len]",
         forms={1: "slopes", 2: "bias"},
         adapt=adapt,
         identify=identify,
         expectable=("reference", "naive", "reversed"),
         module=__name__,
         options=("heads", "max_pos"),
+        screen=screen,
+        sizes=("heads", "n_heads"),
     )
 )

@@ -114,15 +114,56 @@ class FrequencyTarget:
 
 
 def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -> FrequencyTarget:
-    """The adapter; a ValueError (usage error) unless every dimension is an even integer ≥ 4."""
+    """The adapter; a ValueError (usage error) unless every dimension is an even integer ≥ 4 and the
+    declared base a finite number above 1 (every rule's reference needs one)."""
     for d in settings.ds:
         if isinstance(d, bool) or not isinstance(d, int) or d < 4 or d % 2:
             raise ValueError(f"rope-frequencies dimensions must be even integers ≥ 4, got {d!r}")
+    if not (math.isfinite(settings.base) and settings.base > 1):
+        raise ValueError(f"the declared base must be a finite number above 1, got {settings.base!r}")
     return FrequencyTarget(function, backend, settings)
+
+
+def screen(target: FrequencyTarget, d: int) -> None:
+    """One plain call inv_freq(d) (`battery.screen`): `Broken` when it raises or does not return d/2
+    values."""
+    array = target.raw(d)
+    if array.shape != (d // 2,):
+        raise Broken("wrong-shape", f"inv_freq({d}) returned shape {array.shape}, expected {(d // 2,)}")
 
 
 def _dimensions(settings: Settings) -> st.SearchStrategy[int]:
     return st.sampled_from(tuple(settings.ds))
+
+
+def _equal_cause(d: int, theta: np.ndarray) -> str | None:
+    """Why neighbouring pairs of inv_freq(d) turn at the same frequency (the cause where the values tell it),
+    or None when no two neighbours are equal."""
+    same = np.flatnonzero(theta[1:] == theta[:-1])
+    if same.size == 0:
+        return None
+    if np.all(theta == theta[0]):
+        if theta[0] == 1.0:
+            return (
+                f"every value of inv_freq({d}) is 1, so every exponent is 0: integer division "
+                "(`torch.arange(0, d, 2) // d` is 0 for every pair; divide with `/`), or a constant "
+                "frequency (rotary-embedding-torch's freqs_for='constant')"
+            )
+        return (
+            f"every value of inv_freq({d}) is {short(float(theta[0]))}: one frequency for every pair (a "
+            "constant frequency, or an exponent that is the same for every pair)"
+        )
+    i = int(same[0])
+    return f"θ_{i} = θ_{i + 1} = {short(float(theta[i]))} at d = {d}: pairs {i} and {i + 1} turn alike"
+
+
+def _equal_frequencies(observed: Mapping[int, np.ndarray]) -> Finding | None:
+    """The equal-frequencies finding of positive vectors θ' (one per d) where neighbours are equal."""
+    for d, theta in observed.items():
+        cause = _equal_cause(d, theta)
+        if cause is not None:
+            return finding("equal-frequencies", cause)
+    return None
 
 
 def _pair(a: float, b: float) -> tuple[float, float]:
@@ -168,7 +209,10 @@ def check_positive(target: FrequencyTarget, settings: Settings) -> Outcome:
         if bad.size == 0:
             return None
         i = int(bad[0])
-        return {"d": d, "i": i, "theta[i]": short(float(theta[i]))}
+        found: dict[str, Any] = {"d": d, "i": i, "theta[i]": short(float(theta[i]))}
+        if not np.any(theta):
+            found = {"message": f"every value of inv_freq({d}) is 0: no pair turns", **found}
+        return found
 
     found = search(_dimensions(settings), fails, settings, settings.ds)
     return outcome("positive", "exact: θ_i > 0", found, "not-positive")
@@ -183,7 +227,13 @@ def check_decreasing(target: FrequencyTarget, settings: Settings) -> Outcome:
             return None
         i = int(bad[0])
         first, second = _pair(float(theta[i]), float(theta[i + 1]))
-        return {"d": d, "i": i, "theta[i]": first, "theta[i+1]": second}
+        found: dict[str, Any] = {"d": d, "i": i, "theta[i]": first, "theta[i+1]": second}
+        if theta[i] == theta[i + 1]:  # equal values: name the cause (non-positive ones are `positive`'s)
+            if theta[i] > 0:
+                cause = _equal_cause(d, theta)
+                return {"label": "equal-frequencies", "message": cause, **found}
+            return {"label": "not-positive", "message": "equal values that are not positive", **found}
+        return found
 
     largest = max(settings.ds)
     found = search(_dimensions(settings), fails, settings, sorted(settings.ds, reverse=True))
@@ -368,7 +418,7 @@ def _unscaled(fit: Fit) -> list[Candidate]:
 
 def _first_step_base(fit: Fit) -> float | None:
     """The base (θ_0/θ_1)^(d/2) of the largest d: the base of the kept fast pairs of YaRN and Llama 3, and of
-    every pair under linear scaling."""
+    every pair under linear scaling; None unless θ_0 > θ_1 and that base, rounded or not, is above 1."""
     d = max(fit.ds)
     theta = fit.observed[d]
     if theta.size < 2 or theta[1] >= theta[0]:
@@ -377,9 +427,10 @@ def _first_step_base(fit: Fit) -> float | None:
     if not 0 < log_base < 700:
         return None
     for value in _round_values(math.exp(log_base)):
-        if abs(math.log(value) - log_base) <= fit.tolerance(value):
+        if value > 1 and abs(math.log(value) - log_base) <= fit.tolerance(value):
             return value
-    return math.exp(log_base)
+    base = math.exp(log_base)
+    return base if base > 1 else None  # a first step too small to be told from 1: no base
 
 
 def _ratio_rule(
@@ -604,7 +655,10 @@ def identify_rule(
 
 def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
     """The rule inv_freq computes, with its parameters, and the findings it implies (`identify_rule`, at
-    the returned dtype, else at the narrower precision that holds every value, a low-precision finding)."""
+    the returned dtype, else at the narrower precision that holds every value, a low-precision finding).
+    Degenerate vectors fit no rule and are named for what they are: a value that is not positive is
+    `Broken('not-positive')`, neighbouring pairs at the same frequency (every value 1, say) `UNKNOWN` with
+    an equal-frequencies finding alone."""
     observed = {d: target.frequencies(d) for d in settings.ds}
     for d, theta in observed.items():
         bad = np.flatnonzero(theta <= 0)
@@ -612,6 +666,10 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
             i = int(bad[0])
             raise Broken("not-positive", f"inv_freq({d})[{i}] = {short(float(theta[i]))}: no rule fits")
     returned = target.dtype
+    equal = _equal_frequencies(observed)
+    if equal is not None:
+        parameters = {"dtype": returned, "d": list(observed)}
+        return Identification(UNKNOWN, parameters, math.inf, False), [equal]
     identified, found = identify_rule(observed, returned, settings.base)
     if identified.matches:
         return identified, found
@@ -723,5 +781,6 @@ FAMILY = define(
         module=__name__,
         ds=(64, 128, 256),
         options=("d", "base"),
+        screen=screen,
     )
 )

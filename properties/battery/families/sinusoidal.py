@@ -247,6 +247,12 @@ def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -
     return SinusoidalTarget(function, backend, settings)
 
 
+def screen(adapter: SinusoidalTarget, d: int) -> None:
+    """One plain call at d, positions 0 … 3 (`battery.screen`): `Broken` when it raises or returns the wrong
+    shape."""
+    adapter.encode(np.arange(min(4, adapter.settings.max_pos)), d)
+
+
 # ------------------------------------------------------------------------------------ strategies
 
 
@@ -987,5 +993,6 @@ FAMILY = define(
         expectable=LAYOUTS,
         module=__name__,
         ds=(8, 64, 128, 512),
+        screen=screen,
     )
 )
