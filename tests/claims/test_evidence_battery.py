@@ -24,7 +24,8 @@ def test_a_passing_battery_of_the_expected_variant_holds() -> None:
     assert evidence.holds and evidence.kind == HYPOTHESIS
     detail = dict(evidence.detail)
     assert detail["properties"].endswith(": all hold") and detail["findings"] == "half-split-layout"
-    assert dict(evidence.measured)["largest deviation"] == 0.0
+    # entries against the rotation by the θ_i read off the angles: float64 rounding of the angles read
+    assert dict(evidence.measured)["largest deviation"] <= 1e-12
 
 
 @pytest.mark.slow

@@ -39,7 +39,6 @@ CONVENTIONS = {
     "position-offset",
     "reversed-rotation",
     "attention-factor",
-    "scaling-none",
     "scaling-linear",
     "scaling-ntk",
     "scaling-yarn",
@@ -168,7 +167,7 @@ def test_the_rule_is_read_from_each_pairs_frequency(inv_freq, rule: str, factor:
 def test_an_unscaled_rotation_gives_no_position_scale() -> None:
     identified, found = identify(hf_rotate_half)
     assert identified.matches and identified.parameters["scaling"] == "none"
-    assert set(found) == {"half-split-layout", "scaling-none"}
+    assert set(found) == {"half-split-layout"}
 
 
 def test_frequencies_that_fit_no_rule_are_unidentified_without_conventions() -> None:

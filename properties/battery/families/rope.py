@@ -742,9 +742,11 @@ def _layout_findings(fitted: Fitted) -> list[Finding]:
 
 
 def _findings(fitted: Fitted, returned: str) -> list[Finding]:
-    """The findings of a fit that matches: its rule's, a position offset, a reversed direction, an
-    attention factor (compared with the rule's own where it has one) and a narrower precision."""
-    found = list(fitted.rule_findings)
+    """The findings of a fit that matches: its rule's (but scaling-none: unscaled frequencies are what a
+    rotation is expected to have, their base is a parameter, and another base is a wrong-base finding), a
+    position offset, a reversed direction, an attention factor (compared with the rule's own where it has
+    one) and a narrower precision."""
+    found = [f for f in fitted.rule_findings if f.label != "scaling-none"]
     if fitted.offset != 0:
         found.append(finding("position-offset", f"position p is rotated as p + {short(fitted.offset)}"))
     if fitted.direction < 0:
