@@ -657,8 +657,8 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
     """The rule inv_freq computes, with its parameters, and the findings it implies (`identify_rule`, at
     the returned dtype, else at the narrower precision that holds every value, a low-precision finding).
     Degenerate vectors fit no rule and are named for what they are: a value that is not positive is
-    `Broken('not-positive')`, neighbouring pairs at the same frequency (every value 1, say) `UNKNOWN` with
-    an equal-frequencies finding alone."""
+    `Broken('not-positive')`, neighbouring pairs at the same frequency (every value 1, say) `UNKNOWN`, with
+    the deviation from the unscaled rule and an equal-frequencies finding alone."""
     observed = {d: target.frequencies(d) for d in settings.ds}
     for d, theta in observed.items():
         bad = np.flatnonzero(theta <= 0)
@@ -668,8 +668,15 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
     returned = target.dtype
     equal = _equal_frequencies(observed)
     if equal is not None:
-        parameters = {"dtype": returned, "d": list(observed)}
-        return Identification(UNKNOWN, parameters, math.inf, False), [equal]
+        unscaled = Fit(observed, returned, settings.base).deviation(
+            lambda d: rope_frequencies(d, settings.base)
+        )
+        parameters = {
+            "dtype": returned,
+            "d": list(observed),
+            "deviation": f"{DEVIATION}, from the unscaled rule",
+        }
+        return Identification(UNKNOWN, parameters, short(unscaled), False), [equal]
     identified, found = identify_rule(observed, returned, settings.base)
     if identified.matches:
         return identified, found
