@@ -3,9 +3,10 @@
 The bias may also come as one row per head, [n_heads, 1, seq_len], the same for every query (BLOOM's and
 transformers' ``build_alibi_tensor`` with a batch of one: m·j for key j; MPT's ``build_alibi_bias``, [1,
 n_heads, 1, seq_len] of m·(j − L + 1)), which is read as that row broadcast to every query i; and either shape
-with a leading batch axis of one ([1, n_heads, 1, seq_len], [1, n_heads, seq_len, seq_len]). The softmax ignores a constant added to a row, so a
-row r is a correct bias exactly when r[h, j] − r[h, j − 1] = m_h for every j: the checks below, on the
-broadcast bias, ask that of it (relative: equal steps; penalises-distance and monotone: non-negative ones).
+with a leading batch axis of one ([1, n_heads, 1, seq_len], [1, n_heads, seq_len, seq_len]). The softmax
+ignores a constant added to a row, so a row r is a correct bias exactly when r[h, j] − r[h, j − 1] = m_h for
+every j: the checks below, on the broadcast bias, ask that of it (relative: equal steps; penalises-distance
+and monotone: non-negative ones).
 
 Before the properties, each head count of ``settings.heads`` is screened with one call (`screen`: slopes(n),
 or bias(n, 8)); a head count where it raises or returns the wrong shape fails as "contract at n_heads=n"
@@ -33,12 +34,13 @@ at the fixed lengths `LONG_LENGTHS` (300 and 2049, those at most max_pos), beyon
 Identification compares the slopes (or those the bias implies) with the reference rule (fairseq
 ``get_slopes``, `alibi.REFERENCE`), the naive 2^(−8h/n) for every n and the reference in reverse order
 (`VARIANTS`, each an `alibi.Alibi`), and for the bias form describes its layout (one row per head,
-causal-masked, symmetric −m|i − j|, row-constant-shifted as BLOOM) in the parameters. When no variant matches at the result dtype's
-tolerance, the first narrower precision (float32, float16, bfloat16) that holds every value read and where
-one matches names it "computed in" that precision (BLOOM computes its slopes in float32 whatever dtype it
-returns): a `low-precision` finding, not a failure. A slope off by one float64 ulp is no float32 number, so
-not that; one off by less than float32's rounding of the rule cannot be told from it.
-Besides those long lengths, Hypothesis draws head counts and lengths, and shrinks a failure to the smallest.
+causal-masked, symmetric −m|i − j|, row-constant-shifted as BLOOM) in the parameters. When no variant
+matches at the result dtype's tolerance, the first narrower precision (float32, float16, bfloat16) that holds
+every value read and where one matches names it "computed in" that precision (BLOOM computes its slopes in
+float32 whatever dtype it returns): a `low-precision` finding, not a failure. A slope off by one float64
+ulp is no float32 number, so not that; one off by less than float32's rounding of the rule cannot be told
+from it. Besides the long lengths, Hypothesis draws head counts and lengths, and shrinks a failure to the
+smallest.
 """
 
 from __future__ import annotations
