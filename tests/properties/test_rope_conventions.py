@@ -63,7 +63,7 @@ def test_each_convention_is_recognised_and_checked_without_an_adapter(
         (f"{IMPLEMENTATIONS}.pairs_wrong:apply_rotary_pos_emb", "norm"),
         # cos and sin taken for angles (Megatron-LM #7465): position 0 is no longer the identity
         (f"{IMPLEMENTATIONS}.cos_sin_as_angles:apply_rotary_pos_emb", "equal-positions"),
-        # positions ignored: row j is turned to position j, so a row's rotation depends on its place in the call
+        # positions ignored: row j is turned to position j, so a row's turn depends on its place in the call
         (f"{IMPLEMENTATIONS}.input_pos:IgnoresInputPos", "batch"),
     ],
 )
