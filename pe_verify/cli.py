@@ -230,6 +230,12 @@ def _parser() -> argparse.ArgumentParser:
         "conventions always get torch tensors)",
     )
     checking.add_argument(
+        "--dtype",
+        choices=("float32", "bfloat16", "float16", "float64"),
+        help="the dtype of the torch tensors a rope implementation is handed (default float32): bfloat16 "
+        "checks it as a bfloat16 model runs it",
+    )
+    checking.add_argument(
         "--convention",
         metavar="NAME",
         help="how a rope implementation is called, where detection cannot decide: rotate, apply, cos-sin, "
@@ -1012,8 +1018,9 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     base = float(Base(float64=True).value(args.base))
     limits = isolated.Limits(args.timeout, args.target_memory)
-    if args.convention and check.family_record(args.family).detect is None:
-        raise UsageError(f"--convention applies to the rope family; {args.family} has one contract")
+    if (args.convention or args.dtype) and check.family_record(args.family).detect is None:
+        option = "--convention" if args.convention else "--dtype"
+        raise UsageError(f"{option} applies to the rope family; {args.family} has one contract")
     settings = Settings(
         ds=tuple(args.d or ()),
         base=base,
@@ -1021,6 +1028,7 @@ def run_check(args: argparse.Namespace) -> int:
         seed=args.seed,
         examples=args.examples,
         convention=args.convention or "",
+        dtype=args.dtype or "",
     )
     if args.heads:
         settings = dataclasses.replace(settings, heads=tuple(args.heads))

@@ -151,8 +151,9 @@ class Broken(Exception):
 @dataclass(frozen=True)
 class Settings:
     """What a battery checks: the dimensions (empty: the family's defaults), the declared base, positions
-    0 … max_pos − 1, head counts, the seed, the number of Hypothesis examples per property, and the calling
-    convention of the implementation where its family has several (empty: detected)."""
+    0 … max_pos − 1, head counts, the seed, the number of Hypothesis examples per property, the calling
+    convention of the implementation where its family has several (empty: detected), and the dtype of the
+    torch tensors a RoPE implementation is handed (empty: the backend's, float32)."""
 
     ds: tuple[int, ...] = ()
     base: float = 10000.0
@@ -161,6 +162,7 @@ class Settings:
     seed: int = 0
     examples: int = 60
     convention: str = ""
+    dtype: str = ""
 
 
 @dataclass(frozen=True)

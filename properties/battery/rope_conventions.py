@@ -700,7 +700,10 @@ def detect(target: Any, factory: bool = True) -> Convention | None:
 
 
 def build(convention: Convention, target: Any, d: int, backend: Backend, settings: Settings) -> Built:
-    """The rotation `target` computes at head size d under `convention`."""
+    """The rotation `target` computes at head size d under `convention`, handed torch tensors of
+    `settings.dtype` where it is set."""
     if convention.torch and backend.name != "torch":
         backend = Backend("torch")
+    if settings.dtype and backend.name == "torch":
+        backend = Backend("torch", settings.dtype)
     return _as_built(convention.build(target, d, backend, settings))

@@ -124,3 +124,14 @@ def test_real_libraries_are_checked_as_they_are(spec: str, convention: str, layo
     report = run(function)
     assert report.passed, [o.message for o in report.properties if not o.passed]
     assert report.identified.matches and report.identified.parameters["layout"] == layout
+
+
+def test_dtype_hands_the_implementation_bfloat16_tensors_as_a_bfloat16_model_does() -> None:
+    bf16 = Settings(ds=(8, 16), examples=5, dtype="bfloat16")
+    report = run(target(f"{IMPLEMENTATIONS}.input_pos:RotaryEmbedding"), bf16)
+    assert report.passed, [o.message for o in report.properties if not o.passed]
+    broken = run(target(f"{IMPLEMENTATIONS}.input_pos:PositionsInInputDtype"), bf16)
+    assert not broken.passed and "low-precision" in labels(broken)
+    assert run(
+        target(f"{IMPLEMENTATIONS}.input_pos:PositionsInInputDtype")
+    ).passed  # float32 positions are exact

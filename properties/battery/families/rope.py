@@ -839,6 +839,8 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
                 finding("position-offset", f"queries rotate with {q.convention}, keys with {k.convention}")
             )
             parameters["k"] = k.parameters
+    parameters["convention"] = target.convention.name
+    parameters["called with"] = target.built(d).source
     read = [f for f in fits if f is not None]
     if all(f.matches for f in read):
         deviation = max(f.deviation for f in read)
@@ -854,6 +856,13 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
         parameters["residual"] = "entries: largest difference from m times the rotation by the θ_i read"
         residual = short(worst.deviation)
     return Identification("unidentified", parameters, residual, False), found
+
+
+def screen(target: RopeTarget, d: int) -> None:
+    """One plain call at d (`battery.screen`): two basis rows at positions 0 and 1, both sides for apply."""
+    x = np.eye(d)[: min(2, d)]
+    for side in ("q", "k") if target.form == "apply" else ("q",):
+        target.rotate(x, np.arange(len(x)), side)
 
 
 def detect(function: Callable, settings: Settings) -> str:
@@ -891,5 +900,6 @@ FAMILY_SPEC = define(
         module=__name__,
         ds=(2, 8, 64, 128),
         detect=detect,
+        screen=screen,
     )
 )

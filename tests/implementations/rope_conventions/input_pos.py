@@ -35,3 +35,12 @@ class IgnoresInputPos(RotaryEmbedding):
 def make(d: int) -> RotaryEmbedding:
     """A factory: one module per head size."""
     return RotaryEmbedding(d, max_seq_len=65536)
+
+
+class PositionsInInputDtype(RotaryEmbedding):
+    """Positions built in the input's dtype (rotary-embedding-torch's get_seq_pos, gpt-neox #1016): in
+    bfloat16, positions 256 and 257 are one number."""
+
+    def angles(self, x: torch.Tensor, input_pos: torch.Tensor | None) -> torch.Tensor:
+        positions = torch.arange(x.shape[1])[None] if input_pos is None else input_pos
+        return positions.to(x.dtype).float()[..., None] * self.theta
