@@ -134,9 +134,15 @@ def text(report: Report) -> str:
         lines += [f"  {key} = {value}" for key, value in i.parameters.items()]
     lines += [f"finding [{f.label}] {f.message}" for f in report.findings]
     failed = sum(not o.passed for o in report.properties)
-    verdict = (
-        "every property holds" if report.passed else f"{failed} of {len(report.properties)} properties fail"
-    )
+    errors = sorted({f.label for f in report.findings if f.label in battery.ERRORS})
+    if report.passed:
+        verdict = "every property holds"
+    elif failed:
+        verdict = f"{failed} of {len(report.properties)} properties fail"
+    else:
+        named = ", ".join(errors)
+        which = f"finding {named} is an error" if len(errors) == 1 else f"findings {named} are errors"
+        verdict = f"every property holds, but the {which}: the check fails"
     lines.append(f"result: {verdict}")
     return "\n".join(lines)
 

@@ -630,10 +630,9 @@ class Fitted:
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """The convention, how far the θ_i are from the rule, and the precision it was computed in."""
+        """The convention and the precision it was computed in (how far the θ_i are from the rule is the
+        identification's deviation, a measurement kept out of the parameters that pages print)."""
         out = self.convention
-        out["frequency_deviation"] = self.rule.max_abs_deviation
-        out["frequency_tolerance"] = self.rule.parameters.get("tolerance")
         if self.computed_in is not None:
             out["computed_in"] = self.computed_in
         return out
