@@ -5,6 +5,7 @@ against in-process (SystemExit, changed inputs, results that are not real number
 from __future__ import annotations
 
 import dataclasses
+import signal
 import sys
 import unittest
 from collections.abc import Callable
@@ -98,11 +99,22 @@ def test_an_exit_a_changed_input_and_complex_results_fail_in_process() -> None:
 
 
 def test_a_keyboard_interrupt_passes_in_process_as_a_ctrl_c_would() -> None:
+    """With SIGINT handled (an interactive run) it may be a Ctrl-C and passes; with SIGINT ignored (a
+    background job) only the implementation can have raised it, and it fails the check. The test sets the
+    disposition itself: how it was started must not decide it."""
+
     def interrupted(d: int) -> np.ndarray:
         raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        assert_rope_frequencies(interrupted, **FAST)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            assert_rope_frequencies(interrupted, **FAST)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with pytest.raises(AssertionError, match="raised KeyboardInterrupt"):
+            assert_rope_frequencies(interrupted, **FAST)
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_checks_that_run_out_of_memory_fail_their_property_and_the_identification(monkeypatch) -> None:
