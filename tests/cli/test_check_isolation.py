@@ -270,7 +270,15 @@ def test_the_child_ends_with_a_ctrl_c_with_130_or_when_the_run_is_killed(tmp_pat
     )
     argv = [sys.executable, "-m", "pe_verify.cli", "--quiet", "check", f"{path}:inv_freq"]
     argv += ["--family", "rope-frequencies", "--timeout", "600"]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # SIGINT's default action, whatever this process inherited (a background job ignores it, and a command
+    # started so rightly keeps running on a Ctrl-C)
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     hung = time.monotonic() + 120  # not a time limit on the run: only that the test cannot hang
     try:
         while not pid_file.exists() or not pid_file.read_text():
@@ -285,6 +293,7 @@ def test_the_child_ends_with_a_ctrl_c_with_130_or_when_the_run_is_killed(tmp_pat
         out, err = process.communicate(timeout=60)
     finally:
         process.kill()
+        process.communicate()  # its pipes closed whatever happened
     if ending == "ctrl-c":
         assert process.returncode == 130 and out == b"" and err == b"pe-verify: error: interrupted\n"
     while not _gone(child):
