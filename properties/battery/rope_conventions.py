@@ -332,16 +332,8 @@ def _cos_sin_build(target: Any, d: int, backend: Backend, settings: Settings) ->
     producer = companion(target, _cos_sin_producer)
     if producer is not None:
         module = build_module(producer, d, settings, producer.__name__)
-
-        def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
-            what = f"{producer.__name__} and apply(q, k, cos, sin) at positions {_shown(positions)}"
-            q = _tensor(x, backend)[None, None]
-            cos, sin = _produce(module, q, positions, what)
-            zeros = q * 0
-            q, k = (q, zeros) if side == "q" else (zeros, q)
-            return _apply_cos_sin(target, q, k, cos, sin, side, what, *x.shape)
-
-        return Built(rotate, f"cos, sin from {producer.__name__}")
+        rotation = _module_rotation(module, producer, target, backend)
+        return Built(rotation, f"cos, sin from {producer.__name__}")
 
     def table(layout: str) -> Rotation:
         def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
@@ -390,6 +382,12 @@ def _rotary_module_build(target: Any, d: int, backend: Backend, settings: Settin
     if apply is None:
         raise Broken("raises", f"{kind.__name__} gives cos and sin, and its module has no apply function")
     module = build_module(target, d, settings, kind.__name__)
+    rotation = _module_rotation(module, kind, apply, backend)
+    return Built(rotation, f"cos, sin from {kind.__name__}, applied by its module's apply function")
+
+
+def _module_rotation(module: Any, kind: type, apply: Callable, backend: Backend) -> Rotation:
+    """The rotation of a built rotary module's (cos, sin), applied by `apply(q, k, cos, sin)`."""
 
     def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
         what = f"{kind.__name__} and {getattr(apply, '__name__', 'apply')} at positions {_shown(positions)}"
@@ -399,7 +397,7 @@ def _rotary_module_build(target: Any, d: int, backend: Backend, settings: Settin
         q, k = (q, zeros) if side == "q" else (zeros, q)
         return _apply_cos_sin(apply, q, k, cos, sin, side, what, *x.shape)
 
-    return Built(rotate, f"cos, sin from {kind.__name__}, applied by its module's apply function")
+    return rotate
 
 
 def _freqs_cis_recognise(target: Any) -> bool:
