@@ -208,14 +208,11 @@ def build_module(target: Any, d: int, settings: Settings, what: str) -> Any:
     return call(lambda: target(**given), (), f"{target.__name__}({shown})")
 
 
-def transformers_config(rotary: type, d: int, settings: Settings) -> Any:
-    """A config of the class `rotary`'s constructor names (transformers), with head size d on one head, the
-    declared base and context, and the class's own defaults for everything else."""
-    hints = typing.get_type_hints(rotary.__init__, vars(sys.modules[rotary.__module__]))
-    config_class = hints.get("config")
-    if not inspect.isclass(config_class):
-        config_class = _config_class_beside(rotary)
-    return config_class(
+def transformers_config(owner: Callable, d: int, settings: Settings) -> Any:
+    """A config of the class `owner` takes as ``config`` (transformers: a rotary class, its constructor's;
+    an init function, its own), with head size d on one head, the declared base and context, and the
+    class's own defaults for everything else."""
+    return config_class(owner)(
         head_dim=d,
         hidden_size=d,
         num_attention_heads=1,
@@ -223,6 +220,22 @@ def transformers_config(rotary: type, d: int, settings: Settings) -> Any:
         rope_theta=settings.base,
         max_position_embeddings=settings.max_pos,
     )
+
+
+def config_class(owner: Callable) -> type:
+    """The config class `owner` takes as ``config``: the type its parameter names (a class's constructor's),
+    else, for a rotary class, the config class beside it, else transformers' ``PretrainedConfig`` (an init
+    function of ``modeling_rope_utils``, whose hint is only a name)."""
+    try:
+        function = owner.__init__ if inspect.isclass(owner) else owner
+        hint = typing.get_type_hints(function, vars(sys.modules[owner.__module__])).get("config")
+    except NameError:
+        hint = None
+    if inspect.isclass(hint):
+        return hint
+    if inspect.isclass(owner):
+        return _config_class_beside(owner)
+    return importlib.import_module("transformers").PretrainedConfig
 
 
 def _config_class_beside(rotary: type) -> type:

@@ -4,6 +4,7 @@ properties/ and of the registry test."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -138,3 +139,26 @@ def rejects_small(d: int) -> np.ndarray:
     if d < 100:
         raise ValueError(f"head size {d} is not supported")
     return default_rope(d)
+
+
+def yarn_pair(d: int) -> tuple[np.ndarray, float]:
+    """(inv_freq, attention_factor) as ``_compute_yarn_parameters`` returns them: YaRN's 0.1·ln s + 1."""
+    return yarn(d), 0.1 * math.log(YARN["factor"]) + 1.0
+
+
+def yarn_pair_squared(d: int) -> tuple[np.ndarray, float]:
+    """The factor squared, which belongs on the logits q·k, put on cos and sin: (0.1·ln s + 1)²."""
+    return yarn(d), (0.1 * math.log(YARN["factor"]) + 1.0) ** 2
+
+
+def linear_pair_with_factor(d: int) -> tuple[np.ndarray, float]:
+    """Linear interpolation returned with YaRN's attention factor, which linear scaling has not."""
+    return linear(d), 0.1 * math.log(LINEAR) + 1.0
+
+
+def init_without_reciprocal(
+    config: Any, device: Any = None, seq_len: int | None = None
+) -> tuple[np.ndarray, float]:
+    """A transformers-style init function with ``1 /`` forgotten: base^(2i/d), increasing from 1."""
+    base, d = config.rope_parameters["rope_theta"], config.head_dim
+    return base ** (np.arange(0, d, 2) / d), 1.0

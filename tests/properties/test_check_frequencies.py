@@ -32,14 +32,18 @@ from implementations.rope_frequencies import (
     equal_pair,
     full_width,
     increasing,
+    init_without_reciprocal,
     integer_division,
     linear,
+    linear_pair_with_factor,
     llama3,
     nan_entry,
     negative_entry,
     ntk,
     rejects_small,
     yarn,
+    yarn_pair,
+    yarn_pair_squared,
     zeros,
 )
 
@@ -728,6 +732,81 @@ def test_no_known_rule_is_unknown_scaling_with_the_closest() -> None:
     (message,) = [f.message for f in report.findings if f.label == "unknown-scaling"]
     assert "closest" in message
     assert "d = 64, 128, 256" in message  # several d by default
+
+
+# ---------------------------------------------- (inv_freq, attention_factor) and init functions of a config
+
+
+def attention(report: Report) -> str:
+    (message,) = [f.message for f in report.findings if f.label == "attention-factor"]
+    return message
+
+
+def test_an_attention_factor_returned_with_inv_freq_is_checked_against_the_rule() -> None:
+    report = check(yarn_pair)
+    assert report.passed and report.identified.variant == "yarn"
+    assert "m = 1.27726 matches YaRN's 0.1·ln s + 1 = 1.27726 at s = 16" in attention(report)
+
+
+@pytest.mark.parametrize(
+    ("function", "words"),
+    [
+        (yarn_pair_squared, "m = 1.63139 does not match YaRN's 0.1·ln s + 1 = 1.27726"),
+        (linear_pair_with_factor, "m = 1.13863, which the linear rule does not have"),
+    ],
+    ids=["yarn-squared", "linear-with-a-factor"],
+)
+def test_an_attention_factor_the_rule_has_not_is_a_finding(function, words: str) -> None:
+    report = check(function)
+    assert report.identified.matches
+    assert words in attention(report)
+
+
+def test_an_attention_factor_that_is_no_number_fails_the_contract() -> None:
+    report = check(lambda d: (default_rope(d), "1.0x"))
+    assert not report.passed
+    assert "returned an attention factor of type str, not a number" in report.properties[0].message
+
+
+#: transformers' init functions by rope_type: the default one on a rotary class, the rest registered in
+#: ``modeling_rope_utils.ROPE_INIT_FUNCTIONS``; each with the rule it must be identified as (dynamic NTK at
+#: seq_len None is unscaled) and the attention factor it returns, checked against that rule. Only YaRN's
+#: runs by default.
+TRANSFORMERS_RULES = [
+    pytest.param("default", "none", None, marks=pytest.mark.slow),
+    pytest.param("linear", "linear", None, marks=pytest.mark.slow),
+    pytest.param("dynamic", "none", None, marks=pytest.mark.slow),
+    pytest.param("yarn", "yarn", "matches YaRN's 0.1·ln s + 1 = 1.27726 at s = 16"),
+    pytest.param("llama3", "llama3", None, marks=pytest.mark.slow),
+    pytest.param("longrope", "longrope", "m = 1.1547 matches LongRoPE's", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(("rope_type", "variant", "words"), TRANSFORMERS_RULES)
+def test_transformers_init_functions_are_checked_with_a_config_per_d(
+    rope_type: str, variant: str, words: str | None
+) -> None:
+    pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    functions = {"default": LlamaRotaryEmbedding.compute_default_rope_parameters, **ROPE_INIT_FUNCTIONS}
+    report = check(functions[rope_type])
+    assert report.passed, [o.message for o in report.properties if not o.passed]
+    assert (report.identified.variant, report.identified.matches) == (variant, True)
+    if words is None:
+        assert "attention-factor" not in labels(report)
+    else:
+        assert words in attention(report)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_an_init_function_of_a_config_with_a_wrong_inv_freq_fails() -> None:
+    pytest.importorskip("transformers")
+    report = check(init_without_reciprocal)
+    failed = {o.name for o in report.properties if not o.passed}
+    assert {"decreasing", "fastest-at-most-one"} <= failed
 
 
 # ------------------------------------------------------- θ_0 ≤ 1 holds for every reference rule

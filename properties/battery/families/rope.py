@@ -51,8 +51,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from ...encodings.rope_rules import BY_KIND
-from ...encodings.scaling import FORMS, RopeScaling, frequency_tolerance
+from ...encodings.scaling import frequency_tolerance
 from .. import (
     Backend,
     Broken,
@@ -73,7 +72,7 @@ from .. import (
 )
 from ..rope_conventions import BY_NAME, Built, Convention, build
 from ..rope_conventions import detect as conventions_detect
-from .rope_frequencies import UNKNOWN, identify_rule
+from .rope_frequencies import UNKNOWN, attention_note, identify_rule
 
 FAMILY = "rope"
 
@@ -764,35 +763,12 @@ def _findings(fitted: Fitted, returned: str) -> list[Finding]:
     return found
 
 
-#: An original context L₀ to show LongRoPE's s at (Phi-3's), since the frequencies do not tell s.
-LONGROPE_CONTEXT = 4096
-
-
 def _attention_note(fitted: Fitted, returned: str) -> str | None:
-    """What an amplitude m ≠ 1 (beyond the rounding of an entry) is: for YaRN, whether it is the rule's
-    0.1·ln s + 1 at the s identified; for LongRoPE, the ln s/ln L₀ = m² − 1 that √(1 + ln s/ln L₀) gives
-    (the frequencies do not tell s = L/L₀), which no m < 1 is; for another rule, a factor the rule has not.
-    None for m = 1."""
+    """What an amplitude m ≠ 1 (beyond the rounding of an entry) is under the rule identified
+    (`rope_frequencies.attention_note`); None for m = 1."""
     m = fitted.amplitude
     tolerance = 2 * entry_tolerance(fitted.computed_in or returned, 0) * max(m, 1.0)
-    if abs(m - 1.0) <= tolerance:
-        return None
-    kind = fitted.rule.variant
-    if kind == "yarn":
-        s = float(fitted.rule.parameters["factor"])
-        expected = FORMS["yarn"].attention(RopeScaling("yarn", s), 1.0)
-        verdict = "matches" if abs(m - expected) <= tolerance else "does not match"
-        return f"m = {short(m)} {verdict} {BY_KIND['yarn'].attention} = {short(expected)} at s = {short(s)}"
-    if kind == "longrope":
-        if m < 1.0 - tolerance:
-            return f"m = {short(m)} < 1 does not match {BY_KIND['longrope'].attention}, which is at least 1"
-        ratio = m * m - 1.0
-        return (
-            f"m = {short(m)} matches {BY_KIND['longrope'].attention} where ln s/ln L₀ = m² − 1 = "
-            f"{short(ratio)} (s = {short(LONGROPE_CONTEXT**ratio)} at L₀ = {LONGROPE_CONTEXT}; the "
-            "frequencies do not tell s)"
-        )
-    return f"m = {short(m)}, which the {kind} rule does not have (its factor on cos and sin is 1)"
+    return attention_note(m, fitted.rule, tolerance)
 
 
 def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None:

@@ -1,5 +1,13 @@
 """The `rope-frequencies` battery: properties of a RoPE frequency vector ``inv_freq(d) -> [d // 2]``.
 
+The implementation may return ``(inv_freq, attention_factor)``, as transformers' init functions do, and may
+take a config instead of d, as they do (``ROPE_INIT_FUNCTIONS[rope_type](config, device, seq_len=None)``, a
+rotary class's ``compute_default_rope_parameters(config)``): it is then called with a config of the class it
+names, built for each d (head_dim = d, the declared base and context) with a scaling block of the suite's for
+its rope_type (`SCALING_BLOCKS`), which the identification shows. The frequencies are checked as any
+inv_freq; the attention factor against the identified rule's own (`attention_note`: YaRN's 0.1·ln s + 1 at
+the s identified, LongRoPE's √(1 + ln s/ln L₀), 1 for the others), a finding either way.
+
 Properties (d drawn from the battery's dimensions):
 
 * one-per-pair — ``inv_freq(d)`` holds exactly d/2 values, one per rotated pair;
@@ -28,7 +36,9 @@ value exactly:
 
 from __future__ import annotations
 
+import inspect
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -59,6 +69,7 @@ from .. import (
     short,
     unit_roundoff,
 )
+from ..rope_conventions import config_class, transformers_config
 
 FAMILY_NAME = "rope-frequencies"
 
@@ -89,19 +100,40 @@ TOLERANCE = (
 
 
 class FrequencyTarget:
-    """The implementation ``inv_freq(d)`` seen by the checks: d is handed over as a Python int, the result
-    converted to float64 and validated; `dtype` is the dtype of the latest result (for tolerances)."""
+    """The implementation seen by the checks: ``inv_freq(d)`` called with d as a Python int, or a
+    transformers-style init function ``fn(config, device=None, seq_len=None)`` called with a config for head
+    size d (`config_for`); its result, inv_freq alone or the (inv_freq, attention_factor) pair transformers'
+    init functions return, converted to float64 and validated. `dtype` is the dtype of the latest inv_freq
+    (for tolerances), `attention` the attention factor returned with each d's, where one was."""
 
     def __init__(self, function: Callable, backend: Backend, settings: Settings) -> None:
         self.function = function
         self.backend = backend
         self.settings = settings
         self.dtype = "float64"
+        self.rope_type = rope_type(function) if takes_config(function) else None
+        self.attention: dict[int, float] = {}
+        self._configs: dict[int, Any] = {}
+
+    def argument(self, d: int) -> tuple[Any, str]:
+        """What inv_freq(d) is called with (d, or the config built for d once and kept), and the call in
+        words."""
+        if self.rope_type is None:
+            return int(d), f"inv_freq({d})"
+        name = getattr(self.function, "__name__", "init")
+        if d not in self._configs:
+            build = lambda: config_for(self.function, self.rope_type, d, self.settings)  # noqa: E731
+            self._configs[d] = call(build, (), f"building a config with head_dim={d} for {name}")
+        return self._configs[d], f"{name}(config with head_dim={d}, rope_type {self.rope_type})"
 
     def raw(self, d: int) -> np.ndarray:
-        """inv_freq(d) as a float64 array, unvalidated (`Broken('raises')` if it raised)."""
-        what = f"inv_freq({d})"
-        array, self.dtype = as_array(call(self.function, (int(d),), what), what)
+        """inv_freq(d) as a float64 array, unvalidated (`Broken('raises')` if it raised); an attention factor
+        returned beside it is kept in `attention`."""
+        argument, what = self.argument(d)
+        inv_freq, factor = _split(call(self.function, (argument,), what), what)
+        array, self.dtype = as_array(inv_freq, what)
+        if factor is not None:
+            self.attention[d] = factor
         return array
 
     def frequencies(self, d: int) -> np.ndarray:
@@ -111,6 +143,87 @@ class FrequencyTarget:
     @property
     def unit_roundoff(self) -> float:
         return unit_roundoff(self.dtype)
+
+    @property
+    def called_with(self) -> str | None:
+        """The config an init function is called with, in words (None for ``inv_freq(d)``)."""
+        if self.rope_type is None:
+            return None
+        block = {**SCALING_BLOCKS.get(self.rope_type, {})}
+        if self.rope_type == "longrope":
+            block.update({name: f"1 … {top:g} over the pairs" for name, top in LONGROPE_FACTORS.items()})
+        shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in block.items())
+        return (
+            f"a {config_class(self.function).__name__} per d with head_dim=d, rope_theta="
+            f"{self.settings.base:g}, max_position_embeddings={self.settings.max_pos}, rope_type "
+            f"{self.rope_type}{', ' + shown if shown else ''} (the scaling parameters are the suite's)"
+        )
+
+
+def _split(result: Any, what: str) -> tuple[Any, float | None]:
+    """(inv_freq, attention factor) of a result: a tuple of an array and a number, as transformers' init
+    functions return, or inv_freq alone (factor None); a factor that is no finite real number is
+    `Broken`."""
+    if not (isinstance(result, tuple) and len(result) == 2 and np.ndim(result[0]) >= 1):
+        return result, None
+    try:
+        factor = float(result[1])
+    except (TypeError, ValueError):
+        kind = type(result[1]).__name__
+        detail = f"{what} returned an attention factor of type {kind}, not a number"
+        raise Broken("wrong-shape", detail) from None
+    if not math.isfinite(factor):
+        raise Broken("not-finite", f"{what} returned the attention factor {factor}")
+    return result[0], factor
+
+
+def takes_config(function: Callable) -> bool:
+    """Whether `function` is a transformers-style init function: its first parameter is ``config``."""
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return False
+    return names[:1] == ["config"]
+
+
+def rope_type(function: Callable) -> str:
+    """The ``rope_type`` transformers registers `function` under (``ROPE_INIT_FUNCTIONS``), ``default``
+    for any other init function (a rotary class's ``compute_default_rope_parameters``, one's own)."""
+    module = sys.modules.get("transformers.modeling_rope_utils")
+    registered = getattr(module, "ROPE_INIT_FUNCTIONS", {})
+    return next((name for name, f in registered.items() if f is function), "default")
+
+
+#: The scaling block a transformers init function of each ``rope_type`` is handed, besides ``rope_theta``
+#: (the declared base): YaRN as YaRN's Llama 2 models (s = 16 over L₀ = 4096), Llama 3 as Llama 3.1, a
+#: factor 4 for linear and dynamic (dynamic is unscaled at seq_len None: L = L₀ =
+#: max_position_embeddings); LongRoPE's factors come per d (`LONGROPE_FACTORS`).
+SCALING_BLOCKS: dict[str, dict[str, Any]] = {
+    "linear": {"factor": 4.0},
+    "dynamic": {"factor": 4.0},
+    "yarn": {"factor": 16.0, "original_max_position_embeddings": 4096, "beta_fast": 32.0, "beta_slow": 1.0},
+    "llama3": {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+    },
+    "longrope": {"original_max_position_embeddings": 4096},
+}
+#: LongRoPE's short and long factors at head size d: from 1 up to these, evenly over the d/2 pairs.
+LONGROPE_FACTORS = {"short_factor": 2.0, "long_factor": 8.0}
+
+
+def config_for(function: Callable, kind: str, d: int, settings: Settings) -> Any:
+    """The config a transformers init function of ``rope_type`` `kind` is called with at head size d: of
+    the config class it names (`rope_conventions.transformers_config`), with the declared base and
+    context, and ``rope_parameters`` of `SCALING_BLOCKS` for its type."""
+    config = transformers_config(function, d, settings)
+    block = dict(SCALING_BLOCKS.get(kind, {}))
+    if kind == "longrope":
+        block.update({name: np.linspace(1.0, top, d // 2).tolist() for name, top in LONGROPE_FACTORS.items()})
+    config.rope_parameters = {"rope_type": kind, "rope_theta": settings.base, **block}
+    return config
 
 
 def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -> FrequencyTarget:
@@ -654,6 +767,16 @@ def identify_rule(
 
 
 def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identification | None, list[Finding]]:
+    """The rule inv_freq computes, with its parameters, and the findings it implies (`rule_of`); with the
+    attention factors returned beside inv_freq, what they are under that rule (`attention_findings`)."""
+    identified, found = rule_of(target, settings)
+    called_with = target.called_with
+    if called_with is not None:
+        identified = replace(identified, parameters={**identified.parameters, "called with": called_with})
+    return identified, found + attention_findings(target.attention, identified)
+
+
+def rule_of(target: FrequencyTarget, settings: Settings) -> tuple[Identification, list[Finding]]:
     """The rule inv_freq computes, with its parameters, and the findings it implies (`identify_rule`, at
     the returned dtype, else at the narrower precision that holds every value, a low-precision finding).
     Degenerate vectors fit no rule and are named for what they are: a value that is not positive is
@@ -691,6 +814,52 @@ def identify(target: FrequencyTarget, settings: Settings) -> tuple[Identificatio
             )
             return replace(narrow, parameters=parameters), [*narrow_found, finding("low-precision", detail)]
     return identified, found
+
+
+def attention_findings(factors: Mapping[int, float], identified: Identification) -> list[Finding]:
+    """The attention-factor finding of the factors m an implementation returned with its inv_freq (one per
+    d): `attention_note` on the factor of the largest d, under the rule identified, within the rule's
+    relative tolerance, naming any d whose factor differs from it; none when no rule matched (no finding
+    from a fit that does not match) or m = 1."""
+    if not factors or not identified.matches:
+        return []
+    d = max(factors)
+    m = factors[d]
+    tolerance = float(identified.parameters["tolerance"]) * max(m, 1.0)
+    note = attention_note(m, identified, tolerance)
+    others = [f"{short(f)} at d = {e}" for e, f in sorted(factors.items()) if abs(f - m) > tolerance]
+    if others:
+        note = f"{note or f'm = {short(m)}'} at d = {d}, but {', '.join(others)}"
+    return [] if note is None else [finding("attention-factor", note)]
+
+
+#: An original context L₀ to show LongRoPE's s at (Phi-3's), since the frequencies do not tell s.
+LONGROPE_CONTEXT = 4096
+
+
+def attention_note(m: float, rule: Identification, tolerance: float) -> str | None:
+    """What a factor m on cos and sin is under the scaling rule identified (an `identify_rule` answer),
+    within `tolerance`: for YaRN, whether it is the rule's 0.1·ln s + 1 at the s identified; for LongRoPE,
+    the ln s/ln L₀ = m² − 1 that √(1 + ln s/ln L₀) gives (the frequencies do not tell s = L/L₀), which no
+    m < 1 is; for another rule, a factor the rule has not. None for m = 1."""
+    if abs(m - 1.0) <= tolerance:
+        return None
+    kind = rule.variant
+    if kind == "yarn":
+        s = float(rule.parameters["factor"])
+        expected = FORMS["yarn"].attention(RopeScaling("yarn", s), 1.0)
+        verdict = "matches" if abs(m - expected) <= tolerance else "does not match"
+        return f"m = {short(m)} {verdict} {BY_KIND['yarn'].attention} = {short(expected)} at s = {short(s)}"
+    if kind == "longrope":
+        if m < 1.0 - tolerance:
+            return f"m = {short(m)} < 1 does not match {BY_KIND['longrope'].attention}, which is at least 1"
+        ratio = m * m - 1.0
+        return (
+            f"m = {short(m)} matches {BY_KIND['longrope'].attention} where ln s/ln L₀ = m² − 1 = "
+            f"{short(ratio)} (s = {short(LONGROPE_CONTEXT**ratio)} at L₀ = {LONGROPE_CONTEXT}; the "
+            "frequencies do not tell s)"
+        )
+    return f"m = {short(m)}, which the {kind} rule does not have (its factor on cos and sin is 1)"
 
 
 #: The parameters of an `identify_rule` answer that describe the comparison, not the rule.
@@ -780,7 +949,7 @@ def _paper_note(best: Candidate, found: Iterable[Candidate]) -> str:
 FAMILY = define(
     Family(
         FAMILY_NAME,
-        contract="inv_freq(d) -> [d // 2]",
+        contract="inv_freq(d) -> [d // 2] or (inv_freq, attention_factor); init(config) likewise",
         forms={1: "inv_freq"},
         adapt=adapt,
         identify=identify,
