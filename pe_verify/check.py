@@ -133,6 +133,7 @@ def text(report: Report) -> str:
         lines.append(f"identified: {i.variant} ({how}; largest deviation {i.max_abs_deviation:.3g})")
         lines += [f"  {key} = {value}" for key, value in i.parameters.items()]
     lines += [f"finding [{f.label}] {f.message}" for f in report.findings]
+    lines += _cause_lines(report.cause)
     failed = sum(not o.passed for o in report.properties)
     errors = sorted({f.label for f in report.findings if f.label in battery.ERRORS})
     if report.passed:
@@ -143,8 +144,22 @@ def text(report: Report) -> str:
         named = ", ".join(errors)
         which = f"finding {named} is an error" if len(errors) == 1 else f"findings {named} are errors"
         verdict = f"every property holds, but the {which}: the check fails"
+    if report.cause is not None:
+        verdict += f"; root cause: {report.cause.finding.label}"
     lines.append(f"result: {verdict}")
     return "\n".join(lines)
+
+
+def _cause_lines(cause: battery.RootCause | None) -> list[str]:
+    """The root cause, its evidence, and the symptoms it explains and does not."""
+    if cause is None:
+        return []
+    lines = [f"root cause: [{cause.finding.label}] (its finding above is the evidence)"]
+    if cause.explains:
+        lines.append(f"  explains: {'; '.join(cause.explains)}")
+    if cause.unexplained:
+        lines.append(f"  not explained by it: {'; '.join(cause.unexplained)}")
+    return lines
 
 
 def markdown(report: Report) -> str:
@@ -164,4 +179,9 @@ def markdown(report: Report) -> str:
         ]
     if report.findings:
         lines += ["", *[f"- `{f.label}`: {f.message}" for f in report.findings]]
+    if report.cause is not None:
+        lines += ["", f"**Root cause** `{report.cause.finding.label}`: {report.cause.finding.message}"]
+        lines += [f"- explains: {'; '.join(report.cause.explains)}"] if report.cause.explains else []
+        unexplained = report.cause.unexplained
+        lines += [f"- not explained by it: {'; '.join(unexplained)}"] if unexplained else []
     return "\n".join(lines) + "\n"

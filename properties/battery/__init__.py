@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 import numpy as np
 from hypothesis import HealthCheck, find
 from hypothesis import settings as hypothesis_settings
-from hypothesis.errors import NoSuchExample, Unsatisfiable
+from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
 from hypothesis.strategies import SearchStrategy
 
 from ..family_index import DEFINED, PACKAGE, builtin_families, family_names, module_of
@@ -48,11 +48,14 @@ LABELS = {
     "wrong-shape": "the result does not have the contract's shape",
     "not-finite": "the result holds NaN or infinity",
     "nondeterministic": "two calls with the same input gave different results",
+    "stateful": "the result depends on earlier calls: the implementation keeps state between them (a dynamic "
+    "scaling that grows its frequencies for a long call and keeps them)",
     "not-relative": "the result depends on absolute positions, not only on their offset",
     "not-norm-preserving": "the rotation changes the length of a vector",
     "not-linear": "the rotation is not linear in the vector",
     "not-batch-consistent": "a row's result depends on the other rows or on how many there are",
     "mixed-layout": "queries and keys are rotated with different layouts",
+    "layout-mismatch": "cos and sin are laid out for one pairing of dims and applied with another",
     "position-offset": "positions are shifted by a constant (e.g. counted from 1)",
     "wrong-base": "the frequencies follow another base than the one declared",
     "wrong-exponent": "the frequency exponent is not −2i/d of the pair index i",
@@ -113,12 +116,14 @@ ERRORS = frozenset(
         "wrong-dtype",
         "not-finite",
         "nondeterministic",
+        "stateful",
         "mutates-input",
         "not-relative",
         "not-norm-preserving",
         "not-linear",
         "not-batch-consistent",
         "mixed-layout",
+        "layout-mismatch",
         "fast-pair-above-one",
         "equal-frequencies",
         "wrong-slopes",
@@ -212,15 +217,39 @@ class Identification:
     matches: bool
 
 
+#: The symptom an identification that matches no known variant is, for a `Cause` to explain.
+UNIDENTIFIED = "unidentified"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A defect that explains others when its finding is present: the finding's label and the labels of the
+    symptoms it can explain (failed properties' labels, error findings, `UNIDENTIFIED`)."""
+
+    label: str
+    explains: frozenset[str]
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """The one defect named for a report: its finding (the evidence is its message), the symptoms it
+    explains and those it does not (each "property (label)", "[label]" or "identification: …")."""
+
+    finding: Finding
+    explains: tuple[str, ...]
+    unexplained: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Report:
-    """A battery's answer for one target."""
+    """A battery's answer for one target, with the root cause of its failures when one is found."""
 
     target: str
     family: str
     properties: tuple[Outcome, ...]
     identified: Identification | None
     findings: tuple[Finding, ...]
+    cause: RootCause | None = None
 
     @property
     def passed(self) -> bool:
@@ -254,6 +283,14 @@ class Report:
                 "max_abs_deviation": self.identified.max_abs_deviation,
             },
             "findings": [{"label": f.label, "message": f.message} for f in self.findings],
+            "cause": None
+            if self.cause is None
+            else {
+                "label": self.cause.finding.label,
+                "message": self.cause.finding.message,
+                "explains": list(self.cause.explains),
+                "unexplained": list(self.cause.unexplained),
+            },
         }
 
 
@@ -290,6 +327,7 @@ class Family:
     does not keep the contract there), where `sizes` names the `Settings` field the sizes come from and what
     one is called: ``("ds", "d")``, ALiBi's ``("heads", "n_heads")``. The battery screens every size first
     and checks the properties at those left (see `screen`); a family without `screen` is not screened.
+    `causes`, most fundamental first, are the defects that explain others (`root_cause`).
     """
 
     name: str
@@ -304,6 +342,7 @@ class Family:
     detect: Callable[[Any, Settings], str] | None = None
     screen: Callable[[Any, int], object] | None = None
     sizes: tuple[str, str] = ("ds", "d")
+    causes: tuple[Cause, ...] = ()
 
     @property
     def helper(self) -> str:
@@ -556,7 +595,36 @@ def assemble(
     for f in found:
         if all(f.label != seen.label for seen in collected.findings):
             collected.findings.append(f)
-    return Report(target, family, outcomes, identified, tuple(collected.findings))
+    findings = tuple(collected.findings)
+    cause = root_cause(family_spec(family).causes, outcomes, identified, findings)
+    return Report(target, family, outcomes, identified, findings, cause=cause)
+
+
+def root_cause(
+    causes: Iterable[Cause],
+    outcomes: Iterable[Outcome],
+    identified: Identification | None,
+    findings: Iterable[Finding],
+) -> RootCause | None:
+    """The first of the family's `causes` whose finding is present and that is an error itself or explains
+    a symptom: a failed property, an error finding, an identification that matches no known variant. Its
+    own property and finding are its evidence, not symptoms. None when no cause applies."""
+    findings = tuple(findings)
+    symptoms = [(f"{o.name} ({o.label})", o.label or "raises") for o in outcomes if not o.passed]
+    from_properties = {label for _, label in symptoms}
+    symptoms += [(f"[{f.label}]", f.label) for f in findings if f.label in ERRORS - from_properties]
+    if identified is not None and not identified.matches:
+        symptoms.append((f"identification: {identified.variant}", UNIDENTIFIED))
+    for cause in causes:
+        evidence = next((f for f in findings if f.label == cause.label), None)
+        if evidence is None:
+            continue
+        rest = [(text, label) for text, label in symptoms if label != cause.label]
+        explained = tuple(text for text, label in rest if label in cause.explains)
+        if explained or cause.label in ERRORS:
+            unexplained = tuple(text for text, label in rest if label not in cause.explains)
+            return RootCause(evidence, explained, unexplained)
+    return None
 
 
 def run_battery(
@@ -653,12 +721,15 @@ def search(
         derandomize=False,
     )
     stopped: list[dict[str, Any]] = []
+    first: list[dict[str, Any]] = []
 
     def failing(example: Any) -> bool:
         found = described(example)
         if found is not None and found.get("label") in FATAL:
             stopped.append(found)
             raise _Stopped
+        if found is not None and not first:
+            first.append(found)
         return found is not None
 
     try:
@@ -667,7 +738,20 @@ def search(
         return stopped[0], budget
     except (NoSuchExample, Unsatisfiable):
         return None, budget
-    return described(shrunk), budget
+    except Flaky:
+        return _unrepeated(first[0]), budget
+    return described(shrunk) or _unrepeated(first[0]), budget
+
+
+def _unrepeated(found: dict[str, Any]) -> dict[str, Any]:
+    """The first failure of a search whose failing example held when called again: the implementation's
+    results changed between calls (state kept between them, or nondeterminism), and the failure stands."""
+    said = "; ".join(part for part in (found.get("message"), UNREPEATED) if part)
+    return {**found, "message": said}
+
+
+#: What a failure that did not repeat says of itself.
+UNREPEATED = "failed once, then held when the same example was called again: the results change between calls"
 
 
 class _Stopped(Exception):

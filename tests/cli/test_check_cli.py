@@ -76,7 +76,7 @@ def test_a_bug_fails_with_exit_1_a_counterexample_and_its_labels(capsys, target:
     status, out, _ = _run(capsys, "check", f"{target}:rotate_bf16_positions", "--family", "rope", "--json")
     assert status == 1
     report = json.loads(out)
-    assert set(report) == {"target", "family", "passed", "properties", "identified", "findings"}
+    assert set(report) == {"target", "family", "passed", "properties", "identified", "findings", "cause"}
     assert report["passed"] is False
     relative = next(p for p in report["properties"] if p["name"] == "relative")
     assert relative["passed"] is False and {
@@ -165,7 +165,7 @@ def test_a_budget_beyond_the_time_limit_is_refused_before_the_battery_runs(capsy
         patch.setattr(check, "check", _never)
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
-        assert "up to 1000000000 examples for each of 6 properties" in err and "--max-minutes" in err
+        assert "up to 1000000000 examples for each of 7 properties" in err and "--max-minutes" in err
         assert err.count("\n") == 1
         assert cli.main([*argv, "--max-minutes", "1e6"]) == 2
         assert "the battery started" in capsys.readouterr().err

@@ -20,7 +20,7 @@ import families
 import ml_dtypes
 import numpy as np
 import pytest
-from implementations import alibi, rope, sinusoidal
+from implementations import alibi, rope, rope_newcomer, sinusoidal
 from implementations import rope_frequencies as frequencies
 
 from pe_verify.properties import battery
@@ -142,6 +142,7 @@ def _two_bit_distance(n_heads: int, seq_len: int) -> np.ndarray:
 
 #: For each registered (family, property), an implementation that must fail that property.
 TWINS: dict[tuple[str, str], Callable] = {
+    ("rope", "stateless"): rope_newcomer.make_kept_dynamic_ntk,
     ("rope", "relative"): _bf16_positions,
     ("rope", "equal-positions"): lambda q, k, p: (rope.hf_rotate_half(q, p + 1), rope.hf_rotate_half(k, p)),
     ("rope", "norm"): lambda x, p: rope.meta_complex(x, p) * np.where(np.arange(x.shape[1]) < 2, 1.001, 1.0),

@@ -57,8 +57,10 @@ from hypothesis import strategies as st
 from ...encodings.alibi import REFERENCE, Alibi, slope_tolerance
 from ...numerics.validation import require_positive_int
 from .. import (
+    UNIDENTIFIED,
     Backend,
     Broken,
+    Cause,
     Family,
     Finding,
     Identification,
@@ -657,6 +659,13 @@ def identify(adapter: AlibiTarget, settings: Settings) -> tuple[Identification |
     return Identification(chosen.name, parameters, short(chosen.deviation), True), findings
 
 
+#: A bias of the wrong sign explains a bias that does not fall and slopes that fit no rule; slopes of the
+#: wrong rule explain themselves (their finding names the rule and the first head that differs).
+CAUSES = (
+    Cause("bias-sign", frozenset({"not-monotone", "not-positive", "wrong-slopes", UNIDENTIFIED})),
+    Cause("wrong-slopes", frozenset({UNIDENTIFIED})),
+)
+
 FAMILY = define(
     Family(
         FAMILY_NAME,
@@ -670,5 +679,6 @@ FAMILY = define(
         options=("heads", "max_pos"),
         screen=screen,
         sizes=("heads", "n_heads"),
+        causes=CAUSES,
     )
 )

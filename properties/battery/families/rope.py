@@ -52,9 +52,12 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ...encodings.scaling import frequency_tolerance
+from ...numerics.dtypes import DTYPES
 from .. import (
+    UNIDENTIFIED,
     Backend,
     Broken,
+    Cause,
     Family,
     Finding,
     Identification,
@@ -254,6 +257,43 @@ def _amplitudes(target: RopeTarget, settings: Settings) -> Callable[..., Amplitu
 
 
 # ------------------------------------------------------------------------------------------ properties
+
+#: The rows rotated before and after a far call by `stateless`: positions 0 … STATE_ROWS − 1.
+STATE_ROWS = 8
+
+
+@register(FAMILY, "stateless", "a call's result does not depend on the calls made before it")
+def stateless(target: RopeTarget, settings: Settings) -> Outcome:
+    """Rows at positions 0 … 7 rotated, then one row at the farthest position, then the first rows again:
+    both results must be equal, bit for bit. Checked first, before any other property calls the
+    implementation at a far position: a dynamic scaling that grows its frequencies for a long call and keeps
+    them (state) gives other numbers the second time. Fixed calls, not a search: state found once would
+    make every later example differ."""
+    top = settings.max_pos - 1
+    rows = np.arange(min(STATE_ROWS, top))
+    counterexample = None
+    for d in sorted(settings.ds):
+        x = _seeded(d, 0, len(rows))
+        try:
+            before = target.rotate(x, rows)
+            target.rotate(x[:1], np.array([top]))
+            after = target.rotate(x, rows)
+        except Broken as broken:
+            counterexample = {"label": broken.label, "message": broken.message}
+            break
+        if not np.array_equal(before, after):
+            row, dim = np.unravel_index(int(np.argmax(np.abs(before - after))), before.shape)
+            counterexample = {
+                "d": d,
+                "position": int(rows[row]),
+                "dim": int(dim),
+                "before": short(before[row, dim]),
+                f"after a call at position {top}": short(after[row, dim]),
+            }
+            break
+    budget = f"3 fixed calls per d ({', '.join(map(str, sorted(settings.ds)))})"
+    found = (counterexample, budget)
+    return outcome("stateless", "exact equality", found, "stateful")
 
 
 @register(FAMILY, "relative", "⟨R_m q, R_n k⟩ depends on the offset n − m only")
@@ -602,6 +642,7 @@ class Fitted:
     rule: Identification
     rule_findings: tuple[Finding, ...]
     computed_in: str | None = None
+    held: str = "result"
 
     @property
     def rotation_matches(self) -> bool:
@@ -633,7 +674,7 @@ class Fitted:
         identification's deviation, a measurement kept out of the parameters that pages print)."""
         out = self.convention
         if self.computed_in is not None:
-            out["computed_in"] = self.computed_in
+            out["computed_in"] = self.computed_in + (" (cos and sin)" if self.held == "table" else "")
         return out
 
 
@@ -663,14 +704,16 @@ def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitt
         (_deviation(probed, theta, o, direction, m), o) for o in dict.fromkeys((float(round(offset)), offset))
     ]
     read = (probed.diagonal, probed.along, probed.mixed)
-    for precision in (None, *computed_in(read, target.dtype)):
+    narrower = [(p, "result") for p in computed_in(read, target.dtype)]
+    narrower += [(p, "table") for p in computed_in(read[:2], target.dtype) if not narrower]
+    for precision, where in ((None, "result"), *narrower):
         allowed = READ_SLACK * entry_tolerance(precision or target.dtype, top) * max(m, 1.0)
         matching = [trial for trial in trials if trial[0] <= allowed]
         if matching:
-            deviation, offset = matching[0]
+            (deviation, offset), held = matching[0], where
             break
     else:
-        precision = None
+        precision, held = None, "result"
         allowed = READ_SLACK * entry_tolerance(target.dtype, top) * max(m, 1.0)
         deviation, offset = min(trials)
     rule, rule_found = _rule(theta, precision or target.dtype, settings.base, m, positions[-1])
@@ -687,6 +730,7 @@ def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitt
         rule,
         tuple(rule_found),
         precision,
+        held,
     )
 
 
@@ -728,7 +772,37 @@ def _rule(
         identified = Identification("linear", {"factor": short(factor)}, 0.0, True)
         return identified, [finding("scaling-linear", detail)]
     r = 2 * theta.size
-    return identify_rule({r: theta}, compute, base, {r: np.full(theta.size, error)})
+    identified, found = identify_rule({r: theta}, compute, base, {r: np.full(theta.size, error)})
+    if identified.matches:
+        return identified, found
+    return _held_narrow(theta, base) or (identified, found)
+
+
+#: How close, relative to itself, each θ_i read must be to a number of a narrower dtype for inv_freq to be
+#: read as held in it: far above the reading error of angles computed in float32 (about 6e-8 of θ_i), far
+#: below the spacing of float16 (2^-11) and bfloat16 (2^-8) numbers, which random frequencies would all
+#: fall this close to with a probability of (2·10^-6 / 2^-11)^(d/2).
+HELD_READING = 1e-6
+
+
+def _held_narrow(theta: np.ndarray, base: float) -> tuple[Identification, list[Finding]] | None:
+    """The rule that θ_i held in bfloat16 or float16 follow (inv_freq kept in the model's dtype,
+    transformers #29285), when every θ_i read is within HELD_READING of a number of that dtype and, rounded
+    to it, follows a rule at that dtype's tolerance, with a low-precision finding; else None."""
+    r = 2 * theta.size
+    for precision in ("bfloat16", "float16"):
+        held = DTYPES[precision].cast(theta).astype(np.float64)
+        if np.max(np.abs(held - theta) / theta) > HELD_READING:
+            continue
+        identified, found = identify_rule({r: held}, precision, base)
+        if identified.matches:
+            detail = (
+                f"inv_freq held in {precision}: every θ_i read is within {HELD_READING:g} (relative) of a "
+                f"{precision} number, and those numbers follow the {identified.variant} rule at "
+                f"{precision}'s tolerance"
+            )
+            return identified, [*found, finding("low-precision", detail)]
+    return None
 
 
 def _layout_findings(fitted: Fitted) -> list[Finding]:
@@ -752,7 +826,15 @@ def _findings(fitted: Fitted, returned: str) -> list[Finding]:
     note = _attention_note(fitted, returned)
     if note is not None:
         found.append(finding("attention-factor", note))
-    if fitted.computed_in is not None:
+    if fitted.computed_in is not None and fitted.held == "table":
+        detail = (
+            f"cos and sin held in {fitted.computed_in} (a table or cache), applied in {returned}: every cos "
+            f"and sin read off a basis vector is a {fitted.computed_in} number, while the rotated mixtures "
+            f"are not; within {fitted.computed_in}'s entry tolerance {short(fitted.tolerance)} of rope "
+            f"{fitted.layout} (deviation {short(fitted.deviation)})"
+        )
+        found.append(finding("low-precision", detail))
+    elif fitted.computed_in is not None:
         detail = (
             f"rope {fitted.layout}, computed in {fitted.computed_in}: every entry read is a "
             f"{fitted.computed_in} number, within {fitted.computed_in}'s entry tolerance "
@@ -769,6 +851,45 @@ def _attention_note(fitted: Fitted, returned: str) -> str | None:
     m = fitted.amplitude
     tolerance = 2 * entry_tolerance(fitted.computed_in or returned, 0) * max(m, 1.0)
     return attention_note(m, fitted.rule, tolerance)
+
+
+#: How far apart, relative to the fastest, the frequencies read of two dims may be and still be one entry
+#: of a cos/sin table used twice: far above the reading error (angles read to an entry's tolerance at the
+#: farthest probe), far below the ratio of neighbouring frequencies of any rule.
+SAME_ENTRY = 1e-6
+
+
+def _table_layout(target: RopeTarget, d: int, settings: Settings, fitted: Fitted) -> Finding | None:
+    """A layout-mismatch finding when cos and sin are laid out for one pairing and applied with the other
+    (a ``repeat_interleave``d table with ``rotate_half``, a ``cat(freqs, freqs)`` table with
+    ``rotate_every_two``), else None. Each output dim's own angle is read, its cos from its diagonal entry
+    and its sin from its partner's row; the mismatch is when the two dims of some pair turn at different
+    frequencies while the dims the other layout pairs turn alike."""
+    top = settings.max_pos - 1
+    positions = sorted({0, 1, 10, 100, 1000, top} & set(range(top + 1)))
+    r, layout = fitted.rotary_dim, fitted.layout
+    j, k = _first_of_pairs(layout, r)
+    angles = np.empty((len(positions), r))
+    for row, p in enumerate(positions):
+        matrix = _basis_rotated(target, d, np.arange(r), p, "q")
+        angles[row, j] = np.arctan2(-matrix[k, j], matrix[j, j])
+        angles[row, k] = np.arctan2(matrix[j, k], matrix[k, k])
+    omega = fitted.direction * _frequencies(angles, positions)
+    other = "interleaved" if layout == "half_split" else "half_split"
+    a, b = _first_of_pairs(other, r)
+    scale = float(np.abs(omega).max())
+    split = np.abs(omega[j] - omega[k])
+    if np.abs(omega[a] - omega[b]).max() > SAME_ENTRY * scale or split.max() <= 1e3 * SAME_ENTRY * scale:
+        return None
+    i = int(np.argmax(split))
+    pairing = {"half_split": "rotate_half: dims i and i + r/2", "interleaved": "dims 2i and 2i + 1"}
+    detail = (
+        f"the pairs rotate as {layout} ({pairing[layout]}), but cos and sin are laid out {other} "
+        f"({pairing[other]} share one frequency): the two dims of a pair turn by different angles, dims "
+        f"{int(j[i])} and {int(k[i])} at {short(float(omega[j[i]]))} and {short(float(omega[k[i]]))} rad per "
+        f"position (d = {d}; every pair of the {other} layout within {SAME_ENTRY:g} of one frequency)"
+    )
+    return finding("layout-mismatch", detail)
 
 
 def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None:
@@ -823,6 +944,8 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
             q, target.dtype
         )
     worst = next(f for f in read if not f.matches)
+    mismatch = None if q.rotation_matches else _table_layout(target, d, settings, q)
+    found += [mismatch] if mismatch else []
     if worst.rotation_matches:
         found += [f for f in worst.rule_findings if f.label == "equal-frequencies"]
         parameters["residual"] = "frequencies: relative deviation of the θ_i from the closest rule"
@@ -863,6 +986,17 @@ def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -
     return RopeTarget(function, BY_NAME[form], backend, settings)
 
 
+#: What each defect explains: a rotation is relative, norm-preserving and identified only when its state,
+#: its table's layout, its frequencies and its precision are right.
+_ROTATION = frozenset({"not-relative", "not-norm-preserving", UNIDENTIFIED})
+CAUSES = (
+    Cause("stateful", _ROTATION | {"not-linear", "not-batch-consistent", "nondeterministic"}),
+    Cause("layout-mismatch", _ROTATION),
+    Cause("mixed-layout", _ROTATION),
+    Cause("equal-frequencies", frozenset({UNIDENTIFIED})),
+    Cause("low-precision", _ROTATION | {"not-batch-consistent"}),
+)
+
 FAMILY_SPEC = define(
     Family(
         FAMILY,
@@ -876,5 +1010,6 @@ FAMILY_SPEC = define(
         ds=(2, 8, 64, 128),
         detect=detect,
         screen=screen,
+        causes=CAUSES,
     )
 )

@@ -1,0 +1,139 @@
+"""One root cause for a failing check (`battery.root_cause`): the defect that explains the other failures is
+named with its evidence, and the symptoms are listed under it. Each of a newcomer's bugs
+(`implementations.rope_newcomer`, the naive ALiBi slopes) gives its own cause and fails the check (exit 1);
+correct code, and a narrow precision that breaks nothing, give none."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from implementations import rope, rope_newcomer
+
+from pe_verify import cli
+from pe_verify.properties.battery import (
+    UNIDENTIFIED,
+    Cause,
+    Finding,
+    Identification,
+    Outcome,
+    Settings,
+    root_cause,
+    run_battery,
+)
+
+SETTINGS = Settings(ds=(8, 64), examples=10)
+
+
+@pytest.mark.parametrize(
+    ("implementation", "cause", "explained"),
+    [
+        (rope_newcomer.interleaved_table_rotate_half, "layout-mismatch", "norm (not-norm-preserving)"),
+        (rope_newcomer.half_table_rotate_every_two, "layout-mismatch", "relative (not-relative)"),
+        (rope_newcomer.integer_division, "equal-frequencies", "identification: unidentified"),
+        (rope_newcomer.constant, "equal-frequencies", "identification: unidentified"),
+        (rope_newcomer.bfloat16_cache, "low-precision", "norm (not-norm-preserving)"),
+        (rope_newcomer.make_kept_dynamic_ntk, "stateful", "batch (not-batch-consistent)"),
+    ],
+)
+def test_each_newcomer_bug_fails_with_one_root_cause(
+    implementation: Callable, cause: str, explained: str
+) -> None:
+    report = run_battery("rope", implementation, SETTINGS)
+    assert not report.passed
+    assert report.cause is not None and report.cause.finding.label == cause
+    assert explained in report.cause.explains and not report.cause.unexplained
+
+
+def test_the_layout_mismatch_names_both_layouts_and_a_pair_that_turns_two_ways() -> None:
+    report = run_battery("rope", rope_newcomer.interleaved_table_rotate_half, SETTINGS)
+    message = report.cause.finding.message
+    assert "pairs rotate as half_split" in message and "laid out interleaved" in message
+    assert "dims 0 and 32 at 1.0 and 0.01 rad per position (d = 64" in message
+
+
+def test_a_bfloat16_cache_is_told_from_a_bfloat16_result() -> None:
+    report = run_battery("rope", rope_newcomer.bfloat16_cache, SETTINGS)
+    assert (
+        report.identified.matches and report.identified.parameters["computed_in"] == "bfloat16 (cos and sin)"
+    )
+    assert (
+        "cos and sin held in bfloat16 (a table or cache), applied in float64" in report.cause.finding.message
+    )
+
+
+def test_inv_freq_held_in_bfloat16_is_read_as_such_and_breaks_nothing() -> None:
+    report = run_battery("rope", rope_newcomer.bfloat16_inv_freq, SETTINGS)
+    assert report.passed and report.cause is None
+    assert report.identified.matches and report.identified.parameters["scaling"] == "none"
+    held = next(f for f in report.findings if f.label == "low-precision")
+    assert held.message.endswith(
+        "inv_freq held in bfloat16: every θ_i read is within 1e-06 (relative) of a bfloat16 number, and "
+        "those numbers follow the none rule at bfloat16's tolerance"
+    )
+
+
+@pytest.mark.parametrize("implementation", [rope.hf_rotate_half, rope.meta_complex])
+def test_correct_rotations_have_no_cause_and_no_state(implementation: Callable) -> None:
+    report = run_battery("rope", implementation, SETTINGS)
+    assert report.passed and report.cause is None
+    assert {"stateful", "layout-mismatch"}.isdisjoint(f.label for f in report.findings)
+
+
+def test_a_rotation_that_resets_its_dynamic_scaling_for_a_short_call_is_not_stateful() -> None:
+    class Resets(rope_newcomer.KeptDynamicNTK):
+        def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+            self.inv_freq = rope._inv_freq(self.d, self.base)
+            return super().__call__(x, positions)
+
+    def make(d: int) -> Resets:
+        return Resets(d)
+
+    report = run_battery("rope", make, SETTINGS)
+    stateless = next(o for o in report.properties if o.name == "stateless")
+    assert stateless.passed and "stateful" not in {f.label for f in report.findings}
+
+
+def test_naive_alibi_slopes_fail_with_their_rule_as_the_cause() -> None:
+    def naive(n: int) -> np.ndarray:
+        return 2.0 ** (-8.0 * np.arange(1, n + 1) / n)
+
+    report = run_battery("alibi", naive, Settings(examples=10, heads=(3, 8)))
+    assert not report.passed and report.cause.finding.label == "wrong-slopes"
+
+
+def _failed(name: str, label: str) -> Outcome:
+    return Outcome(name, False, "", "", {}, label)
+
+
+def test_a_cause_is_named_only_when_present_and_explaining_or_an_error_itself() -> None:
+    causes = (
+        Cause("low-precision", frozenset({"not-relative"})),
+        Cause("stateful", frozenset({"nondeterministic"})),
+    )
+    narrow = Finding("low-precision", "narrow")
+    failed = [_failed("relative", "not-relative"), _failed("linear", "not-linear")]
+    named = root_cause(causes, failed, None, [narrow])
+    assert named.finding == narrow and named.explains == ("relative (not-relative)",)
+    assert named.unexplained == ("linear (not-linear)",)
+    # a narrow precision that explains no symptom, and a cause whose finding is absent, name nothing
+    assert root_cause(causes, [_failed("linear", "not-linear")], None, [narrow]) is None
+    assert root_cause(causes[1:], failed, None, [narrow]) is None
+    # an error finding is a cause by itself; an unmatched identification is a symptom
+    unmatched = Identification("unidentified", {}, 1.0, False)
+    state = root_cause(causes, [], unmatched, [Finding("stateful", "kept")])
+    assert state.explains == () and state.unexplained == (f"identification: {UNIDENTIFIED}",)
+
+
+def test_the_command_prints_the_cause_under_the_findings_and_exits_1(capsys, monkeypatch) -> None:
+    monkeypatch.chdir(Path(__file__).parents[1])
+    target = "implementations.rope_newcomer:interleaved_table_rotate_half"
+    argv = ["--quiet", "check", target, "--family", "rope", "--d", "8", "--d", "64", "--examples", "5"]
+    assert cli.main(argv) == 1
+    lines = capsys.readouterr().out.splitlines()
+    cause = lines.index("root cause: [layout-mismatch] (its finding above is the evidence)")
+    assert lines[cause - 1].startswith("finding [layout-mismatch] cos and sin are laid out for one pairing")
+    assert lines[cause + 1].startswith("  explains: relative (not-relative); equal-positions (not-relative)")
+    assert lines[-1] == "result: 3 of 7 properties fail; root cause: layout-mismatch"
