@@ -95,6 +95,9 @@ RESULT_ROUNDING = 6.0
 #: Neighbouring positions that a narrow dtype rounds together: bfloat16 from 256, float16 from 2048.
 NARROW = ((256, 257), (2048, 2049))
 
+#: The dtype whose rounding of positions each pair of `NARROW` shows (the first integer it cannot hold).
+NARROW_DTYPE = {256: "bfloat16", 2048: "float16"}
+
 
 class RopeTarget:
     """A user's rotation as float64 arrays: `rotate(x, positions, side)` with side "q" or "k", through its
@@ -898,7 +901,9 @@ def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None
     x = np.eye(d)[:1]
     for p, q in (*NARROW, (top - 1, top)):
         if q <= top and np.array_equal(target.rotate(x, np.array([p])), target.rotate(x, np.array([q]))):
-            return finding("low-precision", f"positions {p} and {q} rotate alike")
+            held = NARROW_DTYPE.get(p)
+            why = f", as when positions are held in {held} (no odd integer above {p} is)" if held else ""
+            return finding("low-precision", f"positions {p} and {q} rotate alike{why}")
     return None
 
 
