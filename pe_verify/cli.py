@@ -18,6 +18,7 @@ from pathlib import Path
 from pe_verify import __version__, inputs
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base, Real, Whole
 from pe_verify.properties.family_index import family_names
+from pe_verify.reporting.libraries import IN_REPOSITORY
 from pe_verify.terminal import discard_stdout, flush_stdout, json_ascii, prepare_streams, progress_bar
 
 GIB = 2**30
@@ -387,6 +388,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     model.add_argument("--json", action="store_true", help="print a JSON object instead of text")
     model.add_argument("--markdown", action="store_true", help="print a markdown section")
+    atlas = command(
+        "atlas",
+        run_atlas,
+        help="run check on the real RoPE and ALiBi code of the libraries the libraries extra pins, and print "
+        "or write the record that the library atlas page is rendered from",
+    )
+    atlas.add_argument(
+        "--record",
+        metavar="PATH",
+        help="write the record to PATH instead of printing it, replacing an atlas record there (any other "
+        f"file is refused); the repository's is {IN_REPOSITORY}",
+    )
     return parser
 
 
@@ -1060,6 +1073,44 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         print(check.text(report))
     return EXIT_OK if report.passed else EXIT_CHANGED
+
+
+def run_atlas(args: argparse.Namespace) -> int:
+    """Run the atlas (`pe_verify.atlas`) and print its record, or write it to --record: exit 0 once done,
+    whatever the libraries' findings; 2 when a library is missing or not at its pinned version, or
+    --record names something other than an atlas record (refused before the run and again before writing)."""
+    from pe_verify import atlas, check
+
+    path = None if args.record is None else Path(args.record)
+
+    def require_replaceable() -> None:
+        if path is not None and not atlas.replaceable(path):
+            raise UsageError(
+                f"--record {inputs.shown(args.record)} is not an atlas record, which is all this command "
+                "replaces (move it away or name another path)"
+            )
+
+    require_replaceable()
+    if path is not None and not path.parent.is_dir():
+        raise UsageError(f"--record {inputs.shown(args.record)}: no folder {inputs.shown(str(path.parent))}")
+    try:
+        with progress_bar(len(atlas.IMPLEMENTATIONS), "checking libraries", args.quiet) as bar:
+
+            def done(target: str) -> None:
+                bar.set_postfix_str(target)
+                bar.update()
+
+            record = atlas.run_atlas(check.load_target, done)
+    except atlas.AtlasError as exc:
+        raise UsageError(str(exc)) from None
+    if path is None:
+        print(atlas.record_text(record, ascii_only=json_ascii()), end="")
+        return EXIT_OK
+    require_replaceable()
+    atlas.write_record(path, atlas.record_text(record))
+    count = len(record["implementations"])
+    print(f"wrote {path}: {count} implementations of {len(record['libraries'])} libraries")
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
