@@ -64,12 +64,13 @@ from pe_verify.claims.model import (
     Reproduction,
 )
 
-from . import derivations, figures, models, publish, summaries
+from . import derivations, figures, libraries, models, publish, summaries
 from .markdown import cell, code, folded, github_slug, heading_anchors, short_statement
 from .summaries import NONE, argument_label
 
 DASHBOARD = "README.md"
 MODELS = models.PAGE
+LIBRARIES = libraries.PAGE
 DERIVATIONS = derivations.PAGE
 BEYOND = "beyond-the-documents.md"
 FIGURES = "figures"
@@ -511,6 +512,12 @@ def render_dashboard(
                 f"- [Well-known models' positional setups]({page}): `pe-verify model` on {_models()}"
             )
             continue
+        if page == LIBRARIES:
+            lines.append(
+                f"- [Real libraries' RoPE and ALiBi code]({page}): `pe-verify check` on the code of the "
+                "libraries the `libraries` extra pins, from the record `pe-verify atlas` writes"
+            )
+            continue
         shown = [entry for entry in entries if entry.page == page]
         lines.append(f"- [{page_title(page, shown)}]({page}): {_count_line(shown)}")
     lines += ["", "## Figures", ""]
@@ -584,7 +591,9 @@ def is_ours(relative: PurePosixPath, path: Path) -> bool:
     marker chunk. Nothing else is ever replaced or removed."""
     if path.is_symlink() or not path.is_file():
         return False
-    page = relative.name in (DASHBOARD, BEYOND, MODELS, DERIVATIONS) or _DOCUMENT_PAGE.match(relative.name)
+    page = relative.name in (DASHBOARD, BEYOND, MODELS, LIBRARIES, DERIVATIONS) or _DOCUMENT_PAGE.match(
+        relative.name
+    )
     if len(relative.parts) == 1 and page:
         with path.open("rb") as stream:
             return stream.readline().rstrip(b"\r\n") == MARKER.encode()
@@ -594,11 +603,11 @@ def is_ours(relative: PurePosixPath, path: Path) -> bool:
 
 
 def page_names(claims: Sequence[Claim] | None = None) -> list[str]:
-    """The pages a report of these claims (default: the catalog, and then the models page too) writes, known
-    before anything is assessed."""
+    """The pages a report of these claims (default: the catalog, and then the models and library atlas pages
+    too) writes, known before anything is assessed."""
     chosen = catalog.all_claims() if claims is None else claims
     pages = [DASHBOARD, *sorted({page_name(item.source.document) for item in chosen}, key=_page_order)]
-    return [*pages, DERIVATIONS] if claims is not None else [*pages, DERIVATIONS, MODELS]
+    return [*pages, DERIVATIONS] if claims is not None else [*pages, DERIVATIONS, MODELS, LIBRARIES]
 
 
 def output_names(claims: Sequence[Claim] | None = None) -> list[str]:
@@ -673,7 +682,8 @@ def render_pages(
     `claims` defaults to the whole catalog (assessed once per process); given claims are assessed here.
     `progress(step)` is called as each claim is done. With `keep`, the figures of the report in that folder
     are reused when `kept_figures` finds them the same. The models page and its figure are part of the whole
-    catalog's report (`claims` None) unless `models_page` is False.
+    catalog's report (`claims` None) unless `models_page` is False; the library atlas page, rendered from its
+    committed record (`libraries.RECORD`), is part of it always.
     """
     entries = assessed(claims, progress)
     plots = figures.draw_figures(figures.SCALES)
@@ -690,7 +700,10 @@ def render_pages(
     # The models page is the whole catalog's, listed also when it is rendered apart (`models_page` False).
     listed = [*pages, DERIVATIONS]
     listed += [MODELS] if claims is None and (records or not models_page) else []
+    listed += [LIBRARIES] if claims is None else []
     texts[DASHBOARD] = render_dashboard(entries, listed, anchors.claims, plots, drawn_with)
+    if claims is None:
+        texts[LIBRARIES] = libraries.libraries_page(libraries.read_record(), MARKER, DASHBOARD)
     if records:
         model_plot = models.wavelength_figure(records)
         if found is not None:
