@@ -20,6 +20,7 @@ from typing import Any
 from pe_verify import isolated
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Backend, Report, Settings
+from pe_verify.properties.battery.rope_conventions import table_form
 
 TORCH_MISSING = '--backend torch needs PyTorch, which is an optional extra: pip install -e ".[torch]"'
 
@@ -29,7 +30,8 @@ class TargetError(ValueError):
 
 
 def load_target(spec: str) -> Callable:
-    """The callable named by ``module:name`` or ``file.py:name``; whatever its import raises (SystemExit and
+    """The callable (or precomputed RoPE table, `rope_conventions.table_form`) named by ``module:name`` or
+    ``file.py:name``; whatever its import raises (SystemExit and
     KeyboardInterrupt too: `check` imports it in a child process, where a Ctrl-C is not seen) is a
     `TargetError`, and so is an import that a call guard ended for running past the time limit of a call
     (`battery.CallTimeout`: `check` imports the target within `--timeout`)."""
@@ -49,8 +51,9 @@ def load_target(spec: str) -> Callable:
         if not hasattr(found, part):
             raise TargetError(f"{where} has no attribute {name!r}")
         found = getattr(found, part)
-    if not callable(found):
-        raise TargetError(f"{spec} is a {type(found).__name__}, not a callable")
+    if not callable(found) and table_form(found) is None:
+        kind = type(found).__name__
+        raise TargetError(f"{spec} is a {kind}, not a callable (nor a precomputed RoPE table)")
     return found
 
 

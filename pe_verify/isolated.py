@@ -284,12 +284,12 @@ def _children() -> list[int]:
 
 
 def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
-    """Run `job` in this forked child, sending ("ready"), ("start", i), ("done", i, outcome) (for a screen,
-    the outcome of a size screened out, or None) and ("identified", identification, findings) to the calling
-    process, ("usage", message) for a target that
-    cannot be used, ("error", summary, traceback) for a failure of the battery itself; each message framed
-    with this process's pid. The target is imported within the time limit of a call. A fork of this process
-    that reaches `send` ends there, sending nothing."""
+    """Run `job` in this forked child, sending ("ready", count of sizes screened), ("start", i), ("done", i,
+    outcome) (for a screen, the outcome of a size screened out, or None) and ("identified", identification,
+    findings) to the calling process, ("usage", message) for a target that cannot be used, ("error",
+    summary, traceback) for a failure of the battery itself; each message framed with this process's pid.
+    The target is imported within the time limit of a call. A fork of this process that reaches `send` ends
+    there, sending nothing."""
     import resource
 
     global _in_child
@@ -338,8 +338,8 @@ def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
             send(("usage", usage))
             return 0
         battery.guard_calls(watch)
-        send(("ready",))
         sizes = battery.screen_sizes(prepared.spec, prepared.settings)
+        send(("ready", len(sizes)))
         failed = list(job.failed)
         for index in range(job.first, len(sizes)):
             send(("start", index))
@@ -579,8 +579,8 @@ class _Run:
 
     def handle(self, message: tuple) -> None:
         kind = message[0]
-        if kind == "ready":
-            self.ready = True
+        if kind == "ready":  # with the count of sizes screened: those the implementation holds, if it does
+            self.ready, self.screens = True, message[1]
         elif kind == "start":
             self.position = message[1]
         elif kind == "done":

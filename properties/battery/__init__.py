@@ -328,6 +328,9 @@ class Family:
     one is called: ``("ds", "d")``, ALiBi's ``("heads", "n_heads")``. The battery screens every size first
     and checks the properties at those left (see `screen`); a family without `screen` is not screened.
     `causes`, most fundamental first, are the defects that explain others (`root_cause`).
+    `fixed(implementation, settings)`, for an implementation that holds its own sizes (a precomputed RoPE
+    table: one d, one length), narrows the settings to them before the family's defaults apply (a
+    ValueError when the settings ask for others).
     """
 
     name: str
@@ -343,6 +346,7 @@ class Family:
     screen: Callable[[Any, int], object] | None = None
     sizes: tuple[str, str] = ("ds", "d")
     causes: tuple[Cause, ...] = ()
+    fixed: Callable[[Any, Settings], Settings] | None = None
 
     @property
     def helper(self) -> str:
@@ -407,6 +411,8 @@ def finding(label: str, detail: str) -> Finding:
 
 def required_parameters(function: Callable) -> int:
     """How many positional parameters `function` requires (those without a default)."""
+    if not callable(function):
+        raise ValueError(f"a {type(function).__name__} is no callable (the rope family takes tables)")
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
@@ -462,6 +468,8 @@ def prepare(family: str, function: Callable, settings: Settings, backend: Backen
     """The battery of `family` for `function`, not yet screened (nothing is called); a ValueError when it
     does not fit the family's contract or the settings do not suit the family (a usage error)."""
     spec = family_spec(family)
+    if spec.fixed is not None:
+        settings = spec.fixed(function, settings)
     settings = with_defaults(spec, settings)
     form = form_of(spec, function, settings)
     adapter = spec.adapt(function, form, backend or Backend(), settings)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..encodings.rope import rope_angles
+from ..numerics.dtypes import DTYPES
 from . import Backend, Broken, Settings, as_array, call
 
 #: What a built convention computes: (x [n, d] float64, positions [n] int64, side "q" or "k") → the rotated
@@ -47,8 +48,9 @@ LENGTH_NAMES = ("max_seq_len", "max_position_embeddings", "max_len", "max_seq_le
 class Convention:
     """One way real RoPE code is called: its name (what ``--convention`` takes), its contract in a line, a
     real library that uses it, whether its arrays are torch tensors, whether queries and keys go through
-    separate paths (they are then identified separately), how it is recognised, and how it is built for
-    one head size."""
+    separate paths (they are then identified separately), how it is recognised, how it is built for one
+    head size, and, for an object that holds its own head size and length (a precomputed table), `sizes`:
+    (d, length); None for code, which is built for any d and position."""
 
     name: str
     contract: str
@@ -57,6 +59,7 @@ class Convention:
     two_sided: bool
     recognise: Callable[[Any], bool]
     build: Callable[[Any, int, Backend, Settings], Rotation]
+    sizes: Callable[[Any], tuple[int, int]] | None = None
 
 
 # ------------------------------------------------------------------------------------ reading the object
@@ -569,6 +572,166 @@ def _angles_build(target: Any, d: int, backend: Backend, settings: Settings) -> 
     return Built(rotation, f"the suite's angle table ({layout} layout, base {settings.base:g})")
 
 
+# ------------------------------------------------------------------------------------ precomputed tables
+
+
+def _is_array(value: Any) -> bool:
+    """A numpy array or a torch tensor."""
+    return isinstance(value, np.ndarray) or (hasattr(value, "detach") and hasattr(value, "shape"))
+
+
+def _core_shape(value: Any) -> tuple[int, ...]:
+    """The shape of an array without its leading singleton dims ([1, 1, L, d] is [L, d])."""
+    shape = tuple(int(n) for n in value.shape)
+    while len(shape) > 2 and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _is_complex(value: Any) -> bool:
+    dtype = value.dtype
+    return bool(dtype.is_complex) if hasattr(value, "detach") else np.issubdtype(dtype, np.complexfloating)
+
+
+def table_form(target: Any) -> str | None:
+    """What kind of precomputed table `target` is, from its type and shape alone (no values read): a
+    ``(cos, sin)`` pair of equal [L, c] arrays, complex ``freqs_cis`` [L, d/2], a real [L, d/2, 2] stack of
+    cos and sin, or a real [L, d] cat(cos, sin) cache; None for anything else."""
+    if isinstance(target, tuple | list) and len(target) == 2 and all(_is_array(t) for t in target):
+        shapes = [_core_shape(t) for t in target]
+        return "(cos, sin) pair" if shapes[0] == shapes[1] and len(shapes[0]) == 2 else None
+    if not _is_array(target):
+        return None
+    shape = _core_shape(target)
+    if _is_complex(target):
+        return "complex freqs_cis" if len(shape) == 2 else None
+    if len(shape) == 3 and shape[2] == 2:
+        return "cos and sin stacked"
+    return "cat(cos, sin) cache" if len(shape) == 2 and shape[1] % 2 == 0 else None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A precomputed table read as cos and sin of each pair at each position (float64 [L, d/2] each), the
+    pairing it is applied under (`LAYOUTS`), the dtype it holds and what it was, in words."""
+
+    cos: np.ndarray
+    sin: np.ndarray
+    layout: str
+    dtype: str
+    form: str
+
+    @property
+    def d(self) -> int:
+        return 2 * self.cos.shape[1]
+
+    @property
+    def length(self) -> int:
+        return self.cos.shape[0]
+
+
+def _values(value: Any, what: str) -> tuple[np.ndarray, str]:
+    """A real or complex array as float64 (complex as [..., 2]: real, imaginary) without its leading
+    singleton dims, and the real dtype it holds."""
+    shape = _core_shape(value)
+    if not _is_complex(value):
+        array, dtype = as_array(value, what)
+        return array.reshape(shape), dtype
+    if hasattr(value, "detach"):
+        torch = _torch()
+        parts = torch.view_as_real(value.detach().cpu()).double().numpy()
+        dtype = str(value.real.dtype).removeprefix("torch.")
+    else:
+        parts = np.stack([value.real, value.imag], axis=-1).astype(np.float64)
+        dtype = str(value.real.dtype)
+    return parts.reshape(*shape, 2), dtype
+
+
+def _repeated(cos: np.ndarray, sin: np.ndarray) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """The layout in which a (cos, sin) pair of [L, d] tables repeats each pair's column (half: columns i
+    and i + d/2, transformers' cat(freqs, freqs); interleaved: 2i and 2i + 1, repeat_interleave), with the
+    per-pair columns; None when it repeats in neither."""
+    half = cos.shape[1] // 2
+    if cos.shape[1] % 2 == 0:
+        if np.array_equal(cos[:, :half], cos[:, half:]) and np.array_equal(sin[:, :half], sin[:, half:]):
+            return "half", cos[:, :half], sin[:, :half]
+        if np.array_equal(cos[:, 0::2], cos[:, 1::2]) and np.array_equal(sin[:, 0::2], sin[:, 1::2]):
+            return "interleaved", cos[:, 0::2], sin[:, 0::2]
+    return None
+
+
+def read_table(target: Any) -> Table:
+    """The cos and sin a precomputed table holds per pair, and how it pairs the dims: complex
+    ``freqs_cis`` and a [L, d/2, 2] stack apply to pairs (2i, 2i + 1) (Meta's view_as_complex, torchtune);
+    a cat(cos, sin) cache [L, d] is cos of d/2 pairs then their sin, applied to pairs (i, i + d/2); a
+    (cos, sin) pair [L, d] in the layout in which it repeats each pair's column, else one column per pair
+    of 2·c dims, applied to pairs (i, i + c). A ValueError for an object that is no table."""
+    form = table_form(target)
+    what = f"the {form or type(target).__name__} table"
+    if form is None:
+        raise ValueError(
+            f"a {type(target).__name__} is no precomputed RoPE table (complex freqs_cis [L, d/2], a (cos, "
+            "sin) pair [L, d] or [L, d/2], a cat(cos, sin) cache [L, d] or cos and sin stacked [L, d/2, 2])"
+        )
+    if form == "(cos, sin) pair":
+        (cos, dtype), (sin, _) = (_values(t, what) for t in target)
+        shown = f"{form} {list(cos.shape)}"
+        repeated = _repeated(cos, sin)
+        if repeated is None:
+            return Table(cos, sin, "half", dtype, f"{shown}, one column per pair")
+        layout, cos, sin = repeated
+        return Table(cos, sin, layout, dtype, shown)
+    values, dtype = _values(target, what)
+    shown = f"{form} {list(_core_shape(target))}"
+    if form == "cat(cos, sin) cache":
+        half = values.shape[1] // 2
+        return Table(values[:, :half], values[:, half:], "half", dtype, shown)
+    return Table(values[..., 0], values[..., 1], "interleaved", dtype, shown)
+
+
+#: How each layout applies a table, in words.
+APPLIED = {"half": "to dims i and i + d/2 (rotate_half)", "interleaved": "to dims 2i and 2i + 1"}
+
+
+def _table_recognise(target: Any) -> bool:
+    return table_form(target) is not None
+
+
+def _table_sizes(target: Any) -> tuple[int, int]:
+    table = read_table(target)
+    return table.d, table.length
+
+
+def _table_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    table = read_table(target)
+    if d != table.d:
+        raise Broken("wrong-shape", f"the table holds d = {table.d}, not {d}")
+    k, cast = d // 2, DTYPES[table.dtype].cast
+
+    def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
+        """x turned by the table's rows at `positions`, each entry a·cos − b·sin or b·cos + a·sin rounded to
+        the table's dtype, as a model computing in it rounds."""
+        beyond = positions[(positions < 0) | (positions >= table.length)]
+        if beyond.size:
+            raise Broken("wrong-shape", f"position {beyond[0]} is beyond the table's {table.length} rows")
+        cos, sin = table.cos[positions], table.sin[positions]
+        first, second = (x[:, :k], x[:, k:]) if table.layout == "half" else (x[:, 0::2], x[:, 1::2])
+        turned = (first * cos - second * sin, second * cos + first * sin)
+        out = np.empty_like(x)
+        if table.layout == "half":
+            out[:, :k], out[:, k:] = turned
+        else:
+            out[:, 0::2], out[:, 1::2] = turned
+        return cast(out).astype(np.float64), table.dtype
+
+    source = (
+        f"a precomputed table, {table.form} in {table.dtype}, applied {APPLIED[table.layout]}: it holds d = "
+        f"{table.d} and positions 0 … {table.length - 1} only, so positions beyond its length cannot be "
+        "checked"
+    )
+    return Built(rotate, source)
+
+
 def _factory_recognise(target: Any) -> bool:
     """A function of one parameter named for the head size (``make(d)``, ``build(head_dim)``)."""
     required = _required(call_signature(target)) if _is_function(target) else []
@@ -673,6 +836,19 @@ CONVENTIONS = (
         _angles_build,
     ),
     Convention(
+        "table",
+        "a precomputed table, not a function: complex freqs_cis [L, d/2], a (cos, sin) pair [L, d] or "
+        "[L, d/2], a cat(cos, sin) cache [L, d] or cos and sin stacked [L, d/2, 2]; checked at its own d and "
+        "positions 0 … L − 1",
+        "Meta's llama, llama/model.py: the freqs_cis precompute_freqs_cis returns; torchtune, "
+        "modules/position_embeddings.py: RotaryPositionalEmbeddings.cache",
+        False,
+        False,
+        _table_recognise,
+        _table_build,
+        _table_sizes,
+    ),
+    Convention(
         "factory",
         "make(d) -> an implementation of one of these conventions for head size d",
         "a model's attention block built per head size",
@@ -687,6 +863,7 @@ BY_NAME = {c.name: c for c in CONVENTIONS}
 
 #: The order detection tries them: the specific shapes before the generic counts of parameters.
 DETECTION = (
+    "table",
     "offset",
     "input-pos",
     "rotary-module",

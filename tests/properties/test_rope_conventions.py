@@ -135,3 +135,62 @@ def test_dtype_hands_the_implementation_bfloat16_tensors_as_a_bfloat16_model_doe
     assert run(
         target(f"{IMPLEMENTATIONS}.input_pos:PositionsInInputDtype")
     ).passed  # float32 positions are exact
+
+
+#: Each precomputed table, the layout its pairs turn in and what the identification says it was.
+TABLES = [
+    ("FREQS_CIS", "interleaved", "complex freqs_cis [512, 8] in float32"),
+    ("COS_SIN", "half_split", "(cos, sin) pair [512, 16] in float32"),
+    ("COS_SIN_CACHE", "half_split", "cat(cos, sin) cache [512, 16] in float32"),
+    ("STACKED", "interleaved", "cos and sin stacked [512, 8, 2] in float32"),
+    ("BFLOAT16", "half_split", "(cos, sin) pair [512, 16] in bfloat16"),
+]
+
+
+@pytest.mark.parametrize(("name", "layout", "form"), TABLES)
+def test_a_precomputed_table_is_checked_at_its_own_d_and_length(name: str, layout: str, form: str) -> None:
+    table = target(f"{IMPLEMENTATIONS}.tables:{name}")
+    assert detect(table).name == "table"
+    report = run(table, Settings(examples=5))
+    assert report.passed, [o.message for o in report.properties if not o.passed]
+    identified = report.identified
+    assert identified.matches and identified.parameters["layout"] == layout
+    assert identified.parameters["d"] == 16
+    called = identified.parameters["called with"]
+    assert form in called
+    assert "positions 0 … 511 only, so positions beyond its length cannot be checked" in called
+
+
+@pytest.mark.parametrize(
+    ("name", "failing"),
+    [
+        # positions held in bfloat16 (transformers #29285): 256 and 257 get one row
+        ("BFLOAT16_POSITIONS", "relative"),
+        # torch.polar(freqs, ones): every angle 1 rad, every length an angle, so no row keeps a norm
+        ("POLAR_SWAPPED", "norm"),
+    ],
+)
+def test_a_broken_table_fails(name: str, failing: str) -> None:
+    report = run(target(f"{IMPLEMENTATIONS}.tables:{name}"), Settings(examples=5))
+    assert failing in {o.name for o in report.properties if not o.passed}
+
+
+def test_a_table_fixes_the_settings_to_its_d_and_length_and_refuses_another_d() -> None:
+    table = target(f"{IMPLEMENTATIONS}.tables:COS_SIN")
+    fixed = battery_rope.fixed(table, Settings(max_pos=65536))
+    assert (fixed.ds, fixed.max_pos) == ((16,), 512)
+    assert battery_rope.fixed(table, Settings(ds=(16,), max_pos=100)).max_pos == 100
+    with pytest.raises(ValueError, match="the table holds d = 16 only; --d 8 16 cannot be checked on it"):
+        battery_rope.fixed(table, Settings(ds=(8, 16)))
+    with pytest.raises(ValueError, match="a int is no precomputed RoPE table"):
+        battery_rope.fixed(3, Settings(convention="table"))
+
+
+def test_pe_verify_check_takes_a_module_level_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """In its child process too: the one d the table holds is screened, not the default four."""
+    from pe_verify import cli
+
+    status = cli.main(["--quiet", "check", f"{IMPLEMENTATIONS}.tables:POLAR_SWAPPED", "--family", "rope"])
+    out = capsys.readouterr().out
+    assert status == 1 and "FAIL  norm" in out and "contract at" not in out
+    assert "convention = table" in out and "d = 16" in out

@@ -45,7 +45,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -991,6 +991,19 @@ def adapt(function: Callable, form: str, backend: Backend, settings: Settings) -
     return RopeTarget(function, BY_NAME[form], backend, settings)
 
 
+def fixed(function: Callable, settings: Settings) -> Settings:
+    """The settings at the sizes an implementation holds itself (`Convention.sizes`: a precomputed table's d
+    as the only d, its positions 0 … L − 1 at most); a ValueError when ``--d`` names another d."""
+    sizes = BY_NAME[detect(function, settings)].sizes
+    if sizes is None:
+        return settings
+    d, length = sizes(function)
+    if settings.ds and tuple(settings.ds) != (d,):
+        shown = " ".join(map(str, settings.ds))
+        raise ValueError(f"the table holds d = {d} only; --d {shown} cannot be checked on it")
+    return replace(settings, ds=(d,), max_pos=min(settings.max_pos, length))
+
+
 #: What each defect explains: a rotation is relative, norm-preserving and identified only when its state,
 #: its table's layout, its frequencies and its precision are right.
 _ROTATION = frozenset({"not-relative", "not-norm-preserving", UNIDENTIFIED})
@@ -1016,5 +1029,6 @@ FAMILY_SPEC = define(
         detect=detect,
         screen=screen,
         causes=CAUSES,
+        fixed=fixed,
     )
 )
