@@ -562,8 +562,9 @@ class _Ending:
 class _Run:
     """The messages of one run's children, gathered into the parts of its report; what the children write
     to stdout is counted, what they write to stderr is shown on this process's stderr (`sys.stderr`, as
-    UTF-8 text, dropped if it cannot be written). The steps are the screens of `screens` sizes, then the
-    properties `names` (each reported to `progress`), then the identification."""
+    UTF-8 text, dropped if it cannot be written). The steps are the screens of `screens` sizes (as many as
+    the child says it screens when ready: an implementation may hold its own), then the properties `names`
+    (each reported to `progress`), then the identification."""
 
     def __init__(self, screens: int, names: list[str], progress: Callable[[str], None] | None) -> None:
         self.screens, self.names, self.progress = screens, names, progress or (lambda step: None)

@@ -5,9 +5,11 @@ of keys. Real code is shaped otherwise: an apply function that takes cos and sin
 from a config (Hugging Face transformers), complex ``freqs_cis`` (Meta's Llama), a module called with
 ``input_pos`` on [batch, seq, heads, d] (torchtune), a module that rotates ``arange(seq) + offset``
 (rotary-embedding-torch), an angle table and its apply function (x-transformers), a (cos, sin) pair from a
-table function (diffusers), or a factory that builds one of these per head size. Each `Convention` names
-such a shape, recognises it from the object (its parameters' names, its methods), and builds for a head size
-d the rotation it computes; the implementation's code runs as it is, with no adapter.
+table function (diffusers), a factory that builds one of these per head size, or no code at all: a
+precomputed table of cos and sin (``freqs_cis``, a cache), which holds one head size and one length. Each
+`Convention` names such a shape, recognises it from the object (its parameters' names, its methods, a
+table's type and shape), and builds for a head size d the rotation it computes; the implementation's code
+runs as it is, with no adapter.
 
 An apply function given alone is paired with its module's own producer (the ``*RotaryEmbedding`` class beside
 transformers' ``apply_rotary_pos_emb``, ``precompute_freqs_cis`` beside Meta's ``apply_rotary_emb``), so
