@@ -5,9 +5,11 @@ correct code, and a narrow precision that breaks nothing, give none."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from implementations import rope, rope_newcomer
@@ -15,6 +17,7 @@ from implementations import rope, rope_newcomer
 from pe_verify import cli
 from pe_verify.properties.battery import (
     UNIDENTIFIED,
+    Backend,
     Cause,
     Finding,
     Identification,
@@ -137,3 +140,37 @@ def test_the_command_prints_the_cause_under_the_findings_and_exits_1(capsys, mon
     assert lines[cause - 1].startswith("finding [layout-mismatch] cos and sin are laid out for one pairing")
     assert lines[cause + 1].startswith("  explains: relative (not-relative); equal-positions (not-relative)")
     assert lines[-1] == "result: 3 of 7 properties fail; root cause: layout-mismatch"
+
+
+@pytest.mark.parametrize(
+    ("spec", "cause"),
+    [
+        # cos and sin right, pairs wrong (labscommunity/cascadia #69, NVIDIA-NeMo/Megatron-Bridge #4195)
+        ("pairs_wrong:apply_rotary_pos_emb", "layout-mismatch"),
+        # cos and sin taken for angles (NVIDIA/Megatron-LM #7465)
+        ("cos_sin_as_angles:apply_rotary_pos_emb", "cos-sin-as-angles"),
+        # input_pos ignored: rows turned by their place in the call
+        ("input_pos:IgnoresInputPos", "positions-ignored"),
+    ],
+)
+def test_the_real_bugs_of_real_conventions_are_named_as_their_cause(spec: str, cause: str) -> None:
+    pytest.importorskip("torch")
+    module, _, name = spec.partition(":")
+    implementation = getattr(importlib.import_module(f"implementations.rope_conventions.{module}"), name)
+    report = run_battery("rope", implementation, SETTINGS, Backend("torch"))
+    assert not report.passed and report.cause.finding.label == cause
+    assert not report.cause.unexplained
+
+
+def test_positions_ignored_is_told_from_positions_rounded() -> None:
+    report = run_battery("rope", lambda x, p: rope.hf_rotate_half(x, np.zeros_like(p)), SETTINGS)
+    assert report.cause.finding.label == "positions-ignored"
+    assert "low-precision" not in {f.label for f in report.findings}
+    rounded = run_battery("rope", lambda x, p: rope.hf_rotate_half(x, p.astype(ml_dtypes.bfloat16)), SETTINGS)
+    assert rounded.cause.finding.label == "low-precision"
+    assert "positions-ignored" not in {f.label for f in rounded.findings}
+
+
+def test_a_rotation_scaled_by_another_amplitude_at_position_0_is_not_cos_and_sin_taken_for_angles() -> None:
+    report = run_battery("rope", lambda x, p: 0.5 * rope.hf_rotate_half(x, p), SETTINGS)
+    assert "cos-sin-as-angles" not in {f.label for f in report.findings}

@@ -499,6 +499,25 @@ def deterministic(target: RopeTarget, settings: Settings) -> Outcome:
 
 # -------------------------------------------------------------------------------------- identification
 
+#: cos(1): what position 0 turns into when cos and sin are taken for angles (cos(0) = 1 taken for an angle).
+COS_ONE = math.cos(1.0)
+
+
+def _angles_taken(target: RopeTarget, d: int) -> Finding | None:
+    """A cos-sin-as-angles finding when R_0 is cos(1) times the identity within the entry tolerance, as when
+    an apply function takes the cos and sin it is given for angles and takes their cosine and sine again
+    (cos(cos 0) = cos 1, sin(sin 0) = 0; NVIDIA/Megatron-LM #7465), else None."""
+    zero = _basis_rotated(target, d, np.arange(d), 0, "q")
+    deviation = float(np.abs(zero - COS_ONE * np.eye(d)).max())
+    if deviation > READ_SLACK * entry_tolerance(target.dtype, 0):
+        return None
+    detail = (
+        f"position 0 is not the identity but cos(1) = {short(COS_ONE)} times it (largest difference "
+        f"{short(deviation)}, d = {d}), as cos(cos 0) = cos 1 and sin(sin 0) = 0 give"
+    )
+    return finding("cos-sin-as-angles", detail)
+
+
 #: Basis vectors rotated per call while identifying: memory stays CHUNK·d values whatever d is.
 CHUNK = 256
 
@@ -896,11 +915,24 @@ def _table_layout(target: RopeTarget, d: int, settings: Settings, fitted: Fitted
 
 
 def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None:
-    """Neighbouring positions whose rotations are identical: positions rounded in a narrow dtype."""
+    """Neighbouring positions whose rotations are identical, one row at a time: positions 0 and 1, where a
+    rotation that turns at all differs (positions-ignored: what turns a row is not the position passed, or
+    nothing does), else a pair that a narrow dtype rounds together while the two positions below it, which
+    it holds, differ (low-precision: positions held in it)."""
     top = settings.max_pos - 1
     x = np.eye(d)[:1]
+
+    def alike(p: int, q: int) -> bool:
+        return np.array_equal(target.rotate(x, np.array([p])), target.rotate(x, np.array([q])))
+
+    if alike(0, 1):
+        detail = (
+            "one row rotates alike at positions 0 and 1: what turns a row is not the position passed (rows "
+            "turned by their place in the call, positions dropped), or no frequency turns it"
+        )
+        return finding("positions-ignored", detail)
     for p, q in (*NARROW, (top - 1, top)):
-        if q <= top and np.array_equal(target.rotate(x, np.array([p])), target.rotate(x, np.array([q]))):
+        if q <= top and alike(p, q) and not alike(p - 1, p):
             held = NARROW_DTYPE.get(p)
             why = f", as when positions are held in {held} (no odd integer above {p} is)" if held else ""
             return finding("low-precision", f"positions {p} and {q} rotate alike{why}")
@@ -949,8 +981,8 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
             q, target.dtype
         )
     worst = next(f for f in read if not f.matches)
-    mismatch = None if q.rotation_matches else _table_layout(target, d, settings, q)
-    found += [mismatch] if mismatch else []
+    if not q.rotation_matches:
+        found += [f for f in (_angles_taken(target, d), _table_layout(target, d, settings, q)) if f]
     if worst.rotation_matches:
         found += [f for f in worst.rule_findings if f.label == "equal-frequencies"]
         parameters["residual"] = "frequencies: relative deviation of the θ_i from the closest rule"
@@ -1009,6 +1041,8 @@ def fixed(function: Callable, settings: Settings) -> Settings:
 _ROTATION = frozenset({"not-relative", "not-norm-preserving", UNIDENTIFIED})
 CAUSES = (
     Cause("stateful", _ROTATION | {"not-linear", "not-batch-consistent", "nondeterministic"}),
+    Cause("positions-ignored", _ROTATION | {"not-linear", "not-batch-consistent"}),
+    Cause("cos-sin-as-angles", _ROTATION),
     Cause("layout-mismatch", _ROTATION),
     Cause("mixed-layout", _ROTATION),
     Cause("equal-frequencies", frozenset({UNIDENTIFIED})),
