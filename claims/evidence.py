@@ -95,10 +95,12 @@ def from_check(result: CheckResult, kind: str, summary: str, bearing: str = SUPP
 
 
 def from_battery(report: Report, summary: str, expect: str, bearing: str = SUPPORTS) -> Evidence:
-    """Evidence from a family's battery (`pe-verify check`): it holds when every property held and the code
-    was identified as `expect`. Detail: the properties (or each failure with its counterexample), the
-    variant identified, the findings' labels and the search budget; the largest deviation from the
-    identified variant is a float measurement, kept for `--json` only."""
+    """Evidence from a family's battery (`pe-verify check`): it holds when the check passes (every property
+    held and no finding is an error, `Report.passed`) and the code was identified as `expect`. Detail: the
+    properties (or each failure with its counterexample), the variant identified, the findings' labels, the
+    root cause when one is named, and the tolerance and budget of the first property searched within a
+    tolerance; the largest deviation from the identified variant is a float measurement, kept for `--json`
+    only."""
     expected = battery.expected(report, expect)
     failed = [o for o in (*report.properties, expected) if not o.passed]
     names = ", ".join(o.name for o in report.properties)
@@ -109,8 +111,13 @@ def from_battery(report: Report, summary: str, expect: str, bearing: str = SUPPO
         parameters = ", ".join(f"{key} = {value}" for key, value in identified.parameters.items())
         detail.append(("identified", f"{identified.variant} ({parameters})"))
     detail.append(("findings", ", ".join(f.label for f in report.findings) or "none"))
-    if report.properties:
-        first = report.properties[0]
+    errors = [f.label for f in report.findings if f.label in battery.ERRORS]
+    if report.cause is not None:
+        detail.append(("root cause", report.cause.finding.message))
+    searched = [o for o in report.properties if o.tolerance != "exact equality"] or list(report.properties)
+    if searched:
+        first = searched[0]
         detail += [(f"tolerance of {first.name}", first.tolerance), ("budget per property", first.budget)]
     measured = () if identified is None else (("largest deviation", identified.max_abs_deviation),)
-    return Evidence(HYPOTHESIS, summary, not failed, bearing, tuple(detail), measured)
+    holds = not failed and not errors
+    return Evidence(HYPOTHESIS, summary, holds, bearing, tuple(detail), measured)

@@ -3,13 +3,15 @@ and the code is identified as expected; otherwise it names what failed."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import ml_dtypes
 import numpy as np
 import pytest
 
 from pe_verify.claims.evidence import from_battery
 from pe_verify.claims.model import HYPOTHESIS
-from pe_verify.properties.battery import Settings, run_battery
+from pe_verify.properties.battery import Finding, Settings, run_battery
 from pe_verify.properties.encodings.rope import apply_rope
 
 SETTINGS = Settings(examples=10, ds=(8,), max_pos=4096)
@@ -44,3 +46,13 @@ def test_a_failing_property_does_not_hold_and_is_named() -> None:
 
     evidence = from_battery(run_battery("rope", bf16, SETTINGS), "the module", "half_split")
     assert not evidence.holds and "relative: fails at" in dict(evidence.detail)["properties"]
+
+
+def test_an_error_finding_with_every_property_holding_does_not_hold() -> None:
+    report = run_battery("rope", half_split, SETTINGS)
+    assert from_battery(report, "the module", "half_split").holds
+    stateful = Finding("stateful", "the result depends on earlier calls")
+    evidence = from_battery(dataclasses.replace(report, findings=(stateful,)), "the module", "half_split")
+    detail = dict(evidence.detail)
+    assert not evidence.holds and detail["properties"].endswith(": all hold")
+    assert detail["findings"] == "stateful"
