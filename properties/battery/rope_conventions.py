@@ -634,7 +634,7 @@ class Table:
 
 def _values(value: Any, what: str) -> tuple[np.ndarray, str]:
     """A real or complex array as float64 (complex as [..., 2]: real, imaginary) without its leading
-    singleton dims, and the real dtype it holds."""
+    singleton dims, and the real dtype it holds (float64 for one the suite does not know)."""
     shape = _core_shape(value)
     if not _is_complex(value):
         array, dtype = as_array(value, what)
@@ -646,7 +646,7 @@ def _values(value: Any, what: str) -> tuple[np.ndarray, str]:
     else:
         parts = np.stack([value.real, value.imag], axis=-1).astype(np.float64)
         dtype = str(value.real.dtype)
-    return parts.reshape(*shape, 2), dtype
+    return parts.reshape(*shape, 2), dtype if dtype in DTYPES else "float64"
 
 
 def _repeated(cos: np.ndarray, sin: np.ndarray) -> tuple[str, np.ndarray, np.ndarray] | None:
