@@ -8,7 +8,10 @@ a concrete counterexample: the Llama 3 rule that returns the unscaled frequencie
 the exponent −i/d, increasing order, a negative entry, NaN, raising, a wrong shape, noise between calls,
 a fastest frequency above 1, and a wrong arity (a usage error). Degenerate vectors (every value 1 from
 integer division, two pairs at one frequency, zeros) are one finding each, never a crash, and a d the
-implementation rejects fails alone while the others are checked.
+implementation rejects fails alone while the others are checked. An (inv_freq, attention_factor) pair has its
+factor held to the identified rule's (a factor squared, or one linear scaling has not, is a finding), and
+transformers' own init functions, called with a config per d, are identified with the rule of their
+rope_type (an init function without its ``1 /`` fails).
 """
 
 from __future__ import annotations
