@@ -2,8 +2,9 @@
 extra pins, recorded as JSON that `pe-verify report` renders as the library atlas (`reports/libraries.md`).
 
 Each implementation (`IMPLEMENTATIONS`) is a library's own object, named as `pe-verify check` takes it, or a
-configuration of one made here from the library's own classes (a transformers rotary class built from a
-config with a scaled ``rope_type``): the functions below, which `check` takes too (``pe_verify.atlas:NAME``).
+configuration of one made here from the library's own code (a transformers rotary class built from a
+config with a scaled ``rope_type``, an ALiBi bias built and called as the library's model does): the
+functions below, which `check` takes too (``pe_verify.atlas:NAME``).
 The battery runs in this process at fixed settings (its defaults, seed 0), some implementations again on
 bfloat16 tensors. The record keeps only what no machine can change (`record_entry`): the library and its
 version, the target, the settings, each property's pass or fail, the identified variant with the parameters
@@ -119,9 +120,44 @@ def llama_dynamic(head_dim: int) -> Any:
     return _llama_rotary(head_dim, {"rope_type": "dynamic", "factor": 4.0})
 
 
-def _configured(make: Callable[[int], Any]) -> Implementation:
-    """A transformers configuration made here, named as `check` takes it, described by its docstring."""
-    return Implementation("transformers", f"{__name__}:{make.__name__}", configuration=make.__doc__ or "")
+def bloom_alibi(n_heads: int, seq_len: int) -> Any:
+    """transformers' BLOOM build_alibi_tensor for one sequence of seq_len tokens (a mask of ones) and n_heads
+    heads, in float32: one row per head, [n_heads, 1, seq_len]."""
+    return _bloom_alibi(n_heads, seq_len, "float32")
+
+
+def bloom_alibi_bfloat16(n_heads: int, seq_len: int) -> Any:
+    """transformers' BLOOM build_alibi_tensor as for a bfloat16 model: the same, returned in bfloat16."""
+    return _bloom_alibi(n_heads, seq_len, "bfloat16")
+
+
+def _bloom_alibi(n_heads: int, seq_len: int, dtype: str) -> Any:
+    """BLOOM's build_alibi_tensor for a mask of ones [1, seq_len] and n_heads heads, returned in `dtype`."""
+    import torch
+    from transformers.models.bloom.modeling_bloom import build_alibi_tensor
+
+    mask = torch.ones(1, seq_len, dtype=torch.long)
+    return build_alibi_tensor(mask, n_heads, getattr(torch, dtype))
+
+
+def x_transformers_alibi(n_heads: int, seq_len: int) -> Any:
+    """x-transformers' AlibiPositionalBias built for n_heads heads and called as its attention calls it,
+    forward(i, j) with i = j = seq_len: [n_heads, seq_len, seq_len]."""
+    from x_transformers.x_transformers import AlibiPositionalBias
+
+    return AlibiPositionalBias(n_heads)(seq_len, seq_len)
+
+
+def _configured(library: str, make: Callable[..., Any], family: str = "rope") -> Implementation:
+    """A configuration made here of `library`'s own code, named as `check` takes it, described by its
+    docstring (ALiBi's with no dtype setting: its dtype is the configuration's)."""
+    return Implementation(
+        library,
+        f"{__name__}:{make.__name__}",
+        family,
+        "float32" if family == "rope" else "",
+        make.__doc__ or "",
+    )
 
 
 _LLAMA = "transformers.models.llama.modeling_llama"
@@ -135,7 +171,9 @@ IMPLEMENTATIONS = (
     Implementation("transformers", f"{_LLAMA}:LlamaRotaryEmbedding", dtype="bfloat16"),
     Implementation("transformers", "transformers.models.gemma3.modeling_gemma3:apply_rotary_pos_emb"),
     Implementation("transformers", "transformers.models.gpt_neox.modeling_gpt_neox:GPTNeoXRotaryEmbedding"),
-    *(_configured(make) for make in (llama_linear, llama_dynamic, llama_yarn, llama_llama3)),
+    *(_configured("transformers", make) for make in (llama_linear, llama_dynamic, llama_yarn, llama_llama3)),
+    _configured("transformers", bloom_alibi, "alibi"),
+    _configured("transformers", bloom_alibi_bfloat16, "alibi"),
     Implementation("torchtune", "torchtune.modules:RotaryPositionalEmbeddings"),
     Implementation("torchtune", "torchtune.modules:RotaryPositionalEmbeddings", dtype="bfloat16"),
     Implementation("torchtune", "torchtune.models.llama3_1:Llama3ScaledRoPE"),
@@ -146,6 +184,7 @@ IMPLEMENTATIONS = (
     Implementation("x-transformers", f"{_X}:RotaryEmbedding"),
     Implementation("x-transformers", f"{_X}:RotaryEmbedding", dtype="bfloat16"),
     Implementation("x-transformers", f"{_X}:AlibiPositionalBias._get_slopes", family="alibi", dtype=""),
+    _configured("x-transformers", x_transformers_alibi, "alibi"),
     Implementation("diffusers", "diffusers.models.embeddings:apply_rotary_emb"),
     Implementation("diffusers", "diffusers.models.embeddings:apply_rotary_emb", dtype="bfloat16"),
 )

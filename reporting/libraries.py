@@ -28,8 +28,9 @@ RERUN = f'pip install -e ".[libraries]" && pe-verify atlas --record {IN_REPOSITO
 
 #: What the page says of a defect that no line of the library's code is cited for.
 UNCONFIRMED = "not confirmed in the library's source (a finding of the check, not shown as its bug)"
-#: Identification parameters the page shows in its own columns or not at all.
-SHOWN_APART = frozenset({"layout", "convention", "called with", "d", "heads", "dtype"})
+#: Identification parameters the page shows elsewhere (a RoPE layout in the variant's name, the dtype in a
+#: column of its own, the convention before the rest) or not at all (the sizes and tolerances checked).
+SHOWN_APART = frozenset({"convention", "called with", "d", "heads", "dtype", "tolerance", "layout_seq_len"})
 
 
 def read_record(path: Path = RECORD) -> dict[str, Any]:
@@ -51,14 +52,17 @@ def identified_text(entry: dict[str, Any]) -> str:
         return "nothing (no size left to check)"
     parameters = identified["parameters"]
     variant = identified["variant"] + ("" if identified["matches"] else " (no known variant matches)")
-    shown = ", ".join(f"{k} {_value(v)}" for k, v in parameters.items() if k not in SHOWN_APART)
+    named = SHOWN_APART | ({"layout"} if str(parameters.get("layout")) in identified["variant"] else set())
+    shown = ", ".join(f"{k} {_value(v)}" for k, v in parameters.items() if k not in named)
     convention = parameters.get("convention")
     how = f"; convention {code(convention)}, {parameters['called with']}" if convention else ""
     return f"**{variant}**{how}" + (f"; {shown}" if shown else "")
 
 
 def _dtype(entry: dict[str, Any]) -> str:
-    return entry["settings"].get("dtype", "—")
+    """The dtype of the tensors a RoPE implementation was handed, or the one an ALiBi one returned."""
+    identified = entry["identified"] or {"parameters": {}}
+    return entry["settings"].get("dtype") or identified["parameters"].get("dtype", "—")
 
 
 def _failed(entry: dict[str, Any]) -> str:
@@ -119,11 +123,11 @@ def libraries_page(record: dict[str, Any], marker: str, dashboard: str) -> str:
         "`pe-verify check`'s battery run on the positional-encoding code of "
         + ", ".join(f"{name} {version}" for name, version in libraries.items())
         + " (the versions the `libraries` extra pins), as the code is: each implementation by its own name, "
-        "or a configuration of it made from the library's own classes (`pe_verify.atlas`), called by its "
+        "or a configuration of it made from the library's own code (`pe_verify.atlas`), called by its "
         f"own convention with no adapter. Settings: {_settings_line(record)}; some implementations again on "
-        "bfloat16 tensors, as a bfloat16 model runs them (`--dtype bfloat16`); ALiBi slopes at head counts "
-        "1 to 64. The record keeps what no machine changes (labels, layouts, rules and their parameters, "
-        "pass or fail), so a rerun anywhere gives the same bytes; CI checks that it does.",
+        "bfloat16 tensors, as a bfloat16 model runs them (`--dtype bfloat16`); ALiBi at head counts 1 to "
+        "64. The record keeps what no machine changes (labels, layouts, rules and their parameters, pass or "
+        "fail), so a rerun anywhere gives the same bytes; CI checks that it does.",
         "",
         "Rerun it from the repository's root and render this page:",
         "",

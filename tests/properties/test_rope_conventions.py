@@ -184,6 +184,14 @@ def test_a_table_fixes_the_settings_to_its_d_and_length_and_refuses_another_d() 
         battery_rope.fixed(table, Settings(ds=(8, 16)))
     with pytest.raises(ValueError, match="a int is no precomputed RoPE table"):
         battery_rope.fixed(3, Settings(convention="table"))
+    with pytest.raises(ValueError, match="the table has 1 row: a rotation needs two positions"):
+        battery_rope.fixed(table[0][:1], Settings())
+
+
+def test_a_table_of_a_few_rows_is_probed_within_them() -> None:
+    table = target(f"{IMPLEMENTATIONS}.tables:COS_SIN")
+    report = run((table[0][:3], table[1][:3]), Settings(examples=5))
+    assert report.passed, [o.message for o in report.properties if not o.passed]
 
 
 def test_pe_verify_check_takes_a_module_level_table(capsys: pytest.CaptureFixture[str]) -> None:

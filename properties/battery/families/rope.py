@@ -468,7 +468,8 @@ def batch(target: RopeTarget, settings: Settings) -> Outcome:
                 }
         return None
 
-    probes = [(d, [5, 3], 0) for d in sorted(settings.ds)]
+    top = settings.max_pos - 1
+    probes = [(d, [min(5, top), min(3, top)], 0) for d in sorted(settings.ds)]
     found = search(strategy, fails, settings, probes)
     return outcome("batch", _tolerance_text(target, settings), found, "not-batch-consistent")
 
@@ -1030,6 +1031,9 @@ def fixed(function: Callable, settings: Settings) -> Settings:
     if sizes is None:
         return settings
     d, length = sizes(function)
+    if length < 2:
+        rows = "1 row" if length == 1 else f"{length} rows"
+        raise ValueError(f"the table has {rows}: a rotation needs two positions")
     if settings.ds and tuple(settings.ds) != (d,):
         shown = " ".join(map(str, settings.ds))
         raise ValueError(f"the table holds d = {d} only; --d {shown} cannot be checked on it")
