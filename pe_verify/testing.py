@@ -1,6 +1,7 @@
 """Assertions for your own test suite, the way `numpy.testing` is used: each runs a family's battery
-(`pe-verify check`) on a callable and raises AssertionError naming the failed properties with their shrunk
-counterexamples, or, with `expect`, a variant other than the one expected. Every family has one,
+(`pe-verify check`) on a callable (for rope, a precomputed table too) and raises AssertionError naming the
+failed properties with their shrunk counterexamples, or, with `expect`, a variant other than the one
+expected. Every family has one,
 `assert_<name>` (a `-` in the name is a `_`), made from its record (`battery.Family`): it takes the callable
 and, as keywords, the family's `options` and `seed`, `examples`, `expect` and `backend`.
 
@@ -44,6 +45,7 @@ from hypothesis.errors import InvalidArgument
 from pe_verify import cache, check
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Report, Settings, expected, run_battery
+from pe_verify.properties.battery.rope_conventions import table_form
 
 #: Every keyword a helper may take, with its default; a family's `options` choose among the first four.
 DEFAULTS: dict[str, Any] = {
@@ -57,6 +59,16 @@ DEFAULTS: dict[str, Any] = {
     "backend": "numpy",
 }
 COMMON = ("seed", "examples", "expect", "backend")
+
+
+def _named(function: Any) -> str:
+    """How a failure names the implementation: its qualified name, a precomputed table by its kind, else the
+    first line of its repr (a module's repr runs over many)."""
+    name = getattr(function, "__qualname__", None)
+    if name is not None:
+        return name
+    form = table_form(function)
+    return f"the {form} table" if form is not None else repr(function).splitlines()[0]
 
 
 def assert_family(family: str, function: Callable, **options: Any) -> Report:
@@ -82,7 +94,7 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
     )
     if heads is not None:
         settings = dataclasses.replace(settings, heads=tuple(heads))
-    name = getattr(function, "__qualname__", repr(function))
+    name = _named(function)
     try:
         with own_hypothesis_run():
             report = run_battery(family, function, settings, check.backend(values["backend"]), name)

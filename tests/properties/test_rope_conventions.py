@@ -202,3 +202,11 @@ def test_pe_verify_check_takes_a_module_level_table(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert status == 1 and "FAIL  norm" in out and "contract at" not in out
     assert "convention = table" in out and "d = 16" in out
+
+
+def test_assert_rope_names_a_broken_table_by_its_kind() -> None:
+    from pe_verify.testing import assert_rope
+
+    assert_rope(target(f"{IMPLEMENTATIONS}.tables:STACKED"))
+    with pytest.raises(AssertionError, match=r"^the complex freqs_cis table fails the rope battery:\n"):
+        assert_rope(target(f"{IMPLEMENTATIONS}.tables:POLAR_SWAPPED"))
