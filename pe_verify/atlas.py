@@ -234,15 +234,20 @@ CITATIONS = (
 
 
 class AtlasError(ValueError):
-    """The atlas cannot run as recorded: a library missing, or at another version than the extra pins."""
+    """The atlas cannot run as recorded: a library missing or at another version than the extra pins, or
+    pe-verify itself not installed (its metadata holds the pins)."""
 
 
 def pinned_versions() -> dict[str, str]:
     """The version the `libraries` extra pins for each library (``name==version``), from pe-verify's
-    installed metadata."""
+    installed metadata; `AtlasError` when pe-verify is not installed."""
     requirement = re.compile(rf'^([A-Za-z0-9_.-]+)==([^;\s]+)\s*;\s*extra\s*==\s*"{EXTRA}"')
+    try:
+        requires = importlib.metadata.requires(DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError:
+        raise AtlasError(f'{DISTRIBUTION} is not installed: pip install -e ".[{EXTRA}]"') from None
     found = {}
-    for line in importlib.metadata.requires(DISTRIBUTION) or ():
+    for line in requires:
         match = requirement.match(line)
         if match:
             found[match.group(1)] = match.group(2)

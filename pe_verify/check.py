@@ -10,8 +10,11 @@ call.
 
 from __future__ import annotations
 
+import argparse
+import functools
 import importlib
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +26,9 @@ from pe_verify.properties.battery import Backend, Report, Settings
 from pe_verify.properties.battery.rope_conventions import table_form
 
 TORCH_MISSING = '--backend torch needs PyTorch, which is an optional extra: pip install -e ".[torch]"'
+
+#: What `--backend` takes: "auto" chooses by the target's module (`backend`).
+BACKENDS = ("auto", "numpy", "torch")
 
 
 class TargetError(ValueError):
@@ -79,26 +85,56 @@ def _load_module(name: str) -> Any:
         raise
 
 
-def backend(name: str) -> Backend:
-    """The backend by name; torch must be importable."""
-    if name == "torch":
-        if importlib.util.find_spec("torch") is None:
-            raise TargetError(TORCH_MISSING)
-        return Backend("torch")
-    return Backend("numpy")
+def require_backend(name: str) -> str:
+    """`name`, one of `BACKENDS`; `TargetError` for another, or for "torch" when torch cannot be imported."""
+    if name not in BACKENDS:
+        raise TargetError(f"--backend must be one of {', '.join(BACKENDS)}; got {name!r}")
+    if name == "torch" and importlib.util.find_spec("torch") is None:
+        raise TargetError(TORCH_MISSING)
+    return name
+
+
+def backend(name: str, target: object) -> Backend:
+    """The backend `--backend name` chooses for `target`, with the reason: "numpy" and "torch" force theirs;
+    "auto" chooses torch tensors when the module that defines `target` imports torch (`imports_torch`),
+    else numpy arrays (so always numpy where torch is not installed)."""
+    if require_backend(name) != "auto":
+        return Backend(name, reason=f"--backend {name}")
+    if imports_torch(target):
+        return Backend("torch", reason="its module imports torch")
+    return Backend("numpy", reason="its module does not import torch")
+
+
+def imports_torch(target: object) -> bool:
+    """Whether the namespace `target` is defined in binds torch or one of its submodules: a function's
+    globals (a method's or a `functools.partial`'s function's), else those of the module that defines it, or
+    its class (a callable instance); a module is its own namespace."""
+    if "torch" not in sys.modules:
+        return False
+    inner = target.func if isinstance(target, functools.partial) else getattr(target, "__func__", target)
+    namespace = getattr(inner, "__globals__", None)
+    if namespace is None:
+        owner = inner if inspect.isclass(inner) or inspect.ismodule(inner) else type(inner)
+        module = owner if inspect.ismodule(owner) else sys.modules.get(owner.__module__)
+        namespace = getattr(module, "__dict__", {})
+    return any(
+        inspect.ismodule(value) and value.__name__.partition(".")[0] == "torch"
+        for value in namespace.values()
+    )
 
 
 def check(
     family: str,
     spec: str,
     settings: Settings,
-    backend_name: str = "numpy",
+    backend_name: str = "auto",
     progress: Callable[[str], None] | None = None,
     limits: isolated.Limits | None = None,
 ) -> Report:
-    """Load `spec` and run the battery of `family` on it in a child process, each call of it within
-    `limits` (default `isolated.Limits()`); `TargetError` for a usage error."""
-    backend(backend_name)
+    """Load `spec` and run the battery of `family` on it in a child process, called with the `backend` that
+    `backend_name` chooses for it, each call within `limits` (default `isolated.Limits()`); `TargetError`
+    for a usage error."""
+    require_backend(backend_name)
     return isolated.run(family, spec, settings, backend_name, limits, progress)
 
 
@@ -112,17 +148,48 @@ def family_record(name: str) -> battery.Family:
 
 def require_expectable(name: str, expect: str) -> str:
     """`expect` when the family's identification can name it (its `expectable` variants: layouts, slope
-    rules, scaling rules); `TargetError` listing the choices."""
+    rules, scaling rules); `TargetError` listing the choices, and the families that identify `expect`."""
     expectable = family_record(name).expectable
     if expect not in expectable:
         choices = ", ".join(expectable)
-        raise TargetError(f"--expect for {name} must be one of {choices}; got {expect!r}")
+        others = [other for other in battery.family_names() if expect in family_record(other).expectable]
+        where = f" ({expect} is identified by --family {' and '.join(others)})" if others else ""
+        raise TargetError(f"--expect for {name} must be one of {choices}; got {expect!r}{where}")
     return expect
+
+
+def echoed(args: argparse.Namespace, settings: Settings) -> dict[str, object]:
+    """What `check --json` echoes of its run: the target, then each option it ran with under the option's
+    name (``max-pos`` for ``--max-pos``): a list for a repeatable one, null for one not given that has no
+    default. Sizes and ranges are those the battery ran with (`settings`, `Report.settings`: the family's
+    defaults, or the sizes a precomputed table holds), for the options its battery reads (`Family.options`);
+    ``dtype`` and ``convention`` are there for a family with calling conventions. Given back as options
+    (``--d 8 --d 64``; none for a null), they run the same check again."""
+    spec = family_record(args.family)
+    read = {
+        "d": list(settings.ds),
+        "base": settings.base,
+        "max-pos": settings.max_pos,
+        "heads": [*settings.heads],
+    }
+    found: dict[str, object] = {"target": args.target, "family": args.family}
+    found |= {name: value for name, value in read.items() if name.replace("-", "_") in spec.options}
+    found |= {"seed": args.seed, "examples": args.examples, "backend": args.backend}
+    if spec.detect is not None:
+        found |= {"dtype": args.dtype, "convention": args.convention}
+    return found | {
+        "timeout": args.timeout,
+        "target-memory": args.target_memory,
+        "max-minutes": args.max_minutes,
+        "expect": args.expect,
+    }
 
 
 def text(report: Report) -> str:
     """The report as plain text: each property, the identification, the findings, the verdict."""
     lines = [f"{report.target} ({report.family}): {family_record(report.family).contract}"]
+    if report.backend is not None:
+        lines.append(f"called with {report.backend.statement}")
     statements = {p.name: p.statement for p in battery.properties_of(report.family)}
     for o in report.properties:
         if o.passed:
@@ -169,6 +236,8 @@ def markdown(report: Report) -> str:
     """A short markdown report to paste into a pull request."""
     verdict = "passes every property" if report.passed else "**fails**"
     lines = [f"### `pe-verify check`: `{report.target}` ({report.family}) {verdict}", ""]
+    if report.backend is not None:
+        lines += [f"Called with {report.backend.statement}.", ""]
     lines += ["| property | result | counterexample | tolerance |", "|---|---|---|---|"]
     for o in report.properties:
         shown = "" if o.counterexample is None else ", ".join(f"{k}={v}" for k, v in o.counterexample.items())

@@ -225,10 +225,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     checking.add_argument(
         "--backend",
-        choices=("numpy", "torch"),
-        default="numpy",
-        help="the arrays handed to a rotate/apply/encode/slopes function (default numpy; real code's RoPE "
-        "conventions always get torch tensors)",
+        choices=("auto", "numpy", "torch"),
+        default="auto",
+        help="the arrays handed to a rotate/apply/encode function (default auto: torch tensors when the "
+        "target's module imports torch, else numpy; real code's RoPE conventions always get torch tensors)",
     )
     checking.add_argument(
         "--dtype",
@@ -272,7 +272,11 @@ def _parser() -> argparse.ArgumentParser:
         default=float(inputs.TARGET_MEMORY_GIB),
         metavar="GIB",
     )
-    checking.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    checking.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object instead of text, with the settings to run it again",
+    )
     checking.add_argument(
         "--markdown", action="store_true", help="print a markdown report for a pull request"
     )
@@ -1064,10 +1068,17 @@ def run_check(args: argparse.Namespace) -> int:
             report = check.check(args.family, args.target, settings, args.backend, done, limits)
     except check.TargetError as exc:
         raise UsageError(str(exc)) from None
+    matched = None
     if args.expect:
-        report = dataclasses.replace(report, properties=(*report.properties, expected(report, args.expect)))
+        matched = expected(report, args.expect)
+        report = dataclasses.replace(report, properties=(*report.properties, matched))
     if args.json:
-        print(json.dumps(report.as_json(), indent=2, ensure_ascii=json_ascii(), default=str))
+        document = {
+            **report.as_json(),
+            "expected": None if matched is None else {"variant": args.expect, "matched": matched.passed},
+            "settings": check.echoed(args, report.settings),
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=json_ascii(), default=str))
     elif args.markdown:
         print(check.markdown(report), end="")
     else:

@@ -284,12 +284,13 @@ def _children() -> list[int]:
 
 
 def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
-    """Run `job` in this forked child, sending ("ready", count of sizes screened), ("start", i), ("done", i,
-    outcome) (for a screen, the outcome of a size screened out, or None) and ("identified", identification,
-    findings) to the calling process, ("usage", message) for a target that cannot be used, ("error",
-    summary, traceback) for a failure of the battery itself; each message framed with this process's pid.
-    The target is imported within the time limit of a call. A fork of this process that reaches `send` ends
-    there, sending nothing."""
+    """Run `job` in this forked child, sending ("prepared", the `battery.Backend` the implementation is
+    called with or None, the settings the battery runs with), ("ready", count of sizes screened), ("start",
+    i), ("done", i, outcome) (for a screen, the outcome of a size screened out, or None) and ("identified",
+    identification, findings) to the calling process, ("usage", message) for a target that cannot be used,
+    ("error", summary, traceback) for a failure of the battery itself; each message framed with this
+    process's pid. The target is imported within the time limit of a call. A fork of this process that
+    reaches `send` ends there, sending nothing."""
     import resource
 
     global _in_child
@@ -332,12 +333,14 @@ def _child(job: _Job, fds: list[int], beat: mmap.mmap) -> int:
             importlib.import_module(job.module)
             with watch(f"importing {job.target.rpartition(':')[0]}"):
                 function = check.load_target(job.target)
-            prepared = battery.prepare(job.family, function, job.settings, check.backend(job.backend))
+            chosen = check.backend(job.backend, function)
+            prepared = battery.prepare(job.family, function, job.settings, chosen)
         except ValueError as exc:
             usage = str(exc) if isinstance(exc, check.TargetError) else f"{job.target}: {exc}"
             send(("usage", usage))
             return 0
         battery.guard_calls(watch)
+        send(("prepared", prepared.handed, prepared.settings))
         sizes = battery.screen_sizes(prepared.spec, prepared.settings)
         send(("ready", len(sizes)))
         failed = list(job.failed)
@@ -574,6 +577,7 @@ class _Run:
         self.identified: Any = None
         self.position = 0  # the step running, or the next one
         self.ready = False
+        self.prepared: tuple[Any, Any] = (None, None)  # `battery.Prepared.handed` and `.settings`
         self.usage: str | None = None
         self.error: tuple[str, str] | None = None
         self.written = 0
@@ -590,6 +594,8 @@ class _Run:
         elif kind == "identified":
             self.identified, self.found = message[1], list(message[2])
             self.progress("identification")
+        elif kind == "prepared":
+            self.prepared = message[1:]
         elif kind == "usage":
             self.usage = message[1]
         else:
@@ -711,7 +717,7 @@ def run(
     family: str,
     target: str,
     settings: Any,
-    backend: str = "numpy",
+    backend: str = "auto",
     limits: Limits | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Any:
@@ -776,4 +782,4 @@ def run(
     found = state.found
     if state.written:
         found.append(battery.finding("writes-stdout", f"it wrote {state.written} bytes to stdout"))
-    return battery.assemble(target, family, state.outcomes, state.identified, found)
+    return battery.assemble(target, family, state.outcomes, state.identified, found, *state.prepared)

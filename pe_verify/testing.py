@@ -3,7 +3,8 @@
 failed properties with their shrunk counterexamples, or, with `expect`, a variant other than the one
 expected. Every family has one,
 `assert_<name>` (a `-` in the name is a `_`), made from its record (`battery.Family`): it takes the callable
-and, as keywords, the family's `options` and `seed`, `examples`, `expect` and `backend`.
+and, as keywords, the family's `options` and `seed`, `examples`, `expect` and `backend` (as `pe-verify check
+--backend` takes it: "auto" by default, torch tensors when the callable's module imports torch).
 
     from pe_verify.testing import assert_rope
     def test_my_rope():
@@ -56,7 +57,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "examples": 60,
     "expect": None,
-    "backend": "numpy",
+    "backend": "auto",
 }
 COMMON = ("seed", "examples", "expect", "backend")
 
@@ -97,7 +98,7 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
     name = _named(function)
     try:
         with own_hypothesis_run():
-            report = run_battery(family, function, settings, check.backend(values["backend"]), name)
+            report = run_battery(family, function, settings, check.backend(values["backend"], function), name)
     except _skips() as skipped:
         raise AssertionError(
             f"{name} was not checked: Hypothesis skipped the {family} battery's search ({skipped}). The "

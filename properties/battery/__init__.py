@@ -246,14 +246,19 @@ class RootCause:
 
 @dataclass(frozen=True)
 class Report:
-    """A battery's answer for one target, with the root cause of its failures when one is found."""
+    """A battery's answer for one target, with the backend its implementation was called with (None for a
+    family that hands it no arrays), the root cause of its failures when one is found, and the settings the
+    battery ran with (`Prepared.settings` before screening: the family's defaults and the sizes the
+    implementation holds filled in)."""
 
     target: str
     family: str
     properties: tuple[Outcome, ...]
     identified: Identification | None
     findings: tuple[Finding, ...]
+    backend: Backend | None = None
     cause: RootCause | None = None
+    settings: Settings | None = None
 
     @property
     def passed(self) -> bool:
@@ -264,11 +269,14 @@ class Report:
         )
 
     def as_json(self) -> dict[str, Any]:
-        """The `--json` form: target, family, passed, properties, identified, findings."""
+        """The `--json` form: target, family, passed, backend, properties, identified, findings."""
         return {
             "target": self.target,
             "family": self.family,
             "passed": self.passed,
+            "backend": None
+            if self.backend is None
+            else {"name": self.backend.name, "statement": self.backend.statement},
             "properties": [
                 {
                     "name": o.name,
@@ -335,6 +343,9 @@ class Family:
     `fixed(implementation, settings)`, for an implementation that holds its own sizes (a precomputed RoPE
     table: one d, one length), narrows the settings to them before the family's defaults apply (a
     ValueError when the settings ask for others).
+    `handed(backend, form, settings)` is the backend the implementation of `form` is called with when
+    `--backend` chose `backend` (a form that takes only torch tensors, say), None for a family that hands it
+    no arrays (Python ints only); by default the one chosen.
     """
 
     name: str
@@ -351,6 +362,7 @@ class Family:
     sizes: tuple[str, str] = ("ds", "d")
     causes: tuple[Cause, ...] = ()
     fixed: Callable[[Any, Settings], Settings] | None = None
+    handed: Callable[[Backend, str, Settings], Backend | None] = lambda backend, form, settings: backend
 
     @property
     def helper(self) -> str:
@@ -445,8 +457,9 @@ def form_of(family: Family, function: Callable, settings: Settings | None = None
 class Prepared:
     """A battery ready to run on one implementation: its family, the contract form it implements, the
     adapter the checks call it through, the settings (with the family's default dimensions; once
-    `screened`, only the sizes the implementation keeps its contract at), the properties, in order, and the
-    failed outcome of each size screened out (`contract`)."""
+    `screened`, only the sizes the implementation keeps its contract at), the properties, in order, the
+    failed outcome of each size screened out (`contract`), and the backend it is called with (`handed`;
+    None for a family that hands it no arrays)."""
 
     spec: Family
     form: str
@@ -454,11 +467,17 @@ class Prepared:
     settings: Settings
     properties: tuple[Property, ...]
     contract: tuple[Outcome, ...] = ()
+    handed: Backend | None = None
 
     @property
     def exhausted(self) -> bool:
         """Every size was screened out: no property can run."""
         return bool(self.contract) and not getattr(self.settings, self.spec.sizes[0])
+
+
+def no_arrays(backend: Backend, form: str, settings: Settings) -> None:
+    """`Family.handed` of a family whose implementations are called with Python ints only."""
+    return None
 
 
 def with_defaults(spec: Family, settings: Settings) -> Settings:
@@ -476,8 +495,10 @@ def prepare(family: str, function: Callable, settings: Settings, backend: Backen
         settings = spec.fixed(function, settings)
     settings = with_defaults(spec, settings)
     form = form_of(spec, function, settings)
-    adapter = spec.adapt(function, form, backend or Backend(), settings)
-    return Prepared(spec, form, adapter, settings, tuple(properties_of(family)))
+    chosen = backend or Backend()
+    handed = spec.handed(chosen, form, settings)
+    adapter = spec.adapt(function, form, handed or chosen, settings)
+    return Prepared(spec, form, adapter, settings, tuple(properties_of(family)), handed=handed)
 
 
 # ------------------------------------------------------------------------------------------ screening
@@ -590,10 +611,13 @@ def assemble(
     outcomes: Iterable[Outcome],
     identified: Identification | None,
     found: Iterable[Finding],
+    backend: Backend | None = None,
+    settings: Settings | None = None,
 ) -> Report:
-    """The report of the properties' outcomes and the identification: a finding for each failed property's
-    label and each of the identification's, once per label; an identification that a `FATAL` call stopped
-    is a failed step of its own."""
+    """The report of the properties' outcomes and the identification (the implementation called with
+    `backend`, the battery run with `settings`): a finding for each failed property's label and each of the
+    identification's, once per label; an identification that a `FATAL` call stopped is a failed step of its
+    own."""
     outcomes = tuple(o for o in outcomes if o.applies)
     found = list(found)
     stopped = next((f for f in found if f.label in FATAL), None)
@@ -609,7 +633,7 @@ def assemble(
             collected.findings.append(f)
     findings = tuple(collected.findings)
     cause = root_cause(family_spec(family).causes, outcomes, identified, findings)
-    return Report(target, family, outcomes, identified, findings, cause=cause)
+    return Report(target, family, outcomes, identified, findings, backend, cause, settings)
 
 
 def root_cause(
@@ -654,6 +678,7 @@ def run_battery(
     A ValueError says the function does not fit the family's contract (a usage error, nothing was run).
     """
     prepared = prepare(family, function, settings, backend)
+    ran_with = prepared.settings
     failed = [screen(prepared, size) for size in screen_sizes(prepared.spec, prepared.settings)]
     prepared = screened(prepared, [o for o in failed if o is not None])
     outcomes = list(prepared.contract)
@@ -664,7 +689,7 @@ def run_battery(
     identified, found = identification(prepared)
     if progress is not None:
         progress("identification")
-    return assemble(target, family, outcomes, identified, found)
+    return assemble(target, family, outcomes, identified, found, prepared.handed, ran_with)
 
 
 def _words(variant: str) -> set[str]:
@@ -784,10 +809,19 @@ def outcome(name: str, tolerance: str, found: tuple[dict[str, Any] | None, str],
 
 @dataclass(frozen=True)
 class Backend:
-    """How inputs are handed to the implementation: numpy float64 (and int64 positions), or torch."""
+    """How inputs are handed to the implementation: numpy float64 (and int64 positions), or torch tensors
+    of `torch_dtype` (int64 positions); `reason` says why this one was chosen."""
 
     name: str = "numpy"
     torch_dtype: str = "float32"
+    reason: str = ""
+
+    @property
+    def statement(self) -> str:
+        """What the implementation is called with, and why: "torch tensors, float32 (its module imports
+        torch)"."""
+        kind = f"torch tensors, {self.torch_dtype}" if self.name == "torch" else "numpy arrays, float64"
+        return f"{kind} ({self.reason})" if self.reason else kind
 
     def positions(self, positions: np.ndarray) -> Any:
         array = np.asarray(positions, dtype=np.int64)

@@ -27,7 +27,7 @@ import inspect
 import sys
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -889,11 +889,21 @@ def detect(target: Any, factory: bool = True) -> Convention | None:
     return None
 
 
-def build(convention: Convention, target: Any, d: int, backend: Backend, settings: Settings) -> Built:
-    """The rotation `target` computes at head size d under `convention`, handed torch tensors of
-    `settings.dtype` where it is set."""
-    if convention.torch and backend.name != "torch":
-        backend = Backend("torch")
+def handed(backend: Backend, name: str, settings: Settings) -> Backend | None:
+    """The backend convention `name` is called with when `backend` was chosen: torch tensors for the
+    conventions of real code whatever was chosen, of `settings.dtype` where it is set; None for a
+    precomputed table (`Convention.sizes`), which is read, never called."""
+    if BY_NAME[name].sizes is not None:
+        return None
+    if BY_NAME[name].torch and backend.name != "torch":
+        backend = Backend("torch", reason=f"the {name} convention takes torch tensors")
     if settings.dtype and backend.name == "torch":
-        backend = Backend("torch", settings.dtype)
-    return _as_built(convention.build(target, d, backend, settings))
+        backend = replace(backend, torch_dtype=settings.dtype)
+    return backend
+
+
+def build(convention: Convention, target: Any, d: int, backend: Backend, settings: Settings) -> Built:
+    """The rotation `target` computes at head size d under `convention`, called with the backend it is
+    `handed`."""
+    chosen = handed(backend, convention.name, settings) or backend
+    return _as_built(convention.build(target, d, chosen, settings))

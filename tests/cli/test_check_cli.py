@@ -1,16 +1,20 @@
 """`pe-verify check` from the command line: targets by module or file, exit codes 0/1/2, the text, JSON and
-markdown outputs, `--expect`, and one-line usage errors for targets that cannot be used."""
+markdown outputs, a saved JSON run again from the settings it echoes, `--expect`, the backend chosen by the
+target's module, and one-line usage errors for targets that cannot be used."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from pe_verify import check, cli
+from pe_verify.properties.battery import Backend
 
 IMPLEMENTATIONS = """
 import numpy as np
@@ -76,8 +80,15 @@ def test_a_bug_fails_with_exit_1_a_counterexample_and_its_labels(capsys, target:
     status, out, _ = _run(capsys, "check", f"{target}:rotate_bf16_positions", "--family", "rope", "--json")
     assert status == 1
     report = json.loads(out)
-    assert set(report) == {"target", "family", "passed", "properties", "identified", "findings", "cause"}
-    assert report["passed"] is False
+    assert set(report) == {
+        *("target", "family", "passed", "backend", "properties", "identified", "findings"),
+        *("cause", "expected", "settings"),
+    }
+    assert report["passed"] is False and report["expected"] is None
+    assert report["backend"] == {
+        "name": "numpy",
+        "statement": "numpy arrays, float64 (its module does not import torch)",
+    }
     relative = next(p for p in report["properties"] if p["name"] == "relative")
     assert relative["passed"] is False and {
         relative["counterexample"]["m2"],
@@ -108,6 +119,71 @@ def test_expect_turns_a_wrong_identification_into_a_failure(capsys, target: Path
     assert status == 0
 
 
+def _argv(settings: dict[str, object]) -> list[str]:
+    """The command line that `check --json`'s echoed `settings` stand for: each option under its name,
+    repeated for a list, left out for a null."""
+    argv = ["check", str(settings["target"])]
+    for name, value in settings.items():
+        if name == "target" or value is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            argv += [f"--{name}", str(item)]
+    return argv
+
+
+def test_a_saved_json_runs_again_from_its_settings_to_the_same_json(capsys, target: Path) -> None:
+    argv = ["check", f"{target}:rotate_bf16_positions", "--family", "rope", "--d", "8", "--d", "16"]
+    argv += ["--max-pos", "4096", "--base", "1e4", "--seed", "3", "--expect", "half_split", "--json"]
+    status, out, _ = _run(capsys, *argv, "--timeout", "20", "--target-memory", "2.5")
+    saved = json.loads(out)
+    assert status == 1 and saved["expected"] == {"variant": "half_split", "matched": False}
+    assert saved["settings"] == {
+        "target": f"{target}:rotate_bf16_positions",
+        "family": "rope",
+        "d": [8, 16],
+        "base": 10000.0,
+        "max-pos": 4096,
+        "seed": 3,
+        "examples": 15,
+        "backend": "auto",
+        "dtype": None,
+        "convention": None,
+        "timeout": 20.0,
+        "target-memory": 2.5,
+        "max-minutes": 10.0,
+        "expect": "half_split",
+    }
+    assert cli.main(["--quiet", *_argv(saved["settings"]), "--json"]) == status
+    assert json.loads(capsys.readouterr().out) == saved
+
+
+def test_a_table_echoes_the_sizes_it_holds_and_runs_again_with_them(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "table.py"
+    path.write_text(
+        "import numpy as np\n"
+        "angles = np.arange(64)[:, None] * 10000.0 ** -(np.arange(0, 16, 2) / 16)\n"
+        "TABLE = np.cos(angles), np.sin(angles)\n",
+        encoding="utf-8",
+    )
+    status, out, _ = _run(capsys, "check", f"{path}:TABLE", "--family", "rope", "--json")
+    saved = json.loads(out)
+    assert saved["settings"]["d"] == [16] and saved["settings"]["max-pos"] == 64
+    assert saved["backend"] is None  # a table is read, never called
+    assert cli.main(["--quiet", *_argv(saved["settings"]), "--json"]) == status
+    assert json.loads(capsys.readouterr().out) == saved
+
+
+def test_the_defaults_a_run_used_are_echoed(capsys, target: Path) -> None:
+    argv = ["check", f"{target}:Holder.slopes", "--family", "alibi", "--expect", "naive", "--json"]
+    status, out, _ = _run(capsys, *argv)
+    report = json.loads(out)
+    assert report["expected"] == {"variant": "naive", "matched": True}
+    assert status == 1 and report["findings"][0]["label"] == "wrong-slopes"  # at 3, 12 heads
+    settings = report["settings"]
+    assert settings["heads"] == [1, 2, 3, 8, 12, 16, 64] and "d" not in settings and "base" not in settings
+    assert "convention" not in settings and report["backend"] is None
+
+
 @pytest.mark.slow
 def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
     status, out, _ = _run(
@@ -115,6 +191,7 @@ def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
     )
     assert status == 1
     assert out.startswith("### `pe-verify check`: ") and "| relative | **fail** | d=" in out
+    assert "\nCalled with numpy arrays, float64 (its module does not import torch).\n" in out
     assert "- `low-precision`: " in out
 
 
@@ -135,8 +212,11 @@ def test_markdown_for_a_pull_request(capsys, target: Path) -> None:
         (["{target}:rotate", "--json", "--markdown"], "--json and --markdown cannot be combined"),
         (
             ["{target}:rotate", "--expect", "llama3"],
-            "--expect for rope must be one of interleaved, half_split",
+            "--expect for rope must be one of interleaved, half_split; got 'llama3' (llama3 is identified by "
+            "--family rope-frequencies)",
         ),
+        (["{target}:rotate", "--expect", "yarn"], "--expect for rope must be one of interleaved, half_split"),
+        (["{target}:rotate", "--expect", "rope"], "one of interleaved, half_split; got 'rope'\n"),
     ],
 )
 def test_usage_errors_are_one_line_with_exit_2(capsys, target: Path, argv: list[str], message: str) -> None:
@@ -151,6 +231,75 @@ def test_an_import_that_raises_is_a_usage_error(capsys, tmp_path: Path) -> None:
     broken.write_text("raise RuntimeError('no GPU here')\n", encoding="utf-8")
     status, _, err = _run(capsys, "check", f"{broken}:f", "--family", "rope")
     assert status == 2 and "raised RuntimeError: no GPU here" in err
+
+
+TORCH_ROTATE = """
+import torch
+
+
+def rotate(x, positions):
+    d = x.shape[-1]
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d))
+    freqs = positions.to(torch.float32)[:, None] * inv_freq[None, :]
+    emb = torch.cat([freqs, freqs], dim=-1)
+    rotated = torch.cat([-x[:, d // 2 :], x[:, : d // 2]], dim=-1)
+    return x * emb.cos() + rotated * emb.sin()
+
+
+class Rotary:
+    def __call__(self, x, positions):
+        return rotate(x, positions)
+"""
+
+OPTIONAL_TORCH = """
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def rotate(x, positions):
+    return x if torch is None else torch.as_tensor(x)
+"""
+
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+
+
+@needs_torch
+def test_a_torch_function_is_called_with_torch_tensors_by_default(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "newcomer.py"
+    path.write_text(TORCH_ROTATE, encoding="utf-8")
+    status, out, _ = _run(capsys, "check", f"{path}:rotate", "--family", "rope", "--d", "8")
+    assert status == 0, out
+    assert "called with torch tensors, float32 (its module imports torch)" in out.splitlines()[1]
+    status, out, _ = _run(
+        capsys, "check", f"{path}:rotate", "--family", "rope", "--d", "8", "--backend", "numpy"
+    )
+    assert status == 1 and "called with numpy arrays, float64 (--backend numpy)" in out
+    assert "AttributeError: 'numpy.ndarray' object has no attribute 'to'" in out
+
+
+@needs_torch
+def test_the_backend_follows_the_module_that_defines_the_target(target: Path, tmp_path: Path) -> None:
+    path = tmp_path / "newcomer.py"
+    path.write_text(TORCH_ROTATE, encoding="utf-8")
+    torch_module, numpy_module = check.load_target(f"{path}:rotate"), check.load_target(f"{target}:rotate")
+    rotary = check.load_target(f"{path}:Rotary")
+    for found in (torch_module, rotary, rotary(), functools.partial(torch_module)):
+        assert check.backend("auto", found) == Backend("torch", reason="its module imports torch")
+    assert check.backend("auto", numpy_module).name == "numpy"
+    assert check.backend("numpy", torch_module) == Backend("numpy", reason="--backend numpy")
+    assert check.backend("torch", numpy_module) == Backend("torch", reason="--backend torch")
+
+
+def test_where_torch_cannot_be_imported_the_backend_is_numpy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "optional.py"
+    path.write_text(OPTIONAL_TORCH, encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError, as without torch
+    rotate = check.load_target(f"{path}:rotate")
+    assert check.backend("auto", rotate) == Backend("numpy", reason="its module does not import torch")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="torch is installed")

@@ -73,7 +73,7 @@ from .. import (
     short,
     unit_roundoff,
 )
-from ..rope_conventions import BY_NAME, Built, Convention, build
+from ..rope_conventions import BY_NAME, Built, Convention, build, handed
 from ..rope_conventions import detect as conventions_detect
 from .rope_frequencies import UNKNOWN, attention_note, identify_rule
 
@@ -1068,5 +1068,6 @@ FAMILY_SPEC = define(
         screen=screen,
         causes=CAUSES,
         fixed=fixed,
+        handed=handed,
     )
 )
