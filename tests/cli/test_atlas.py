@@ -99,6 +99,22 @@ def test_record_replaces_an_atlas_record_only(tmp_path: Path) -> None:
     assert atlas.replaceable(tmp_path / "new.json") and atlas.replaceable(libraries.RECORD)
 
 
+def test_a_library_missing_or_at_another_version_is_a_usage_error(monkeypatch, capsys) -> None:
+    pins = atlas.pinned_versions()
+
+    def version(name: str) -> str:
+        if name == "diffusers":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return "0.0.1" if name == "torchtune" else pins[name]
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    assert cli.main(["--quiet", "atlas"]) == cli.EXIT_USAGE
+    printed = capsys.readouterr()
+    assert not printed.out and printed.err.count("\n") == 1
+    assert "diffusers is not installed" in printed.err
+    assert f"torchtune 0.0.1 is installed, the extra pins {pins['torchtune']}" in printed.err
+
+
 def test_a_record_is_written_all_at_once_with_the_mode_it_had(tmp_path: Path) -> None:
     path = tmp_path / "record.json"
     atlas.write_record(path, atlas.record_text(RECORD))
