@@ -57,6 +57,7 @@ LABELS = {
     "mixed-layout": "queries and keys are rotated with different layouts",
     "layout-mismatch": "cos and sin are laid out for one pairing of dims and applied with another",
     "positions-ignored": "the rotation does not turn with the position passed",
+    "length-dependent": "a row's rotation depends on the farthest position in its call (a dynamic scaling)",
     "cos-sin-as-angles": "cos and sin are taken for angles: their cosine and sine are taken again",
     "position-offset": "positions are shifted by a constant (e.g. counted from 1)",
     "wrong-base": "the frequencies follow another base than the one declared",

@@ -174,3 +174,22 @@ def test_positions_ignored_is_told_from_positions_rounded() -> None:
 def test_a_rotation_scaled_by_another_amplitude_at_position_0_is_not_cos_and_sin_taken_for_angles() -> None:
     report = run_battery("rope", lambda x, p: 0.5 * rope.hf_rotate_half(x, p), SETTINGS)
     assert "cos-sin-as-angles" not in {f.label for f in report.findings}
+
+
+def test_a_dynamic_scaling_is_read_at_one_length_and_named_length_dependent() -> None:
+    class Resets(rope_newcomer.KeptDynamicNTK):
+        def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+            self.inv_freq = rope._inv_freq(self.d, self.base)
+            return super().__call__(x, positions)
+
+    def make(d: int) -> Resets:
+        return Resets(d)
+
+    report = run_battery("rope", make, Settings(ds=(8, 64), examples=10, max_pos=8192))
+    assert report.cause.finding.label == "length-dependent"
+    assert "batch (not-batch-consistent)" in report.cause.explains
+    # NTK at the length every identification call reaches: s·L/L₀ − (s − 1) = 2·8192/2048 − 1 = 7
+    assert report.identified.matches and report.identified.parameters["scaling"] == "ntk"
+    assert report.identified.parameters["factor"] == pytest.approx(7.0, rel=1e-6)
+    plain = run_battery("rope", rope.hf_rotate_half, SETTINGS)
+    assert "length-dependent" not in {f.label for f in plain.findings}

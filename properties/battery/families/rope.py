@@ -267,15 +267,18 @@ STATE_ROWS = 8
 
 @register(FAMILY, "stateless", "a call's result does not depend on the calls made before it")
 def stateless(target: RopeTarget, settings: Settings) -> Outcome:
-    """Rows at positions 0 … 7 rotated, then one row at the farthest position, then the first rows again:
-    both results must be equal, bit for bit. Checked first, before any other property calls the
-    implementation at a far position: a dynamic scaling that grows its frequencies for a long call and keeps
-    them (state) gives other numbers the second time. Fixed calls, not a search: state found once would
-    make every later example differ."""
+    """Two calls, rows at positions 0 … 7 and the same rows with one midway to the farthest, each made
+    before and again after one call at the farthest position: it must give the same numbers, bit for bit.
+    Checked first, before any other property calls the implementation at a far position: a dynamic scaling
+    that keeps the frequencies a long call grew (state) gives other numbers the second time, for short
+    calls or (as transformers' dynamic NTK, which resets them only below its original context) for calls
+    longer than its original context. Fixed calls, not a search: state found once would make every later
+    example differ."""
     top = settings.max_pos - 1
-    rows = np.arange(min(STATE_ROWS, top))
+    short_rows = np.arange(min(STATE_ROWS, top))
+    calls = (short_rows, np.unique([*short_rows, top // 2]))
     counterexample = None
-    for d in sorted(settings.ds):
+    for d, rows in ((d, rows) for d in sorted(settings.ds) for rows in calls):
         x = _seeded(d, 0, len(rows))
         try:
             before = target.rotate(x, rows)
@@ -288,13 +291,14 @@ def stateless(target: RopeTarget, settings: Settings) -> Outcome:
             row, dim = np.unravel_index(int(np.argmax(np.abs(before - after))), before.shape)
             counterexample = {
                 "d": d,
+                "positions": _shown(rows),
                 "position": int(rows[row]),
                 "dim": int(dim),
                 "before": short(before[row, dim]),
                 f"after a call at position {top}": short(after[row, dim]),
             }
             break
-    budget = f"3 fixed calls per d ({', '.join(map(str, sorted(settings.ds)))})"
+    budget = f"6 fixed calls per d ({', '.join(map(str, sorted(settings.ds)))})"
     found = (counterexample, budget)
     return outcome("stateless", "exact equality", found, "stateful")
 
@@ -528,12 +532,24 @@ CHUNK = 256
 READ_SLACK = 4.0
 
 
-def _basis_rotated(target: RopeTarget, d: int, rows: np.ndarray, p: int, side: str) -> np.ndarray:
-    """R_p e_j as rows, for each j of `rows`, computed in blocks of CHUNK rows."""
+def _held(target: RopeTarget, x: np.ndarray, p: int, side: str, hold: int | None) -> np.ndarray:
+    """R_p x for each row of x, called beside a zero row at position `hold` (when given and not p), so that
+    every such call reaches the same farthest position: a rotation that chooses its frequencies by the
+    call's length (dynamic NTK, LongRoPE's long and short factors) is read at one length."""
+    if hold is None or hold == p:
+        return target.rotate(x, np.full(len(x), p), side)
+    beside = np.vstack([x, np.zeros((1, x.shape[1]))])
+    return target.rotate(beside, np.array([p] * len(x) + [hold]), side)[:-1]
+
+
+def _basis_rotated(
+    target: RopeTarget, d: int, rows: np.ndarray, p: int, side: str, hold: int | None = None
+) -> np.ndarray:
+    """R_p e_j as rows, for each j of `rows`, computed in blocks of CHUNK rows (each beside a zero row at
+    `hold`, `_held`)."""
     eye = np.eye(d)
     blocks = [
-        target.rotate(eye[rows[start : start + CHUNK]], np.full(len(rows[start : start + CHUNK]), p), side)
-        for start in range(0, len(rows), CHUNK)
+        _held(target, eye[rows[start : start + CHUNK]], p, side, hold) for start in range(0, len(rows), CHUNK)
     ]
     return np.concatenate(blocks)
 
@@ -579,11 +595,14 @@ def probe(target: RopeTarget, d: int, positions: list[int], side: str) -> Probed
     above float64 rounding (an angle's error moves a row towards its partner, never towards another dim, and
     the rounding of a small entry is small, so a slow pair that turns little shows at any precision); then at
     every position the rows of each pair's first dim and one random combination of all the other dims. None
-    when the rows do not pair up."""
+    when the rows do not pair up. Every call reaches the farthest probe (`_held`)."""
     everything = np.arange(d)
     far = positions[-1]
     read = np.max(
-        [np.abs(_basis_rotated(target, d, everything, p, side)) for p in sorted({1, min(1000, far), far})],
+        [
+            np.abs(_basis_rotated(target, d, everything, p, side, far))
+            for p in sorted({1, min(1000, far), far})
+        ],
         axis=0,
     )
     np.fill_diagonal(read, 0.0)
@@ -601,12 +620,12 @@ def probe(target: RopeTarget, d: int, positions: list[int], side: str) -> Probed
     pairs = np.arange(len(j))
     diagonal, along, other, mixed = [], [], [], []
     for p in positions:
-        matrix = _basis_rotated(target, d, j, p, side)
+        matrix = _basis_rotated(target, d, j, p, side, far)
         diagonal.append(matrix[pairs, j])
         along.append(matrix[pairs, k])
         matrix[pairs, j] = matrix[pairs, k] = 0.0
         other.append(np.abs(matrix).max(axis=1))
-        mixed.append(target.rotate(coefficients[None], np.array([p]), side)[0])
+        mixed.append(_held(target, coefficients[None], p, side, far)[0])
     return Probed(
         positions,
         layout,
@@ -894,7 +913,7 @@ def _table_layout(target: RopeTarget, d: int, settings: Settings, fitted: Fitted
     j, k = _first_of_pairs(layout, r)
     angles = np.empty((len(positions), r))
     for row, p in enumerate(positions):
-        matrix = _basis_rotated(target, d, np.arange(r), p, "q")
+        matrix = _basis_rotated(target, d, np.arange(r), p, "q", top)
         angles[row, j] = np.arctan2(-matrix[k, j], matrix[j, j])
         angles[row, k] = np.arctan2(matrix[j, k], matrix[k, k])
     omega = fitted.direction * _frequencies(angles, positions)
@@ -913,6 +932,25 @@ def _table_layout(target: RopeTarget, d: int, settings: Settings, fitted: Fitted
         f"position (d = {d}; every pair of the {other} layout within {SAME_ENTRY:g} of one frequency)"
     )
     return finding("layout-mismatch", detail)
+
+
+def _length_dependent(target: RopeTarget, d: int, settings: Settings) -> Finding | None:
+    """A length-dependent finding when a row at position 1 rotates otherwise beside a zero row at the
+    farthest position than alone (and alike when called alone twice): the rotation chooses its frequencies
+    by the call's farthest position, as dynamic NTK and LongRoPE's switch between its factors do."""
+    top = settings.max_pos - 1
+    x = _seeded(d, 0)
+    alone, again = (target.rotate(x, np.array([1])) for _ in range(2))
+    beside = _held(target, x, 1, "q", top)
+    if top <= 1 or not np.array_equal(alone, again) or np.array_equal(alone, beside):
+        return None
+    detail = (
+        f"a row at position 1 rotates otherwise when the call also holds position {top} (largest difference "
+        f"{short(float(np.abs(alone - beside).max()))}, d = {d}): the frequencies follow the call's farthest "
+        "position, as dynamic NTK's and LongRoPE's do; the rotation is read with every call reaching "
+        f"position {top}"
+    )
+    return finding("length-dependent", detail)
 
 
 def _collision(target: RopeTarget, d: int, settings: Settings) -> Finding | None:
@@ -950,6 +988,7 @@ def identify(target: RopeTarget, settings: Settings) -> tuple[Identification | N
     collision = _collision(target, d, settings)
     found = [collision] if collision else []
     try:
+        found += [f for f in (_length_dependent(target, d, settings),) if f]
         fits = [fit(target, d, settings, side) for side in ("q", "k")[: 2 if target.form == "apply" else 1]]
     except Broken as broken:
         return None, [*found, finding(broken.label, broken.message)]
@@ -1046,6 +1085,7 @@ _ROTATION = frozenset({"not-relative", "not-norm-preserving", UNIDENTIFIED})
 CAUSES = (
     Cause("stateful", _ROTATION | {"not-linear", "not-batch-consistent", "nondeterministic"}),
     Cause("positions-ignored", _ROTATION | {"not-linear", "not-batch-consistent"}),
+    Cause("length-dependent", _ROTATION | {"not-batch-consistent"}),
     Cause("cos-sin-as-angles", _ROTATION),
     Cause("layout-mismatch", _ROTATION),
     Cause("mixed-layout", _ROTATION),
