@@ -172,6 +172,9 @@ IMPLEMENTATIONS = (
     Implementation("transformers", "transformers.models.gemma3.modeling_gemma3:apply_rotary_pos_emb"),
     Implementation("transformers", "transformers.models.gpt_neox.modeling_gpt_neox:GPTNeoXRotaryEmbedding"),
     *(_configured("transformers", make) for make in (llama_linear, llama_dynamic, llama_yarn, llama_llama3)),
+    Implementation(
+        "transformers", "transformers.models.mpt.modeling_mpt:build_mpt_alibi_tensor", "alibi", dtype=""
+    ),
     _configured("transformers", bloom_alibi, "alibi"),
     _configured("transformers", bloom_alibi_bfloat16, "alibi"),
     Implementation("torchtune", "torchtune.modules:RotaryPositionalEmbeddings"),
