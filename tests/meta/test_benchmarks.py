@@ -21,6 +21,7 @@ RUNS = [
     ("vector_near_collision.py", ["offsets", "--n", "300", "--count", "2"], "re-ranked"),
     ("separation.py", ["list"], "d512-far-2^31"),
     ("check_battery.py", ["--d", "4", "--family", "alibi"], "ratio"),
+    ("check_libraries.py", ["--library", "rotary-embedding-torch", "--repeat", "1"], "ratio"),
     ("model_answers.py", ["--context", "256", "--model", "phi-2"], "ratio"),
     ("separation_workers.py", ["--max-offset", "300000", "--chunks", "2", "--no-dask"], "ratio one worker"),
 ]
