@@ -193,3 +193,35 @@ def test_a_dynamic_scaling_is_read_at_one_length_and_named_length_dependent() ->
     assert report.identified.parameters["factor"] == pytest.approx(7.0, rel=1e-6)
     plain = run_battery("rope", rope.hf_rotate_half, SETTINGS)
     assert "length-dependent" not in {f.label for f in plain.findings}
+
+
+def test_a_bfloat16_cache_in_a_float32_model_is_read_as_such() -> None:
+    torch = pytest.importorskip("torch")
+
+    def cached(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        half = x.shape[-1] // 2
+        inv_freq = 1.0 / 10000.0 ** (torch.arange(0, 2 * half, 2, dtype=torch.float32) / (2 * half))
+        angles = positions.to(torch.float32)[:, None] * inv_freq[None, :]
+        emb = torch.cat((angles, angles), dim=-1)
+        cos, sin = emb.cos().to(torch.bfloat16), emb.sin().to(torch.bfloat16)
+        turned = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * cos.to(x.dtype) + turned * sin.to(x.dtype)
+
+    report = run_battery("rope", cached, SETTINGS, Backend("torch"))
+    assert report.identified.parameters["computed_in"] == "bfloat16 (cos and sin)"
+    assert not report.passed and report.cause.finding.label == "low-precision"
+
+
+def test_state_at_one_size_is_found_past_a_raise_at_another() -> None:
+    class RaisesAtTwo(rope_newcomer.KeptDynamicNTK):
+        def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+            if self.d == 2 and positions.max() > self.original:
+                raise ZeroDivisionError("division by zero")
+            return super().__call__(x, positions)
+
+    def make(d: int) -> RaisesAtTwo:
+        return RaisesAtTwo(d)
+
+    report = run_battery("rope", make, Settings(ds=(2, 8), examples=5))
+    assert report.cause.finding.label == "stateful"
+    assert "d=8" in report.cause.finding.message

@@ -273,11 +273,12 @@ def stateless(target: RopeTarget, settings: Settings) -> Outcome:
     that keeps the frequencies a long call grew (state) gives other numbers the second time, for short
     calls or (as transformers' dynamic NTK, which resets them only below its original context) for calls
     longer than its original context. Fixed calls, not a search: state found once would make every later
-    example differ."""
+    example differ. A size where a call raises is passed over for the others (state found at any size is
+    the counterexample; the raise is, when none is)."""
     top = settings.max_pos - 1
     short_rows = np.arange(min(STATE_ROWS, top))
     calls = (short_rows, np.unique([*short_rows, top // 2]))
-    counterexample = None
+    counterexample = raised = None
     for d, rows in ((d, rows) for d in sorted(settings.ds) for rows in calls):
         x = _seeded(d, 0, len(rows))
         try:
@@ -285,8 +286,8 @@ def stateless(target: RopeTarget, settings: Settings) -> Outcome:
             target.rotate(x[:1], np.array([top]))
             after = target.rotate(x, rows)
         except Broken as broken:
-            counterexample = {"label": broken.label, "message": broken.message}
-            break
+            raised = raised or {"label": broken.label, "message": broken.message}
+            continue
         if not np.array_equal(before, after):
             row, dim = np.unravel_index(int(np.argmax(np.abs(before - after))), before.shape)
             counterexample = {
@@ -298,6 +299,7 @@ def stateless(target: RopeTarget, settings: Settings) -> Outcome:
                 f"after a call at position {top}": short(after[row, dim]),
             }
             break
+    counterexample = counterexample or raised
     budget = f"6 fixed calls per d ({', '.join(map(str, sorted(settings.ds)))})"
     found = (counterexample, budget)
     return outcome("stateless", "exact equality", found, "stateful")
@@ -729,8 +731,9 @@ def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitt
     pair up as interleaved or half-split rotations: θ_i read off the angles (`_frequencies`), the position
     offset from the fastest pair's angle at 0 (whole when a whole offset fits), the direction and the
     amplitude m (the median length of a pair's row); the entries compared with m times that rotation at the
-    result dtype's tolerance or, failing that, at the narrower precision that holds every entry read
-    (`computed_in`); and the rule of the θ_i (`_rule`)."""
+    result dtype's tolerance and at the narrower precision that holds every entry read (`computed_in`; or
+    every cos and sin read, a table held in it), and the rule of the θ_i (`_rule`) at each precision whose
+    rotation matches: the widest where the rule matches too, else the widest where the rotation does."""
     top = settings.max_pos - 1
     positions = sorted({0, 1, 10, 100, 1000, 10000, top} & set(range(top + 1)))
     probed = probe(target, d, positions, side)
@@ -748,17 +751,21 @@ def fit(target: RopeTarget, d: int, settings: Settings, side: str = "q") -> Fitt
     read = (probed.diagonal, probed.along, probed.mixed)
     narrower = [(p, "result") for p in computed_in(read, target.dtype)]
     narrower += [(p, "table") for p in computed_in(read[:2], target.dtype) if not narrower]
+    options = []
     for precision, where in ((None, "result"), *narrower):
         allowed = READ_SLACK * entry_tolerance(precision or target.dtype, top) * max(m, 1.0)
         matching = [trial for trial in trials if trial[0] <= allowed]
         if matching:
-            (deviation, offset), held = matching[0], where
-            break
-    else:
-        precision, held = None, "result"
+            rule, rule_found = _rule(theta, precision or target.dtype, settings.base, m, positions[-1])
+            options.append((precision, where, allowed, *matching[0], rule, rule_found))
+    if not options:
         allowed = READ_SLACK * entry_tolerance(target.dtype, top) * max(m, 1.0)
-        deviation, offset = min(trials)
-    rule, rule_found = _rule(theta, precision or target.dtype, settings.base, m, positions[-1])
+        rule, rule_found = _rule(theta, target.dtype, settings.base, m, positions[-1])
+        options.append((None, "result", allowed, *min(trials), rule, rule_found))
+    # the widest precision whose rotation and rule both match, else the widest whose rotation does
+    precision, held, allowed, deviation, offset, rule, rule_found = next(
+        (option for option in options if option[-2].matches), options[0]
+    )
     return Fitted(
         d,
         probed.layout,
