@@ -122,12 +122,13 @@ def nothing_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_report_writes_into_the_folder_it_is_given(capsys, tmp_path: Path, fake_catalog: None) -> None:
     status, out, _ = _run(capsys, "report", "--out", str(tmp_path / "out"))
-    assert status == 0 and "wrote 4 files" in out
+    assert status == 0 and "wrote 5 files" in out
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
         "README.md",
         "beyond-the-documents.md",
         "derivations.md",
         "document-000.md",
+        "libraries.md",
     ]
 
 
