@@ -272,9 +272,15 @@ def test_a_torch_function_is_called_with_torch_tensors_by_default(capsys, tmp_pa
     status, out, _ = _run(capsys, "check", f"{path}:rotate", "--family", "rope", "--d", "8")
     assert status == 0, out
     assert "called with torch tensors, float32 (its module imports torch)" in out.splitlines()[1]
-    status, out, _ = _run(
-        capsys, "check", f"{path}:rotate", "--family", "rope", "--d", "8", "--backend", "numpy"
-    )
+
+
+@pytest.mark.slow
+@needs_torch
+def test_numpy_arrays_forced_on_a_torch_function_fail_as_they_did_by_default(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "newcomer.py"
+    path.write_text(TORCH_ROTATE, encoding="utf-8")
+    argv = ["check", f"{path}:rotate", "--family", "rope", "--d", "8", "--backend", "numpy"]
+    status, out, _ = _run(capsys, *argv)
     assert status == 1 and "called with numpy arrays, float64 (--backend numpy)" in out
     assert "AttributeError: 'numpy.ndarray' object has no attribute 'to'" in out
 
