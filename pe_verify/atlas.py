@@ -79,9 +79,10 @@ class Citation:
     why: str
 
 
-def _llama_rotary(head_dim: int, rope_parameters: dict[str, Any]) -> Any:
+def _llama_rotary(head_dim: int, rope_parameters: dict[str, Any], context: int = 65536) -> Any:
     """transformers' LlamaRotaryEmbedding built from a LlamaConfig of one head of `head_dim` dims with
-    these rope parameters (base 10000), for the battery's positions below 65 536."""
+    these rope parameters (base 10000) and max_position_embeddings `context` (by default the battery's
+    positions, below 65 536)."""
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -90,7 +91,7 @@ def _llama_rotary(head_dim: int, rope_parameters: dict[str, Any]) -> Any:
         hidden_size=head_dim,
         num_attention_heads=1,
         num_key_value_heads=1,
-        max_position_embeddings=65536,
+        max_position_embeddings=context,
         rope_parameters={"rope_theta": 10000.0, **rope_parameters},
     )
     return LlamaRotaryEmbedding(config)
@@ -118,6 +119,13 @@ def llama_linear(head_dim: int) -> Any:
 def llama_dynamic(head_dim: int) -> Any:
     """LlamaRotaryEmbedding with rope_type dynamic, factor 4 (unscaled up to its context of 65 536)."""
     return _llama_rotary(head_dim, {"rope_type": "dynamic", "factor": 4.0})
+
+
+def llama_dynamic_4096(head_dim: int) -> Any:
+    """LlamaRotaryEmbedding with rope_type dynamic, factor 4, for a model of context 4096: scaled for
+    every call that reaches beyond it, as the battery's do; read at position 65 535, where it is NTK
+    scaling by 4·65 536/4096 − 3 = 61."""
+    return _llama_rotary(head_dim, {"rope_type": "dynamic", "factor": 4.0}, context=4096)
 
 
 def bloom_alibi(n_heads: int, seq_len: int) -> Any:
@@ -171,7 +179,10 @@ IMPLEMENTATIONS = (
     Implementation("transformers", f"{_LLAMA}:LlamaRotaryEmbedding", dtype="bfloat16"),
     Implementation("transformers", "transformers.models.gemma3.modeling_gemma3:apply_rotary_pos_emb"),
     Implementation("transformers", "transformers.models.gpt_neox.modeling_gpt_neox:GPTNeoXRotaryEmbedding"),
-    *(_configured("transformers", make) for make in (llama_linear, llama_dynamic, llama_yarn, llama_llama3)),
+    *(
+        _configured("transformers", make)
+        for make in (llama_linear, llama_dynamic, llama_dynamic_4096, llama_yarn, llama_llama3)
+    ),
     Implementation(
         "transformers", "transformers.models.mpt.modeling_mpt:build_mpt_alibi_tensor", "alibi", dtype=""
     ),
@@ -204,6 +215,24 @@ CITATIONS = (
         341,
         "- (factor - 1)) ** (dim / (dim - 2))",
         f"the dynamic rope_type's NTK base {_DIVIDES} ZeroDivisionError",
+    ),
+    *(
+        Citation(
+            "transformers",
+            label,
+            cause,
+            "transformers/modeling_rope_utils.py",
+            113,
+            "if seq_len < self.original_max_seq_len and max_seq_len_cached > self.original_max_seq_len:",
+            "the dynamic rope_type's dynamic_frequency_update recomputes inv_freq when a call reaches beyond "
+            "the longest one so far and resets it only for a call within the original context: a call "
+            "between the two keeps the frequencies an earlier, longer call grew, so its result depends on "
+            "the calls before it",
+        )
+        for label, cause in (
+            ("stateful", "after a call at position"),
+            ("not-batch-consistent", "between calls"),
+        )
     ),
     Citation(
         "rotary-embedding-torch",
