@@ -33,9 +33,9 @@ UNCONFIRMED = "not confirmed in the library's source (a finding of the check, no
 SHOWN_APART = frozenset({"convention", "called with", "d", "heads", "dtype", "tolerance", "layout_seq_len"})
 
 
-def read_record(path: Path = RECORD) -> dict[str, Any]:
-    """The atlas record at `path` (by default the committed one)."""
-    return json.loads(path.read_text(encoding="utf-8"))
+def read_record() -> dict[str, Any]:
+    """The committed atlas record (`RECORD`)."""
+    return json.loads(RECORD.read_text(encoding="utf-8"))
 
 
 def _value(value: object) -> str:
