@@ -24,6 +24,7 @@ from pe_verify import isolated
 from pe_verify.properties import battery
 from pe_verify.properties.battery import Backend, Report, Settings
 from pe_verify.properties.battery.rope_conventions import table_form
+from pe_verify.reporting.markdown import cell, code
 
 TORCH_MISSING = '--backend torch needs PyTorch, which is an optional extra: pip install -e ".[torch]"'
 
@@ -233,15 +234,17 @@ def _cause_lines(cause: battery.RootCause | None) -> list[str]:
 
 
 def markdown(report: Report) -> str:
-    """A short markdown report to paste into a pull request."""
+    """A short markdown report to paste into a pull request (every table cell through `cell`, so a pipe in a
+    counterexample or a tolerance cannot break the table)."""
     verdict = "passes every property" if report.passed else "**fails**"
-    lines = [f"### `pe-verify check`: `{report.target}` ({report.family}) {verdict}", ""]
+    lines = [f"### `pe-verify check`: {code(report.target)} ({report.family}) {verdict}", ""]
     if report.backend is not None:
         lines += [f"Called with {report.backend.statement}.", ""]
     lines += ["| property | result | counterexample | tolerance |", "|---|---|---|---|"]
     for o in report.properties:
         shown = "" if o.counterexample is None else ", ".join(f"{k}={v}" for k, v in o.counterexample.items())
-        lines.append(f"| {o.name} | {'pass' if o.passed else '**fail**'} | {shown} | {o.tolerance} |")
+        result = "pass" if o.passed else "**fail**"
+        lines.append(f"| {cell(o.name)} | {result} | {cell(shown)} | {cell(o.tolerance)} |")
     if report.identified is not None:
         i = report.identified
         parameters = ", ".join(f"{k}={v}" for k, v in i.parameters.items())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pe_verify import check, cli
+from pe_verify.properties import battery
 from pe_verify.properties.battery import Backend
 
 IMPLEMENTATIONS = """
@@ -328,3 +330,13 @@ def test_a_budget_beyond_the_time_limit_is_refused_before_the_battery_runs(capsy
 
 def _never(*args: object) -> None:
     raise check.TargetError("the battery started")
+
+
+def test_markdown_escapes_every_table_cell() -> None:
+    tolerance = "relative 4·u·max(|b[h, 1, 0]|, 1)"
+    outcome = battery.Outcome("bias", False, tolerance, "9 probes", {"x": "a|b"}, "raises")
+    report = battery.Report("file.py:bias`s", "alibi", (outcome,), None, ())
+    out = check.markdown(report)
+    rows = [line for line in out.splitlines() if line.startswith("| bias ")]
+    assert len(rows) == 1 and len(re.findall(r"(?<!\\)\|", rows[0])) == 5
+    assert out.startswith("### `pe-verify check`: ``file.py:bias`s`` (alibi)")
