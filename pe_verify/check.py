@@ -204,7 +204,7 @@ def text(report: Report) -> str:
         lines.append(f"identified: {i.variant} ({how}; largest deviation {i.max_abs_deviation:.3g})")
         lines += [f"  {key} = {value}" for key, value in i.parameters.items()]
     lines += [f"finding [{f.label}] {f.message}" for f in report.findings]
-    lines += _cause_lines(report.cause)
+    lines += cause_lines(report.cause)
     failed = sum(not o.passed for o in report.properties)
     errors = sorted({f.label for f in report.findings if f.label in battery.ERRORS})
     if report.passed:
@@ -221,7 +221,7 @@ def text(report: Report) -> str:
     return "\n".join(lines)
 
 
-def _cause_lines(cause: battery.RootCause | None) -> list[str]:
+def cause_lines(cause: battery.RootCause | None) -> list[str]:
     """The root cause, its evidence, and the symptoms it explains and does not."""
     if cause is None:
         return []

@@ -74,7 +74,10 @@ def _named(function: Any) -> str:
 
 def assert_family(family: str, function: Callable, **options: Any) -> Report:
     """Run the battery of `family` on `function` in this process; AssertionError naming every failed
-    property (and an `expect`ed variant not identified), TypeError for a keyword the family does not take."""
+    property (and an `expect`ed variant not identified), TypeError for a keyword the family does not take.
+    Its frame, and its helper's, are hidden from pytest's traceback: a failure shows the test's line and
+    the message, not the suite's source."""
+    __tracebackhide__ = True
     spec = check.family_record(family)
     unknown = sorted(set(options) - {*spec.options, *COMMON})
     if unknown:
@@ -112,6 +115,7 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
     if failed:
         lines = [f"{name} fails the {family} battery:", *(f"  {o.message}" for o in failed)]
         lines += [f"  finding [{f.label}] {f.message}" for f in report.findings]
+        lines += [f"  {line}" for line in check.cause_lines(report.cause)]
         raise AssertionError("\n".join(lines))
     return report
 
@@ -204,6 +208,7 @@ def helper(family: str) -> Callable[..., Report]:
     spec = check.family_record(family)
 
     def assert_(function: Callable, **options: Any) -> Report:
+        __tracebackhide__ = True
         return assert_family(family, function, **options)
 
     assert_.__name__ = assert_.__qualname__ = spec.helper

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import signal
+import subprocess
 import sys
 import unittest
 from collections.abc import Callable
@@ -205,3 +206,32 @@ def test_a_helper_run_uses_its_own_settings_and_storage_and_puts_both_back(
     assert set(inside.suppress_health_check) == set(hypothesis.HealthCheck)
     assert getattr(configuration, "__hypothesis_home_directory") is None
     assert repr(hypothesis.settings()) == repr(before)
+
+
+def test_a_failure_shows_the_user_s_test_and_the_message_not_the_suite_s_source(tmp_path: Path) -> None:
+    test_file = tmp_path / "test_users_rope.py"
+    test_file.write_text(
+        "import numpy as np\n"
+        "from pe_verify.testing import assert_rope\n\n"
+        "def test_rope():\n"
+        "    assert_rope(lambda x, p: x * (p[:, None] + 1.0), d=[8], examples=3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "assert_rope(lambda x, p: x * (p[:, None] + 1.0), d=[8], examples=3)" in done.stdout
+    assert "fails the rope battery" in done.stdout and "root cause: [" not in done.stdout
+    assert "def assert_family" not in done.stdout and "testing.py" not in done.stdout
+
+
+def test_a_failure_names_its_root_cause() -> None:
+    from implementations.rope_newcomer import interleaved_table_rotate_half
+
+    with pytest.raises(AssertionError, match=r"root cause: \[layout-mismatch\]") as failed:
+        assert_rope(interleaved_table_rotate_half, d=[8, 64], **FAST)
+    assert "  explains: relative (not-relative)" in str(failed.value)
