@@ -216,15 +216,22 @@ def build_module(target: Any, d: int, settings: Settings, what: str) -> Any:
 def transformers_config(owner: Callable, d: int, settings: Settings) -> Any:
     """A config of the class `owner` takes as ``config`` (transformers: a rotary class, its constructor's;
     an init function, its own), with head size d on one head, the declared base and context, and the
-    class's own defaults for everything else."""
-    return config_class(owner)(
-        head_dim=d,
-        hidden_size=d,
-        num_attention_heads=1,
-        num_key_value_heads=1,
-        rope_theta=settings.base,
-        max_position_embeddings=settings.max_pos,
-    )
+    class's own defaults for everything else. A composite config (a vision-language model's) that holds no
+    rope parameters gives way to the config of its text part, which the model builds its rotary module
+    from."""
+    given = {
+        "head_dim": d,
+        "hidden_size": d,
+        "num_attention_heads": 1,
+        "num_key_value_heads": 1,
+        "rope_theta": settings.base,
+        "max_position_embeddings": settings.max_pos,
+    }
+    config = config_class(owner)(**given)
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    if text is not config and not getattr(config, "rope_parameters", None):
+        return type(text)(**given)
+    return config
 
 
 def config_class(owner: Callable) -> type:
@@ -311,15 +318,35 @@ def _cos_sin_recognise(target: Any) -> bool:
 
 
 def _cos_sin_producer(value: Any) -> bool:
-    """A transformers-style rotary module: a class whose ``forward(x, position_ids)`` gives (cos, sin)."""
-    return inspect.isclass(value) and _required(_forward_signature(value))[:2] == ["x", "position_ids"]
+    """A transformers-style rotary module: a class whose ``forward(x, position_ids)`` gives (cos, sin)
+    (``position_ids`` required or not, as in Phimoe's)."""
+    return inspect.isclass(value) and _names(_forward_signature(value))[:2] == ["x", "position_ids"]
 
 
 def _apply_cos_sin(
     apply: Callable, q: Any, k: Any, cos: Any, sin: Any, side: str, what: str, n: int, d: int
 ) -> tuple[np.ndarray, str]:
-    """apply(q, k, cos, sin) on [1, 1, n, d] tensors and cos, sin [1, n, d]: one side's rows."""
-    pair = call(apply, (q, k, cos, sin), what)
+    """apply(q, k, cos, sin) on [1, 1, n, d] tensors and cos, sin [1, n, d]: one side's rows (an apply
+    function of one tensor, cos and sin is given that side's rows alone). When cos is narrower than the rows
+    (a partial rotary factor) and the apply function raises on the whole rows, it is called as
+    transformers' attention calls it (Phi, Persimmon, StableLM): on the first cos-width dims, the rest
+    passed through."""
+    required = _required(call_signature(apply))
+    if len(required) == 3 and {"cos", "sin"} <= set(required):
+        # one tensor at a time, cos and sin where its parameters name them (Gemma 3n's apply(x, cos, sin))
+        rows = q if side == "q" else k
+        given = {"cos": cos, "sin": sin}
+        return _rows(call(apply, tuple(given.get(name, rows) for name in required), what), what, n, d)
+    width = cos.shape[-1]
+    try:
+        pair = call(apply, (q, k, cos, sin), what)
+    except Broken as broken:
+        if broken.label != "raises" or width >= d:
+            raise
+        pair = call(apply, (q[..., :width], k[..., :width], cos, sin), f"{what} on its first {width} dims")
+        rest = q if side == "q" else k
+        rotated = _torch().cat((_side(pair, side, what), rest[..., width:]), dim=-1)
+        return _rows(rotated, what, n, d)
     return _rows(_side(pair, side, what), what, n, d)
 
 
@@ -373,12 +400,30 @@ def _cos_sin_build(target: Any, d: int, backend: Backend, settings: Settings) ->
 LAYER_TYPE = "full_attention"
 
 
+def _layer_type(module: Any) -> str | None:
+    """The layer type a rotary module's forward is asked for: `LAYER_TYPE`, else the first of the module's
+    own ``layer_types`` that rotate (Beam's, Zaya's) when it lacks that one; None when its forward takes
+    none, or takes one optionally and the module keeps no layer types."""
+    signature = _forward_signature(module)
+    if "layer_type" not in _names(signature):
+        return None
+    kinds = list(getattr(module, "layer_types", None) or [])
+    rotated = getattr(module, "rope_type", None)
+    if isinstance(rotated, dict) and rotated:
+        # a layer type whose rope parameters are None has no rotation (Beam's full attention: NoPE)
+        kinds = [k for k in kinds if k in rotated] or list(rotated)
+    if kinds:
+        return LAYER_TYPE if LAYER_TYPE in kinds else str(kinds[0])
+    return LAYER_TYPE if "layer_type" in _required(signature) else None
+
+
 def _produce(module: Any, q: Any, positions: np.ndarray, what: str) -> tuple[Any, Any]:
     """(cos, sin) of a transformers-style rotary module for rows q [1, 1, n, d] at `positions`; a module
-    with one rotation per layer type gives that of `LAYER_TYPE`."""
+    with one rotation per layer type gives that of its `_layer_type`."""
     where = _positions(positions)[None]
-    if "layer_type" in _required(_forward_signature(module)):
-        result = call(lambda x, p: module(x, p, layer_type=LAYER_TYPE), (q, where), what)
+    layer_type = _layer_type(module)
+    if layer_type is not None:
+        result = call(lambda x, p: module(x, p, layer_type=layer_type), (q, where), what)
     else:
         result = call(module, (q, where), what)
     return _pair_of(result, what)
@@ -396,12 +441,36 @@ def _rotary_module_recognise(target: Any) -> bool:
 
 def _rotary_module_build(target: Any, d: int, backend: Backend, settings: Settings) -> Built:
     kind = target if inspect.isclass(target) else type(target)
-    apply = companion(kind, _cos_sin_recognise)
+    apply = _apply_beside(kind)
     if apply is None:
         raise Broken("raises", f"{kind.__name__} gives cos and sin, and its module has no apply function")
     module = build_module(target, d, settings, kind.__name__)
     rotation = _module_rotation(module, kind, apply, backend)
     return Built(rotation, f"cos, sin from {kind.__name__}, applied by its module's apply function")
+
+
+#: The name of the function transformers' attention applies a rotary module's (cos, sin) with.
+APPLY_NAME = "apply_rotary_pos_emb"
+
+
+def _apply_beside(kind: type) -> Callable | None:
+    """The apply function beside a rotary module: the one its module defines under `APPLY_NAME` (also when
+    wrapped so that its signature is ``(*args, **kwargs)``, as a kernel from the hub is), else among its
+    module's functions taking cos and sin the first whose leading parameters are (q, k, cos, sin), else the
+    first (a module may define a vision apply or a helper that stacks cos and sin before the text apply)."""
+    module = _module_of(kind)
+    if module is None:
+        return None
+    own = vars(module).get(APPLY_NAME)
+    if callable(own) and getattr(own, "__module__", None) == module.__name__:
+        return own
+    found = [
+        value
+        for value in vars(module).values()
+        if getattr(value, "__module__", None) == module.__name__ and _cos_sin_recognise(value)
+    ]
+    leading = [f for f in found if _function_names(f)[2:4] == ["cos", "sin"]]
+    return next(iter(leading + found), None)
 
 
 def _module_rotation(module: Any, kind: type, apply: Callable, backend: Backend) -> Rotation:

@@ -106,6 +106,22 @@ LIBRARIES = [
     ("transformers.models.llama.modeling_llama:apply_rotary_pos_emb", "cos-sin", "half_split"),
     ("transformers.models.llama.modeling_llama:LlamaRotaryEmbedding", "rotary-module", "half_split"),
     ("transformers.models.gemma3.modeling_gemma3:apply_rotary_pos_emb", "cos-sin", "half_split"),
+    # a partial rotary factor its attention slices q and k for (the apply function rotates what it is given)
+    ("transformers.models.phi.modeling_phi:PhiRotaryEmbedding", "rotary-module", "half_split"),
+    # forward(x, position_ids=None)
+    ("transformers.models.phimoe.modeling_phimoe:PhimoeRotaryEmbedding", "rotary-module", "half_split"),
+    # one rotation per layer type, none for full attention (NoPE): the sliding layers' is read
+    ("transformers.models.beam.modeling_beam:BeamRotaryEmbedding", "rotary-module", "half_split"),
+    # a helper taking (x, cos, sin) defined before apply_rotary_pos_emb
+    ("transformers.models.gpt_oss.modeling_gpt_oss:GptOssRotaryEmbedding", "rotary-module", "half_split"),
+    # apply_rotary_pos_emb(x, cos, sin): one tensor at a time
+    ("transformers.models.gemma3n.modeling_gemma3n:Gemma3nRotaryEmbedding", "rotary-module", "half_split"),
+    # a vision apply defined first; the text rotary module's config is the composite config's text part
+    (
+        "transformers.models.qwen3_vl.modeling_qwen3_vl:Qwen3VLTextRotaryEmbedding",
+        "rotary-module",
+        "half_split",
+    ),
     ("torchtune.modules:RotaryPositionalEmbeddings", "input-pos", "interleaved"),
     ("rotary_embedding_torch:RotaryEmbedding", "offset", "interleaved"),
     ("rotary_embedding_torch.rotary_embedding_torch:apply_rotary_emb", "angles", "interleaved"),
