@@ -17,6 +17,7 @@ rope_type (an init function without its ``1 /`` fails).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -841,3 +842,20 @@ def test_every_reference_rule_keeps_the_fastest_frequency_at_most_one(
     for theta in rules:
         assert theta[0] <= 1.0
         assert np.all(np.diff(theta) < 0)  # and they are strictly decreasing, as `decreasing` asks
+
+
+@pytest.mark.parametrize(
+    ("inv_freq", "variant", "parameter", "value"),
+    [
+        # one d cannot tell a base of 10⁷ from NTK of 10⁴ by 947.5: the rounder number is the answer
+        (lambda d: 1.0 / 1e7 ** (np.arange(0, d, 2) / d), "none", "base", 1e7),
+        # ... and NTK of 10⁴ by 31 (dynamic NTK at 16 times its context) is not a base of 1.5·10⁶
+        (lambda d: 1.0 / (1e4 * 31.0 ** (d / (d - 2))) ** (np.arange(0, d, 2) / d), "ntk", "factor", 31.0),
+    ],
+)
+def test_at_one_d_the_rounder_of_a_base_and_an_ntk_factor_is_identified(
+    inv_freq: Callable, variant: str, parameter: str, value: float
+) -> None:
+    report = run_battery("rope-frequencies", inv_freq, Settings(ds=(256,), examples=5))
+    assert report.identified.variant == variant
+    assert report.identified.parameters[parameter] == pytest.approx(value, rel=1e-6)

@@ -225,3 +225,21 @@ def test_state_at_one_size_is_found_past_a_raise_at_another() -> None:
     report = run_battery("rope", make, Settings(ds=(2, 8), examples=5))
     assert report.cause.finding.label == "stateful"
     assert "d=8" in report.cause.finding.message
+
+
+def test_a_rotation_of_the_trailing_dims_is_not_taken_for_positions_ignored() -> None:
+    def trailing(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        half = x.shape[1] // 2
+        return np.concatenate([x[:, :half], rope.hf_rotate_half(x[:, half:], positions)], axis=1)
+
+    report = run_battery("rope", trailing, Settings(ds=(64,), examples=10))
+    assert report.passed and "positions-ignored" not in {f.label for f in report.findings}
+
+
+def test_an_apply_function_alone_gets_a_float32_angle_table_in_a_bfloat16_run() -> None:
+    pytest.importorskip("torch")
+    library = pytest.importorskip("rotary_embedding_torch.rotary_embedding_torch")
+    settings = Settings(ds=(8, 64), examples=10, dtype="bfloat16")
+    report = run_battery("rope", library.apply_rotary_emb, settings, Backend("torch", "bfloat16"))
+    assert report.passed, [o.message for o in report.properties if not o.passed]
+    assert report.identified.matches and report.identified.parameters["layout"] == "interleaved"

@@ -722,11 +722,24 @@ def candidates(fit: Fit) -> list[Candidate]:
 
 
 def choose(found: Sequence[Candidate]) -> tuple[Candidate, bool]:
-    """(the preferred matching candidate, True), or (the closest one, False) when none matches."""
+    """(the preferred matching candidate, True), or (the closest one, False) when none matches. NTK
+    scaling's frequencies are those of another base, so where both match (one d cannot tell them apart) the
+    rounder number wins: a base of 10⁷ (one significant digit) over NTK of 10⁴ by 947.5 (four), NTK of 10⁴
+    by 31 over a base of 1.5·10⁶ and more digits."""
     matching = [c for c in found if c.matches]
-    if matching:
-        return min(matching, key=lambda c: c.rank), True
-    return min(found, key=lambda c: c.deviation), False
+    if not matching:
+        return min(found, key=lambda c: c.deviation), False
+    best = min(matching, key=lambda c: c.rank)
+    if best.variant == "ntk":
+        based = [c for c in matching if c.variant == "none" and set(c.parameters) == {"base"}]
+        rounder = [c for c in based if _digits(c.parameters["base"]) < _digits(best.parameters["factor"])]
+        best = rounder[0] if rounder else best
+    return best, True
+
+
+def _digits(value: float) -> int:
+    """The fewest significant digits (up to 6) that write `value` within 10⁻⁶ of it, 7 for more."""
+    return next((k for k in range(1, 7) if abs(float(f"{value:.{k}g}") / value - 1.0) <= 1e-6), 7)
 
 
 def _describe(candidate: Candidate) -> str:
