@@ -218,7 +218,10 @@ def transformers_config(owner: Callable, d: int, settings: Settings) -> Any:
     an init function, its own), with head size d on one head, the declared base and context, and the
     class's own defaults for everything else. A composite config (a vision-language model's) that holds no
     rope parameters gives way to the config of its text part, which the model builds its rotary module
-    from."""
+    from. A field that is a read-only property (Falcon's head_dim, computed from the hidden size and the
+    heads) is not given; a config whose validators tie the hidden size or the head counts to other parts of
+    the model (a TTS model's flow head) is built with its own, and then, failing that, with its own base
+    too (`_built_config`)."""
     given = {
         "head_dim": d,
         "hidden_size": d,
@@ -228,14 +231,47 @@ def transformers_config(owner: Callable, d: int, settings: Settings) -> Any:
         "max_position_embeddings": settings.max_pos,
     }
     kind = config_class(owner)
-    if "global_head_dim" in _source(kind):
-        # Gemma 4's full-attention layers rotate a head of global_head_dim (its head_dim is the sliding one)
-        given["global_head_dim"] = d
-    config = kind(**given)
+    source = _source(kind)
+    # the head a rotary class rotates where head_dim is not it: Gemma 4's full-attention layers rotate
+    # global_head_dim (head_dim is the sliding layers'), GPT-J's and CodeGen's rotate rotary_dim
+    given |= {name: d for name in ROTATED_HEAD_NAMES if name in source}
+    given = {name: value for name, value in given.items() if not _read_only(kind, name)}
+    config = _built_config(kind, given)
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     if text is not config and not getattr(config, "rope_parameters", None):
-        return type(text)(**given)
+        return _built_config(type(text), given)
     return config
+
+
+#: What a config is built without when its validators refuse the whole of `transformers_config`'s fields,
+#: in turn: the model's own hidden size and head counts, then its own base too.
+OWN_FIELDS = (("hidden_size", "num_attention_heads", "num_key_value_heads"), ("rope_theta",))
+
+
+def _built_config(kind: type, given: dict[str, Any]) -> Any:
+    """`kind(**given)`, else with fewer of its fields (`OWN_FIELDS`); the first refusal when every try is
+    refused."""
+    tries, dropped = [given], set()
+    for names in OWN_FIELDS:
+        dropped |= set(names)
+        tries.append({name: value for name, value in given.items() if name not in dropped})
+    refused = None
+    for fields in tries:
+        try:
+            return kind(**fields)
+        except Exception as exc:  # a library's validators raise what they like
+            refused = refused or exc
+    raise refused
+
+
+def _read_only(kind: type, name: str) -> bool:
+    """Whether `name` is a property of `kind` without a setter."""
+    found = inspect.getattr_static(kind, name, None)
+    return isinstance(found, property) and found.fset is None
+
+
+#: Config fields that name the head a rotary class rotates, where its config has them.
+ROTATED_HEAD_NAMES = ("global_head_dim", "rotary_dim")
 
 
 def _source(kind: type) -> str:
@@ -345,10 +381,20 @@ def _apply_cos_sin(
     passed through."""
     required = _required(call_signature(apply))
     if len(required) == 3 and {"cos", "sin"} <= set(required):
-        # one tensor at a time, cos and sin where its parameters name them (Gemma 3n's apply(x, cos, sin))
+        # one tensor at a time, cos and sin where its parameters name them (Gemma 3n's apply(x, cos, sin),
+        # GPT-J's apply(tensor, sin, cos)); rows [1, 1, n, d], or [1, n, 1, d] (GPT-J's [b, s, h, d])
         rows = q if side == "q" else k
         given = {"cos": cos, "sin": sin}
-        return _rows(call(apply, tuple(given.get(name, rows) for name in required), what), what, n, d)
+        try:
+            return _rows(call(apply, tuple(given.get(name, rows) for name in required), what), what, n, d)
+        except Broken as broken:
+            if broken.label not in ("raises", "wrong-shape") or n == 1:
+                raise
+            rows = rows.transpose(1, 2)
+            result = call(
+                apply, tuple(given.get(name, rows) for name in required), f"{what}, rows [1, n, 1, d]"
+            )
+            return _rows(result, what, n, d)
     width = cos.shape[-1]
     try:
         pair = call(apply, (q, k, cos, sin), what)
@@ -452,6 +498,13 @@ def _produce(module: Any, q: Any, positions: np.ndarray, what: str) -> tuple[Any
     return _pair_of(result, what)
 
 
+def _sin_first(module: Any, q: Any, what: str) -> bool:
+    """Whether a rotary module gives (sin, cos) rather than (cos, sin) (GPT-J's, CodeGen's): at position 0
+    its first output is all zero and its second is not (cos 0 = 1, sin 0 = 0)."""
+    first, second = (as_array(v, what)[0] for v in _produce(module, q, np.zeros(1, dtype=np.int64), what))
+    return not np.any(first) and bool(np.any(second))
+
+
 def _pair_of(result: Any, what: str) -> tuple[Any, Any]:
     if not isinstance(result, tuple | list) or len(result) != 2:
         raise Broken("wrong-shape", f"{what}: the producer returned {type(result).__name__}, not (cos, sin)")
@@ -499,10 +552,15 @@ def _apply_beside(kind: type) -> Callable | None:
 def _module_rotation(module: Any, kind: type, apply: Callable, backend: Backend) -> Rotation:
     """The rotation of a built rotary module's (cos, sin), applied by `apply(q, k, cos, sin)`."""
 
+    order: list[bool] = []
+
     def rotate(x: np.ndarray, positions: np.ndarray, side: str) -> tuple[np.ndarray, str]:
         what = f"{kind.__name__} and {getattr(apply, '__name__', 'apply')} at positions {_shown(positions)}"
         q = _tensor(x, backend)[None, None]
+        if not order:
+            order.append(_sin_first(module, q[:, :, :1], what))
         cos, sin = _produce(module, q, positions, what)
+        cos, sin = (sin, cos) if order[0] else (cos, sin)
         zeros = q * 0
         q, k = (q, zeros) if side == "q" else (zeros, q)
         return _apply_cos_sin(apply, q, k, cos, sin, side, what, *x.shape)

@@ -122,6 +122,10 @@ LIBRARIES = [
         "rotary-module",
         "half_split",
     ),
+    # (sin, cos) from the module, apply(tensor, sin, cos) on [b, s, h, d], the head it rotates in rotary_dim
+    ("transformers.models.gptj.modeling_gptj:GPTJRotaryEmbedding", "rotary-module", "interleaved"),
+    # head_dim a read-only property of the config (the hidden size over the heads)
+    ("transformers.models.falcon.modeling_falcon:FalconRotaryEmbedding", "rotary-module", "half_split"),
     ("torchtune.modules:RotaryPositionalEmbeddings", "input-pos", "interleaved"),
     ("rotary_embedding_torch:RotaryEmbedding", "offset", "interleaved"),
     ("rotary_embedding_torch.rotary_embedding_torch:apply_rotary_emb", "angles", "interleaved"),
