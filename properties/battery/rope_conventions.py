@@ -282,6 +282,20 @@ def _source(kind: type) -> str:
         return ""
 
 
+def axial(target: Any) -> bool:
+    """Whether `target` is a transformers rotary class whose config's rope type is ``axial`` by default (a
+    vision or video model's 2-D/3-D rotation over patch coordinates, not over token positions)."""
+    kind = target if inspect.isclass(target) else type(target)
+    try:
+        config = config_class(kind)
+    except Exception:  # no config class to read: not a transformers rotary class
+        return False
+    declared = getattr(config, "__dataclass_fields__", {}).get("rope_parameters")
+    parameters = getattr(declared, "default", None)
+    kind_of = parameters.get("rope_type") if isinstance(parameters, dict) else None
+    return "axial" in (getattr(config, "default_rope_type", None), kind_of)
+
+
 def config_class(owner: Callable) -> type:
     """The config class `owner` takes as ``config``: the type its parameter names (a class's constructor's),
     else, for a rotary class, the config class beside it, else transformers' ``PretrainedConfig`` (an init

@@ -11,7 +11,7 @@ import pytest
 
 from pe_verify.properties.battery import Backend, Settings, run_battery
 from pe_verify.properties.battery.families import rope as battery_rope
-from pe_verify.properties.battery.rope_conventions import BY_NAME, CONVENTIONS, detect
+from pe_verify.properties.battery.rope_conventions import BY_NAME, CONVENTIONS, axial, detect
 
 torch = pytest.importorskip("torch")
 
@@ -230,3 +230,12 @@ def test_assert_rope_names_a_broken_table_by_its_kind() -> None:
     assert_rope(target(f"{IMPLEMENTATIONS}.tables:STACKED"))
     with pytest.raises(AssertionError, match=r"^the complex freqs_cis table fails the rope battery:\n"):
         assert_rope(target(f"{IMPLEMENTATIONS}.tables:POLAR_SWAPPED"))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_an_axial_vision_rotary_class_is_refused_as_no_token_rotation() -> None:
+    pytest.importorskip("transformers")
+    vision = target("transformers.models.qwen2_vl.modeling_qwen2_vl:Qwen2VLVisionRotaryEmbedding")
+    with pytest.raises(ValueError, match="its config's rope type is axial"):
+        run(vision)
+    assert not axial(target("transformers.models.llama.modeling_llama:LlamaRotaryEmbedding"))

@@ -73,7 +73,7 @@ from .. import (
     short,
     unit_roundoff,
 )
-from ..rope_conventions import BY_NAME, Built, Convention, build, handed
+from ..rope_conventions import BY_NAME, Built, Convention, axial, build, handed
 from ..rope_conventions import detect as conventions_detect
 from .rope_frequencies import UNKNOWN, attention_note, identify_rule
 
@@ -1049,7 +1049,7 @@ def screen(target: RopeTarget, d: int) -> None:
 
 def detect(function: Callable, settings: Settings) -> str:
     """The calling convention: the one `--convention` names, else the first `rope_conventions` recognises;
-    a ValueError naming them when none does."""
+    a ValueError naming them when none does, and for a rotary class of an axial (vision) rotation."""
     if settings.convention:
         if settings.convention not in BY_NAME:
             raise ValueError(f"--convention must be one of {', '.join(BY_NAME)}; got {settings.convention!r}")
@@ -1059,6 +1059,11 @@ def detect(function: Callable, settings: Settings) -> str:
         raise ValueError(
             "a rope implementation must fit one of the conventions "
             f"{', '.join(BY_NAME)} (pe-verify check --convention names one where detection cannot decide)"
+        )
+    if found.name == "rotary-module" and axial(function):
+        raise ValueError(
+            "its config's rope type is axial: a 2-D/3-D rotation over image or video patch coordinates, "
+            "which the rope family (a rotation of token positions) does not check"
         )
     return found.name
 
