@@ -198,7 +198,12 @@ def build_module(target: Any, d: int, settings: Settings, what: str) -> Any:
     parameters = _names(call_signature(target))
     if "config" in parameters:
         config = call(lambda: transformers_config(target, d, settings), (), f"building a config for {what}")
-        return call(lambda: target(config), (), f"{target.__name__}(config with head_dim={d})")
+        module = call(lambda: target(config), (), f"{target.__name__}(config with head_dim={d})")
+        sections = _mrope_sections(module)
+        if sections is None:
+            return module
+        config.rope_parameters = {**config.rope_parameters, "mrope_section": sections}
+        return call(lambda: target(config), (), f"{target.__name__}(config with mrope_section={sections})")
     given: dict[str, Any] = {}
     for names, value in ((DIM_NAMES, d), (BASE_NAMES, settings.base), (LENGTH_NAMES, settings.max_pos)):
         name = next((n for n in names if n in parameters), None)
@@ -211,6 +216,25 @@ def build_module(target: Any, d: int, settings: Settings, what: str) -> Any:
         given[required[0]] = d
     shown = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in given.items())
     return call(lambda: target(**given), (), f"{target.__name__}({shown})")
+
+
+def _mrope_sections(module: Any) -> list[int] | None:
+    """M-RoPE sections (a module's ``mrope_section``: how many pairs follow time, height and width) scaled
+    to the pairs it rotates at this head size, when they do not sum to them (Qwen2-VL's [16, 24, 24] are
+    for a head of 128); the largest remainders get the pairs rounding leaves. None when the module has no
+    sections or they fit. Token positions give every axis the same position, so the sections only choose
+    which axis a pair reads, and any split is the same rotation."""
+    sections, inv_freq = getattr(module, "mrope_section", None), getattr(module, "inv_freq", None)
+    if not isinstance(sections, list | tuple) or inv_freq is None or not sections or sum(sections) <= 0:
+        return None
+    pairs = int(inv_freq.shape[-1])
+    if sum(sections) == pairs:
+        return None
+    exact = np.array(sections, dtype=np.float64) * pairs / sum(sections)
+    scaled = np.floor(exact).astype(int)
+    for index in np.argsort(scaled - exact)[: pairs - int(scaled.sum())]:
+        scaled[index] += 1
+    return [int(v) for v in scaled]
 
 
 def transformers_config(owner: Callable, d: int, settings: Settings) -> Any:
@@ -537,6 +561,27 @@ def _rotary_module_build(target: Any, d: int, backend: Backend, settings: Settin
     module = build_module(target, d, settings, kind.__name__)
     rotation = _module_rotation(module, kind, apply, backend)
     return Built(rotation, f"cos, sin from {kind.__name__}, applied by its module's apply function")
+
+
+def unbuildable(target: Any, d: int, settings: Settings) -> str | None:
+    """Why a transformers-style rotary class cannot be checked as it is, or None when it can: its module
+    has no apply function for its (cos, sin), or it cannot be built at head size d (the largest the battery
+    checks) from its config class (a class its model builds from another config, or whose config needs
+    what its defaults lack). Said before anything runs, as a usage error naming what failed: a construction
+    the suite makes up is not the library's own."""
+    kind = target if inspect.isclass(target) else type(target)
+    factory = "check a factory make(d) that builds it, or its apply function"
+    if _apply_beside(kind) is None:
+        return f"{kind.__name__} gives cos and sin (or freqs_cis), its module no apply function: {factory}"
+    if not inspect.isclass(target):
+        return None
+    try:
+        build_module(target, d, settings, kind.__name__)
+    except Broken as broken:
+        return (
+            f"{kind.__name__} cannot be built from its config class at d = {d} ({broken.message}): {factory}"
+        )
+    return None
 
 
 #: The name of the function transformers' attention applies a rotary module's (cos, sin) with.

@@ -126,6 +126,8 @@ LIBRARIES = [
     ("transformers.models.gptj.modeling_gptj:GPTJRotaryEmbedding", "rotary-module", "interleaved"),
     # head_dim a read-only property of the config (the hidden size over the heads)
     ("transformers.models.falcon.modeling_falcon:FalconRotaryEmbedding", "rotary-module", "half_split"),
+    # M-RoPE sections laid out for a head of 128 ([16, 24, 24]), scaled to the head checked
+    ("transformers.models.qwen2_vl.modeling_qwen2_vl:Qwen2VLRotaryEmbedding", "rotary-module", "half_split"),
     ("torchtune.modules:RotaryPositionalEmbeddings", "input-pos", "interleaved"),
     ("rotary_embedding_torch:RotaryEmbedding", "offset", "interleaved"),
     ("rotary_embedding_torch.rotary_embedding_torch:apply_rotary_emb", "angles", "interleaved"),
@@ -239,3 +241,24 @@ def test_an_axial_vision_rotary_class_is_refused_as_no_token_rotation() -> None:
     with pytest.raises(ValueError, match="its config's rope type is axial"):
         run(vision)
     assert not axial(target("transformers.models.llama.modeling_llama:LlamaRotaryEmbedding"))
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        # built by its model from another config: its own config class holds no rope parameters
+        ("transformers.models.pi05.modeling_pi05:PI05RotaryEmbedding", "has no attribute 'rope_parameters'"),
+        # complex freqs_cis with no apply function for a rotary module's output beside it
+        ("transformers.models.llama4.modeling_llama4:Llama4TextRotaryEmbedding", "no apply function"),
+        # a config whose rope parameters lack the layer type its module asks for
+        (
+            "transformers.models.cohere_compass.modeling_cohere_compass:CohereCompassRotaryEmbedding",
+            "cannot be built from its config class at d = 16",
+        ),
+    ],
+)
+def test_a_rotary_class_the_suite_cannot_build_is_a_usage_error_not_a_finding(spec: str, why: str) -> None:
+    pytest.importorskip("transformers")
+    with pytest.raises(ValueError, match=why):
+        run(target(spec))

@@ -73,7 +73,7 @@ from .. import (
     short,
     unit_roundoff,
 )
-from ..rope_conventions import BY_NAME, Built, Convention, axial, build, handed
+from ..rope_conventions import BY_NAME, Built, Convention, axial, build, handed, unbuildable
 from ..rope_conventions import detect as conventions_detect
 from .rope_frequencies import UNKNOWN, attention_note, identify_rule
 
@@ -91,6 +91,9 @@ SLACK = 8.0
 #: + u·|x_j·cos − x_k·sin| ≤ (3√2 + 1)·u·ρ ≈ 5.2·u·ρ, ρ = √(x_j² + x_k²) ≤ 1 the length of the pair of a unit
 #: vector; 6 covers the second-order terms.
 RESULT_ROUNDING = 6.0
+
+#: The head sizes checked when none are given.
+DS = (2, 8, 64, 128)
 
 #: Neighbouring positions that a narrow dtype rounds together: bfloat16 from 256, float16 from 2048.
 NARROW = ((256, 257), (2048, 2049))
@@ -1065,6 +1068,10 @@ def detect(function: Callable, settings: Settings) -> str:
             "its config's rope type is axial: a 2-D/3-D rotation over image or video patch coordinates, "
             "which the rope family (a rotation of token positions) does not check"
         )
+    if found.name == "rotary-module":
+        problem = unbuildable(function, max(settings.ds or DS), settings)
+        if problem is not None:
+            raise ValueError(problem)
     return found.name
 
 
@@ -1115,7 +1122,7 @@ FAMILY_SPEC = define(
         identify=identify,
         expectable=("interleaved", "half_split"),
         module=__name__,
-        ds=(2, 8, 64, 128),
+        ds=DS,
         detect=detect,
         screen=screen,
         causes=CAUSES,
