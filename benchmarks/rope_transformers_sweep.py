@@ -15,8 +15,10 @@ other dim interleaves them). Each class falls in one category:
   failed property is drawn from it;
 - ``wrong``: the identification matches but names another layout, base, fraction or rule;
 - ``false-finding``: an error finding or a failed property on a class that is correct;
-- ``crash``: the battery raised (``pe-verify check`` exits 3) or refused the class as a usage error (exit 2)
-  although it is a 1-D rotary module a user would expect checked;
+- ``refused``: ``pe-verify check`` says in one line, exit 2, why it cannot check the class as it is (its
+  module has no apply function, or the suite cannot build it from its config class: a class its model
+  builds from another config), and asks for a factory; not right, and no finding against the library;
+- ``crash``: the battery raised (``pe-verify check`` exits 3);
 - ``not-applicable``: not a 1-D RoPE over token positions (an axial 2-D/3-D vision or video rotation, a
   rotary module whose forward does not take ``(x, position_ids)``); its outcome is recorded, not judged.
 
@@ -58,7 +60,16 @@ BAR = 0.95
 TIME_LIMIT = 600
 
 #: The categories, in the order the table prints them.
-CATEGORIES = ("right", "true-finding", "unidentified", "wrong", "false-finding", "crash", "not-applicable")
+CATEGORIES = (
+    "right",
+    "true-finding",
+    "unidentified",
+    "wrong",
+    "false-finding",
+    "refused",
+    "crash",
+    "not-applicable",
+)
 
 #: The categories that meet the bar.
 GOOD = ("right", "true-finding", "unidentified")
@@ -385,7 +396,7 @@ def check_one(job: tuple[str, int]) -> Outcome:
         with time_limit(TIME_LIMIT), contextlib.redirect_stdout(io.StringIO()):
             report = run_battery("rope", load(spec), settings, Backend("torch"))
     except ValueError as exc:
-        outcome.category, outcome.reason = "crash", f"usage error (exit 2): {exc}".splitlines()[0][:300]
+        outcome.category, outcome.reason = "refused", f"usage error (exit 2): {exc}".splitlines()[0][:300]
     except BaseException as exc:  # whatever the battery raises is a crash (exit 3)
         if isinstance(exc, KeyboardInterrupt):
             raise

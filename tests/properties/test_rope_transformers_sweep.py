@@ -21,14 +21,6 @@ class BarNotMet(AssertionError):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=BarNotMet,
-    reason="transformers 5.25.0: 172 of 193 classes right (4 of them true findings) or honestly "
-    "unidentified (89.1 %); 19 false findings (configs the battery cannot build at its arguments or that "
-    "hold no rope parameters, Gemma 4's global head size, GPT-J's apply, complex-valued producers) and 2 "
-    "wrong identifications (NTK preferred to a larger plain base); the sweep's table lists each",
-)
 def test_every_transformers_rotary_class_is_identified_or_honestly_unidentified() -> None:
     pytest.importorskip("torch")
     pytest.importorskip("transformers", minversion="5.25.0")  # the libraries extra's pin
