@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import errno
 import json
 import math
@@ -48,9 +49,41 @@ def _cut_long_words(message: str) -> str:
     return _LONG_WORD.sub(lambda word: f"{word[0][:60]}… ({len(word[0])} characters)", message)
 
 
+#: How close (difflib's ratio) an unknown option must be to a known one to be suggested.
+OPTION_CUTOFF = 0.8
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage dump, no argument echoed in full
-        raise UsageError(_cut_long_words(message))
+        raise UsageError(_cut_long_words(message + self._suggestion(message)))
+
+    def _suggestion(self, message: str) -> str:
+        """ "; did you mean …?" for an invalid choice (a command, a family; difflib's ratio of at least 0.6)
+        or an unknown option close to a known one of any command (a ratio of at least 0.8, so that another
+        command's option is suggested only for a plain typo), else nothing."""
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice is not None:
+            given, known = choice[1], re.findall(r"'([^']*)'", choice[2]) or choice[2].split(", ")
+            close = difflib.get_close_matches(given, known, n=1)
+        else:
+            unknown = re.search(r"unrecognized arguments: (.*)", message)
+            options = [word for word in (unknown[1].split() if unknown else ()) if word.startswith("--")]
+            known = sorted(self._option_strings())
+            close = [
+                m
+                for word in options[:1]
+                for m in difflib.get_close_matches(word.split("=")[0], known, n=1, cutoff=OPTION_CUTOFF)
+            ]
+        return f"; did you mean {close[0]!r}?" if close else ""
+
+    def _option_strings(self) -> set[str]:
+        """Every long option of this parser and of its commands' parsers."""
+        found = {o for action in self._actions for o in action.option_strings if o.startswith("--")}
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for parser in action.choices.values():
+                    found |= {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
+        return found
 
 
 class NumberOption:
