@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -187,10 +188,16 @@ def _parser() -> argparse.ArgumentParser:
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
     listing = command(
         "list",
-        lambda args: run_list(args.json, args.fresh, args.quiet),
+        lambda args: run_list(args.json, args.fresh, args.quiet, args.document, args.verdict),
         help="every claim with its computed verdicts",
     )
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    listing.add_argument(
+        "--document", default="", help="only the claims of this document (its file name, or a part of it)"
+    )
+    listing.add_argument(
+        "--verdict", default="", help="only the claims with this verdict (its words, or their start)"
+    )
     listing.add_argument(
         "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
     )
@@ -618,14 +625,30 @@ def _wanted(claim_id: str | None, ids: list[str], strict: bool = True) -> list[s
         raise UsageError(str(exc)) from None
 
 
-def run_list(as_json: bool, fresh: bool = False, quiet: bool = False) -> int:
-    """Every claim with its computed verdicts."""
+#: The header of `list`'s table, in the columns of each claim's line (`_record`).
+LIST_HEADER = f"{'id':<24} {'verdict':<38} {'argument':<31} claim"
+
+
+def run_list(
+    as_json: bool, fresh: bool = False, quiet: bool = False, document: str = "", verdict: str = ""
+) -> int:
+    """Every claim with its computed verdicts, or those of one document (its file name, or a part of it)
+    and of one verdict (its words, or their start); on a terminal, each line cut to its width."""
     records = _records(None, fresh, quiet)
+    chosen = [
+        record
+        for record in records
+        if document in record["row"]["document"] and record["row"]["verdict"].startswith(verdict)
+    ]
+    if not chosen:
+        wanted = [f"of document {document!r}" * bool(document), f"with verdict {verdict!r}" * bool(verdict)]
+        raise UsageError(" ".join(["no claim", *filter(None, wanted)]))
     if as_json:
-        print(json.dumps([record["row"] for record in records], indent=2, ensure_ascii=json_ascii()))
+        print(json.dumps([record["row"] for record in chosen], indent=2, ensure_ascii=json_ascii()))
     else:
-        for record in records:
-            print(record["line"])
+        width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
+        for line in (LIST_HEADER, *(record["line"] for record in chosen)):
+            print(line if not width or len(line) <= width else line[: width - 1] + "…")
     return _verdict_status(record["changed"] for record in records)
 
 

@@ -38,6 +38,14 @@ def test_list_json_has_every_claim_with_its_verdicts(capsys) -> None:
     assert status == 0
     assert [row["id"] for row in rows] == [item.id for item in catalog.all_claims()]
     assert all({"id", "document", "statement", "verdict", "argument_verdict"} <= row.keys() for row in rows)
+    # filters, on the results just cached: a document's claims of one verdict, under the table's header
+    status, out, _ = _run(capsys, "list", "--document", "003", "--verdict", "proved")
+    header, *lines = out.splitlines()
+    assert status == 0 and header.split() == ["id", "verdict", "argument", "claim"]
+    chosen = [row for row in rows if "003" in row["document"] and row["verdict"].startswith("proved")]
+    assert [line.split()[0] for line in lines] == [row["id"] for row in chosen] and chosen
+    status, _, err = _run(capsys, "list", "--document", "no-such-document")
+    assert status == 2 and err == "pe-verify: error: no claim of document 'no-such-document'\n"
 
 
 def test_show_json_has_the_promised_fields(capsys) -> None:
