@@ -1130,6 +1130,8 @@ def run_check(args: argparse.Namespace) -> int:
         report = dataclasses.replace(report, properties=(*report.properties, matched))
     if args.json:
         document = {
+            "schema_version": check.SCHEMA_VERSION,
+            "pe_verify": __version__,
             **report.as_json(),
             "expected": None if matched is None else {"variant": args.expect, "matched": matched.passed},
             "settings": check.echoed(args, report.settings),

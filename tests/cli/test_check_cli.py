@@ -83,8 +83,8 @@ def test_a_bug_fails_with_exit_1_a_counterexample_and_its_labels(capsys, target:
     assert status == 1
     report = json.loads(out)
     assert set(report) == {
-        *("target", "family", "passed", "backend", "properties", "identified", "findings"),
-        *("cause", "expected", "settings"),
+        *("schema_version", "pe_verify", "target", "family", "passed", "backend", "properties"),
+        *("identified", "findings", "cause", "expected", "settings"),
     }
     assert report["passed"] is False and report["expected"] is None
     assert report["backend"] == {
