@@ -10,7 +10,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -21,7 +20,15 @@ from pe_verify import __version__, inputs
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base, Real, Whole
 from pe_verify.properties.family_index import family_names
 from pe_verify.reporting.libraries import IN_REPOSITORY
-from pe_verify.terminal import discard_stdout, flush_stdout, json_ascii, prepare_streams, progress_bar
+from pe_verify.terminal import (
+    discard_stdout,
+    fitted,
+    flush_stdout,
+    json_ascii,
+    prepare_streams,
+    progress_bar,
+    terminal_width,
+)
 
 GIB = 2**30
 
@@ -501,12 +508,14 @@ def run_reproduce(name: str | None, as_json: bool, quiet: bool = False) -> int:
         print(json.dumps(records, indent=2, ensure_ascii=json_ascii()))
         return EXIT_OK
     for item, reproduction in found:
-        print(f"{reproduction.name} ({item.id}) — {reproduction.source}")
-        print(f"  computed: {reproduction.precision}")
+        print(fitted(f"{reproduction.name} ({item.id}) — {reproduction.source}"))
+        print(fitted(f"  computed: {reproduction.precision}"))
         for row in reproduction.rows:
             mark = "agrees" if row.agrees else "DIFFERS"
             note = f" — {row.note}" if row.note else ""
-            print(f"  {row.parameter}: published {row.published}, computed {row.computed}: {mark}{note}")
+            print(
+                fitted(f"  {row.parameter}: published {row.published}, computed {row.computed}: {mark}{note}")
+            )
         print(f"  {len(reproduction.discrepancies)} of {len(reproduction.rows)} rows differ")
     return EXIT_OK
 
@@ -646,7 +655,7 @@ def run_list(
     if as_json:
         print(json.dumps([record["row"] for record in chosen], indent=2, ensure_ascii=json_ascii()))
     else:
-        width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
+        width = terminal_width()
         for line in (LIST_HEADER, *(record["line"] for record in chosen)):
             print(line if not width or len(line) <= width else line[: width - 1] + "…")
     return _verdict_status(record["changed"] for record in records)

@@ -40,7 +40,9 @@ import contextlib
 import errno
 import io
 import os
+import shutil
 import sys
+import textwrap
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import TextIO
@@ -311,3 +313,28 @@ def progress_bar(total: int, description: str, quiet: bool) -> tqdm:
     elif isinstance(stream, OutputStream):
         stream = stream.unescaped()
     return tqdm(total=total, desc=description, file=stream, disable=not shown, leave=False)
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal stdout is, or None when stdout is not one (a pipe, a file): what is printed
+    there is left as it is."""
+    if not _is_terminal(sys.stdout):
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def fitted(line: str, indent: int = 4, width: int | None = None) -> str:
+    """`line` wrapped to `width` (default `terminal_width()`), its continuation lines indented by `indent`
+    spaces more than its own; unchanged when there is no width or it fits."""
+    width = terminal_width() if width is None else width
+    if width is None or len(line) <= width:
+        return line
+    lead = len(line) - len(line.lstrip(" "))
+    return textwrap.fill(
+        line.strip(),
+        width=max(width, lead + indent + 20),
+        initial_indent=" " * lead,
+        subsequent_indent=" " * (lead + indent),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )

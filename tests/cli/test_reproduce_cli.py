@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pe_verify import cli
+from pe_verify import cli, terminal
 from pe_verify.claims import catalog
 from pe_verify.claims.model import (
     EXACT,
@@ -108,3 +108,19 @@ def test_the_report_renders_the_rows_as_a_table() -> None:
 def test_agreement_must_be_decided() -> None:
     with pytest.raises(TypeError, match="agrees must be a bool"):
         Row("n", "1", "1", 1)  # type: ignore[arg-type]
+
+
+def test_on_a_terminal_each_row_is_wrapped_to_its_width(capsys, toy_catalog: None, monkeypatch) -> None:
+    monkeypatch.setattr(terminal, "terminal_width", lambda: 40)
+    _, wrapped, _ = run(capsys, "toy_differs")
+    monkeypatch.setattr(terminal, "terminal_width", lambda: None)
+    _, plain, _ = run(capsys, "toy_differs")
+    assert all(len(line) <= 40 for line in wrapped.splitlines()) and wrapped.split() == plain.split()
+    assert any(len(line) > 40 for line in plain.splitlines())
+
+
+def test_fitted_indents_continuations_and_leaves_a_short_line() -> None:
+    line = "  L = 1K: published 4.3e3, computed 4.9e3: DIFFERS — B(m) < 0 at m = 7 and more words here"
+    lines = terminal.fitted(line, width=40).splitlines()
+    assert lines[0].startswith("  L = 1K") and all(later.startswith("      ") for later in lines[1:])
+    assert terminal.fitted("short", width=40) == "short" == terminal.fitted("short", width=None)
