@@ -286,8 +286,8 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument(
         "--convention",
         metavar="NAME",
-        help="how a rope implementation is called, where detection cannot decide: rotate, apply, cos-sin, "
-        "rotary-module, freqs-cis, input-pos, offset, angles, factory (README: conventions)",
+        help="how a rope implementation is called, where detection cannot decide (docs/check.md lists the "
+        "conventions; an unknown NAME is answered with them)",
     )
     _numeric(checking, "--seed", _whole("seed", 0, inputs.MAX_SEED), "Hypothesis seed (default 0)", default=0)
     _numeric(

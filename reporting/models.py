@@ -392,7 +392,7 @@ def models_page(
         "nothing is downloaded; the vision and audio blocks of multimodal models left out), layer group by "
         "layer group, at the context each states or documents: `pe-verify model NAME` prints the same for "
         "one of them, `pe-verify model path/to/config.json` or `pe-verify model owner/name` for any model. "
-        "Every label is explained in the README's section on `pe-verify model`.",
+        "Every label is explained in docs/models.md, the page on `pe-verify model`.",
         "",
         "Cross-check: the test suite builds every bundled model's rotary module with transformers, at "
         f"versions {', '.join(CROSS_CHECKED)}, compares each layer type's `inv_freq` and attention factor "

@@ -212,7 +212,8 @@ def _candidate_values(
 ) -> tuple[np.ndarray, np.ndarray, Pairs]:
     """The values with a sorted neighbour within a window W ≥ max(threshold(B, slack), floor), sorted, with
     their labels and their `close_valid_pairs`; `entries` are the values with their labels, v + iℓ, sorted by
-    value and then label. Why the window holds every pair the full scan reports: README, "Method notes"."""
+    value and then label. Why the window holds every pair the full scan reports: docs/methods.md, "Method
+    notes"."""
     window = max(floor, _threshold(_kth_least_positive_adjacent_gap(entries.real, _WINDOW_RANK), slack))
     for _ in range(2):
         candidates, labels = _window(entries, window)
@@ -262,7 +263,8 @@ def close_valid_pairs(
     """Every valid pair (a, b), a < b in sorted order, with m_b − m_a ≤ threshold(B, slack), B the least gap.
 
     `m` is sorted ascending, `labels` are the flat labels p·d + j, `invalid` the d×d mask of dim pairs never
-    paired. Returns (a, b, gap) arrays. Why the scan finds the minimum and every pair: README, "Method notes".
+    paired. Returns (a, b, gap) arrays. Why the scan finds the minimum and every pair: docs/methods.md,
+    "Method notes".
     """
     best = _least_adjacent_valid_gap(m, labels, d, invalid)
     a, b, gaps = _valid_pairs_within(m, labels, d, invalid, lambda least: _threshold(least, slack), best)

@@ -24,9 +24,13 @@ def test_every_link_of_the_committed_pages_resolves() -> None:
     assert not problems, "\n".join(problems)
 
 
-def test_every_link_of_the_readme_resolves() -> None:
-    readme = ROOT / "README.md"
-    assert not link_problems(readme, readme.read_text(encoding="utf-8"), {}, ROOT)
+def test_every_link_of_the_readme_and_the_docs_resolves() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    anchors = {page: page_anchors(page.read_text(encoding="utf-8")) for page in pages}
+    problems = [
+        p for page in pages for p in link_problems(page, page.read_text(encoding="utf-8"), anchors, ROOT)
+    ]
+    assert len(pages) > 1 and not problems, "\n".join(problems)
 
 
 @pytest.fixture

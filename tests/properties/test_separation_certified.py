@@ -605,8 +605,8 @@ def test_a_range_of_one_offset_is_answered(capsys: pytest.CaptureFixture[str]) -
     assert report["argmin_offsets"] == [3000] and report["next_lower_bound"] is None
 
 
-#: The configurations of the README's separation table, with the seconds it reports (all under the default
-#: limit of 10 minutes), and the d = 512 far range to 2^40 it puts at about 1.5 h.
+#: The configurations of docs/collisions.md's separation table, with the seconds it reports (all under the
+#: default limit of 10 minutes), and the d = 512 far range to 2^40 it puts at about 1.5 h.
 README_RUNS = [
     (512, "10000", 1, 2**31, 0.4),
     (512, "10000", 60612, 2**31, 10.7),
