@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import difflib
 import itertools
 import json
 import math
@@ -235,7 +236,10 @@ def read_config_file(path: str | os.PathLike[str]) -> tuple[dict, str]:
             if not target.is_file():
                 raise ModelInputError(f"{named} is a folder without a config.json")
         elif not target.is_file():
-            raise ModelInputError(f"{named} is neither a file nor a folder (nor a bundled model's name)")
+            close = difflib.get_close_matches(str(path), bundled_names(), n=1)
+            hint = f"; did you mean the bundled {close[0]!r}?" if close else ""
+            neither = "is neither a file nor a folder (nor a bundled model's name)"
+            raise ModelInputError(f"{named} {neither}{hint}")
         named = _printable(str(target))
         size = target.stat().st_size
         if size > MAX_CONFIG_BYTES:

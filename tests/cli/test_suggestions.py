@@ -24,3 +24,10 @@ def test_a_close_word_is_suggested(capsys, argv: list[str], suggested: str) -> N
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("pe-verify: error: ")
     assert ("did you mean" not in err) if not suggested else err.rstrip().endswith(suggested)
+
+
+def test_a_mistyped_bundled_model_name_is_suggested(capsys) -> None:
+    assert cli.main(["--quiet", "model", "llama-3.1-8"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("; did you mean the bundled 'llama-3.1-8b'?")
+    assert cli.main(["--quiet", "model", "zzzzq"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
