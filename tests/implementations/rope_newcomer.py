@@ -94,3 +94,17 @@ class KeptDynamicNTK:
 def make_kept_dynamic_ntk(d: int) -> KeptDynamicNTK:
     """A factory, one module per head size, as a model builds it."""
     return KeptDynamicNTK(d)
+
+
+class ResetDynamicNTK(KeptDynamicNTK):
+    """Dynamic NTK that starts every call from its own frequencies: the frequencies follow each call's
+    farthest position (length-dependent) and nothing is kept between calls (stateless)."""
+
+    def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        self.inv_freq = _inv_freq(self.d, self.base)
+        return super().__call__(x, positions)
+
+
+def make_reset_dynamic_ntk(d: int) -> ResetDynamicNTK:
+    """A factory, one module per head size."""
+    return ResetDynamicNTK(d)

@@ -86,15 +86,7 @@ def test_correct_rotations_have_no_cause_and_no_state(implementation: Callable) 
 
 
 def test_a_rotation_that_resets_its_dynamic_scaling_for_a_short_call_is_not_stateful() -> None:
-    class Resets(rope_newcomer.KeptDynamicNTK):
-        def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-            self.inv_freq = rope._inv_freq(self.d, self.base)
-            return super().__call__(x, positions)
-
-    def make(d: int) -> Resets:
-        return Resets(d)
-
-    report = run_battery("rope", make, SETTINGS)
+    report = run_battery("rope", rope_newcomer.make_reset_dynamic_ntk, SETTINGS)
     stateless = next(o for o in report.properties if o.name == "stateless")
     assert stateless.passed and "stateful" not in {f.label for f in report.findings}
 
@@ -177,15 +169,8 @@ def test_a_rotation_scaled_by_another_amplitude_at_position_0_is_not_cos_and_sin
 
 
 def test_a_dynamic_scaling_is_read_at_one_length_and_named_length_dependent() -> None:
-    class Resets(rope_newcomer.KeptDynamicNTK):
-        def __call__(self, x: np.ndarray, positions: np.ndarray) -> np.ndarray:
-            self.inv_freq = rope._inv_freq(self.d, self.base)
-            return super().__call__(x, positions)
-
-    def make(d: int) -> Resets:
-        return Resets(d)
-
-    report = run_battery("rope", make, Settings(ds=(8, 64), examples=10, max_pos=8192))
+    settings = Settings(ds=(8, 64), examples=10, max_pos=8192)
+    report = run_battery("rope", rope_newcomer.make_reset_dynamic_ntk, settings)
     assert report.cause.finding.label == "length-dependent"
     assert "batch (not-batch-consistent)" in report.cause.explains
     # NTK at the length every identification call reaches: s·L/L₀ − (s − 1) = 2·8192/2048 − 1 = 7
