@@ -36,7 +36,7 @@ from itertools import count
 import flint
 import numpy as np
 
-from ..encodings.frequencies import exponents, frequencies, frequency_arb
+from ..encodings.frequencies import frequencies, frequency_arb
 from ..numerics.checking import EPS64
 from ..numerics.validation import require_even_dimension, require_positive_int
 
@@ -59,23 +59,28 @@ def _ball(base: Fraction) -> flint.arb:
     return flint.arb(base.numerator) / base.denominator
 
 
+def _span(low: Fraction, high: Fraction) -> flint.arb:
+    """An arb ball containing every number of [low, high], at the current precision."""
+    return _ball(low).union(_ball(high))
+
+
 @dataclass(frozen=True)
 class CosineSum:
     """B(m) = Σ_i cos(m·θ_i) at one base: the frequencies θ_i in float64 for the scan, and the base itself for
-    the balls (`frequency`: θ_i as a ball at the current precision, from the base as a ball)."""
+    the balls (`frequency_balls`: every θ_i as a ball at the current precision, from the base as a ball)."""
 
     base: Fraction
     d: int
     theta: np.ndarray
-    frequency: Callable[[int, flint.arb], flint.arb]
+    frequency_balls: Callable[[flint.arb], list[flint.arb]]
 
-    def ball(self, m: int, prec: int = BITS) -> flint.arb:
-        """B(m) as an arb ball computed at `prec` bits."""
+    def ball(self, m: int, prec: int = BITS, bases: tuple[Fraction, Fraction] | None = None) -> flint.arb:
+        """B(m) as an arb ball computed at `prec` bits: at the base, or, given `bases` = (low, high), a ball
+        containing B(m) at every base low ≤ b ≤ high (the frequencies evaluated on the ball of the bases)."""
         with flint.ctx.workprec(prec):
-            base, position, total = _ball(self.base), flint.arb(m), flint.arb(0)
-            for i in range(len(self.theta)):
-                total += (position * self.frequency(i, base)).cos()
-            return total
+            base = _ball(self.base) if bases is None else _span(*bases)
+            position = flint.arb(m)
+            return sum([(position * theta).cos() for theta in self.frequency_balls(base)], flint.arb(0))
 
 
 Builder = Callable[[Fraction, int], CosineSum]
@@ -89,7 +94,16 @@ def cosine_sum(base: Fraction | int, d: int = 128) -> CosineSum:
     if base <= 1:
         raise ValueError(f"the base must be greater than 1, got {base}")
     theta = frequencies(d, float(base), count=d // 2)
-    return CosineSum(base, d, theta, lambda i, ball: frequency_arb(i, d, ball))
+    return CosineSum(base, d, theta, functools.partial(_power_law_balls, d))
+
+
+def _power_law_balls(d: int, base: flint.arb) -> list[flint.arb]:
+    """θ_i = b^(−2i/d), i < d/2, as balls: θ_1 = `frequency_arb` (1, d, b) and θ_i = θ_(i−1)·θ_1, whose balls
+    stay about as tight as the base's (one power of the base, not d/2)."""
+    step, found = frequency_arb(1, d, base), [flint.arb(1)]
+    for _ in range(1, d // 2):
+        found.append(found[-1] * step)
+    return found
 
 
 def scan_error(limit: int, base: Fraction, terms: int) -> float:
@@ -466,11 +480,8 @@ def rises(cosine: CosineSum, m: int, low: Fraction, high: Fraction, prec: int = 
     """Whether ∂B(m)/∂ln b = Σ_i sin(mθ_i)·m·x_i·θ_i (x_i = −ln θ_i / ln b) is certainly positive at every
     base of [low, high]: one arb evaluation on the ball of those bases."""
     with flint.ctx.workprec(prec):
-        radius = _ball((high - low) / 2).mid() * (1 + flint.arb(2) ** -60)
-        base = flint.arb(_ball((low + high) / 2).mid(), radius)
-        total = flint.arb(0)
-        for i in range(len(cosine.theta)):
-            theta = cosine.frequency(i, base)
+        base, total = _span(low, high), flint.arb(0)
+        for theta in cosine.frequency_balls(base):
             total += (m * theta).sin() * m * theta * (-theta.log() / base.log())
         return bool(total > 0)
 
@@ -561,47 +572,12 @@ def infimum(
     return Infimum(length, start, low, top, bisected[-1].witness, steps, cells, tuple(bisected))
 
 
-def _frequency_rows(centres: Sequence[Fraction], d: int, build: Builder) -> np.ndarray:
-    """The float64 frequencies at each base, one row each: the paper's b^(−2i/d) at once for `cosine_sum`
-    (the same power of the rounded base as `frequencies`), else `build` base by base."""
-    if build is cosine_sum:
-        bases = np.array([float(centre) for centre in centres], dtype=np.float64)
-        return bases[:, None] ** exponents(d, d // 2)[None, :]
-    return np.array([build(centre, d).theta for centre in centres], dtype=np.float64)
-
-
-def _failing_cells_hold(cells: Sequence[Cell], d: int, build: Builder) -> np.ndarray:
-    """`_failing_block_holds`, a block of cells at a time (a block's frequencies take 4 MiB)."""
-    blocks = [_failing_block_holds(cells[k : k + 8192], d, build) for k in range(0, len(cells), 8192)]
-    return np.concatenate(blocks) if blocks else np.zeros(0, dtype=bool)
-
-
-def _failing_block_holds(cells: Sequence[Cell], d: int, build: Builder) -> np.ndarray:
-    """For each failing cell [low, high] with centre c and witness m: whether B(m) < 0 at every base of it,
-    from the float64 value v of B(m) at c — v + E + m·S·w < 0 (E = `scan_error`, which bounds a directly
-    summed value too; S the `slope` at low; w the larger of ln(c/low), ln(high/c)) — or, where that margin
-    is too thin for this machine's float64, from the arb ball of B(m) at c in place of v ± E."""
-    usable = [
-        cell.centre is not None and cell.witness is not None and cell.low <= cell.centre <= cell.high
-        for cell in cells
-    ]
-    chosen = [cell for cell, ok in zip(cells, usable, strict=True) if ok]
-    held = np.zeros(len(cells), dtype=bool)
-    if not chosen:
-        return held
-    centres = [cell.centre for cell in chosen]
-    m = np.array([cell.witness for cell in chosen], dtype=np.float64)
-    low, width = _half_widths(chosen)
-    drift = m * slope(_exponent_sum(build, d), low) * width * (1 + 1e-9)
-    rows = _frequency_rows(centres, d, build)
-    values = np.cos(m[:, None] * rows).sum(axis=1)
-    errors = np.array([scan_error(max(int(k), 1), c, rows.shape[1]) for k, c in zip(m, centres, strict=True)])
-    passed = values + errors + drift < 0
-    for index in np.flatnonzero(~passed):
-        cell = chosen[index]
-        passed[index] = bool(build(cell.centre, d).ball(cell.witness, BITS) + float(drift[index]) < 0)
-    held[np.flatnonzero(usable)] = passed
-    return held
+def _fails_throughout(cell: Cell, d: int, build: Builder) -> bool:
+    """Whether B(m) < 0 at every base of the failing cell [low, high], m its witness: B(m) evaluated in arb
+    on the ball of those bases (`CosineSum.ball`), with no float64 value and no assumed error bound."""
+    if cell.witness is None or not cell.low < cell.high:
+        return False
+    return bool(build(cell.high, d).ball(cell.witness, BITS, (cell.low, cell.high)) < 0)
 
 
 def _admissible_throughout(cell: Cell, length: int, d: int, build: Builder) -> bool:
@@ -618,17 +594,18 @@ def check_infimum(
 ) -> None:
     """Re-check an infimum's proof, ArithmeticError naming the first step that does not hold: the cells run
     without a gap from `start`, and each failing one up to the first other cell fails at its witness
-    (`_failing_cells_hold`); the bisection's intervals run on from them to `low`, each with B(m) < 0 at its
-    top and rising across it (`rises`); `high` is admissible (`scan`). With `every_cell`, every decided cell
-    past the first island's edge is re-checked too (a full scan for each admissible one)."""
+    (`_fails_throughout`, in arb on the ball of the cell's bases); the bisection's intervals run on from
+    them to `low`, each with B(m) < 0 at its top and rising across it (`rises`); `high` is admissible
+    (`scan`). With `every_cell`, every decided cell past the first island's edge is re-checked too (a full
+    scan for each admissible one)."""
     point = found.start
     for cell in found.cells:
         if cell.low != point or not cell.low < cell.high:
             raise ArithmeticError(f"the cells leave a gap or overlap at {float(point)}")
         point = cell.high
     failing = found.failing
-    for cell, holds in zip(failing, _failing_cells_hold(failing, d, build), strict=True):
-        if not holds:
+    for cell in failing:
+        if not _fails_throughout(cell, d, build):
             raise ArithmeticError(f"the cell [{float(cell.low)}, {float(cell.high)}] is not shown to fail")
     point = failing[-1].high if failing else found.start
     for cell in found.bisected:
@@ -643,10 +620,9 @@ def check_infimum(
     if not scan(build(found.high, d), found.length, track_least=False).admissible:
         raise ArithmeticError(f"the base {found.high} is not admissible for L = {found.length}")
     rest = found.cells[len(failing) :] if every_cell else ()
-    shown = iter(_failing_cells_hold([cell for cell in rest if cell.state == FAILS], d, build))
     for cell in rest:
         if cell.state == FAILS:
-            holds = bool(next(shown))
+            holds = _fails_throughout(cell, d, build)
         else:
             holds = cell.state == UNDECIDED or _admissible_throughout(cell, found.length, d, build)
         if not holds:

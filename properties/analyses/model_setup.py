@@ -636,7 +636,7 @@ def _men_answer(found: GroupAnalysis, freqs: Frequencies) -> Answer:
     setup, reach = found.setup, found.reach
     theta = freqs.float64
     balls = [flint.arb(flint.fmpq(Fraction(t).numerator, Fraction(t).denominator)) for t in theta]
-    cosine = base_bound.CosineSum(Fraction(setup.base), setup.rotary_dim, theta, lambda i, _base: balls[i])
+    cosine = base_bound.CosineSum(Fraction(setup.base), setup.rotary_dim, theta, lambda _base: balls)
     scan = base_bound.scan(cosine, reach)
     try:
         lowest = str(base_bound.lowest_bases([reach], setup.rotary_dim)[reach].base)

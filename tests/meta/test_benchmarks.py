@@ -12,6 +12,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 RUNS = [
+    ("base_bound_certificates.py", ["--lengths", "4096", "--repeat", "1"], "ratio balls / float64"),
     ("correct_rounding.py", ["--positions", "64", "--repeat", "1"], "ratio"),
     ("cross_dimension_scan.py", ["compare", "--sizes", "30x6"], "same candidates"),
     ("cross_dimension_scan.py", ["target", "--n", "2000", "--d", "6"], "MiB"),
