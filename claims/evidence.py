@@ -13,7 +13,7 @@ from pe_verify.properties import battery
 from pe_verify.properties.battery import Report
 from pe_verify.properties.numerics.checking import CheckResult
 
-from .model import FLOAT, HYPOTHESIS, SUPPORTS, SYMBOLIC, Evidence
+from .model import EXACT, FLOAT, HYPOTHESIS, SUPPORTS, SYMBOLIC, Evidence
 from .numbers import certified, within
 
 #: Evidence kinds whose numbers are floating-point measurements, printed only as `claims.numbers` allows.
@@ -37,15 +37,17 @@ def derivation(derivation_id: str) -> Derivation:
 
 
 def from_derivation(derivation_id: str, bearing: str = SUPPORTS) -> Evidence:
-    """Evidence that SymPy checked every step of a derivation (or did not)."""
+    """Evidence that every step of a derivation was checked (or was not): a symbolic identity when each step
+    of its chain is checked for every case it states, an exact argument on its stated cases when some step
+    is checked only on samples."""
     item, result = derivation(derivation_id), verification(derivation_id)
     return Evidence(
-        SYMBOLIC,
+        SYMBOLIC if result.universal else EXACT,
         f"{item.title} — `{derivation_id}`, {result.summary}",
         result.verified,
         bearing,
         (("derivation", derivation_id),),
-        instances=item.instances,
+        instances=item.instances or (None if result.universal else result.sampled),
     )
 
 

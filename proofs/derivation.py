@@ -14,11 +14,18 @@ Expr = sp.Basic | sp.MatrixBase
 
 @dataclass(frozen=True)
 class Step:
-    """One link of a chain: `claim` (LaTeX) holds because of `justification`; `check` decides it."""
+    """One link of a chain: `claim` (LaTeX) holds because of `justification`; `check` decides it.
+
+    `scope` is None when the check decides the claim for every case the claim states, else the finite cases
+    it checks ("d ≤ 128, E ≤ 8"): the claim is then shown on those samples only. `implementation` marks a
+    step that ties the statement's formulas to the suite's own code rather than a link of the theorem's chain.
+    """
 
     claim: str
     justification: str
     check: Checker
+    scope: str | None = None
+    implementation: bool = False
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,8 @@ class StepResult:
     holds: bool
     seconds: float
     error: str | None = None
+    scope: str | None = None
+    implementation: bool = False
 
 
 @dataclass(frozen=True)
@@ -45,9 +54,34 @@ class VerificationResult:
         return bool(self.steps) and all(step.holds for step in self.steps)
 
     @property
+    def universal(self) -> bool:
+        """Whether every step of the theorem's chain is checked for every case it states (a step that ties
+        the formulas to the implementation does not count)."""
+        return all(step.scope is None for step in self.steps if not step.implementation)
+
+    @property
+    def sampled(self) -> str | None:
+        """The cases the chain's steps checked only on samples are checked on (None when there are none)."""
+        scopes = _scopes(step for step in self.steps if not step.implementation)
+        return "; ".join(dict.fromkeys(scopes)) or None
+
+    @property
     def summary(self) -> str:
-        held = sum(step.holds for step in self.steps)
-        return f"{held}/{len(self.steps)} steps checked by SymPy"
+        """'k/n steps checked by SymPy', or, when some are checked on samples only, how many and on what."""
+        held, count = sum(step.holds for step in self.steps), len(self.steps)
+        sampled = _scopes(step for step in self.steps if not step.implementation)
+        tied = _scopes(step for step in self.steps if step.implementation)
+        text = f"{held}/{count} steps checked by SymPy"
+        if sampled:
+            text = f"{held}/{count} steps checked, {len(sampled)} of them only on samples: {self.sampled}"
+        if tied:
+            verb, cases = "ties" if len(tied) == 1 else "tie", " and ".join(dict.fromkeys(tied))
+            text += f"; {len(tied)} {verb} the formulas to the implementation, on {cases}"
+        return text
+
+
+def _scopes(steps: Iterable[StepResult]) -> list[str]:
+    return [step.scope for step in steps if step.scope is not None]
 
 
 @dataclass(frozen=True)
@@ -89,7 +123,8 @@ def _run(step: Step) -> StepResult:
         holds, error = bool(step.check()), None
     except Exception as exc:  # a step whose check crashes has not been shown
         holds, error = False, f"{type(exc).__name__}: {exc}"
-    return StepResult(step.claim, step.justification, holds, time.perf_counter() - start, error)
+    seconds = time.perf_counter() - start
+    return StepResult(step.claim, step.justification, holds, seconds, error, step.scope, step.implementation)
 
 
 def is_zero(expr: Expr) -> bool:
@@ -121,9 +156,21 @@ def inequality(lhs: Expr, rhs: Expr, justification: str, claim: str | None = Non
     return Step(text, justification, lambda: is_nonzero(lhs - rhs))
 
 
-def fact(claim: str, justification: str, check: Checker) -> Step:
-    """A step whose check is a custom exact computation (e.g. a SymPy solve or a sign argument)."""
-    return Step(claim, justification, check)
+def fact(claim: str, justification: str, check: Checker, scope: str | None = None) -> Step:
+    """A step whose check is a custom exact computation (e.g. a SymPy solve or a sign argument); `scope` names
+    the finite cases it checks when that is not every case the claim states."""
+    return Step(claim, justification, check, scope)
+
+
+def implementation_link(claim: str, justification: str, check: Checker, scope: str) -> Step:
+    """A step tying the statement's formulas to the suite's own implementation, checked on `scope`."""
+    return Step(claim, justification, check, scope, implementation=True)
+
+
+def _scope_note(step: Step | StepResult) -> str:
+    if step.implementation:
+        return f" (ties the formulas to the implementation, checked on {step.scope})"
+    return "" if step.scope is None else f" (checked on samples only: {step.scope})"
 
 
 def render_markdown(derivation: Derivation, result: VerificationResult | None = None) -> str:
@@ -137,7 +184,7 @@ def render_markdown(derivation: Derivation, result: VerificationResult | None = 
     steps = derivation.steps() if result is None else result.steps
     for number, step in enumerate(steps, start=1):
         mark = "" if result is None else (" ✓" if result.steps[number - 1].holds else " ✗")
-        lines += [f"{number}. $${step.claim}$$", "", f"    {step.justification}{mark}", ""]
+        lines += [f"{number}. $${step.claim}$$", "", f"    {step.justification}{_scope_note(step)}{mark}", ""]
     if result is not None:
         verdict = "verified" if result.verified else "NOT verified"
         lines += [f"**Result:** {verdict} ({result.summary}).", ""]

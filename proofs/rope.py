@@ -24,7 +24,7 @@ import sympy as sp
 
 from pe_verify.properties.encodings.rope import Rope, layout_permutation
 
-from .derivation import Expr, Step, derivation, fact, identity, inequality, is_zero
+from .derivation import Expr, Step, derivation, fact, identity, implementation_link, inequality, is_zero
 
 M, N = sp.symbols("m n", real=True)
 
@@ -335,7 +335,7 @@ def index_map_steps() -> list[Step]:
             r"permutation of $\{0, \dots, r-1\}$ with inverse $\sigma$",
             lambda: _is_zero_expansion(there_and_back),
         ),
-        fact(
+        implementation_link(
             r"\mathrm{perm}(j) = \texttt{layout\_permutation}(r)[j] \quad (r = 2, 4, \dots, 16)",
             "the index formula is the permutation the float64 checks use",
             lambda: all(
@@ -343,6 +343,7 @@ def index_map_steps() -> list[Step]:
                 == [int(value) for value in layout_permutation(r)]
                 for r in range(2, 17, 2)
             ),
+            "r = 2, 4, …, 16",
         ),
     ]
 
@@ -367,11 +368,12 @@ def entry_formula_step(rope_type: type[Rope] = Rope) -> Step:
                     return False
         return True
 
-    return fact(
+    return implementation_link(
         r"(R^{\mathrm{int}}_m x)_j,\ (R^{\mathrm{half}}_m x)_j \text{ as written for symbolic } j "
         r"\text{ are } \texttt{Rope.rotate\_exact} \quad (r = 2, 4, 6, 8)",
         "the index formulas, evaluated at every index, reproduce the implementation's exact maps",
         agrees,
+        "r = 2, 4, 6, 8",
     )
 
 

@@ -24,7 +24,7 @@ from pe_verify.properties.encodings.frequencies import frequency_exponent, frequ
 from pe_verify.properties.encodings.sinusoidal import pair_index
 from pe_verify.properties.numerics.validation import require_positive_int
 
-from .derivation import Step, derivation, fact, identity
+from .derivation import Step, derivation, fact, identity, implementation_link
 from .number_theory import (
     X,
     algebraic_degree,
@@ -246,6 +246,7 @@ def ratio_rule_step() -> Step:
         "unique factorisation (`number_theory.rational_power`); compared with SymPy's minimal "
         f"polynomial for b ∈ {{{', '.join(map(str, bases))}}}, d ∈ {set(dims)}, 0 < m < ⌈d/2⌉",
         lambda: _ratio_rule_holds(bases, dims),
+        f"b ∈ {{{', '.join(map(str, bases))}}}, d ∈ {set(dims)}",
     )
 
 
@@ -663,7 +664,6 @@ def same_type_coincidence() -> Iterator[Step]:
         claim=r"p\,\omega_a = q\,\omega_b \iff \frac{p}{q} = \frac{\omega_b}{\omega_a} "
         r"= b^{2(a-b)/d}",
     )
-    yield ratio_rule_step()
     yield identity(
         sp.sin(1 * frequency(8, 10000, 0)),
         sp.sin(10 * frequency(8, 10000, 1)),
@@ -751,11 +751,12 @@ def frequencies(d: int, base: object) -> list[sp.Expr]:
     "64, 9/4, 500000 (the step to 4 | d is symbolic in d)",
 )
 def coincidence_condition() -> Iterator[Step]:
-    yield fact(
+    yield implementation_link(
         r"\{\omega_a\} = \{\omega_0, \dots, \omega_{\lceil d/2 \rceil - 1}\}:\ "
         r"|a - b| \in \{1, \dots, \lceil d/2 \rceil - 1\}",
-        "the encoder's layout (`pair_index`): dims 2a and 2a + 1 carry frequency a, for d ≤ 64",
+        "the encoder's layout (`pair_index`): dims 2a and 2a + 1 carry frequency a",
         lambda: all(set(map(int, pair_index(d))) == set(range(frequency_count(d))) for d in range(1, 65)),
+        "d ≤ 64",
     )
     yield ratio_rule_step()
     yield fact(
@@ -763,6 +764,7 @@ def coincidence_condition() -> Iterator[Step]:
         "divide by g = gcd(d, 2E): (d/g) | m·(2E/g) with gcd(d/g, 2E/g) = 1, so (d/g) | m (Euclid's lemma); "
         "compared with direct division for d ≤ 128, E ≤ 8",
         lambda: _least_multiple_holds(128, 8),
+        "d, m ≤ 128, E ≤ 8",
     )
     yield fact(
         r"\exists\, a \neq b:\ \tfrac{\omega_b}{\omega_a} \in \mathbb{Q} "
@@ -770,6 +772,7 @@ def coincidence_condition() -> Iterator[Step]:
         "the smallest usable |a − b| is d/gcd(d, 2E); compared with every frequency pair decided by its "
         "minimal polynomial (`frequency_list_coincidences`)",
         _existence_rule_holds,
+        f"d ≤ {_EXISTENCE_SAMPLES[1]} at b = {', '.join(map(str, _EXISTENCE_SAMPLES[0]))}",
     )
     yield fact(
         r"b = 10000 = 10^4,\ E = 4:\ \frac{d}{\gcd(d, 8)} \le \left\lceil \tfrac{d}{2} \right\rceil - 1 "

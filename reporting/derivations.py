@@ -13,8 +13,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pe_verify.claims.evidence import derivation, verification
-from pe_verify.claims.model import SYMBOLIC, Assessment, Evidence
+from pe_verify.claims.model import Assessment, Evidence
 from pe_verify.proofs import all_derivations, render_markdown
+from pe_verify.proofs.derivation import VerificationResult
 
 from .markdown import cell, heading_anchors
 
@@ -31,10 +32,8 @@ def derivation_markdown(derivation_id: str) -> str:
 
 
 def derivation_ids(evidence: Iterable[Evidence]) -> list[str]:
-    """The derivations that symbolic evidence names in its detail, first mention first."""
-    named = [
-        value for e in evidence if e.kind == SYMBOLIC for label, value in e.detail if label == "derivation"
-    ]
+    """The derivations that evidence names in its detail, first mention first."""
+    named = [value for e in evidence for label, value in e.detail if label == "derivation"]
     return list(dict.fromkeys(named))
 
 
@@ -69,6 +68,13 @@ def result_text(derivation_id: str) -> str:
     return text if item.instances is None else f"{text}, checked only on: {item.instances}"
 
 
+def _verdict(result: VerificationResult) -> str:
+    """'verified', 'verified on samples' (some step of the chain checked only on samples) or NOT verified."""
+    if not result.verified:
+        return "**NOT verified**"
+    return "verified" if result.universal else "verified on samples"
+
+
 def derivations_page(
     cited_by: Mapping[str, Sequence[str]], marker: str, dashboard: str, links: Callable[[str], str]
 ) -> str:
@@ -86,10 +92,12 @@ def _page(
     anchors: Mapping[str, str],
 ) -> str:
     verified = sum(verification(name).verified for name in cited_by)
+    universal = sum(verification(name).verified and verification(name).universal for name in cited_by)
     lines = [marker, "", "# Derivations", ""]
     lines += [
         f"[All claims]({dashboard}) · {len(cited_by)} derivations cited by the claims, {verified} of them "
-        "verified: every step checked by SymPy.",
+        f"verified: every step checked, by SymPy for every case it states ({universal} derivations) or on "
+        "the samples it names.",
         "",
         "Each derivation stands here once: its statement, its hypotheses, its steps (✓ where SymPy checked "
         "the step, ✗ where it did not) and the claims that cite it. A derivation whose steps are checked "
@@ -100,7 +108,7 @@ def _page(
     ]
     for name, claims in cited_by.items():
         title = cell(derivation(name).title)
-        result = "verified" if verification(name).verified else "**NOT verified**"
+        result = _verdict(verification(name))
         cells = (f"`{_module(name)}`", f"[{title}](#{anchors.get(name, '')})", result)
         lines.append("| " + " | ".join(cells) + " | " + ", ".join(map(links, claims)) + " |")
     lines.append("")

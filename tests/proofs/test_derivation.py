@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from pe_verify.claims import evidence
+from pe_verify.claims.model import EXACT, FINITE, PROVED, SYMBOLIC, claim_verdict
 from pe_verify.proofs.derivation import (
     derivation,
     fact,
     identity,
+    implementation_link,
     inequality,
     is_nonzero,
     is_zero,
@@ -96,3 +99,52 @@ def test_markdown_of_a_result_reads_its_steps_and_refuses_another_derivations_re
     other = derivation(id="meta.other", title="Other", statement="")(lambda: iter(()))
     with pytest.raises(ValueError, match=r"the result of meta\.example is not one of meta\.other"):
         render_markdown(other, result)
+
+
+def _sampled(scope: str | None, link: bool = False):
+    """Pythagoras, then a rule checked on n ≤ 20 (scope given) or stated only for those n (scope None); with
+    `link`, a step tying the formulas to the implementation on samples."""
+    n = range(1, 21)
+
+    @derivation(id="meta.sampled", title="Sampled", statement=r"n^2 \ge n")
+    def sampled():
+        yield identity(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1), "Pythagoras")
+        yield fact(r"n^2 \ge n", "compared for n ≤ 20", lambda: all(k * k >= k for k in n), scope)
+        if link:
+            yield implementation_link("f = f", "the code agrees", lambda: True, "n = 1, 2")
+
+    return sampled
+
+
+def test_a_step_checked_on_samples_is_labelled_so_and_the_chain_is_not_universal() -> None:
+    result = _sampled("n ≤ 20").verify()
+    assert result.verified and not result.universal and result.sampled == "n ≤ 20"
+    assert result.summary == "2/2 steps checked, 1 of them only on samples: n ≤ 20"
+    assert "compared for n ≤ 20 (checked on samples only: n ≤ 20) ✓" in render_markdown(
+        _sampled("n ≤ 20"), result
+    )
+    # the twin: the same check with no scope claims every case
+    whole = _sampled(None).verify()
+    assert whole.universal and whole.sampled is None and whole.summary == "2/2 steps checked by SymPy"
+
+
+def test_a_step_tying_the_formulas_to_the_implementation_leaves_the_chain_universal() -> None:
+    result = _sampled(None, link=True).verify()
+    assert result.universal
+    assert (
+        result.summary == "3/3 steps checked by SymPy; 1 ties the formulas to the implementation, on n = 1, 2"
+    )
+
+
+@pytest.mark.parametrize(("scope", "kind", "verdict"), [(None, SYMBOLIC, PROVED), ("n ≤ 20", EXACT, FINITE)])
+def test_evidence_from_a_derivation_checked_on_samples_is_exact_on_its_cases(
+    monkeypatch: pytest.MonkeyPatch, scope, kind, verdict
+) -> None:
+    """A derivation with a sampled step is an exact argument on the cases it names, so a claim it alone
+    supports is verified on a finite range, not proved; without the scope it is a symbolic identity."""
+    item = _sampled(scope)
+    monkeypatch.setattr(evidence, "_derivations", lambda: {item.id: item})
+    monkeypatch.setattr(evidence, "verification", lambda name: item.verify())
+    found = evidence.from_derivation(item.id)
+    assert (found.kind, found.instances) == (kind, scope)
+    assert claim_verdict([found]) == verdict
