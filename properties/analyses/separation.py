@@ -27,6 +27,7 @@ from fractions import Fraction
 
 import flint
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..encodings.frequencies import frequency_exponent
 from ..encodings.sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
@@ -1099,6 +1100,13 @@ def beyond_longest_wavelength(encoding: Sinusoidal) -> int:
     return max(int(ceiling.unique_fmpz()) for ceiling in ceilings)
 
 
+#: The BLAS threads the search's matrix products run on: one. Its products are small blocks, so more threads
+#: buy little on a quiet machine, while beside a busy neighbour OpenBLAS's threads wait on each other
+#: (`benchmarks/separation_threads.py` measures both cases, at one thread and at every core, in one run).
+SEARCH_BLAS_THREADS = 1
+
+
+@threadpool_limits.wrap(limits=SEARCH_BLAS_THREADS, user_api="blas")
 def certified_separation(
     encoding: Sinusoidal,
     max_offset: int,

@@ -24,6 +24,7 @@ RUNS = [
     ("check_battery.py", ["--d", "4", "--family", "alibi"], "ratio"),
     ("check_libraries.py", ["--library", "rotary-embedding-torch", "--repeat", "1"], "ratio"),
     ("model_answers.py", ["--context", "256", "--model", "phi-2"], "ratio"),
+    ("separation_threads.py", ["--max-offset", "1048576"], "ratio busy / quiet"),
     ("separation_workers.py", ["--max-offset", "300000", "--chunks", "2", "--no-dask"], "ratio one worker"),
 ]
 

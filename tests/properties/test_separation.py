@@ -6,9 +6,12 @@ import flint
 import mpmath
 import pytest
 import sympy as sp
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from pe_verify.properties.analyses.near_collision import offset_squared_distance_mp
 from pe_verify.properties.analyses.separation import (
+    SEARCH_BLAS_THREADS,
+    certified_separation,
     first_distance_dip,
     nearest_offset,
     offset_distance,
@@ -99,3 +102,24 @@ def test_the_unit_step_obeys_the_lipschitz_bound() -> None:
     for d in (6, 512):
         step, bound = unit_step_against_bound(Sinusoidal(d), PREC)
         assert bool(step < bound)
+
+
+def _blas_threads_seen(search) -> set[int]:
+    """The BLAS thread counts in force while `search` runs (read as each root block is done)."""
+    seen: set[int] = set()
+
+    def progress(_offsets: int) -> None:
+        seen.update(info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas")
+
+    search(Sinusoidal(6), 2**16, on_progress=progress)
+    return seen
+
+
+def test_the_search_runs_its_products_on_the_blas_threads_it_chooses() -> None:
+    """One BLAS thread whatever the caller allows; the twin, the search without its choice, runs on the two
+    threads around it."""
+    if max((info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"), default=1) < 2:
+        pytest.skip("this BLAS runs on one thread: the twin could not tell the choices apart")
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert _blas_threads_seen(certified_separation) == {SEARCH_BLAS_THREADS}
+        assert _blas_threads_seen(certified_separation.__wrapped__) == {2}
