@@ -42,6 +42,7 @@ from pe_verify.properties.checks.printed_table import (
     table_rounding,
 )
 from pe_verify.properties.encodings.learned import LearnedPositionTable, table_reach
+from pe_verify.properties.encodings.rope_rules import RULES
 from pe_verify.properties.encodings.scaling import (
     RopeScaling,
     regime_counts,
@@ -1127,6 +1128,11 @@ def _span(first: int, count: int) -> str:
     return f"{first}–{first + count - 1} ({count})" if count else "none"
 
 
+def _transformers_types() -> str:
+    """The rope_type names of transformers' ROPE_INIT_FUNCTIONS that a rule record computes."""
+    return ", ".join(rule.transformers for rule in RULES if rule.transformers)
+
+
 @claim(
     id="D0.18",
     source=ROPE,
@@ -1135,7 +1141,7 @@ def _span(first: int, count: int) -> str:
     "and each rope_scaling type rescales some or all of the θ_i.",
     formal=r"\theta_i = b^{-2i/d};\ b \to b' > b:\ \theta_i'/\theta_i = (b/b')^{2i/d};\ \text{linear: } "
     r"\theta_i/s;\ \text{NTK, dynamic: } b\,s^{d/(d-2)};\ \text{YaRN, Llama 3: by parts};\ "
-    r"\text{LongRoPE: } \theta_i/e_i",
+    r"\text{LongRoPE: } \theta_i/e_i;\ \text{proportional: } b^{-2i/h}/s\ (i < k),\ 0\ (i \ge k)",
     expected=PROVED,
     depends_on=("D0.17",),
 )
@@ -1158,6 +1164,7 @@ def d0_18() -> Assessment:
         from_derivation("scaling.yarn_paper_ramp"),
         from_derivation("scaling.llama3"),
         from_derivation("scaling.longrope"),
+        from_derivation("scaling.proportional"),
         Evidence(
             CERTIFICATE,
             "Llama 3.1's published settings (D0.18a: head dim 128, rope_theta 500000, "
@@ -1178,9 +1185,12 @@ def d0_18() -> Assessment:
         "linear scaling divides every θ_i by s, NTK-aware scaling raises the base so θ_0 stays and the "
         "slowest pair is divided by exactly s (dynamic NTK does so with a factor that is 1 up to the "
         "original context and grows with the length), YaRN and Llama 3 keep fast pairs, divide slow ones by "
-        "s and blend between, and LongRoPE divides each pair by its own factor (SymPy). These are every "
-        "rope_type Hugging Face transformers defines — default, linear, dynamic, yarn, longrope, llama3 — "
-        "and the static NTK of its earlier versions. With Llama 3.1's settings pairs "
+        "s and blend between, LongRoPE divides each pair by its own factor, and proportional RoPE turns the "
+        "first pairs at the whole head's frequencies divided by s and leaves the rest unturned (SymPy). "
+        "Covered: default and every 1-D rope_type of Hugging Face transformers 5.25 "
+        f"({_transformers_types()}), and the static NTK of its earlier versions; its `axial` type turns "
+        "image patches by row and column, a 2-D rule this claim does not speak of. With Llama 3.1's "
+        "settings pairs "
         f"{spans['kept']} are kept and {spans['divided']} divided by 8; pairs {spans['short']} never "
         "complete a turn within the original 8192 positions, so longer inputs would show them angles "
         "never seen in training — the problem these settings address.",

@@ -100,6 +100,42 @@ def linear() -> Iterator[Step]:
 
 
 @derivation(
+    id="scaling.proportional",
+    title="Proportional RoPE turns the first pairs at the whole head's frequencies divided by s, and leaves "
+    "the rest unturned",
+    statement=r"k = \lfloor \rho h / 2 \rfloor:\quad \theta'_i = \frac{b^{-2i/h}}{s}\ (i < k),\qquad "
+    r"\theta'_i = 0,\ R(p\,\theta'_i) = I_2\ (k \le i < h/2)",
+    hypotheses=(
+        r"head width $h$, rotated fraction $\rho$, $k$ rotated pairs, $r = 2k$ rotated dims; "
+        r"$b, s, h, r > 0$ and $i \ge 0$ symbolic; $p$ real (transformers' "
+        r"`_compute_proportional_rope_parameters`)",
+    ),
+)
+def proportional() -> Iterator[Step]:
+    head, rotated = sp.symbols("h r", positive=True)
+    yield identity(
+        rope_frequency(INDEX, rotated, BASE) ** (rotated / head),
+        rope_frequency(INDEX, head, BASE),
+        "the exponents run over the whole head h, not over the r rotated dims as partial rotary's do: pair i "
+        r"turns at $(b^{-2i/r})^{r/h}$, slower than partial rotary's $b^{-2i/r}$ for every $i > 0$",
+        claim=r"b^{-2i/h} = \bigl(b^{-2i/r}\bigr)^{r/h}",
+    )
+    yield identity(
+        POSITION * (rope_frequency(INDEX, head, BASE) / FACTOR),
+        (POSITION / FACTOR) * rope_frequency(INDEX, head, BASE),
+        "dividing by s gives position p the angle p/s had, as position interpolation does",
+        claim=r"p\,\frac{b^{-2i/h}}{s} = \frac{p}{s}\,b^{-2i/h}",
+    )
+    yield identity(
+        rotation(POSITION * 0),
+        sp.eye(2),
+        "the pairs past the first k get frequency 0: their two coordinates are left as they are at every "
+        "position",
+        claim=r"R(p \cdot 0) = I_2",
+    )
+
+
+@derivation(
     id="scaling.ntk",
     title="NTK-aware scaling keeps the highest frequency and divides the lowest by exactly s",
     statement=r"b' = b\,s^{d/(d-2)}:\quad \theta'_i = \theta_i\,s^{-2i/(d-2)},\quad \theta'_0 = \theta_0,"

@@ -4,6 +4,7 @@ left out) must fail the steps that depend on it."""
 from __future__ import annotations
 
 import pytest
+import sympy as sp
 
 from pe_verify.proofs import scaling
 
@@ -27,3 +28,17 @@ def test_a_wrong_frequency_breaks_the_reference_ramp_s_turn_count(monkeypatch: p
     monkeypatch.setattr(scaling, "rope_frequency", _wrong_frequency)
     holds = [step.holds for step in scaling.yarn_reference_ramp.verify().steps]
     assert holds[:2] == [False, False] and all(holds[2:])
+
+
+@pytest.mark.twin("scaling.proportional")
+def test_a_frequency_off_the_power_law_or_a_turning_zero_pair_breaks_proportional_rope(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """θ_i = b^(−2i/d) + 1 is no power of the base, so the whole-head exponent step fails; a rotation that is
+    not the identity at angle 0 breaks the unturned pairs' step."""
+    with monkeypatch.context() as patch:
+        patch.setattr(scaling, "rope_frequency", lambda i, d, base: base ** (-2 * i / d) + 1)
+        assert [step.holds for step in scaling.proportional.verify().steps] == [False, True, True]
+    quarter_turn = sp.Matrix([[0, -1], [1, 0]])
+    monkeypatch.setattr(scaling, "rotation", lambda angle: quarter_turn + sp.sin(angle) * sp.eye(2))
+    assert [step.holds for step in scaling.proportional.verify().steps] == [True, True, False]
