@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pe_verify import cli, documents
+from pe_verify import cli
 
 REFERENCE = "from pe_verify.properties.encodings.alibi import alibi_slopes as slopes\n"
 #: Slopes of the naive rule 2^(-8h/n), the reference only where n is a power of two.
@@ -78,11 +78,6 @@ def test_a_document_that_cannot_rerun_is_one_line_with_exit_2(capsys, saved, cha
     status, out, err = _main(capsys, "check", "--rerun", _document(path, change))
     assert (status, out) == (cli.EXIT_USAGE, "") and err.count("\n") == 1
     assert err.startswith("pe-verify: error: ") and message in err
-
-
-def test_the_version_refused_is_the_one_documents_write(saved) -> None:
-    _, path, _ = saved
-    assert json.loads(path.read_text(encoding="utf-8"))["schema_version"] == documents.SCHEMA_VERSION
 
 
 @pytest.mark.parametrize(
