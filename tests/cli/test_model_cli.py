@@ -4,6 +4,7 @@ bad input is one line and exit status 2, naming the key, after every answer that
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,22 @@ def test_a_factor_of_exactly_one_is_valid(tmp_path: Path, capsys, rule: str) -> 
     assert cli.main(["--quiet", "model", str(path), "--no-cross-check", "--context", "256", "--json"]) == 0
     (group,) = json.loads(capsys.readouterr().out)["model"]["groups"]
     assert {row["regime"] for row in group["answers"]["frequencies"]["value"]} == {"extrapolated"}
+
+
+def _cells(line: str) -> int:
+    """The cells of a markdown table row: its unescaped pipes, less one."""
+    return len(re.findall(r"(?<!\\)\|", line)) - 1
+
+
+def test_markdown_cells_hold_pipes_and_line_breaks_of_the_config() -> None:
+    from pe_verify.reporting.models import model_markdown
+
+    record = analyse_model(PHI2, 64, cross_check=False)
+    group = record["groups"][0]
+    group["layer_type"] = "full | attention\nlayers"
+    group["skipped"] = {"decay": "a reason | with a pipe"}
+    record["groups"].append(group)  # two groups: the layer type is a column of the answers table
+    rows = [line for line in model_markdown(record, pairs=False).splitlines() if line.startswith("|")]
+    header = rows.index("| layers | answer | evidence | what was found |")
+    assert {_cells(row) for row in rows[header:]} == {4} and {_cells(row) for row in rows[:header]} == {2}
+    assert _cells("| full | attention | answer | exact | found |") == 5  # a pipe left raw breaks the row
