@@ -314,7 +314,7 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON object instead of text, with the settings to run it again",
+        help="print a JSON document instead of text, with the settings to run it again (--rerun)",
     )
     checking.add_argument(
         "--markdown", action="store_true", help="print a markdown report for a pull request"

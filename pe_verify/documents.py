@@ -47,7 +47,8 @@ def document(command: str, settings: Mapping[str, object], result: object) -> di
 
 
 def dumps(found: Mapping[str, object], ascii_only: bool) -> str:
-    """A document as the indented JSON text `--json` prints (only ASCII, non-ASCII escaped, when asked)."""
+    """A document as the indented JSON text `--json` prints (only ASCII, non-ASCII escaped, when asked); a
+    value JSON has no type for (a numpy scalar in a counterexample) is printed as its text."""
     return json.dumps(found, indent=2, ensure_ascii=ascii_only, default=str)
 
 
