@@ -6,8 +6,8 @@ A record is a frozen dataclass whose fields are annotated with the JSON types th
 ``Literal`` or a `StrEnum` (a string of its vocabulary), another record, or ``Any``/``object`` for a value
 read as it is. `parsed` reads a parsed JSON value into a record, field by field, and raises `RecordError`
 naming the first field that does not fit (a missing or extra field, a wrong type, a word outside the
-vocabulary); a record's own ``__post_init__`` then checks that its parts agree. Nothing else in the package
-checks the shape of JSON.
+vocabulary); a record's own ``__post_init__`` then checks that its parts agree. The results cache and
+`check --rerun` read JSON through it.
 """
 
 from __future__ import annotations
