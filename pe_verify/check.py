@@ -13,10 +13,8 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
-import importlib.resources
 import importlib.util
 import inspect
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,17 +25,6 @@ from pe_verify.properties import battery
 from pe_verify.properties.battery import Backend, Report, Settings
 from pe_verify.properties.battery.rope_conventions import table_form
 from pe_verify.reporting.markdown import cell, code
-
-#: The version of `check --json`'s layout, published as the JSON Schema `pe_verify/schemas/check.schema.json`
-#: (`schema`): it changes when a field is removed or changes meaning.
-SCHEMA_VERSION = 1
-
-
-def schema() -> dict[str, Any]:
-    """The JSON Schema every `check --json` object validates against."""
-    text = importlib.resources.files("pe_verify").joinpath("schemas/check.schema.json").read_text("utf-8")
-    return json.loads(text)
-
 
 TORCH_MISSING = '--backend torch needs PyTorch, which is an optional extra: pip install -e ".[torch]"'
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from pe_verify import __version__, inputs
+from pe_verify import __version__, inputs, records
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base, Real, Whole
 from pe_verify.properties.family_index import family_names
 from pe_verify.reporting.libraries import IN_REPOSITORY
@@ -188,17 +188,11 @@ def _parser() -> argparse.ArgumentParser:
         _global_options(sub, argparse.SUPPRESS)
         return sub
 
-    proofs = command(
-        "proofs", run_proofs_command, help="run every symbolic derivation and report each result"
-    )
-    proofs.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    proofs = command("proofs", run_proofs, help="run every symbolic derivation and report each result")
+    proofs.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     proofs.add_argument("--markdown", action="store_true", help="print every derivation's steps as markdown")
-    listing = command(
-        "list",
-        lambda args: run_list(args.json, args.fresh, args.quiet, args.document, args.verdict),
-        help="every claim with its computed verdicts",
-    )
-    listing.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    listing = command("list", run_list, help="every claim with its computed verdicts")
+    listing.add_argument("--json", action="store_true", help="print a JSON document instead of a table")
     listing.add_argument(
         "--document", default="", help="only the claims of this document (its file name, or a part of it)"
     )
@@ -208,23 +202,19 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument(
         "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
     )
-    show = command(
-        "show",
-        lambda args: run_show(args.id, args.json, args.fresh, args.quiet),
-        help="everything about one claim: evidence, derivations, dependencies",
-    )
+    show = command("show", run_show, help="everything about one claim: evidence, derivations, dependencies")
     show.add_argument("id", help="a claim id such as D3.5")
-    show.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    show.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     show.add_argument(
         "--fresh", action="store_true", help="compute anew: neither read nor write the results cache"
     )
     reproduce = command(
         "reproduce",
-        lambda args: run_reproduce(args.name, args.json, args.quiet),
+        run_reproduce,
         help="published results recomputed: each paper's rows beside the computed values",
     )
     reproduce.add_argument("name", nargs="?", help="one reproduction, such as men_base_bound (default: all)")
-    reproduce.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    reproduce.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     report = command(
         "report",
         lambda args: run_report(args.out, args.readme, args.quiet, args.redraw_figures),
@@ -240,8 +230,10 @@ def _parser() -> argparse.ArgumentParser:
     checking = command(
         "check", run_check, help="run the property battery of a family on your own implementation"
     )
-    checking.add_argument("target", help="package.module:name or path/to/file.py:name")
-    checking.add_argument("--family", required=True, choices=family_names())
+    checking.add_argument(
+        "target", nargs="?", help="package.module:name or path/to/file.py:name (required without --rerun)"
+    )
+    checking.add_argument("--family", choices=family_names(), help="required without --rerun")
     _numeric(
         checking,
         "--d",
@@ -322,10 +314,16 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON object instead of text, with the settings to run it again",
+        help="print a JSON document instead of text, with the settings to run it again (--rerun)",
     )
     checking.add_argument(
         "--markdown", action="store_true", help="print a markdown report for a pull request"
+    )
+    checking.add_argument(
+        "--rerun",
+        metavar="FILE",
+        help="run again the check a saved `check --json` document records, with every setting it echoes, "
+        "and fail (exit 1) when its verdict is not the saved one",
     )
     collisions = command(
         "collisions",
@@ -356,7 +354,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _memory_option(collisions)
     _minutes_option(collisions)
-    collisions.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    collisions.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     separation = command(
         "separation",
         run_separation,
@@ -413,7 +411,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _memory_option(separation)
     _minutes_option(separation)
-    separation.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    separation.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     model = command(
         "model",
         run_model,
@@ -437,7 +435,7 @@ def _parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--no-cross-check", action="store_true", help="skip the comparison with transformers' own computation"
     )
-    model.add_argument("--json", action="store_true", help="print a JSON object instead of text")
+    model.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     model.add_argument("--markdown", action="store_true", help="print a markdown section")
     atlas = command(
         "atlas",
@@ -454,13 +452,43 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_proofs(as_json: bool, as_markdown: bool, quiet: bool = False) -> int:
+#: Options that choose how a result is shown, not what is computed: never echoed in `--json`'s settings.
+_PRESENTATION = frozenset({"help", "json", "markdown", "debug", "quiet", "list", "rerun"})
+
+
+def _settings(args: argparse.Namespace) -> dict[str, object]:
+    """Every option the command ran with, defaults included, under the option's name (``max-pos`` for
+    ``--max-pos``, a positional argument under its own): what `--json` echoes so that the same command can
+    run again."""
+    found = {}
+    for action in args.commands[args.command]._actions:
+        if action.dest not in _PRESENTATION:
+            name = action.option_strings[-1].removeprefix("--") if action.option_strings else action.dest
+            found[name] = getattr(args, action.dest)
+    return found
+
+
+def _print_document(
+    args: argparse.Namespace, result: object, settings: dict[str, object] | None = None
+) -> None:
+    """Print the `--json` document of this run (`documents.document`): `result` with the settings it ran
+    with (by default every option of the command, `_settings`)."""
+    from pe_verify import documents
+
+    found = documents.document(args.command, _settings(args) if settings is None else settings, result)
+    print(documents.dumps(found, json_ascii()))
+
+
+def run_proofs(args: argparse.Namespace) -> int:
     """Verify every derivation; exit status 1 when any fails."""
     from pe_verify.proofs import all_derivations, render_markdown
 
+    as_json, as_markdown = args.json, args.markdown
+    if as_json and as_markdown:
+        raise UsageError("--json and --markdown cannot be combined")
     rows = []
     items = all_derivations()
-    with progress_bar(len(items), "verifying derivations", quiet) as bar:
+    with progress_bar(len(items), "verifying derivations", args.quiet) as bar:
         for item in items:
             bar.set_postfix_str(item.id)
             rows.append((item, item.verify()))
@@ -474,9 +502,7 @@ def run_proofs(as_json: bool, as_markdown: bool, quiet: bool = False) -> int:
                 if not step.holds:
                     print(f"{'':<32} step failed: {step.claim}" + (f" ({step.error})" if step.error else ""))
     if as_json:
-        print(
-            json.dumps([_as_json(item, result) for item, result in rows], indent=2, ensure_ascii=json_ascii())
-        )
+        _print_document(args, [_derivation_record(item, result) for item, result in rows])
     elif as_markdown:
         print("\n".join(render_markdown(item, result) for item, result in rows))
     failed = [item.id for item, result in rows if not result.verified]
@@ -485,12 +511,12 @@ def run_proofs(as_json: bool, as_markdown: bool, quiet: bool = False) -> int:
     return EXIT_CHANGED if failed else EXIT_OK
 
 
-def run_reproduce(name: str | None, as_json: bool, quiet: bool = False) -> int:
+def run_reproduce(args: argparse.Namespace) -> int:
     """The published results the catalog recomputes, row by row; exit 0 whatever they show (a discrepancy
     with a paper is a finding, not a failure)."""
     from pe_verify.claims.catalog import UnknownClaim, assessment, reproductions, resolve
 
-    entries = reproductions()
+    name, entries = args.name, reproductions()
     if name is not None:
         try:
             name = resolve(name, list(entries))
@@ -498,14 +524,13 @@ def run_reproduce(name: str | None, as_json: bool, quiet: bool = False) -> int:
             raise UsageError(str(exc).replace("no claim with id", "no reproduction named")) from None
     chosen = [entries[name]] if name is not None else list(entries.values())
     found = []
-    with progress_bar(len(chosen), "reproducing", quiet) as bar:
+    with progress_bar(len(chosen), "reproducing", args.quiet) as bar:
         for item in chosen:
             bar.set_postfix_str(item.reproduces)
             found.append((item, assessment(item.id).reproduction))
             bar.update()
-    if as_json:
-        records = [_reproduction_json(item, reproduction) for item, reproduction in found]
-        print(json.dumps(records, indent=2, ensure_ascii=json_ascii()))
+    if args.json:
+        _print_document(args, [_reproduction_record(item, reproduction) for item, reproduction in found])
         return EXIT_OK
     for item, reproduction in found:
         print(fitted(f"{reproduction.name} ({item.id}) — {reproduction.source}"))
@@ -520,29 +545,22 @@ def run_reproduce(name: str | None, as_json: bool, quiet: bool = False) -> int:
     return EXIT_OK
 
 
-def _reproduction_json(item, reproduction) -> dict:
-    return {
-        "name": reproduction.name,
-        "claim": item.id,
-        "source": reproduction.source,
-        "precision": reproduction.precision,
-        "rows": [dataclasses.asdict(row) for row in reproduction.rows],
-    }
+def _reproduction_record(item, reproduction) -> records.ReproductionRecord:
+    return records.ReproductionRecord(
+        reproduction.name, item.id, reproduction.source, reproduction.precision, list(reproduction.rows)
+    )
 
 
-def _as_json(item, result) -> dict:
-    return {
-        "id": item.id,
-        "title": item.title,
-        "statement": item.statement,
-        "hypotheses": list(item.hypotheses),
-        "verified": result.verified,
-        "seconds": round(result.seconds, 6),
-        "steps": [
-            {"claim": s.claim, "justification": s.justification, "holds": s.holds, "error": s.error}
-            for s in result.steps
-        ],
-    }
+def _derivation_record(item, result) -> records.DerivationRecord:
+    return records.DerivationRecord(
+        id=item.id,
+        title=item.title,
+        statement=item.statement,
+        hypotheses=list(item.hypotheses),
+        verified=result.verified,
+        seconds=round(result.seconds, 6),
+        steps=[records.StepRecord(s.claim, s.justification, s.holds, s.error) for s in result.steps],
+    )
 
 
 def _verdict_status(changes: Iterable[str | None]) -> int:
@@ -554,27 +572,28 @@ def _verdict_status(changes: Iterable[str | None]) -> int:
     return EXIT_CHANGED if changed else EXIT_OK
 
 
-def _record(item, found) -> dict:
-    """Everything `list` and `show` print about one claim, as JSON-ready values (what the cache keeps)."""
+def _record(item, found) -> records.ClaimRecord:
+    """Everything `list` and `show` print about one claim (what the cache keeps)."""
     from pe_verify.reporting.markdown import short_statement
     from pe_verify.reporting.summaries import argument_label
 
     verdict, argument = found.verdict, argument_label(found)
-    return {
-        "row": {
-            "id": item.id,
-            "role": item.role,
-            "document": item.source.document,
-            "statement": item.statement,
-            "verdict": found.verdict,
-            "sources_point": found.sources_point,
-            "argument_verdict": found.argument_verdict,
-        },
-        "line": f"{item.id:<24} {verdict:<38} {argument:<31} {short_statement(item.statement, 72)}",
-        "show": _show_record(item, found),
-        "text": "\n".join(_show_lines(item, found)),
-        "changed": _change(item, found),
-    }
+    row = records.ClaimRow(
+        id=item.id,
+        role=item.role,
+        document=item.source.document,
+        statement=item.statement,
+        verdict=found.verdict,
+        sources_point=found.sources_point,
+        argument_verdict=found.argument_verdict,
+    )
+    return records.ClaimRecord(
+        row=row,
+        line=f"{item.id:<24} {verdict:<38} {argument:<31} {short_statement(item.statement, 72)}",
+        show=_show_record(item, found),
+        text="\n".join(_show_lines(item, found)),
+        changed=_change(item, found),
+    )
 
 
 def _change(item, found) -> str | None:
@@ -587,7 +606,7 @@ def _change(item, found) -> str | None:
     )
 
 
-def _records(claim_id: str | None, fresh: bool, quiet: bool) -> list[dict]:
+def _records(claim_id: str | None, fresh: bool, quiet: bool) -> list[records.ClaimRecord]:
     """The records of every claim (`claim_id` None) or of one, from the cache where it has them; the rest is
     computed (with progress on a terminal) and stored, unless `fresh`, which neither reads nor writes it.
     Whenever the catalog is read, a cache whose list of ids is not the catalog's counts as corrupt, and none
@@ -595,28 +614,28 @@ def _records(claim_id: str | None, fresh: bool, quiet: bool) -> list[dict]:
     from pe_verify import cache
 
     current = None if fresh else cache.key()
-    stored = {"ids": None, "claims": {}} if current is None else cache.load(current)
-    ids = stored["ids"]
+    stored = None if current is None else cache.load(current)
+    ids, claims = (None, {}) if stored is None else (stored.ids, dict(stored.claims))
     wanted = None if ids is None else _wanted(claim_id, ids, strict=False)
-    if wanted is None or any(name not in stored["claims"] for name in wanted):
+    if wanted is None or any(name not in claims for name in wanted):
         from pe_verify.claims.catalog import all_claims
 
         known = [item.id for item in all_claims()]
         if ids != known:
-            ids, stored = known, {"ids": None, "claims": {}}
+            ids, claims = known, {}
         wanted = _wanted(claim_id, ids)
-    missing = [name for name in wanted if name not in stored["claims"]]
+    missing = [name for name in wanted if name not in claims]
     if missing:
         from pe_verify.claims.catalog import assessment, get
 
         with progress_bar(len(missing), "assessing claims", quiet) as bar:
             for name in missing:
                 bar.set_postfix_str(name)
-                stored["claims"][name] = _record(get(name), assessment(name))
+                claims[name] = _record(get(name), assessment(name))
                 bar.update()
         if current is not None:
-            cache.store(current, {"ids": ids, "claims": stored["claims"]})
-    return [stored["claims"][name] for name in wanted]
+            cache.store(records.StoredResults(current, ids, claims))
+    return [claims[name] for name in wanted]
 
 
 def _wanted(claim_id: str | None, ids: list[str], strict: bool = True) -> list[str] | None:
@@ -638,61 +657,62 @@ def _wanted(claim_id: str | None, ids: list[str], strict: bool = True) -> list[s
 LIST_HEADER = f"{'id':<24} {'verdict':<38} {'argument':<31} claim"
 
 
-def run_list(
-    as_json: bool, fresh: bool = False, quiet: bool = False, document: str = "", verdict: str = ""
-) -> int:
+def run_list(args: argparse.Namespace) -> int:
     """Every claim with its computed verdicts, or those of one document (its file name, or a part of it)
     and of one verdict (its words, or their start); on a terminal, each line cut to its width."""
-    records = _records(None, fresh, quiet)
+    document, verdict = args.document, args.verdict
+    every = _records(None, args.fresh, args.quiet)
     chosen = [
         record
-        for record in records
-        if document in record["row"]["document"] and record["row"]["verdict"].startswith(verdict)
+        for record in every
+        if document in record.row.document and record.row.verdict.startswith(verdict)
     ]
     if not chosen:
         wanted = [f"of document {document!r}" * bool(document), f"with verdict {verdict!r}" * bool(verdict)]
         raise UsageError(" ".join(["no claim", *filter(None, wanted)]))
-    if as_json:
-        print(json.dumps([record["row"] for record in chosen], indent=2, ensure_ascii=json_ascii()))
+    if args.json:
+        _print_document(args, [record.row for record in chosen])
     else:
         width = terminal_width()
-        for line in (LIST_HEADER, *(record["line"] for record in chosen)):
+        for line in (LIST_HEADER, *(record.line for record in chosen)):
             print(line if not width or len(line) <= width else line[: width - 1] + "…")
-    return _verdict_status(record["changed"] for record in records)
+    return _verdict_status(record.changed for record in every)
 
 
-def run_show(claim_id: str, as_json: bool, fresh: bool = False, quiet: bool = False) -> int:
+def run_show(args: argparse.Namespace) -> int:
     """Everything about one claim."""
-    [record] = _records(claim_id, fresh, quiet)
-    if as_json:
-        print(json.dumps(record["show"], indent=2, ensure_ascii=json_ascii()))
+    [record] = _records(args.id, args.fresh, args.quiet)
+    if args.json:
+        _print_document(args, record.show)
     else:
-        print(record["text"])
-    return _verdict_status([record["changed"]])
+        print(record.text)
+    return _verdict_status([record.changed])
 
 
-def _show_record(item, found) -> dict:
+def _show_record(item, found) -> records.ClaimDetail:
     from pe_verify.claims.catalog import weak_dependencies
 
-    return {
-        "id": item.id,
-        "role": item.role,
-        "document": item.source.document,
-        "section": item.source.section,
-        "statement": item.statement,
-        "formal": item.formal,
-        "verdict": found.verdict,
-        "sources_point": found.sources_point,
-        "recorded_verdict": item.expected,
-        "argument_verdict": found.argument_verdict,
-        "recorded_argument_verdict": item.expected_argument,
-        "argument_issue": found.argument_issue,
-        "explanation": found.explanation,
-        "evidence": [_evidence_json(e) for e in found.evidence],
-        "argument_evidence": [_evidence_json(e) for e in found.argument_evidence],
-        "depends_on": list(item.depends_on),
-        "weak_dependencies": [{"id": name, "verdict": verdict} for name, verdict in weak_dependencies(item)],
-    }
+    return records.ClaimDetail(
+        id=item.id,
+        role=item.role,
+        document=item.source.document,
+        section=item.source.section,
+        statement=item.statement,
+        formal=item.formal,
+        verdict=found.verdict,
+        sources_point=found.sources_point,
+        recorded_verdict=item.expected,
+        argument_verdict=found.argument_verdict,
+        recorded_argument_verdict=item.expected_argument,
+        argument_issue=found.argument_issue,
+        explanation=found.explanation,
+        evidence=[_evidence_record(e) for e in found.evidence],
+        argument_evidence=[_evidence_record(e) for e in found.argument_evidence],
+        depends_on=list(item.depends_on),
+        weak_dependencies=[
+            records.WeakDependency(name, verdict) for name, verdict in weak_dependencies(item)
+        ],
+    )
 
 
 def _show_lines(item, found) -> list[str]:
@@ -726,16 +746,16 @@ def _show_lines(item, found) -> list[str]:
     return lines
 
 
-def _evidence_json(e) -> dict:
-    return {
-        "kind": e.kind,
-        "summary": e.summary,
-        "holds": e.holds,
-        "bearing": e.bearing,
-        "instances": e.instances,
-        "detail": dict(e.detail),
-        "measured": {label: _plain_number(value) for label, value in e.measured},
-    }
+def _evidence_record(e) -> records.EvidenceRecord:
+    return records.EvidenceRecord(
+        kind=e.kind,
+        summary=e.summary,
+        holds=e.holds,
+        bearing=e.bearing,
+        instances=e.instances,
+        detail=dict(e.detail),
+        measured={label: _plain_number(value) for label, value in e.measured},
+    )
 
 
 def _plain_number(value: object) -> object:
@@ -815,7 +835,7 @@ def _readme_text(readme: Path, folder: Path) -> str:
 def run_collisions(args: argparse.Namespace) -> int:
     """Answer every collision question for the user's settings; bad settings, and settings beyond the
     memory and time limits, are usage errors."""
-    from pe_verify.collisions import analyse, parse_base
+    from pe_verify.collisions import CollisionsRecord, analyse, parse_base
     from pe_verify.properties.analyses.collisions import ANSWERS
 
     try:
@@ -841,11 +861,7 @@ def run_collisions(args: argparse.Namespace) -> int:
     shown_base = base.numerator if base.denominator == 1 else str(base)
     floating = float(base)
     if args.json:
-        report = {"d": args.d, "base": shown_base, "base_float64": floating}
-        report |= {"max_pos": args.max_pos, "dtype": args.dtype}
-        report |= {key: answer.value for key, answer in answers.items()}
-        report["evidence"] = {key: {"kind": a.evidence, "summary": a.summary} for key, a in answers.items()}
-        print(json.dumps(report, indent=2, ensure_ascii=json_ascii()))
+        _print_document(args, CollisionsRecord(shown_base, floating, dict(answers)))
         return EXIT_OK
     rounded = (
         "" if Fraction(floating) == base else f" (float computations use its nearest float64, {floating!r})"
@@ -950,39 +966,30 @@ def _print_separation(args: argparse.Namespace, base: str, found, runs) -> None:
 
     digits = 50
     others = found.next_lower_bound
-    report = {
-        "d": args.d,
-        "base": base,
-        "from_offset": args.from_offset,
-        "max_offset": args.max_offset,
-        "minimum_distance": found.minimum.str(digits, radius=False),
-        "argmin_offsets": list(found.argmin_offsets),
-        "lower_bound": decimal_floor(found.lower_bound, digits),
-        "next_lower_bound": None if others is None else decimal_floor(others, 12),
-        "certified": found.certified,
-        "reason": found.reason,
-        "decided": {
-            "by_interval_bounds": found.by_bounds,
-            "by_block_screen": found.by_screen,
-            "by_single_offsets": found.by_points,
-            "in_ball_arithmetic": found.candidates,
-        },
-        "backend": args.backend,
-        "phase_seconds": {key: round(value, 3) for key, value in found.seconds.items()},
-        "seconds": round(sum(found.seconds.values()), 3),
-        "chunks": [
-            {
-                "from_offset": run.chunk.from_offset,
-                "max_offset": run.chunk.max_offset,
-                "argmin_offsets": list(run.separation.argmin_offsets),
-                "seeded": run.separation.seed is not None,
-                "seconds": round(run.seconds, 3),
-            }
+    report = records.SeparationRecord(
+        base=base,
+        minimum_distance=found.minimum.str(digits, radius=False),
+        argmin_offsets=list(found.argmin_offsets),
+        lower_bound=decimal_floor(found.lower_bound, digits),
+        next_lower_bound=None if others is None else decimal_floor(others, 12),
+        certified=found.certified,
+        reason=found.reason,
+        decided=records.Decided(found.by_bounds, found.by_screen, found.by_points, found.candidates),
+        phase_seconds={key: round(value, 3) for key, value in found.seconds.items()},
+        seconds=round(sum(found.seconds.values()), 3),
+        chunks=[
+            records.ChunkRecord(
+                from_offset=run.chunk.from_offset,
+                max_offset=run.chunk.max_offset,
+                argmin_offsets=list(run.separation.argmin_offsets),
+                seeded=run.separation.seed is not None,
+                seconds=round(run.seconds, 3),
+            )
             for run in runs
         ],
-    }
+    )
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=json_ascii()))
+        _print_document(args, report)
         return
     offsets = ", ".join(str(k) for k in found.argmin_offsets)
     state = "certified" if found.certified else f"NOT certified: {found.reason}"
@@ -990,18 +997,17 @@ def _print_separation(args: argparse.Namespace, base: str, found, runs) -> None:
         f"sinusoidal PE, d = {args.d}, base = {base}: min over {args.from_offset} ≤ k < {args.max_offset} of "
         f"‖PE(p + k) − PE(p)‖ (every p)"
     )
-    print(f"- minimum {report['minimum_distance']} at k = {offsets} ({state})")
-    print(f"- every offset of the range: distance ≥ {report['lower_bound']}")
+    print(f"- minimum {report.minimum_distance} at k = {offsets} ({state})")
+    print(f"- every offset of the range: distance ≥ {report.lower_bound}")
     if others is None:
         print("- every other offset: none in the range")
     else:
-        print(f"- every other offset: distance ≥ {report['next_lower_bound']}")
-    decided = report["decided"]
-    seconds = report["phase_seconds"]
+        print(f"- every other offset: distance ≥ {report.next_lower_bound}")
+    decided, seconds = report.decided, report.phase_seconds
     print(
-        f"- decided by interval bounds: {decided['by_interval_bounds']} offsets ({seconds['bounds']} s); by "
-        f"the float32 block screen: {decided['by_block_screen']} ({seconds['screen']} s); one by one: "
-        f"{decided['by_single_offsets']}, and {decided['in_ball_arithmetic']} in ball arithmetic at "
+        f"- decided by interval bounds: {decided.by_interval_bounds} offsets ({seconds['bounds']} s); by "
+        f"the float32 block screen: {decided.by_block_screen} ({seconds['screen']} s); one by one: "
+        f"{decided.by_single_offsets}, and {decided.in_ball_arithmetic} in ball arithmetic at "
         f"{digits} digits ({seconds['points']} s)"
     )
     if runs:
@@ -1056,7 +1062,7 @@ def run_model(args: argparse.Namespace) -> int:
     except models.ModelInputError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        print(json.dumps(record, indent=2, ensure_ascii=json_ascii()))
+        _print_document(args, record)
     else:
         from pe_verify.reporting.models import model_markdown, model_text
 
@@ -1089,6 +1095,12 @@ def run_check(args: argparse.Namespace) -> int:
 
     if args.json and args.markdown:
         raise UsageError("--json and --markdown cannot be combined")
+    saved = None
+    if args.rerun is not None:
+        saved, args = _saved_check(args)
+    missing = [name for name, value in (("TARGET", args.target), ("--family", args.family)) if value is None]
+    if missing:
+        raise UsageError(f"check needs {' and '.join(missing)} (or --rerun FILE, a saved check --json)")
     isolated.start()  # its fork server imports the battery while this process does
     from pe_verify import check
     from pe_verify.properties.battery import Settings, expected, properties_of
@@ -1137,20 +1149,106 @@ def run_check(args: argparse.Namespace) -> int:
     if args.expect:
         matched = expected(report, args.expect)
         report = dataclasses.replace(report, properties=(*report.properties, matched))
+    result = report.as_json() | {
+        "expected": None if matched is None else {"variant": args.expect, "matched": matched.passed}
+    }
     if args.json:
-        document = {
-            "schema_version": check.SCHEMA_VERSION,
-            "pe_verify": __version__,
-            **report.as_json(),
-            "expected": None if matched is None else {"variant": args.expect, "matched": matched.passed},
-            "settings": check.echoed(args, report.settings),
-        }
-        print(json.dumps(document, indent=2, ensure_ascii=json_ascii(), default=str))
+        _print_document(args, result, check.echoed(args, report.settings))
     elif args.markdown:
         print(check.markdown(report), end="")
     else:
         print(check.text(report))
-    return EXIT_OK if report.passed else EXIT_CHANGED
+    status = EXIT_OK if report.passed else EXIT_CHANGED
+    if saved is None:
+        return status
+    before, after = _check_verdict(saved.report), _check_verdict(records.parsed(records.CheckReport, result))
+    if before == after:
+        if not args.quiet:
+            print(f"pe-verify: rerun of {args.rerun}: the saved verdict again ({after})", file=sys.stderr)
+        return status
+    return max(status, _verdict_status([f"{args.rerun}: saved {before}, this run {after}"]))
+
+
+def _check_verdict(report: records.CheckReport) -> str:
+    """A check's verdict in words: whether it passes, the properties that fail and the findings that are
+    errors."""
+    from pe_verify.properties.battery import ERRORS
+
+    failed = [o.name for o in report.properties if not o.passed]
+    failed += [f"finding {f.label}" for f in report.findings if f.label in ERRORS]
+    return ("passes" if report.passed else "fails") + (f": {', '.join(failed)}" if failed else "")
+
+
+def _saved_check(args: argparse.Namespace) -> tuple[records.CheckDocument, argparse.Namespace]:
+    """The saved `check --json` document that --rerun names, and the arguments its settings stand for (with
+    this command line's --json, --markdown, --quiet and --debug, and --rerun); a usage error for a file that
+    is no such document (of this `documents.SCHEMA_VERSION`), and for a setting given beside --rerun."""
+    from pe_verify import documents
+
+    parser = args.commands["check"]
+    given = [
+        action.option_strings[-1] if action.option_strings else action.dest.upper()
+        for action in parser._actions
+        if action.dest not in _PRESENTATION and getattr(args, action.dest) != parser.get_default(action.dest)
+    ]
+    where = f"--rerun {inputs.shown(args.rerun)}"
+    if given:
+        raise UsageError(f"{where} takes every setting from the saved document; drop {given[0]}")
+    path = Path(args.rerun)
+    if not path.is_file():
+        raise UsageError(f"{where}: no such file")
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"{where} is not UTF-8 text") from None
+    except (ValueError, RecursionError):
+        raise UsageError(f"{where} is not JSON") from None
+    command = found.get("command") if isinstance(found, dict) else None
+    if command != "check":
+        whose = f" but a {inputs.shown(command)} one" if isinstance(command, str) else ""
+        raise UsageError(f"{where} is not a saved check --json document{whose}")
+    if found.get("schema_version") != documents.SCHEMA_VERSION:
+        raise UsageError(
+            f"{where} has schema_version {inputs.shown(str(found.get('schema_version')))}; this pe-verify "
+            f"reruns version {documents.SCHEMA_VERSION}"
+        )
+    try:
+        saved = records.parsed(records.CheckDocument, found, "the document")
+    except records.RecordError as exc:
+        raise UsageError(f"{where} is not a saved check --json document: {exc}") from None
+    try:
+        again = _parser().parse_args(["check", *_argv(parser, saved.settings)])
+    except UsageError as exc:
+        raise UsageError(f"{where}: its settings: {exc}") from None
+    for name in ("json", "markdown", "quiet", "debug", "rerun"):
+        setattr(again, name, getattr(args, name))
+    return saved, again
+
+
+def _argv(parser: argparse.ArgumentParser, settings: dict[str, object]) -> list[str]:
+    """The arguments of `parser`'s command that `settings` (as `--json` echoes them, `_settings`) stand for:
+    a positional argument as its value, an option under its name, repeated for a list, given alone for
+    true; left out for null and false. A name the command does not take is a usage error."""
+    actions = {
+        action.option_strings[-1].removeprefix("--") if action.option_strings else action.dest: action
+        for action in parser._actions
+        if action.dest not in _PRESENTATION
+    }
+    argv: list[str] = []
+    for name, value in settings.items():
+        if name not in actions:
+            raise UsageError(f"{parser.prog} has no option --{name}")
+        action = actions[name]
+        if value is None or value is False:
+            continue
+        if not action.option_strings:
+            argv.insert(0, str(value))
+        elif value is True:
+            argv.append(action.option_strings[-1])
+        else:
+            for item in value if isinstance(value, list) else [value]:
+                argv += [action.option_strings[-1], str(item)]
+    return argv
 
 
 def run_atlas(args: argparse.Namespace) -> int:
@@ -1262,12 +1360,6 @@ def _fail(message: str) -> None:
     """Print `message` as one line on stderr."""
     line = " ".join(_cut_long_words(message).split())
     print(f"pe-verify: error: {line}", file=sys.stderr)
-
-
-def run_proofs_command(args: argparse.Namespace) -> int:
-    if args.json and args.markdown:
-        raise UsageError("--json and --markdown cannot be combined")
-    return run_proofs(args.json, args.markdown, args.quiet)
 
 
 def _run(args: argparse.Namespace) -> int:

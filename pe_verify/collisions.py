@@ -9,6 +9,7 @@ refusal also names the flags that lower the estimate or raise the limit. A base 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 from pe_verify.inputs import MAX_MEMORY_GIB, MAX_MINUTES, SCAN_VALUES, Base
@@ -27,6 +28,16 @@ ADVICE = {
     MEMORY: "lower --d, --max-pos or --scan-values, or raise --max-memory",
     TIME: "lower --d or --max-pos, or raise --max-minutes",
 }
+
+
+@dataclass(frozen=True)
+class CollisionsRecord:
+    """What `collisions --json` answers: the base exactly (an integer, else a ratio as text) and as float64,
+    and each answer under its name."""
+
+    base: int | str
+    base_float64: float
+    answers: dict[str, Answer]
 
 
 def parse_base(text: str) -> Fraction:

@@ -22,6 +22,7 @@ from pe_verify.properties.encodings.model_config import bundled_models, read_con
 from pe_verify.properties.encodings.rope_rules import RULES
 
 from . import figures
+from .markdown import cell
 
 PAGE = "models.md"
 FIGURE = "model-wavelengths.png"
@@ -225,10 +226,6 @@ def _pair_table(group: dict) -> list[str]:
     return lines
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
     """The record as a markdown section (`pairs`: with the table of every rotated pair, folded)."""
     hashes = "#" * level
@@ -248,7 +245,7 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
             if layers
             else group["layer_type"]
         )
-        lines.append(f"| {_cell(where)} | {_cell(group_line(group).split(': ', 1)[1])} |")
+        lines.append(f"| {cell(where)} | {cell(group_line(group).split(': ', 1)[1])} |")
     lines.append("")
     keys = record["keys"]
     lines += [
@@ -267,13 +264,13 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
         f"|{'---|' if several else ''}---|---|---|",
     ]
     for group in record["groups"]:
-        first = f"{group['layer_type']} | " if several else ""
+        first = f"{cell(group['layer_type'])} | " if several else ""
         lines += [
-            f"| {first}{key} | {a['evidence']} | {_cell(a['summary'])} |"
+            f"| {first}{key} | {a['evidence']} | {cell(a['summary'])} |"
             for key, a in group["answers"].items()
         ]
         lines += [
-            f"| {first}{key} | — | skipped: {_cell(reason)} |" for key, reason in group["skipped"].items()
+            f"| {first}{key} | — | skipped: {cell(reason)} |" for key, reason in group["skipped"].items()
         ]
     lines.append("")
     if pairs:

@@ -94,5 +94,5 @@ def test_a_wrong_base_unsettles_the_critical_dimension(monkeypatch: pytest.Monke
 
 def test_the_command_line_prints_the_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["reproduce", "critical_dimension", "--json"]) == 0
-    (record,) = json.loads(capsys.readouterr().out)
+    (record,) = json.loads(capsys.readouterr().out)["reproductions"]
     assert record["claim"] == "G.critical_dimension" and record["rows"][0]["computed"].startswith("92")

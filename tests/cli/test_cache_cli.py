@@ -69,7 +69,7 @@ def test_a_second_list_answers_from_the_cache(capsys, cache_folder: Path, monkey
     _assessments_fail(monkeypatch)
     assert _run(capsys, "list") == first
     status, out, _ = _run(capsys, "show", "t.2", "--json")
-    assert status == 0 and json.loads(out)["explanation"] == "Exact too."
+    assert status == 0 and json.loads(out)["claim"]["explanation"] == "Exact too."
     monkeypatch.setattr(catalog, "all_claims", lambda: tuple(BY_ID.values()))
     status, _, err = _run(capsys, "show", "T.3")  # an id the cache lacks is looked up in the catalog's ids
     assert status == 2 and "closest: T.2, T.1" in err
@@ -221,7 +221,7 @@ def test_a_record_that_does_not_validate_is_never_read(capsys, cache_folder: Pat
     corrupt(data)
     path.write_text(json.dumps(data), encoding="utf-8")
     assert _run(capsys, "list", "--json") == fresh
-    assert cache.valid(json.loads(path.read_text(encoding="utf-8")), cache.key())
+    assert cache.load(cache.key()) is not None
 
 
 def test_a_record_filed_under_an_id_not_listed_makes_the_file_corrupt(capsys, cache_folder: Path) -> None:
@@ -230,7 +230,7 @@ def test_a_record_filed_under_an_id_not_listed_makes_the_file_corrupt(capsys, ca
     data = json.loads(path.read_text(encoding="utf-8"))
     data["claims"]["T.9"] = data["claims"]["T.1"]
     path.write_text(json.dumps(data), encoding="utf-8")
-    assert cache.load(cache.key()) == {"ids": None, "claims": {}}
+    assert cache.load(cache.key()) is None
 
 
 def test_ids_that_are_not_the_catalogs_are_caught_when_the_catalog_is_read(
@@ -243,7 +243,7 @@ def test_ids_that_are_not_the_catalogs_are_caught_when_the_catalog_is_read(
     del data["claims"]["T.2"]
     path.write_text(json.dumps(data), encoding="utf-8")
     status, out, _ = _run(capsys, "show", "T.2", "--json")
-    assert status == 0 and json.loads(out)["id"] == "T.2"
+    assert status == 0 and json.loads(out)["claim"]["id"] == "T.2"
     assert _run(capsys, "list")[1].split() == _run(capsys, "list", "--fresh")[1].split()
 
 
@@ -290,7 +290,7 @@ def test_a_file_beyond_the_size_limit_is_not_read(capsys, cache_folder: Path, mo
     fresh = _run(capsys, "list")
     path = _stored_file(cache_folder)
     monkeypatch.setattr(cache, "MAX_BYTES", path.stat().st_size - 1)
-    assert cache.load(cache.key()) == {"ids": None, "claims": {}}
+    assert cache.load(cache.key()) is None
     monkeypatch.setattr(cache, "MAX_BYTES", path.stat().st_size)
-    assert cache.load(cache.key())["ids"] == ["T.1", "T.2"]
+    assert cache.load(cache.key()).ids == ["T.1", "T.2"]
     assert _run(capsys, "list") == fresh

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from json_documents import validated
 
 from pe_verify import cli
 from pe_verify.claims import catalog
@@ -34,7 +35,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 def test_list_json_has_every_claim_with_its_verdicts(capsys) -> None:
     status, out, _ = _run(capsys, "list", "--json")
-    rows = json.loads(out)
+    rows = validated("list", out)["claims"]
     assert status == 0
     assert [row["id"] for row in rows] == [item.id for item in catalog.all_claims()]
     assert all({"id", "document", "statement", "verdict", "argument_verdict"} <= row.keys() for row in rows)
@@ -50,7 +51,7 @@ def test_list_json_has_every_claim_with_its_verdicts(capsys) -> None:
 
 def test_show_json_has_the_promised_fields(capsys) -> None:
     status, out, _ = _run(capsys, "show", "D3.5", "--json")
-    record = json.loads(out)
+    record = validated("show", out)["claim"]
     assert status == 0
     assert record.keys() >= SHOW_FIELDS
     assert record["argument_verdict"] == "flawed"
@@ -59,7 +60,7 @@ def test_show_json_has_the_promised_fields(capsys) -> None:
 
 def test_show_json_carries_the_raw_measurements_and_the_scope(capsys) -> None:
     _, out, _ = _run(capsys, "show", "G.rope_low_precision", "--json")
-    evidence = json.loads(out)["evidence"]
+    evidence = validated("show", out)["claim"]["evidence"]
     measured = [e["measured"] for e in evidence if e["measured"]]
     assert measured and all(
         isinstance(value, (int, float, str, list)) for m in measured for value in m.values()
@@ -82,7 +83,7 @@ def test_show_warns_of_a_dependency_that_is_refuted_and_only_then(capsys, monkey
     _, out, _ = _run(capsys, "show", "D1.6b", "--fresh")
     assert "warning: depends on D1.8, which is refuted" in out
     _, out, _ = _run(capsys, "show", "D1.6b", "--json", "--fresh")
-    assert {"id": "D1.8", "verdict": "refuted"} in json.loads(out)["weak_dependencies"]
+    assert {"id": "D1.8", "verdict": "refuted"} in json.loads(out)["claim"]["weak_dependencies"]
 
 
 def test_an_unknown_id_is_a_usage_error_with_suggestions(capsys) -> None:

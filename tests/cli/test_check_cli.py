@@ -1,6 +1,6 @@
 """`pe-verify check` from the command line: targets by module or file, exit codes 0/1/2, the text, JSON and
-markdown outputs, a saved JSON run again from the settings it echoes, `--expect`, the backend chosen by the
-target's module, and one-line usage errors for targets that cannot be used."""
+markdown outputs, a saved JSON run again (`--rerun`) from the settings it echoes, `--expect`, the backend
+chosen by the target's module, and one-line usage errors for targets that cannot be used."""
 
 from __future__ import annotations
 
@@ -81,10 +81,12 @@ def test_a_correct_rotation_passes_with_exit_0(capsys, target: Path) -> None:
 def test_a_bug_fails_with_exit_1_a_counterexample_and_its_labels(capsys, target: Path) -> None:
     status, out, _ = _run(capsys, "check", f"{target}:rotate_bf16_positions", "--family", "rope", "--json")
     assert status == 1
-    report = json.loads(out)
+    document = json.loads(out)
+    assert set(document) == {"schema_version", "pe_verify", "command", "settings", "report"}
+    report = document["report"]
     assert set(report) == {
-        *("schema_version", "pe_verify", "target", "family", "passed", "backend", "properties"),
-        *("identified", "findings", "cause", "expected", "settings"),
+        *("target", "family", "passed", "backend", "properties", "identified", "findings", "cause"),
+        "expected",
     }
     assert report["passed"] is False and report["expected"] is None
     assert report["backend"] == {
@@ -121,24 +123,21 @@ def test_expect_turns_a_wrong_identification_into_a_failure(capsys, target: Path
     assert status == 0
 
 
-def _argv(settings: dict[str, object]) -> list[str]:
-    """The command line that `check --json`'s echoed `settings` stand for: each option under its name,
-    repeated for a list, left out for a null."""
-    argv = ["check", str(settings["target"])]
-    for name, value in settings.items():
-        if name == "target" or value is None:
-            continue
-        for item in value if isinstance(value, list) else [value]:
-            argv += [f"--{name}", str(item)]
-    return argv
+def _rerun(capsys: pytest.CaptureFixture[str], tmp_path: Path, out: str) -> tuple[int, str, str]:
+    """`pe-verify check --rerun FILE --json` on `out`, a printed `check --json` saved to a file."""
+    path = tmp_path / "saved.json"
+    path.write_text(out, encoding="utf-8")
+    status = cli.main(["--quiet", "check", "--rerun", str(path), "--json"])
+    printed, err = capsys.readouterr()
+    return status, printed, err
 
 
-def test_a_saved_json_runs_again_from_its_settings_to_the_same_json(capsys, target: Path) -> None:
+def test_a_saved_json_runs_again_from_its_settings_to_the_same_json(capsys, target: Path, tmp_path) -> None:
     argv = ["check", f"{target}:rotate_bf16_positions", "--family", "rope", "--d", "8", "--d", "16"]
     argv += ["--max-pos", "4096", "--base", "1e4", "--seed", "3", "--expect", "half_split", "--json"]
     status, out, _ = _run(capsys, *argv, "--timeout", "20", "--target-memory", "2.5")
     saved = json.loads(out)
-    assert status == 1 and saved["expected"] == {"variant": "half_split", "matched": False}
+    assert status == 1 and saved["report"]["expected"] == {"variant": "half_split", "matched": False}
     assert saved["settings"] == {
         "target": f"{target}:rotate_bf16_positions",
         "family": "rope",
@@ -155,8 +154,7 @@ def test_a_saved_json_runs_again_from_its_settings_to_the_same_json(capsys, targ
         "max-minutes": 10.0,
         "expect": "half_split",
     }
-    assert cli.main(["--quiet", *_argv(saved["settings"]), "--json"]) == status
-    assert json.loads(capsys.readouterr().out) == saved
+    assert _rerun(capsys, tmp_path, out) == (status, out, "")
 
 
 def test_a_table_echoes_the_sizes_it_holds_and_runs_again_with_them(capsys, tmp_path: Path) -> None:
@@ -170,18 +168,18 @@ def test_a_table_echoes_the_sizes_it_holds_and_runs_again_with_them(capsys, tmp_
     status, out, _ = _run(capsys, "check", f"{path}:TABLE", "--family", "rope", "--json")
     saved = json.loads(out)
     assert saved["settings"]["d"] == [16] and saved["settings"]["max-pos"] == 64
-    assert saved["backend"] is None  # a table is read, never called
-    assert cli.main(["--quiet", *_argv(saved["settings"]), "--json"]) == status
-    assert json.loads(capsys.readouterr().out) == saved
+    assert saved["report"]["backend"] is None  # a table is read, never called
+    assert _rerun(capsys, tmp_path, out) == (status, out, "")
 
 
 def test_the_defaults_a_run_used_are_echoed(capsys, target: Path) -> None:
     argv = ["check", f"{target}:Holder.slopes", "--family", "alibi", "--expect", "naive", "--json"]
     status, out, _ = _run(capsys, *argv)
-    report = json.loads(out)
+    document = json.loads(out)
+    report = document["report"]
     assert report["expected"] == {"variant": "naive", "matched": True}
     assert status == 1 and report["findings"][0]["label"] == "wrong-slopes"  # at 3, 12 heads
-    settings = report["settings"]
+    settings = document["settings"]
     assert settings["heads"] == [1, 2, 3, 8, 12, 16, 64] and "d" not in settings and "base" not in settings
     assert "convention" not in settings and report["backend"] is None
 

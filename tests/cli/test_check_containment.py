@@ -62,8 +62,8 @@ class Ran:
     pids: list[int]
 
     def report(self) -> dict:
-        """The one JSON object on stdout."""
-        return json.loads(self.out)
+        """The report of the one JSON document on stdout."""
+        return json.loads(self.out)["report"]
 
 
 def _target(tmp_path: Path, body: str) -> Path:

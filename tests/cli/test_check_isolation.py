@@ -26,7 +26,8 @@ CORRECT = "1.0 / 10000 ** (np.arange(0, d, 2) / d)"
 def _check(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, body: str, *options: str, name: str = "inv_freq"
 ) -> tuple[int, dict, str]:
-    """Run `check --json` on `name` from a file holding `body`; the status, the one JSON object, stderr."""
+    """Run `check --json` on `name` from a file holding `body`; the status, the report of the one JSON
+    document, stderr."""
     path = tmp_path / "target.py"
     path.write_text("import os, signal, sys, time\nimport numpy as np\n" + textwrap.dedent(body), "utf-8")
     family = "rope" if name == "rotate" else "rope-frequencies"
@@ -34,7 +35,7 @@ def _check(
     status = cli.main([*argv, *(["--d", "8"] if family == "rope-frequencies" else []), *options])
     out, err = capsys.readouterr()
     assert out, err
-    return status, json.loads(out), err
+    return status, json.loads(out)["report"], err
 
 
 def _labels(report: dict) -> set[str]:

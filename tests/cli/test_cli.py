@@ -57,7 +57,7 @@ def test_proofs_text_lists_every_derivation(capsys, two_derivations) -> None:
 def test_proofs_json_has_the_promised_fields(capsys, two_derivations) -> None:
     two_derivations(sp.Integer(1))
     status, out, _ = _run(capsys, "proofs", "--json")
-    rows = json.loads(out)
+    rows = json.loads(out)["derivations"]
     assert status == 0
     assert [row["id"] for row in rows] == ["meta.good", "meta.second"]
     for row in rows:
@@ -73,7 +73,7 @@ def test_a_failing_derivation_makes_exit_status_one(capsys, two_derivations) -> 
     assert "FAILED" in out and "meta.second" in err
     status, out, _ = _run(capsys, "proofs", "--json")
     assert status == 1
-    assert [row["verified"] for row in json.loads(out)] == [True, False]
+    assert [row["verified"] for row in json.loads(out)["derivations"]] == [True, False]
 
 
 def test_markdown_output_shows_steps(capsys, two_derivations) -> None:

@@ -3,26 +3,13 @@ settings refused before any work because they would not fit in memory or time.""
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import pytest
+from json_documents import validated
 
 from pe_verify import cli
 from pe_verify.properties.analyses import collisions
-
-REQUIRED = {
-    "d",
-    "base",
-    "max_pos",
-    "dtype",
-    "position_collision",
-    "vector_collision",
-    "cross_dim_exact_exists",
-    "cross_dim_witness",
-    "cross_dim_nearest",
-    "same_dim_collisions",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -32,51 +19,56 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    """The document `collisions --json` prints, validated against its schema."""
     assert cli.main(["collisions", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return validated("collisions", capsys.readouterr().out)
+
+
+def _answers(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, dict]:
+    """Each answer of `collisions --json`: its value, summary and kind of evidence."""
+    return _json(capsys, *argv)["collisions"]["answers"]
 
 
 def test_document_000_setting_has_no_exact_cross_dimension_coincidence(capsys) -> None:
-    report = _json(capsys, "--d", "6", "--max-pos", "64")
-    assert report.keys() >= REQUIRED
-    assert report["cross_dim_exact_exists"] is False and report["cross_dim_witness"] is None
-    nearest = report["cross_dim_nearest"]
+    report = _answers(capsys, "--d", "6", "--max-pos", "64")
+    assert report["cross_dim_exact_exists"]["value"] is False and report["cross_dim_witness"]["value"] is None
+    nearest = report["cross_dim_nearest"]["value"]
     assert nearest["p1"] != nearest["p2"] and nearest["dim1"] != nearest["dim2"] and nearest["gap"] > 0
-    assert report["same_dim_collisions"]["exact_over_integers"]["cos"] == {"p1": -1, "p2": 1}
-    assert report["evidence"]["cross_dim_exact_exists"]["kind"] == collisions.EXACT
+    assert report["same_dim_collisions"]["value"]["exact_over_integers"]["cos"] == {"p1": -1, "p2": 1}
+    assert report["cross_dim_exact_exists"]["evidence"] == collisions.EXACT
 
 
 def test_d8_witness_is_confirmed_at_50_digits(capsys) -> None:
-    report = _json(capsys, "--d", "8", "--max-pos", "32")
-    assert report["cross_dim_exact_exists"] is True
-    assert report["cross_dim_witness"] == {"p1": 1, "dim1": 0, "p2": 10, "dim2": 2}
-    assert "agree to 50 digits" in report["evidence"]["cross_dim_witness"]["summary"]
+    report = _answers(capsys, "--d", "8", "--max-pos", "32")
+    assert report["cross_dim_exact_exists"]["value"] is True
+    assert report["cross_dim_witness"]["value"] == {"p1": 1, "dim1": 0, "p2": 10, "dim2": 2}
+    assert "agree to 50 digits" in report["cross_dim_witness"]["summary"]
 
 
 def test_odd_d_says_why_the_vector_scan_is_absent(capsys) -> None:
-    report = _json(capsys, "--d", "3", "--max-pos", "16")
-    assert report["vector_nearest"] is None
-    evidence = report["evidence"]["vector_nearest"]
-    assert evidence["kind"] == collisions.NOT_COMPUTED and "odd d = 3" in evidence["summary"]
+    report = _answers(capsys, "--d", "3", "--max-pos", "16")
+    assert report["vector_nearest"]["value"] is None
+    evidence = report["vector_nearest"]
+    assert evidence["evidence"] == collisions.NOT_COMPUTED and "odd d = 3" in evidence["summary"]
 
 
 def test_a_base_float64_cannot_hold_exactly_is_flagged(capsys) -> None:
     assert cli.main(["collisions", "--d", "4", "--max-pos", "8", "--base", "1.1"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "base = 11/10 (float computations use its nearest float64, 1.1)" in header
-    report = _json(capsys, "--d", "4", "--max-pos", "8", "--base", "1e4")
+    report = _json(capsys, "--d", "4", "--max-pos", "8", "--base", "1e4")["collisions"]
     assert report["base"] == 10000 and report["base_float64"] == 10000.0
 
 
 def test_numbers_may_be_written_in_scientific_notation(capsys) -> None:
-    assert _json(capsys, "--d", "4", "--max-pos", "1e2")["max_pos"] == 100
+    assert _json(capsys, "--d", "4", "--max-pos", "1e2")["settings"]["max-pos"] == 100
 
 
 def test_bfloat16_positions_collide_at_256(capsys) -> None:
-    report = _json(capsys, "--d", "4", "--dtype", "bfloat16", "--max-pos", "300")
-    assert report["position_collision"] == {"p1": 256, "p2": 257}
-    report = _json(capsys, "--d", "4", "--dtype", "bfloat16", "--max-pos", "257")
-    assert report["position_collision"] is None
+    report = _answers(capsys, "--d", "4", "--dtype", "bfloat16", "--max-pos", "300")
+    assert report["position_collision"]["value"] == {"p1": 256, "p2": 257}
+    report = _answers(capsys, "--d", "4", "--dtype", "bfloat16", "--max-pos", "257")
+    assert report["position_collision"]["value"] is None
 
 
 def test_text_output_names_the_evidence_of_every_line(capsys) -> None:
@@ -158,8 +150,8 @@ def test_the_memory_limit_is_the_one_given(capsys, nothing_computed: None) -> No
 
 @pytest.mark.slow
 def test_vector_nearest_is_the_certified_separation(capsys) -> None:
-    report = _json(capsys, "--d", "6", "--max-pos", "1e6")
-    nearest = report["vector_nearest"]
+    report = _answers(capsys, "--d", "6", "--max-pos", "1e6")
+    nearest = report["vector_nearest"]["value"]
     assert nearest["offsets"] == [428708] and nearest["certified"] is True
     assert nearest["distance"].startswith("0.0228243414991472745890")
     assert Fraction(nearest["lower_bound"]) <= Fraction(nearest["distance"])
@@ -167,5 +159,5 @@ def test_vector_nearest_is_the_certified_separation(capsys) -> None:
 
 @pytest.mark.slow
 def test_vector_nearest_for_an_endless_decimal_base_names_the_float64_it_used(capsys) -> None:
-    report = _json(capsys, "--d", "6", "--max-pos", "1e5", "--base", "4/3")
-    assert "nearest float64, 1.3333333333333332593" in report["evidence"]["vector_nearest"]["summary"]
+    report = _answers(capsys, "--d", "6", "--max-pos", "1e5", "--base", "4/3")
+    assert "nearest float64, 1.3333333333333332593" in report["vector_nearest"]["summary"]

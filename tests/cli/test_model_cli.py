@@ -4,6 +4,7 @@ bad input is one line and exit status 2, naming the key, after every answer that
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,9 @@ def test_a_folder_a_file_and_the_api_give_the_same_record(tmp_path: Path, capsys
     assert (
         cli.main(["--quiet", "model", str(tmp_path), "--json", "--no-cross-check", "--context", "512"]) == 0
     )
-    from_folder = json.loads(capsys.readouterr().out)
+    from_folder = json.loads(capsys.readouterr().out)["model"]
     assert cli.main(["--quiet", "model", str(path), "--json", "--no-cross-check", "--context", "512"]) == 0
-    from_file = json.loads(capsys.readouterr().out)
+    from_file = json.loads(capsys.readouterr().out)["model"]
     from_api = analyse_model(PHI2, 512, cross_check=False)
     for record in (from_folder, from_file):
         record.pop("config")
@@ -97,7 +98,7 @@ def test_bad_keys_exit_2_after_the_answers_that_do_not_need_them(
     path = _write(tmp_path, dict(PHI2, **change))
     assert cli.main(["--quiet", "model", str(path), "--json", "--no-cross-check", "--context", "64"]) == 2
     captured = capsys.readouterr()
-    record = json.loads(captured.out)
+    record = json.loads(captured.out)["model"]
     assert record["problems"][0]["key"] == key
     assert captured.err.strip().startswith(f"pe-verify: error: config key {key}:")
 
@@ -114,7 +115,7 @@ def test_json_and_markdown_cannot_be_combined(capsys) -> None:
 def test_an_alibi_config_without_a_context_asks_for_one(tmp_path: Path, capsys) -> None:
     path = _write(tmp_path, bundled_models()["bloom"].config)
     assert cli.main(["--quiet", "model", str(path), "--json"]) == 0
-    record = json.loads(capsys.readouterr().out)
+    record = json.loads(capsys.readouterr().out)["model"]
     assert "context-needed" in {f["label"] for f in record["findings"]}
     assert record["cross_check"] == {"skipped": "no rotary frequencies to compare (positional scheme: alibi)"}
 
@@ -169,5 +170,24 @@ def test_a_factor_of_exactly_one_is_valid(tmp_path: Path, capsys, rule: str) -> 
         block |= {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
     path = _write(tmp_path, dict(LLAMA2, rope_scaling=block))
     assert cli.main(["--quiet", "model", str(path), "--no-cross-check", "--context", "256", "--json"]) == 0
-    (group,) = json.loads(capsys.readouterr().out)["groups"]
+    (group,) = json.loads(capsys.readouterr().out)["model"]["groups"]
     assert {row["regime"] for row in group["answers"]["frequencies"]["value"]} == {"extrapolated"}
+
+
+def _cells(line: str) -> int:
+    """The cells of a markdown table row: its unescaped pipes, less one."""
+    return len(re.findall(r"(?<!\\)\|", line)) - 1
+
+
+def test_markdown_cells_hold_pipes_and_line_breaks_of_the_config() -> None:
+    from pe_verify.reporting.models import model_markdown
+
+    record = analyse_model(PHI2, 64, cross_check=False)
+    group = record["groups"][0]
+    group["layer_type"] = "full | attention\nlayers"
+    group["skipped"] = {"decay": "a reason | with a pipe"}
+    record["groups"].append(group)  # two groups: the layer type is a column of the answers table
+    rows = [line for line in model_markdown(record, pairs=False).splitlines() if line.startswith("|")]
+    header = rows.index("| layers | answer | evidence | what was found |")
+    assert {_cells(row) for row in rows[header:]} == {4} and {_cells(row) for row in rows[:header]} == {2}
+    assert _cells("| full | attention | answer | exact | found |") == 5  # a pipe left raw breaks the row

@@ -80,7 +80,7 @@ def _record(capsys: pytest.CaptureFixture[str], source: str) -> tuple[int, dict]
     """The exit status and the --json record of `pe-verify model source`."""
     status = cli.main(["--quiet", "model", source, "--json", "--no-cross-check", "--context", "64"])
     assert status != cli.EXIT_USAGE
-    return status, json.loads(capsys.readouterr().out)
+    return status, json.loads(capsys.readouterr().out)["model"]
 
 
 def test_a_cached_hub_id_gives_the_record_of_its_file(tmp_path: Path, capsys, offline_hub: list[str]) -> None:

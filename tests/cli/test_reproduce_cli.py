@@ -73,7 +73,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def test_json_lists_every_reproduction_with_every_row(capsys, toy_catalog: None) -> None:
     status, out, _ = run(capsys, "--json")
-    records = json.loads(out)
+    records = json.loads(out)["reproductions"]
     assert status == 0
     assert [r["name"] for r in records] == ["toy_agrees", "toy_differs"]
     assert records[1]["rows"][0] == {

@@ -88,7 +88,7 @@ def test_a_pipe_closed_early_stops_quietly_with_141(environment: dict[str, str])
 def test_a_closed_stderr_changes_nothing(environment: dict[str, str]) -> None:
     done = _run((*COLLISIONS, "--json"), environment, close="stderr")
     assert done.returncode == cli.EXIT_OK
-    assert json.loads(done.stdout)["d"] == 8
+    assert json.loads(done.stdout)["settings"]["d"] == 8
 
 
 @pytest.mark.parametrize("stderr", ["closed", pytest.param("full", marks=needs_dev_full)])
@@ -138,7 +138,7 @@ def test_control_characters_keep_json_valid_and_unchanged(tmp_path: Path, capsys
     assert cli.main(argv) == cli.EXIT_OK
     out = capsys.readouterr().out
     assert all(c.isprintable() or c in "\n\t" for c in out)
-    assert set(keys) <= set(json.loads(out)["keys"]["ignored"])
+    assert set(keys) <= set(json.loads(out)["model"]["keys"]["ignored"])
 
 
 def test_control_characters_of_a_path_are_escaped_in_a_message(tmp_path: Path, capsys) -> None:

@@ -1,9 +1,9 @@
 """The library never depends on the command line: no module of claims/, proofs/, properties/ or reporting/
 imports one of the CLI package's own modules (`pe_verify.cli`, `collisions`, `check`, `cache`, `inputs`,
-`isolated`, `terminal`, `testing`), whether absolutely, relatively, from inside a function or through
-`importlib.import_module`; and the library is built in floors (`FLOORS`): numerics, encodings, proofs,
-checks, analyses, the battery, claims, reporting — a module imports only from its own floor and those below,
-so proofs/ uses the encodings of properties/ and only the floors above it use proofs/.
+`isolated`, `terminal`, `testing`, `records`, `documents`), whether absolutely, relatively, from inside a
+function or through `importlib.import_module`; and the library is built in floors (`FLOORS`): numerics,
+encodings, proofs, checks, analyses, the battery, claims, reporting — a module imports only from its own floor
+and those below, so proofs/ uses the encodings of properties/ and only the floors above it use proofs/.
 
 Each source file is parsed with `ast` and every import it holds is resolved to the full module names it
 reaches, as `pe_verify.<folder>` is the package of a file in that folder.
@@ -30,7 +30,10 @@ LIBRARY = {
 #: The CLI package's top-level modules.
 CLI_MODULES = frozenset(
     f"pe_verify.{name}"
-    for name in ("cli", "collisions", "check", "cache", "inputs", "isolated", "terminal", "testing")
+    for name in (
+        *("cli", "collisions", "check", "cache", "inputs", "isolated", "terminal", "testing"),
+        *("records", "documents"),
+    )
 )
 
 

@@ -383,7 +383,7 @@ def test_the_command_at_max_offset_2_to_the_62_decides_every_offset(
     first = 2**62 - 2000
     argv = ["separation", "--d", "20", "--max-offset", str(2**62), "--from-offset", str(first), "--json"]
     assert cli.main(argv) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)["separation"]
     assert sum(report["decided"].values()) == 2000 and report["certified"] is True
     with mpmath.workdps(75):  # 19 of the digits go to k ≈ 2^62
         omegas = Sinusoidal(20, "10000").frequencies_mp(75)[:10]
@@ -445,7 +445,7 @@ def test_a_product_on_bf16_rounded_inputs_makes_the_answer_uncertified(
         "--quiet",
     ]
     assert cli.main(argv) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)["separation"]
     assert report["certified"] is False and "float32 matrix product" in report["reason"]
     assert separation.product_failure(np.matmul, 2049, 32) is None
 
@@ -510,14 +510,17 @@ def test_odd_d_is_refused() -> None:
 def test_the_command_prints_the_certified_minimum_as_json(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["separation", "--d", "6", "--max-offset", "1e6", "--from-offset", "3000", "--json"]
     assert cli.main(argv) == 0
-    report = json.loads(capsys.readouterr().out)
+    document = json.loads(capsys.readouterr().out)
+    report = document["separation"]
     assert report["argmin_offsets"] == [428708] and report["certified"] is True
     assert report["minimum_distance"].startswith("0.0228243414991472745890")
     assert len(report["minimum_distance"].replace("0.0", "", 1).lstrip("0")) == 50
     assert Fraction(report["lower_bound"]) <= Fraction(report["minimum_distance"])
     assert Fraction(report["next_lower_bound"]) > Fraction(report["minimum_distance"])
     assert sum(report["decided"].values()) >= 10**6 - 3000
-    assert {"d", "base", "from_offset", "max_offset", "seconds"} <= report.keys()
+    assert {"base", "seconds"} <= report.keys()
+    settings = document["settings"]
+    assert (settings["d"], settings["from-offset"], settings["max-offset"]) == (6, 3000, 10**6)
 
 
 def test_the_command_prints_text(capsys: pytest.CaptureFixture[str]) -> None:
@@ -601,7 +604,7 @@ def test_a_range_of_one_offset_is_answered(capsys: pytest.CaptureFixture[str]) -
     assert (
         cli.main(["separation", "--d", "6", "--from-offset", "3000", "--max-offset", "3001", "--json"]) == 0
     )
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)["separation"]
     assert report["argmin_offsets"] == [3000] and report["next_lower_bound"] is None
 
 
