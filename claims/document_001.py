@@ -62,7 +62,6 @@ from .model import (
     QUESTION,
     REFUTED,
     REFUTES,
-    SOURCES_DISAGREE,
     STEP_CHECKED,
     STEP_FAILS,
     SUPPORTS,
@@ -738,10 +737,11 @@ d1_6a = cited(
     expected=CONFIRMED_BY_SOURCES,
     depends_on=("D1.2",),
     sources=(cite(TRANSFORMER_PAPER), cite(ALIBI_PAPER)),
-    explanation="The attribution agrees with the Transformer paper. 'Maximum context = training "
-    "length' can only mean an empirical limit: the formula itself is defined at every position (D1.2), "
-    "and the ALiBi paper shows sinusoidal models degrading on inputs longer than their training "
-    "length. 'Moderate' is a rating these sources do not use.",
+    explanation="Confirmed for the two cells the sources speak to; the third, the rating 'moderate', is "
+    "one these sources do not use, so the verdict does not cover it. The attribution agrees with the "
+    "Transformer paper. 'Maximum context = training length' can only mean an empirical limit: the formula "
+    "itself is defined at every position (D1.2), and the ALiBi paper shows sinusoidal models degrading on "
+    "inputs longer than their training length.",
 )
 
 
@@ -766,7 +766,7 @@ d1_6c = cited(
     statement="Table row 'RoPE': maximum context 8K–128K+, extrapolation excellent, used in LLaMA, Mistral "
     "and Qwen.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=SOURCES_DISAGREE,
+    expected=CONTRADICTED_BY_SOURCES,
     depends_on=("D1.7d",),
     sources=(
         cite(LLAMA_PAPER),
@@ -776,9 +776,10 @@ d1_6c = cited(
         cite(PI_PAPER, REFUTES),
         cite(YARN_PAPER, REFUTES),
     ),
-    explanation="The three attributions agree with the primary sources. 'Extrapolation: excellent' "
-    "does not: the ALiBi paper measures rotary models degrading past the training length, and the "
-    "position-interpolation and YaRN papers start from RoPE models failing there. The long contexts of "
+    explanation="Contradicted as stated, by its 'extrapolation: excellent': the ALiBi paper measures "
+    "rotary models degrading past the training length, and the position-interpolation and YaRN papers "
+    "start from RoPE models failing there. The three attributions agree with the primary sources. The "
+    "long contexts of "
     "RoPE models come from training or fine-tuning at those lengths, or from rescaling RoPE "
     "(interpolation, NTK, YaRN).",
 )
@@ -805,10 +806,11 @@ d1_6e = cited(
     statement="Table row 'YaRN (RoPE extension)': maximum context 128K+, extrapolation excellent, used in "
     "LLaMA 2 Long.",
     formal=r"\text{attribution and empirical ratings}",
-    expected=SOURCES_DISAGREE,
+    expected=CONTRADICTED_BY_SOURCES,
     sources=(cite(YARN_PAPER), cite(LLAMA2_LONG_PAPER, REFUTES)),
-    explanation="YaRN is a RoPE extension with published 128k-window models (YaRN paper), but those "
-    "are Llama 2 models fine-tuned with YaRN, not 'LLaMA 2 Long'. LLaMA 2 Long (Xiong et al.) is "
+    explanation="Contradicted as stated, by its attribution: YaRN is a RoPE extension with published "
+    "128k-window models (YaRN paper), but those are Llama 2 models fine-tuned with YaRN, not 'LLaMA 2 "
+    "Long'. LLaMA 2 Long (Xiong et al.) is "
     "continual pretraining of Llama 2 to effective windows of up to 32,768 tokens; its abstract does "
     "not mention YaRN, and secondary summaries describe an enlarged RoPE base frequency instead. The "
     "attribution, and '128K+' for that model, contradict the primary source.",
@@ -821,7 +823,7 @@ d1_6e = cited(
     statement="The comparison table of methods: maximum context, extrapolation quality and the models that "
     "use each (rows D1.6a–D1.6e).",
     formal=r"\text{attributions and empirical ratings, row by row}",
-    expected=SOURCES_DISAGREE,
+    expected=CONTRADICTED_BY_SOURCES,
     role=AGGREGATE,
 )
 def d1_6() -> Assessment:
@@ -830,9 +832,10 @@ def d1_6() -> Assessment:
     return Assessment(
         tuple(e for row in rows.values() for e in row.evidence),
         explanation="Row by row: " + "; ".join(f"{key} {value}" for key, value in verdicts.items()) + ". "
-        "Every model attribution but one agrees with a primary source; 'YaRN — LLaMA 2 Long' does not, and "
-        "'RoPE: excellent extrapolation' contradicts the measurements. The maximum-context column mixes a "
-        "hard limit (learned tables) with empirical limits (everything else).",
+        "The table is contradicted as stated, as every claim with a contradicted part is: every model "
+        "attribution but one agrees with a primary source; 'YaRN — LLaMA 2 Long' does not, and 'RoPE: "
+        "excellent extrapolation' contradicts the measurements. The maximum-context column mixes a hard "
+        "limit (learned tables) with empirical limits (everything else).",
     )
 
 
@@ -846,10 +849,11 @@ d1_7a = cited(
     "positional-encoding limits; replacing a 4K-context model with a RoPE-based 128K model lets the whole "
     "document be processed without chunking.",
     formal=r"\text{empirical (not mathematics)}",
-    expected=CONFIRMED_BY_SOURCES,
-    sources=(cite(YARN_PAPER),),
-    explanation="Only the premise that RoPE models with 128K windows exist can be checked, and it "
-    "holds (YaRN's 128k Llama 2 checkpoints). That retrieval quality drops 'because of' the position "
+    expected=NOT_CHECKABLE,
+    sources=(cite(YARN_PAPER, BACKGROUND),),
+    explanation="Not checkable as a whole: only the premise that RoPE models with 128K windows exist can "
+    "be checked, and it holds (YaRN's 128k Llama 2 checkpoints). That retrieval quality drops 'because of' "
+    "the position "
     "encoding is hedged ('may') and not checkable; that a 128K window makes chunking unnecessary holds "
     "for documents that fit, but whether the model uses all of it is empirical (Mistral's README notes "
     "that at large lengths 'the model does not use the full context anymore').",
@@ -920,7 +924,8 @@ def d1_7c() -> Assessment:
     )
     return Assessment(
         (cite(ALIBI_PAPER, REFUTES),),
-        explanation="The premise is proved (SymPy: PE(p + k) = M_k PE(p)). The conclusion does not follow: "
+        explanation="Contradicted by the sources, and the argument does not hold: the premise is proved "
+        "(SymPy: PE(p + k) = M_k PE(p)), but the conclusion does not follow from it: "
         f"the linear map exists for every k, but {len(unseen)} of the {D_MODEL // 2} frequency pairs never "
         "complete a turn within 512 positions, so longer inputs bring values the model never saw. "
         "Measured, sinusoidal models degrade past their training length (ALiBi paper), and the Transformer "
@@ -957,8 +962,9 @@ def d1_7d() -> Assessment:
             from_derivation("random_scores.score_peak_at_any_distance", BACKGROUND),
             from_derivation("random_scores.expected_score", BACKGROUND),
         ),
-        explanation="The premise is proved: the score depends on q, k and n − m only (SymPy). It does not "
-        "give extrapolation: a function of the offset learned on offsets below L says nothing about larger "
+        explanation="Contradicted by the sources, and the argument does not hold: the premise is proved "
+        "(the score depends on q, k and n − m only, SymPy), but it does not give extrapolation: a function "
+        "of the offset learned on offsets below L says nothing about larger "
         f"ones, and with head dim 128 and L = 2048, {len(unseen)} of 64 frequency pairs see new angles past "
         "L. Nor does the relative form favour near offsets: for every offset r, trained or not, some q, k "
         "score highest at r (k = R_r q), and for Gaussian q, k the expected score is 0 at every offset, so "
@@ -991,7 +997,7 @@ def d1_7e() -> Assessment:
     source=Source(DOC, SAY_IT),
     statement="The 'say it like this' lines (D1.7a–D1.7e).",
     formal=r"\text{five statements, premise and conclusion separated}",
-    expected=CAVEAT,
+    expected=CONTRADICTED_BY_SOURCES,
     role=AGGREGATE,
 )
 def d1_7() -> Assessment:
@@ -1003,9 +1009,9 @@ def d1_7() -> Assessment:
         "The checkable premises hold (relative position as a linear map, RoPE's offset-only score, ALiBi's "
         "linear penalty) except 'permutation invariant', which is true only of pooled outputs (attention "
         "itself is equivariant, which is enough for D1.7b's point); the conclusions drawn from them about "
-        "generalisation and extrapolation do not follow and are contradicted by the sources. Pooled, every "
-        "computed check holds, and the word 'invariant' and the sources against D1.7c and D1.7d limit the "
-        "lines: holds with caveat as a whole.",
+        "generalisation and extrapolation do not follow and are contradicted by the sources. Every computed "
+        "check holds, but the lines are contradicted as a whole, as every claim with a contradicted part "
+        "is: the sources contradict D1.7c and D1.7d.",
     )
 
 

@@ -13,6 +13,7 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from decimal import ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 
@@ -88,7 +89,6 @@ from .model import (
     CITATION,
     CONDITION_MISSING,
     CONDITIONS,
-    CONFIRMED_BY_SOURCES,
     CONTRADICTED_BY_SOURCES,
     CORROBORATES,
     DIGITS,
@@ -98,6 +98,7 @@ from .model import (
     FLOAT,
     KINDS,
     LIMITS,
+    NOT_CHECKABLE,
     PROVED,
     REFUTED,
     REFUTES,
@@ -453,7 +454,7 @@ COS_DIM = 1
     "= a term containing π (case 2); an integer cannot equal an irrational number.",
     formal=r"p_1 \neq p_2 \implies PE(p_1, j) \neq PE(p_2, j)",
     expected=PROVED,
-    expected_argument=FLAWED,
+    expected_argument=CONDITIONS,
 )
 def d3_4() -> Assessment:
     cos_dim = dimension_collision(D_MODEL, BASE, COS_DIM, allow_negative=True)
@@ -492,27 +493,27 @@ def d3_4() -> Assessment:
             BEYOND_DOMAIN,
         ),
     )
+    pi_condition = from_derivation("uniqueness.pi_side_condition", CONDITION_MISSING)
     argument = (
         from_derivation("uniqueness.sine_dimension", STEP_CHECKED),
         Evidence(
             EXACT,
-            "only the sine is treated: for a cos dimension the symmetric case is (p1 + p2)·ω = 2πn, and "
-            "n = 0 gives the integer equation p1 + p2 = 0, with no π in it — solved by "
-            f"{cos_dim.witness}; over non-negative positions it still forces p1 = p2 = 0, but the proof "
-            "never says so",
+            "incomplete: its symmetric case is written for the sine only; for a cos dimension it is "
+            "(p1 + p2)·ω = 2πn, and n = 0 gives the integer equation p1 + p2 = 0, with no π in it — solved "
+            f"by {cos_dim.witness} over the integers; over non-negative positions it forces p1 = p2 = 0 at "
+            "once, a step the proof leaves out",
             cos_dim.collides,
-            STEP_FAILS,
+            CONDITION_MISSING,
             (("derivation", "uniqueness.cosine_dimension"),),
         ),
-        from_derivation("uniqueness.pi_side_condition", CONDITION_MISSING),
-        Evidence(
-            EXACT,
-            f"'contains π, hence irrational' needs ω_j/π ∉ ℚ: with ω = π/3 a sin dimension repeats "
-            f"({rational_pi.reason}; e.g. {rational_pi.witness}); with ω = π√2, transcendental but ω/π "
-            f"irrational, it never does — irrationality of ω/π is the whole condition (true here: ω_j is "
-            f"algebraic)",
-            rational_pi.collides and not irrational_pi.collides,
-            CONDITION_MISSING,
+        replace(
+            pi_condition,
+            holds=pi_condition.holds and rational_pi.collides and not irrational_pi.collides,
+            detail=(
+                *pi_condition.detail,
+                ("ω = π/3", f"a sin dimension repeats: {rational_pi.reason}; e.g. {rational_pi.witness}"),
+                ("ω = π√2", "transcendental but ω/π irrational: it never repeats"),
+            ),
         ),
     )
     explanation = (
@@ -522,8 +523,9 @@ def d3_4() -> Assessment:
         f"(p, −p), e.g. {cos_dim.witness}, which the negative offsets of relative schemes reach; and at "
         f"finite precision values repeat (document 000's printed table shows {printed.count} equal "
         f"neighbours; in bfloat16 {_mean_text(stored.mean_equal_dims, '.0f')} of {D_MODEL} dims keep their "
-        "value per step). The proof is flawed: its case 2 covers sines only, missing the cos case n = 0 "
-        "where no π appears, and 'contains π' needs ω_j/π ∉ ℚ, unstated."
+        "value per step). The proof is incomplete, not wrong: its case 2 is written for sines only, and the "
+        "cos case n = 0, where no π appears, closes at once on non-negative positions but is never said; "
+        "and 'contains π' needs ω_j/π ∉ ℚ, unstated (true here: ω_j is algebraic)."
     )
     return Assessment(evidence, explanation, argument)
 
@@ -645,7 +647,8 @@ def d3_5() -> Assessment:
         f"ω_{first.dim2 // 2}/ω_{first.dim1 // 2} = {coinciding[0].ratio}; all {len(witnesses)} witnesses "
         f"agree to 50 digits. But never for a sin–cos pair, never for d = {NEAR_D} or any d outside "
         f"{_braced(with_exact)} at base {BASE}, never at base {OTHER_BASE}; there values only come close "
-        f"({mpmath.nstr(gaps[-1], 3)} at N = {rows[-1].n}). The argument is flawed: the intermediate value "
+        f"(at d = {NEAR_D}, base {BASE}: {mpmath.nstr(gaps[-1], 3)} over positions below {rows[-1].n}). The "
+        "argument is flawed: the intermediate value "
         "theorem plus rounding shows near-equality, never equality."
     )
     return Assessment(evidence, explanation, argument)
@@ -717,7 +720,7 @@ d3_6b = cited(
     statement="The sinusoidal encoding's expressiveness is simple, which makes complex structure hard to "
     "learn.",
     formal=r"\text{empirical: not a mathematical statement}",
-    expected=CONFIRMED_BY_SOURCES,
+    expected=NOT_CHECKABLE,
     sources=(
         Evidence(
             CITATION,
@@ -726,6 +729,7 @@ d3_6b = cited(
             "(WMT14 EN–DE) and 0.3 (EN–FR) — consistent with a limitation; but Vaswani et al. 2017 (arXiv "
             "1706.03762 §3.5, Table 3 row E) found learned embeddings 'nearly identical' to sinusoidal",
             True,
+            BACKGROUND,
         ),
     ),
     explanation="Not checkable: 'expressiveness' is not defined, and the published comparisons point "
@@ -1007,7 +1011,7 @@ d3_10b = cited(
     statement="ALiBi extrapolates very well to long contexts and is used in long-context models such as "
     "GPT-3.5/4, Falcon and MPT.",
     formal=r"\text{factual: published evaluations and model configurations}",
-    expected=SOURCES_DISAGREE,
+    expected=CONTRADICTED_BY_SOURCES,
     sources=(
         Evidence(
             CITATION,
@@ -1090,22 +1094,30 @@ def assessed(claim_id: str) -> Assessment:
     return catalog.assessment(claim_id)
 
 
-_BEARING = {REFUTED: REFUTES, CAVEAT: LIMITS}
+#: How a table cell bears on its table, by the verdict of the claim it restates: it contradicts the table
+#: when that claim is refuted or contradicted, holds only in part when it holds with a caveat or its sources
+#: disagree, decides nothing when it is not checkable, and agrees otherwise (proved, verified, supported or
+#: confirmed).
+_BEARING = {
+    REFUTED: REFUTES,
+    CONTRADICTED_BY_SOURCES: REFUTES,
+    CAVEAT: LIMITS,
+    SOURCES_DISAGREE: LIMITS,
+    NOT_CHECKABLE: BACKGROUND,
+}
 
 
 def table_cell(row: str, cells: str, claim_id: str) -> Evidence:
-    """A table cell set against the verdict the catalog computed for the claim it restates: supported by a
-    proved or numeric claim or one whose sources agree, limited by a claim that holds with a caveat, refuted
-    by a refuted one or one whose cited sources point against it."""
+    """A table cell set against the verdict the catalog computed for the claim it restates (`_BEARING`)."""
     found = assessed(claim_id)
     verdict = found.verdict
-    bearing = REFUTES if found.sources_point == "against" else _BEARING.get(verdict, SUPPORTS)
+    bearing = _BEARING.get(verdict, SUPPORTS)
     deciding = [e.kind for e in found.evidence if e.bearing == bearing and e.holds] or [CITATION]
     kind = min(deciding, key=KINDS.index)
     holds = verdict != UNSETTLED
     return Evidence(
         kind,
-        f"{row}: '{cells}' — {claim_id} is {verdict}",
+        f"{row}: '{cells}' — {claim_id}: {verdict}",
         holds,
         bearing,
         (("entry", claim_id), ("verdict", verdict)),
@@ -1115,13 +1127,20 @@ def table_cell(row: str, cells: str, claim_id: str) -> Evidence:
 def _table_explanation(evidence: Sequence[Evidence], unchecked: str) -> str:
     counts = {
         bearing: sum(e.bearing == bearing and e.holds for e in evidence)
-        for bearing in (SUPPORTS, LIMITS, REFUTES)
+        for bearing in (SUPPORTS, LIMITS, REFUTES, BACKGROUND)
     }
     flagged = "; ".join(e.summary for e in evidence if e.bearing != SUPPORTS and e.holds) or "none"
+    verdict = (
+        "Contradicted as stated, as every claim with a contradicted part is. "
+        if counts[REFUTES]
+        else "Holds only in part. "
+        if counts[LIMITS]
+        else ""
+    )
     return (
-        f"Of {len(evidence)} checkable cells, {counts[SUPPORTS]} agree with their entries, "
-        f"{counts[LIMITS]} hold only with a caveat and {counts[REFUTES]} contradict one — {flagged}. "
-        f"Not checkable: {unchecked}."
+        f"{verdict}Of {len(evidence)} cells that restate an entry, {counts[SUPPORTS]} agree with it, "
+        f"{counts[LIMITS]} hold only in part, {counts[REFUTES]} contradict it and {counts[BACKGROUND]} "
+        f"restate one that is not checkable — {flagged}. Not checkable either: {unchecked}."
     )
 
 
@@ -1169,7 +1188,7 @@ def d3_12() -> Assessment:
     statement="The second table, adding SeqPE ('learns sequential relations'; reflects sequence order, "
     "adapts to long contexts; more compute, limited extrapolation), agrees with the sections above.",
     formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
-    expected=CAVEAT,
+    expected=CONTRADICTED_BY_SOURCES,
     depends_on=tuple(claim_id for _, _, claim_id in COMPARISON_TABLE),
 )
 def d3_12b() -> Assessment:

@@ -15,6 +15,7 @@ shows up as a failing test. The vocabulary is kept small:
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -192,23 +193,29 @@ class Evidence:
 def claim_verdict(evidence: Sequence[Evidence]) -> Verdict:
     """The verdict the evidence supports.
 
-    A computed counterexample refutes. A claim with no computed support is a matter of fact: its verdict is
-    the way its cited sources point (`BY_SOURCES`). Otherwise a counterexample outside an unstated condition,
-    or a cited source against part of the claim, limits it; else it is supported numerically when some
-    computed support is a measurement, verified on a finite range when every one is exact but some checked
-    only instances of what the claim quantifies over, and proved when every one is exact and universal.
-    Corroborating checks (instances beside a universal proof, measurements) must hold but do not weaken a
-    proof; a support or corroboration that fails leaves the claim unsettled.
+    One rule for every claim, a conjunction and an aggregate alike: a claim with a contradicted part is false
+    as stated, whatever else holds. So a computed counterexample refutes, and a cited source against part of
+    the claim (a counterexample to it as stated) contradicts it, before anything that supports the rest is
+    counted. Otherwise a claim with no computed support is a matter of fact: its verdict is the way its cited
+    sources point (`BY_SOURCES`: for, for one part and limiting another, or none deciding). Otherwise a
+    counterexample outside an unstated condition, or a cited source limiting part of the claim, leaves it
+    holding with a caveat; else it is supported numerically when some computed support is a measurement,
+    verified on a finite range when every one is exact but some checked only instances of what the claim
+    quantifies over, and proved when every one is exact and universal. Corroborating checks (instances beside
+    a universal proof, measurements) must hold but do not weaken a proof; a support or corroboration that
+    fails leaves the claim unsettled.
     """
     if any(not e.holds for e in evidence if e.bearing in (SUPPORTS, CORROBORATES)):
         return UNSETTLED
     computed = [e for e in evidence if e.kind != CITATION]
     if any(e.holds for e in computed if e.bearing == REFUTES):
         return REFUTED
+    if any(e.holds for e in evidence if e.kind == CITATION and e.bearing == REFUTES):
+        return CONTRADICTED_BY_SOURCES
     computed_support = [e for e in computed if e.bearing == SUPPORTS]
     if not computed_support:
         return BY_SOURCES[sources_point(evidence)] if any(e.kind == CITATION for e in evidence) else UNSETTLED
-    if any(e.holds for e in evidence if e.bearing in (LIMITS, REFUTES)):
+    if any(e.holds for e in evidence if e.bearing == LIMITS):
         return CAVEAT
     if not {e.kind for e in computed_support} <= EXACT_KINDS:
         return NUMERIC
@@ -223,6 +230,35 @@ def sources_point(evidence: Sequence[Evidence]) -> str | None:
     if not (against or supports):
         return None
     return "mixed" if against and supports else "against" if against else "for"
+
+
+#: Words an explanation must not open with under each verdict: its first clause says what the verdict says.
+_AGAINST_HOLDING = ("not checkable", "refuted", "contradict", "false as stated", "does not hold", "fails")
+_AGAINST_FALSE = ("proved", "holds", "true", "confirmed", "agrees with", "not checkable")
+OPENING_AGAINST: dict[Verdict, tuple[str, ...]] = {
+    Verdict.PROVED: _AGAINST_HOLDING,
+    Verdict.FINITE: _AGAINST_HOLDING,
+    Verdict.NUMERIC: _AGAINST_HOLDING,
+    Verdict.CONFIRMED_BY_SOURCES: (*_AGAINST_HOLDING, "only the premise"),
+    Verdict.CAVEAT: ("not checkable", "refuted", "contradict", "confirmed", "false as stated"),
+    Verdict.REFUTED: _AGAINST_FALSE,
+    Verdict.CONTRADICTED_BY_SOURCES: _AGAINST_FALSE,
+    Verdict.SOURCES_DISAGREE: ("proved", "confirmed", "refuted", "contradict", "agrees", "not checkable"),
+    Verdict.NOT_CHECKABLE: ("proved", "confirmed", "refuted", "contradict", "agrees with", "holds"),
+    Verdict.UNSETTLED: ("proved", "confirmed", "refuted", "contradict"),
+}
+
+
+def opening(explanation: str) -> str:
+    """An explanation's first clause: up to its first '.', ':' or ';' that a space follows."""
+    return re.split(r"(?<=[.:;])\s", explanation.strip(), maxsplit=1)[0]
+
+
+def opening_contradicts(verdict: Verdict, explanation: str) -> str | None:
+    """The word of `OPENING_AGAINST` that the explanation's first clause opens against its verdict with, or
+    None when it has none."""
+    first = opening(explanation).lower()
+    return next((word for word in OPENING_AGAINST[verdict] if re.search(rf"\b{word}", first)), None)
 
 
 def argument_verdict(evidence: Sequence[Evidence]) -> ArgumentVerdict | Verdict:

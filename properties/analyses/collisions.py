@@ -389,12 +389,22 @@ def _document_argument(d: int, base: Fraction) -> Answer:
 def _cross_dim_exact_exists(d: int, base: Fraction) -> Answer:
     """Whether two different dims take the same value at some positions, decided exactly."""
     exists = cross_dim_exact_exists(d, base)
-    summary = (
-        f"{coinciding_pair_count(d, base)} dim pairs have a rational frequency ratio and coincide exactly"
-        if exists
-        else "no two dims coincide exactly at different positions: every frequency ratio is irrational, "
-        "and a sin value never equals a cos value"
-    )
+    if exists:
+        summary = (
+            f"{coinciding_pair_count(d, base)} dim pairs have a rational frequency ratio and coincide exactly"
+        )
+    elif d == 1:
+        summary = "d = 1 has a single dimension: no two dims to coincide"
+    elif frequency_count(d) == 1:
+        summary = (
+            "no two dims coincide exactly at different positions: the two dims share the one frequency, and "
+            "a sin value never equals a cos value"
+        )
+    else:
+        summary = (
+            "no two dims coincide exactly at different positions: every ratio of two different frequencies "
+            "is irrational, and a sin value never equals a cos value"
+        )
     return Answer(exists, summary, EXACT)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pe_verify.claims import catalog
 from pe_verify.claims.model import (
     BACKGROUND,
     BEYOND_DOMAIN,
@@ -21,6 +22,7 @@ from pe_verify.claims.model import (
     LIMITS,
     NOT_CHECKABLE,
     NUMERIC,
+    OPENING_AGAINST,
     PROVED,
     REFUTED,
     REFUTES,
@@ -32,8 +34,11 @@ from pe_verify.claims.model import (
     UNSETTLED,
     Assessment,
     Evidence,
+    Verdict,
     argument_verdict,
     claim_verdict,
+    opening,
+    opening_contradicts,
     sources_point,
 )
 
@@ -70,7 +75,9 @@ SOME = "r = 2, 4, …, 256"
         ([ev(CITATION, holds=False, bearing=REFUTES)], NOT_CHECKABLE),
         ([ev(CITATION, bearing=BACKGROUND)], NOT_CHECKABLE),
         ([ev(CITATION, bearing=BACKGROUND), ev(CITATION, bearing=REFUTES)], CONTRADICTED_BY_SOURCES),
-        ([ev(), ev(CITATION, bearing=REFUTES)], CAVEAT),
+        ([ev(), ev(CITATION, bearing=REFUTES)], CONTRADICTED_BY_SOURCES),
+        ([ev(CITATION), ev(CITATION, bearing=REFUTES)], CONTRADICTED_BY_SOURCES),
+        ([ev(), ev(CITATION, bearing=LIMITS)], CAVEAT),
         ([ev(), ev(CITATION)], PROVED),
         ([ev(), ev(DIGITS, bearing=CORROBORATES)], PROVED),
         ([ev(), ev(DIGITS, holds=False, bearing=CORROBORATES)], UNSETTLED),
@@ -141,3 +148,41 @@ def test_evidence_outcome_must_be_a_decided_bool() -> None:
 
     with pytest.raises(TypeError, match="holds must be a bool"):
         Evidence(SYMBOLIC, "x", sp.true)
+
+
+@pytest.mark.parametrize("item", catalog.all_claims(), ids=lambda item: item.id)
+def test_every_explanation_opens_as_its_verdict_says(item) -> None:
+    found = catalog.assessment(item.id)
+    assert opening_contradicts(found.verdict, found.explanation) is None, opening(found.explanation)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "explanation"),
+    [
+        # the openings these entries had, under the verdicts they had, before their words were fixed
+        (
+            CONFIRMED_BY_SOURCES,
+            "Not checkable: 'expressiveness' is not defined, and the comparisons point both ways.",
+        ),
+        (SOURCES_DISAGREE, "The cited sources contradict it as stated: Falcon uses rotary embeddings."),
+        (CONFIRMED_BY_SOURCES, "Only the premise that RoPE models with 128K windows exist can be checked."),
+        (
+            CONTRADICTED_BY_SOURCES,
+            "The premise is proved (SymPy: PE(p + k) = M_k PE(p)). The conclusion fails.",
+        ),
+        # and one for every other verdict
+        (PROVED, "Refuted: the step fails at d = 3."),
+        (FINITE, "False as stated: d = 3 is a counterexample."),
+        (NUMERIC, "Contradicted by the measurements."),
+        (CAVEAT, "Confirmed by sources: the attribution agrees."),
+        (REFUTED, "Proved for every d."),
+        (NOT_CHECKABLE, "Confirmed: the sources agree."),
+        (UNSETTLED, "Proved: every step holds."),
+    ],
+)
+def test_an_opening_against_its_verdict_is_caught(verdict, explanation: str) -> None:
+    assert opening_contradicts(verdict, explanation) is not None
+
+
+def test_every_verdict_has_words_it_must_not_open_with() -> None:
+    assert set(OPENING_AGAINST) == set(Verdict)

@@ -151,3 +151,17 @@ def test_every_answer_is_given_in_order() -> None:
     )
     assert tuple(answers) == tuple(done) == collisions.ANSWERS
     assert answers["cross_dim_exact_exists"].value is False and answers["cross_dim_witness"].value is None
+
+
+@pytest.mark.parametrize(
+    ("d", "said"),
+    [
+        (1, "d = 1 has a single dimension"),
+        (2, "the two dims share the one frequency"),
+        (6, "every ratio of two different frequencies is irrational"),
+        (8, "dim pairs have a rational frequency ratio"),
+    ],
+)
+def test_the_exact_answer_speaks_of_the_frequencies_d_has(d: int, said: str) -> None:
+    """d = 1 and 2 have one frequency, so no ratio of frequencies is spoken of; d = 8 coincides."""
+    assert said in collisions._cross_dim_exact_exists(d, Fraction(10000)).summary
