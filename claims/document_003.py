@@ -220,6 +220,8 @@ def _printed_digits_certified(printed: RoundedEquality) -> bool:
     formal=r"T_{2i} = T_{2i+1} = \frac{2\pi}{\omega_i} = 2\pi\cdot 10000^{2i/d},\qquad "
     r"T_0 = T_1 = 2\pi,\quad T_{510} = T_{511} = 2\pi\cdot 10000^{255/256}",
     expected=PROVED,
+    why_ko="차원 0, 1은 2π마다, 차원 510, 511은 2π·10000^(255/256)마다 되풀이하고 주기는 주파수마다 같은 "
+    "비율로 커짐을 정확히 계산했다(가장 굵은 자도 가장 가는 자의 10000배에 못 미친다).",
     depends_on=("D0.4",),
 )
 def d3_1() -> Assessment:
@@ -259,6 +261,7 @@ def d3_1() -> Assessment:
     "one differing coordinate out of 512 is enough, not all need to differ.",
     formal=r"PE(p_1) \neq PE(p_2) \iff \exists j:\ PE(p_1, j) \neq PE(p_2, j)",
     expected=PROVED,
+    why_ko="벡터가 같다는 정의 그대로, 좌표 하나만 달라도 제곱 거리가 양수가 되어 두 벡터는 다르다.",
 )
 def d3_2() -> Assessment:
     evidence = (from_derivation("uniqueness.one_coordinate"),)
@@ -329,6 +332,8 @@ def _offsets(found: Separation) -> str:
     formal=r"p_1 \neq p_2 \implies PE(p_1) \neq PE(p_2);\quad \text{argument: } "
     r"\frac{n_j}{n_i} = \frac{\omega_j}{\omega_i} = 10000^{2(i-j)/d} \notin \mathbb{Q}",
     expected=PROVED,
+    why_ko="결론은 다른 길로 모든 d ≥ 1에서 증명되지만(차원 0, 1이 같으려면 p1 − p2 ∈ 2πℤ여야 한다), 글의 "
+    "비율 논증은 밑이 10000일 때 d ∈ {1, 2, 3, 4, 8}에서 통하지 않고 '대체로 무리수'도 증명하지 않는다.",
     expected_argument=CONDITIONS,
 )
 def d3_3() -> Assessment:
@@ -385,6 +390,8 @@ def d3_3() -> Assessment:
     "extremely low probability.",
     formal=r"\mathrm{fl}(PE(p_1)) = \mathrm{fl}(PE(p_2)),\ p_1 \neq p_2:\ \text{rare}",
     expected=CAVEAT,
+    why_ko="위치가 정확한 정수일 때에만 드물다: 위치 자체를 bfloat16이나 float16에 담으면 어느 위치부터는 "
+    "같은 행이 반드시 생긴다.",
     depends_on=("D3.3",),
 )
 def d3_3b() -> Assessment:
@@ -453,6 +460,8 @@ COS_DIM = 1
     "= a term containing π (case 2); an integer cannot equal an irrational number.",
     formal=r"p_1 \neq p_2 \implies PE(p_1, j) \neq PE(p_2, j)",
     expected=PROVED,
+    why_ko="음이 아닌 정수 위치에서 sin 차원도 cos 차원도 값을 되풀이하지 않음은 증명되지만, 글의 증명은 "
+    "sin만 다루고 cos 차원의 대칭 경우를 빠뜨렸다.",
     expected_argument=FLAWED,
 )
 def d3_4() -> Assessment:
@@ -548,6 +557,8 @@ def _differ(result: CheckResult) -> str:
     "value very close to C; 'therefore the values can be equal'.",
     formal=r"\exists\, p_1 \neq p_2,\ j \neq k:\ PE(p_1, j) = PE(p_2, k)",
     expected=CAVEAT,
+    why_ko="d = 512에서는 PE(1, 0) = sin 1 = PE(10, 128)처럼 정확한 일치가 있지만 밑이 10000일 때 4의 "
+    "배수가 아닌 d에서는 없고, 중간값 정리와 반올림으로는 근접만 보일 뿐 일치를 보이지 못한다.",
     expected_argument=FLAWED,
 )
 def d3_5() -> Assessment:
@@ -666,6 +677,8 @@ TABLE_LENGTHS = (256, 1024)
     "any seen in training: it extrapolates.",
     formal=r"PE(p, 2i) = \sin(p\,\omega_i),\ PE(p, 2i+1) = \cos(p\,\omega_i)\ \text{defined for every } p",
     expected=CAVEAT,
+    why_ko="매개변수가 없고 모든 위치에서 정의된다는 것은 증명되지만, 그것으로 학습한 모델은 학습 길이를 "
+    "넘으면 성능이 떨어지므로 '외삽'은 그 뜻으로만 맞다.",
 )
 def d3_6() -> Assessment:
     p = sp.Symbol("p", integer=True)
@@ -718,6 +731,8 @@ d3_6b = cited(
     "learn.",
     formal=r"\text{empirical: not a mathematical statement}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="인용한 비교에서 상대 위치 표현이 sinusoidal보다 BLEU가 높아(Shaw 외 2018) 한계와 맞지만, "
+    "'표현력'은 정의되지 않았고 학습 임베딩과는 대등했다(Vaswani 외 2017).",
     sources=(
         Evidence(
             CITATION,
@@ -745,6 +760,8 @@ DOT_POSITIONS, DOT_OFFSETS = (0, 3, 17, 250), (1, 2, 5, 40, 333)
     "tokens.",
     formal=r"PE(p)\cdot PE(q) = \textstyle\sum_i \cos\big((p - q)\,\omega_i\big)",
     expected=CAVEAT,
+    why_ko="PE(p)·PE(q)는 p − q에만 달려 있지만 짝함수라 앞뒤를 못 가리고, attention 점수의 위치–위치 항은 "
+    "W_Q W_Kᵀ에 따라 절대 위치가 섞일 수 있다.",
     depends_on=("D0.9", "D0.15"),
 )
 def d3_7() -> Assessment:
@@ -785,6 +802,8 @@ def d3_7() -> Assessment:
     r"\quad A^{\mathrm{rel}}_{ij} = E_i^\top W_q^\top W_{k,E} E_j + E_i^\top W_q^\top W_{k,R} R_{i-j} "
     r"+ u^\top W_{k,E} E_j + v^\top W_{k,R} R_{i-j}",
     expected=PROVED,
+    why_ko="Shaw 외의 색인 clip(j − i, −k, k)와 Transformer-XL의 점수가 위치를 offset으로만 봄을, 기호 "
+    "정수 위치에서 모든 차원에 대해 증명했다.",
 )
 def d3_8() -> Assessment:
     (n_q, n_k), k = RELATIVE_SHAPE, RELATIVE.max_distance
@@ -824,6 +843,8 @@ d3_8b = cited(
     "implementation.",
     formal=r"\text{empirical: published evaluations}",
     expected=SOURCES_DISAGREE,
+    why_ko="Transformer-XL은 더 긴 의존성을 쓰는 데 도움을 받았지만 T5의 상대 편향은 학습 길이를 넘으면 "
+    "나빠지고, '반복 패턴'을 시험한 출처는 찾지 못했다.",
     depends_on=("D3.8",),
     sources=(
         Evidence(
@@ -870,6 +891,8 @@ d3_8b = cited(
     formal=r"\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle,\quad "
     r"\lVert R_m x\rVert = \lVert x\rVert",
     expected=FINITE,
+    why_ko="회전된 점수가 n − m에만 달려 있고 회전이 norm을 보존한다는 것은 증명되지만, 연산 부담이 "
+    "'약간'이라는 것은 한 모델 크기에서 연산 수로만 세었다.",
 )
 def d3_9() -> Assessment:
     per_coordinate = sp.Rational(rotation_operations(ROPE(8)), 8)
@@ -916,6 +939,8 @@ def d3_9() -> Assessment:
     "strong at long contexts.",
     formal=r"\text{factual: model architectures and published evaluations}",
     expected=SOURCES_DISAGREE,
+    why_ko="GPT-NeoX와 LLaMA가 rotary를 쓴다는 것은 출처와 맞지만, scaling 없이는 rotary 모델도 학습 "
+    "길이를 넘으면 나빠진다.",
 )
 def d3_9b() -> Assessment:
     evidence = (
@@ -965,6 +990,8 @@ def d3_9b() -> Assessment:
     "concentrates attention on nearby tokens.",
     formal=r"s_{ij} = q_i\cdot k_j - m\,(i - j),\qquad \frac{w_a}{w_b} = e^{m(b-a)}\frac{w^0_a}{w^0_b}",
     expected=PROVED,
+    why_ko="편향은 i − j에만 달려 있고 거리 a인 key와 b > a인 key의 가중치 비를 내용과 무관하게 정확히 "
+    "e^(m(b − a))로 만들므로, 기울기 m이 클수록 가까운 토큰에 집중한다.",
 )
 def d3_10() -> Assessment:
     ordered = sorted(slope_reach(Alibi().slopes_exact(ALIBI_HEADS), ALIBI_DISTANCE), key=lambda head: head[0])
@@ -1008,6 +1035,8 @@ d3_10b = cited(
     "GPT-3.5/4, Falcon and MPT.",
     formal=r"\text{factual: published evaluations and model configurations}",
     expected=SOURCES_DISAGREE,
+    why_ko="MPT는 ALiBi를 쓰고 외삽도 ALiBi 논문이 뒷받침하지만 Falcon은 rotary를 쓰며, GPT-3.5/4는 구조가 "
+    "공개되지 않았다.",
     sources=(
         Evidence(
             CITATION,
@@ -1051,6 +1080,8 @@ d3_11 = cited(
     "encoding and a signal for the position difference.",
     formal=r"h_{p+1} = f(h_p, \Delta_p)\quad\text{(the document's description)}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="논문과 코드에서 'sequential'은 위치 하나를 적는 숫자열을 뜻하며, 각 위치는 이전 위치와 "
+    "무관하게 따로 인코딩된다.",
     sources=(
         Evidence(
             CITATION,
@@ -1152,6 +1183,8 @@ COMPARISON_TABLE = (
     "with the sections above.",
     formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
     expected=CAVEAT,
+    why_ko="확인할 수 있는 칸 대부분은 위 절들과 맞지만, Sinusoidal의 '단순, 외삽 가능'은 단서가 필요한 "
+    "D3.6과 어긋난다.",
     depends_on=tuple(claim_id for _, _, claim_id in SUMMARY_TABLE),
 )
 def d3_12() -> Assessment:
@@ -1170,6 +1203,8 @@ def d3_12() -> Assessment:
     "adapts to long contexts; more compute, limited extrapolation), agrees with the sections above.",
     formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
     expected=CAVEAT,
+    why_ko="확인할 수 있는 칸 대부분은 위 절들과 맞지만, Sinusoidal의 '외삽 가능'은 D3.6과, SeqPE의 "
+    "'순차적 관계 학습'은 D3.11과 어긋난다.",
     depends_on=tuple(claim_id for _, _, claim_id in COMPARISON_TABLE),
 )
 def d3_12b() -> Assessment:
