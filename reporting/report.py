@@ -356,7 +356,7 @@ def _page_head(page: str, entries: Sequence[Entry]) -> list[str]:
 
 
 def _proofs(entries: Sequence[Entry], links: Links, derivation_anchors: Mapping[str, str]) -> list[str]:
-    """The page's document proofs (`catalog.document_proofs` of its claims) side by side, under a heading."""
+    """The page's document proofs (`catalog.document_proofs` of its claims) one by one, under a heading."""
     judged = {entry.claim.id: (entry.claim, entry.assessment) for entry in entries}
     proofs = [proof for proof in catalog.document_proofs() if proof.claim in judged]
     if not proofs:
@@ -368,12 +368,12 @@ def _proofs(entries: Sequence[Entry], links: Links, derivation_anchors: Mapping[
     lines = [
         "## The document's proofs",
         "",
-        f"The document's {len(proofs)} proofs side by side: whether each conclusion holds (the claim's "
+        f"The document's {len(proofs)} proofs one by one: whether each conclusion holds (the claim's "
         "verdict), whether its argument holds, the steps that fail or need an unstated condition, and the "
         "theorems the suite proves in its place (in full on the derivations page).",
         "",
     ]
-    return lines + summaries.proofs_table(proofs, judged, links, derivation_link)
+    return lines + summaries.proofs_list(proofs, judged, links, derivation_link)
 
 
 def render_page(

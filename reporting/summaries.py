@@ -198,43 +198,34 @@ def failing_steps(assessment: Assessment) -> str:
     return ". ".join(found) or NONE
 
 
-def proved_instead(ids: Sequence[str], link: Link) -> str:
-    """Each derivation proved in a proof's place: its linked title and its statement as inline math (left
-    out of the table cell when the statement holds a pipe, which a cell cannot carry inside math)."""
-    parts = []
-    for name in ids:
-        item = derivation(name)
-        statement = "" if "|" in item.statement else f": $`{item.statement}`$"
-        parts.append(f"{link(name)}{statement}")
-    return "<br>".join(parts)
+def proved_instead(ids: Sequence[str], link: Link) -> list[str]:
+    """Each derivation proved in a proof's place: its linked title and its statement as inline math."""
+    return [f"{link(name)}: $`{derivation(name).statement}`$" for name in ids]
 
 
-def proofs_table(
+def proofs_list(
     proofs: Sequence[DocumentProof],
     judged: Mapping[str, tuple[Claim, Assessment]],
     claim_link: Link,
     derivation_link: Link,
 ) -> list[str]:
-    """A document's own proofs side by side: what each claims, whether its conclusion holds, whether its
-    argument holds, the step that fails, and the theorems the suite proves in its place."""
-    if not proofs:
-        return []
-    rows = [
-        "| proof | what it claims | conclusion | argument | the step that fails | proved in its place |",
-        "|---|---|---|---|---|---|",
-    ]
+    """A document's own proofs one by one, as a list that reads at phone width where a table of six
+    columns would not: what each claims, whether its conclusion holds, whether its argument holds, the step
+    that fails, and the theorems the suite proves in its place."""
+    lines = []
     for proof in proofs:
         item, assessment = judged[proof.claim]
-        cells = (
-            f"{cell(proof.name)} ({claim_link(proof.claim)})",
-            cell(short_statement(item.statement)),
-            str(assessment.verdict),
-            argument_label(assessment),
-            cell(failing_steps(assessment)),
-            proved_instead(proof.proved_instead, derivation_link),
-        )
-        rows.append("| " + " | ".join(cells) + " |")
-    return [*rows, ""]
+        verdicts = f"conclusion **{assessment.verdict}** · argument **{argument_label(assessment)}**"
+        lines += [
+            f"- **{proof.name}** ({claim_link(proof.claim)}): {short_statement(item.statement)}",
+            f"  - {verdicts}",
+            f"  - the step that fails: {failing_steps(assessment)}",
+            *(
+                f"  - proved in its place: {part}"
+                for part in proved_instead(proof.proved_instead, derivation_link)
+            ),
+        ]
+    return [*lines, ""] if lines else []
 
 
 # ------------------------------------------------------------------------------------------- dashboard

@@ -86,11 +86,12 @@ def test_each_claim_page_opens_with_its_summary(name: str) -> None:
 
 def test_document_003_sets_its_three_proofs_beside_the_theorems_proved_in_their_place() -> None:
     text = _pages()["document-003.md"]
-    table = text.split("## The document's proofs\n", 1)[1].split(f"## {report.CLAIMS_TABLE}", 1)[0]
-    rows = [line for line in table.splitlines() if line.startswith("| Proof")]
+    listed = text.split("## The document's proofs\n", 1)[1].split(f"## {report.CLAIMS_TABLE}", 1)[0]
+    items = ["- **" + item for item in listed.split("\n- **")[1:]]
     proofs = catalog.document_proofs()
-    assert [row.split(" (", 1)[0] for row in rows] == [f"| {proof.name}" for proof in proofs]
-    for row, proof in zip(rows, proofs, strict=True):
-        assert f"[{proof.claim}](document-003.md#" in row
-        assert row.count("](derivations.md#") == len(proof.proved_instead)
-    assert "if and only if 4 divides d" in rows[2]
+    assert [item.split(" (", 1)[0] for item in items] == [f"- **{proof.name}**" for proof in proofs]
+    for item, proof in zip(items, proofs, strict=True):
+        assert f"[{proof.claim}](document-003.md#" in item.splitlines()[0]
+        assert item.count("\n  - proved in its place: [") == len(proof.proved_instead)
+        assert item.count("](derivations.md#") == len(proof.proved_instead)
+    assert "if and only if 4 divides d" in items[2]

@@ -372,12 +372,14 @@ def test_a_documents_proofs_stand_beside_the_theorems_proved_in_their_place(
     report.write_reports(tmp_path, FAKE)
     page = read(tmp_path / "document-000.md")
     assert page.index("## Summary") < page.index("## The document's proofs") < page.index("## Claims at a")
-    row = next(line for line in page.splitlines() if line.startswith("| Proof 1"))
-    assert row.startswith(
-        "| Proof 1: every k ([F0.2](document-000.md#f02)) | Every \\| cell-breaking claim is true for all k. "
-        "| refuted | flawed | **fails:** the step from f(1) = 0 to every k fails at k = 7 "
-        "| [A shift of the sinusoidal encoding is a fixed linear map](derivations.md#"
+    listed = page.split("- **Proof 1: every k**", 1)[1].split("\n\n", 1)[0]
+    assert listed.startswith(
+        " ([F0.2](document-000.md#f02)): Every | cell-breaking claim is true for all k.\n"
+        "  - conclusion **refuted** · argument **flawed**\n"
+        "  - the step that fails: **fails:** the step from f(1) = 0 to every k fails at k = 7\n"
+        "  - proved in its place: [A shift of the sinusoidal encoding is a fixed linear map](derivations.md#"
     )
+    row = listed.splitlines()[-1]
     assert (
         "- Proof 1: every k ([F0.2](document-000.md#f02)): conclusion **refuted**, argument **flawed**"
         in page
