@@ -1,6 +1,6 @@
 """The pages' Korean words, in one place: a Korean term for each verdict and argument verdict, the name of a
 document's introduction, and a claim's one-line verdict (the computed verdict's term, then the entry's
-Korean reason, `Claim.why_ko`)."""
+Korean reason, `Claim.why_ko`, as long as the computed verdicts are the ones the entry records)."""
 
 from __future__ import annotations
 
@@ -54,15 +54,24 @@ def section(heading: str) -> str:
     return INTRODUCTION_KO if heading == INTRODUCTION else heading
 
 
-def verdict_term(assessment: Assessment) -> str:
-    """The Korean term of the computed verdict, with the argument's when the document gives one."""
-    term = VERDICTS[assessment.verdict]
-    if assessment.argument_verdict is None:
-        return term
-    return f"{term} · 논증 {ARGUMENTS[assessment.argument_verdict]}"
+def verdict_term(verdict: Verdict, argument: ArgumentVerdict | Verdict | None) -> str:
+    """The Korean term of a verdict, with its argument's when the document gives one."""
+    term = VERDICTS[verdict]
+    return term if argument is None else f"{term} · 논증 {ARGUMENTS[argument]}"
+
+
+def why(claim: Claim, assessment: Assessment) -> str:
+    """The entry's Korean reason (`Claim.why_ko`), written for the verdicts it records; when the computed
+    ones differ, a note saying so instead, so that the reason never speaks for a verdict it was not written
+    for."""
+    if (assessment.verdict, assessment.argument_verdict) == (claim.expected, claim.expected_argument):
+        return claim.why_ko
+    recorded = verdict_term(claim.expected, claim.expected_argument)
+    return f"계산된 판정이 항목에 기록된 판정({recorded})과 다르다"
 
 
 def verdict_line(claim: Claim, assessment: Assessment) -> str:
-    """The claim's Korean one-line verdict: the computed verdict's term, then why (`Claim.why_ko`)."""
-    term = f"**{verdict_term(assessment)}**"
-    return f"{term} — {claim.why_ko}" if claim.why_ko else term
+    """The claim's Korean one-line verdict: the computed verdicts' terms, then why."""
+    term = f"**{verdict_term(assessment.verdict, assessment.argument_verdict)}**"
+    reason = why(claim, assessment)
+    return f"{term} — {reason}" if reason else term

@@ -127,7 +127,7 @@ KOREAN = Words(
     heading="요약",
     verdict=korean.VERDICTS.__getitem__,
     argument=lambda found: korean.ARGUMENTS.get(found.argument_verdict, NONE),
-    why=lambda item, _: item.why_ko,
+    why=korean.why,
     count=lambda n, term: f"{term} {n}건",
     claims=lambda n: f"이 글의 주장 {n}건",
     arguments="쓰인 그대로는 타당하지 않은 논증",
@@ -149,7 +149,8 @@ def page_summary(
     own = [pair for pair in pairs if pair[0].role == Role.CLAIM]
     added = [pair for pair in pairs if pair[0].role != Role.CLAIM]
     verdicts = [found.verdict for _, found in own]
-    lines = [f"## {words.heading}", "", f"{words.claims(len(own))}: {counts(verdicts, _term(words))}.", ""]
+    counted = counts(verdicts, _term(words))
+    lines = [f"## {words.heading}", "", f"{words.claims(len(own))}{': ' * bool(counted)}{counted}.", ""]
     for verdict in HOLDING:
         held = [link(item.id) for item, found in own if found.verdict == verdict]
         if held:

@@ -58,7 +58,7 @@ from pe_verify.claims.model import (
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.reporting import derivations, figures, models, publish, report, summaries
+from pe_verify.reporting import derivations, figures, korean, models, publish, report, summaries
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -354,7 +354,10 @@ def test_a_summary_is_generated_from_the_computed_verdicts() -> None:
     pairs = [(f0_1, failed), (g_1, g_1.assess())]
     found = summaries.page_summary(pairs, (), lambda claim_id: claim_id, summaries.KOREAN)
     assert found[2] == "이 글의 주장 2건: 반증됨 1건, 출처로 확인됨 1건."
-    assert "- F0.1 **반증됨** — 각도 덧셈 유도의 모든 단계를 SymPy로 확인했다" in found
+    assert "- F0.1 **반증됨** — 계산된 판정이 항목에 기록된 판정(증명됨 · 논증 타당함)과 다르다" in found
+    assert "- G.1 **출처로 확인됨**" not in found and "- **출처로 확인됨**: G.1" in found
+    assert korean.verdict_line(f0_1, failed).endswith("과 다르다")
+    assert korean.verdict_line(f0_1, f0_1.assess()).endswith("각도 덧셈 유도의 모든 단계를 SymPy로 확인했다")
 
 
 def test_a_summary_row_states_a_long_claim_in_under_60_characters() -> None:
