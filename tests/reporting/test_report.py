@@ -831,6 +831,20 @@ def test_repeated_headings_get_numbered_anchors() -> None:
     assert [anchor for _, anchor in report.heading_anchors(text)] == ["a", "x", "x-1", "x-1-1"]
 
 
+def test_claim_anchors_are_their_ids_and_a_clash_on_a_page_is_refused() -> None:
+    entries = [report.Entry(item, item.assess(), "document-000.md") for item in (f0_1, d0_7)]
+    text = "# Page\n\n## Summary\n"
+    assert report.claim_anchors({"document-000.md": entries}, {"document-000.md": text}) == {
+        "F0.1": "f01",
+        "D0.7": "d07",
+    }
+    clash = report.Entry(dataclasses.replace(f0_1, id="F01"), f0_1.assess(), "document-000.md")
+    with pytest.raises(ValueError, match=r"the anchor #f01 of F0\.1 is not unique"):
+        report.claim_anchors({"document-000.md": [*entries, clash]}, {"document-000.md": text})
+    with pytest.raises(ValueError, match=r"the anchor #d07 of D0\.7 is not unique"):
+        report.claim_anchors({"document-000.md": entries}, {"document-000.md": text + "\n## D0.7\n"})
+
+
 def test_short_statement_keeps_the_first_sentence_within_the_limit() -> None:
     assert report.short_statement("First one, e.g. this. Second one.") == "First one, e.g. this."
     cut = report.short_statement("word " * 40, limit=30)
