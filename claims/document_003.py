@@ -990,8 +990,8 @@ def d3_9b() -> Assessment:
     "concentrates attention on nearby tokens.",
     formal=r"s_{ij} = q_i\cdot k_j - m\,(i - j),\qquad \frac{w_a}{w_b} = e^{m(b-a)}\frac{w^0_a}{w^0_b}",
     expected=PROVED,
-    why_ko="편향은 i − j에만 달려 있고 거리 a인 key와 b > a인 key의 가중치 비를 내용과 무관하게 정확히 "
-    "e^(m(b − a))로 만들므로, 기울기 m이 클수록 가까운 토큰에 집중한다.",
+    why_ko="편향은 i − j에만 달려 있고 거리 a인 key와 b > a인 key의 가중치 비에 내용과 무관하게 정확히 "
+    "e^(m(b − a))를 곱하므로, 기울기 m이 클수록 가까운 토큰에 집중한다.",
 )
 def d3_10() -> Assessment:
     ordered = sorted(slope_reach(Alibi().slopes_exact(ALIBI_HEADS), ALIBI_DISTANCE), key=lambda head: head[0])
