@@ -15,6 +15,7 @@ import importlib
 import inspect
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pe_verify.proofs import all_derivations
@@ -40,6 +41,35 @@ DOCUMENTS = {
     "000_76efdfd3f753ef97.txt": "5e1150bfd7566dea02f171d6cd1045ddd498b11f1f9e16696ffc05605989ca61",
     "001_8f1b66f67cfe018c.txt": "d06d11eb796a1e3a5c452f1ed59ef3fc37738df775ad880fc33402830f4edf4b",
     "003_4499b221b36b9134.txt": "447b2e91320ce0be57bd4e6a4cd47d8d70c51c7c9b1d95aacc4ff6b4e8118ce9",
+}
+
+
+@dataclass(frozen=True)
+class Title:
+    """What a document's page is titled: the document's own title line, or, for a document that has none, a
+    phrase of its text that names its subject, with how that phrase was chosen in English and Korean."""
+
+    text: str
+    chosen_en: str = ""
+    chosen_ko: str = ""
+
+
+#: Each document's title, by file name (with the documents at hand `broken_links` checks that an own title
+#: is the document's first line and that a chosen one is a phrase of its text).
+TITLES = {
+    "000_76efdfd3f753ef97.txt": Title(
+        "sinusoidal positional encoding",
+        "The document has no title line; its opening paragraphs name its subject: "
+        "“이 방식이 sinusoidal positional encoding이다.”",
+        "제목 줄이 없는 글이라, 첫머리에서 글이 다루는 방식을 이름 짓는 말"
+        "(“이 방식이 sinusoidal positional encoding이다.”)을 제목으로 삼았습니다.",
+    ),
+    "001_8f1b66f67cfe018c.txt": Title(
+        "포지셔널 인코딩(Positional Encoding)",
+        "The document has no title line; its first sentence defines this term.",
+        "제목 줄이 없는 글이라, 첫 문장이 정의하는 용어를 제목으로 삼았습니다.",
+    ),
+    "003_4499b221b36b9134.txt": Title("Attention Is All You Need: Position Encoding과 추가 기법들"),
 }
 #: The claims each figure illustrates, by file name (the report shows a figure in those claims' sections).
 ILLUSTRATES: dict[str, tuple[str, ...]] = {
@@ -138,9 +168,9 @@ def broken_links(documents: Path | None = None) -> list[str]:
     """Every citation in the catalog that resolves to nothing, one line each (empty when all resolve).
 
     Checked: each claim's `depends_on` ids, the derivation ids the catalog modules cite, the claim and
-    derivation ids of each document proof (`PROOFS`), the claim ids of every figure (`ILLUSTRATES`); with
-    `documents` (a folder holding the files of `DOCUMENTS`), each document's SHA-256 and each claim's
-    section heading, which must be a line of its document.
+    derivation ids of each document proof (`PROOFS`), the claim ids of every figure (`ILLUSTRATES`), a title
+    for each document (`TITLES`); with `documents` (a folder holding the files of `DOCUMENTS`), each
+    document's SHA-256, its title, and each claim's section heading, which must be a line of its document.
     """
     claims = all_claims()
     ids = {item.id for item in claims}
@@ -170,6 +200,7 @@ def broken_links(documents: Path | None = None) -> list[str]:
         for claim_id in claim_ids
         if claim_id not in ids
     ]
+    broken += [f"{name}: has no title in TITLES" for name in DOCUMENTS if name not in TITLES]
     if documents is not None:
         broken += _broken_sections(claims, documents)
     return broken
@@ -185,12 +216,23 @@ def _broken_sections(claims: Sequence[Claim], documents: Path) -> list[str]:
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != digest:
             broken.append(f"{name}: its SHA-256 is not the one the entries were written against")
-        headings[name] = {line.strip() for line in data.decode("utf-8").splitlines()} | {INTRODUCTION}
+        text = data.decode("utf-8")
+        headings[name] = {line.strip() for line in text.splitlines()} | {INTRODUCTION}
+        broken += _broken_title(name, text)
     for item in claims:
         document, section = item.source.document, item.source.section
         if document in headings and section not in headings[document]:
             broken.append(f"{item.id}: section {section!r} is not a line of {document}")
     return broken
+
+
+def _broken_title(name: str, text: str) -> list[str]:
+    title = TITLES[name]
+    if not title.chosen_en and text.splitlines()[:1] != [title.text]:
+        return [f"{name}: its first line is not its title {title.text!r}"]
+    if title.chosen_en and title.text not in text:
+        return [f"{name}: its chosen title {title.text!r} is not a phrase of its text"]
+    return []
 
 
 def location(item: Claim) -> tuple[str, int]:

@@ -132,6 +132,9 @@ def _root(n: int) -> str:
     formal=r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X) \text{ for every permutation matrix } P \text{ (no "
     r"mask, no PE)}",
     expected=PROVED,
+    why_ko="마스크 없는 기본형 self-attention은 순열 등변(permutation-equivariant)이라 토큰이 몇 번째 "
+    "자리에 있었는지 알 수 없지만, 이 논증을 causal mask를 쓰는 decoder-only 모델에 옮기려면 밝히지 않은 "
+    "조건이 필요하다.",
     expected_argument=CONDITIONS,
 )
 def d0_1() -> Assessment:
@@ -177,6 +180,8 @@ def d0_1() -> Assessment:
     "(768 in the example) stays what it was for any sequence length, whereas concatenating would double it.",
     formal=r"[B, L, H] + [L, H] \to [B, L, H],\qquad x_{b,\ell} = e_{b,\ell} + PE(\ell)",
     expected=PROVED,
+    why_ko="[seq_len, hidden] 위치 표를 더하면 배치 전체에 broadcast되어 hidden size가 768 그대로 남고, "
+    "concat이었다면 두 배가 된다.",
 )
 def d0_2() -> Assessment:
     encoding = Sinusoidal(768)
@@ -224,6 +229,8 @@ def d0_2() -> Assessment:
     formal=r"PE(pos, 2i) = \sin\frac{pos}{10000^{2i/d}},\ PE(pos, 2i+1) = "
     r"\cos\frac{pos}{10000^{2i/d}},\qquad e^{2i(-\ln 10000/d)} = 10000^{-2i/d}",
     expected=PROVED,
+    why_ko="코드의 exp(arange(0, d, 2)·(−ln 10000/d))가 공식의 주파수 10000^(−2i/d)와 정확히 같음을 "
+    "SymPy로 보였다.",
 )
 def d0_3() -> Assessment:
     evidence = (from_derivation("trigonometry.exp_log_frequency"),)
@@ -249,6 +256,8 @@ def _from_reference(value: float, spec: str) -> str:
     formal=r"\left|\widehat{\omega}_i / 10000^{-2i/d} - 1\right| \le \big(2|x_i| + 3\big)\,2^{-24}\ "
     r"\text{(about)},\quad x_i = 2i\ln(10000)/d",
     expected=NUMERIC,
+    why_ko="float32에서는 지수의 반올림 오차를 exp가 키워 i가 클수록 어긋남이 늘지만, 측정한 범위에서 "
+    "주파수는 float32 반올림 수준 안에서 맞다.",
     depends_on=("D0.3",),
 )
 def d0_3a() -> Assessment:
@@ -301,6 +310,7 @@ d0_3b = cited(
     "vectors with sine and cosine instead of learning them.",
     formal=r"\text{Vaswani et al. (2017), §3.5}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="원 논문(Vaswani 외 2017) §3.5에 바로 이 공식이 있고, 학습하는 위치 임베딩 대신 이것을 쓴다.",
     depends_on=("D0.3",),
     sources=(
         Evidence(
@@ -330,6 +340,8 @@ d0_3b = cited(
     formal=r"\omega_i = 10000^{-2i/d},\ \omega_{i+1} < \omega_i,\ \lambda_i = 2\pi\,10000^{2i/d} \in "
     r"[2\pi,\ 2\pi\cdot 10000)",
     expected=PROVED,
+    why_ko="ω_(i+1)/ω_i = 10000^(−2/d) < 1이므로 주파수는 엄밀히 줄어들고, 파장은 2π에서 시작해 2π·10000에 "
+    "닿지 않은 채 늘어난다.",
     depends_on=("D0.3",),
 )
 def d0_4() -> Assessment:
@@ -369,6 +381,8 @@ def d0_4() -> Assessment:
     "this the first position also gets a vector of its own.",
     formal=r"PE(0) = (0, 1, 0, 1, \dots) \neq 0",
     expected=PROVED,
+    why_ko="d ≥ 2에서 PE(0) = (0, 1, 0, 1, …)은 영벡터가 아니지만, 위치 0을 다른 위치와 가르는 것은 그 "
+    "사실이 아니라 정수 p ≠ 0에서 sin p ≠ 0이라는 사실이어서 글의 추론은 성립하지 않는다.",
     expected_argument=FLAWED,
     depends_on=("D0.3",),
 )
@@ -400,6 +414,8 @@ def d0_5() -> Assessment:
     "has the same length: ‖PE(pos)‖² = d/2.",
     formal=r"\lVert PE(pos)\rVert^2 = \sum_i \big(\sin^2 pos\,\omega_i + \cos^2 pos\,\omega_i\big) = d/2",
     expected=CAVEAT,
+    why_ko="짝수 d에서는 모든 위치에서 ‖PE(pos)‖² = d/2이지만, 홀수 d에서는 짝 없는 마지막 sin 때문에 "
+    "길이가 위치에 따라 달라진다.",
     depends_on=("D0.5",),
     role=QUESTION,
 )
@@ -434,6 +450,8 @@ def d0_5a() -> Assessment:
     "positions).",
     formal=r"|PE(p+1, j) - PE(p, j)| \le 2\sin\tfrac{\omega_j}{2} \le \omega_j",
     expected=PROVED,
+    why_ko="한 칸 이동은 각 좌표를 많아야 2 sin(ω/2) ≤ ω만큼 바꾸므로, ω가 큰 앞쪽 차원은 크게 움직이고 "
+    "ω가 작은 뒤쪽 차원은 거의 움직이지 않는다.",
     depends_on=("D0.4",),
 )
 def d0_6() -> Assessment:
@@ -546,6 +564,8 @@ def _table_nearest_evidence() -> Evidence:
     formal=r"\lVert PE(p+k) - PE(p)\rVert = \Big(\sum_i 4\sin^2\tfrac{k\omega_i}{2}\Big)^{1/2} \le "
     r"|k|\,\lVert\omega\rVert \text{ for every } p",
     expected=PROVED,
+    why_ko="두 위치 사이의 거리는 offset k에만 달려 있고 |k|·‖ω‖ 이하이므로 이웃한 위치는 가까운 벡터를 "
+    "얻는다(거리가 k에 대해 단조롭지는 않지만 글이 주장한 바는 아니다).",
     expected_argument=SOUND,
     depends_on=("D0.6",),
 )
@@ -605,6 +625,8 @@ def d0_7() -> Assessment:
     formal=r"PE(p+k) = M_k\,PE(p),\; M_k = \operatorname{diag}_i \begin{pmatrix}\cos k\omega_i & \sin "
     r"k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}",
     expected=PROVED,
+    why_ko="각도 덧셈 공식으로 PE(pos + k) = M_k·PE(pos)이며, M_k가 pos와 무관한 2×2 회전 블록 행렬이고 "
+    "군을 이룸을 SymPy로 확인했다.",
     expected_argument=SOUND,
     depends_on=("D0.3",),
 )
@@ -635,6 +657,8 @@ def d0_8() -> Assessment:
     "it cannot tell a token before from one after).",
     formal=r"PE(p)\cdot PE(q) = \sum_i \cos\big((p - q)\,\omega_i\big) = PE(p + s)\cdot PE(q + s)",
     expected=PROVED,
+    why_ko="PE(p)·PE(q) = Σ_i cos((p − q)ω_i)는 p − q에만 달려 있어 토큰을 끼워 넣어도 변하지 않지만, "
+    "cos이 짝함수라 앞과 뒤를 구별하지 못한다.",
     depends_on=("D0.8",),
 )
 def d0_9() -> Assessment:
@@ -658,6 +682,7 @@ def d0_9() -> Assessment:
     "the token embedding table); a model with L = 512 has no vector for position 512 or beyond.",
     formal=r"E \in \mathbb{R}^{L\times d}:\ PE(p) = E_p \text{ only for } 0 \le p < L",
     expected=PROVED,
+    why_ko="512행짜리 표는 위치 0–511에만 답하며 위치 512에는 행이 없다.",
 )
 def d0_10() -> Assessment:
     reach = table_reach(LearnedPositionTable.seeded(512, 8))
@@ -684,6 +709,7 @@ d0_10a = cited(
     statement="BERT uses a learned position table and its input is limited to 512 tokens.",
     formal=r"\text{BERT: } L = 512",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="BERT의 공개 설정과 논문이 학습되는 위치 512개를 확인해 준다.",
     depends_on=("D0.10",),
     sources=(
         Evidence(
@@ -706,6 +732,8 @@ d0_10b = cited(
     statement="Learned position embeddings are simple and perform well.",
     formal=r"\text{empirical: published comparisons}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="원 Transformer에서 학습된 위치 임베딩이 sinusoidal과 대등했고 BERT와 GPT-2가 이를 쓴다는 "
+    "출처와 맞는다.",
     depends_on=("D0.10",),
     sources=(
         Evidence(
@@ -740,6 +768,8 @@ d0_10b = cited(
     "max_len L is the first L rows of the table for any longer max_len.",
     formal=r"PE(pos) = f_d(pos) \text{ for every real } pos:\ \text{no parameters, no dependence on } L",
     expected=PROVED,
+    why_ko="PE(pos)는 pos와 d만의 고정 함수라 학습할 것이 없고 모든 위치에서 값이 있으며, 짧은 표는 긴 "
+    "표의 앞부분과 같다.",
     depends_on=("D0.3",),
 )
 def d0_11() -> Assessment:
@@ -761,6 +791,7 @@ d0_11a = cited(
     "extends.",
     formal=r"\text{(empirical)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="수학으로 가릴 수 없는 경험적 주장으로, 공개된 실험이 글과 같은 방향을 가리킨다.",
     depends_on=("D0.11",),
     sources=(
         Evidence(
@@ -784,6 +815,8 @@ d0_11a = cited(
     "larger max_len, so a table can be precomputed once and sliced.",
     formal=r"\texttt{pe}(L)[{:}L'] = \texttt{pe}(L') \text{ bit for bit}, \quad L' < L",
     expected=NUMERIC,
+    why_ko="행 p는 p에만 달려 있어 앞부분 성질이 정확히 성립하고, 올바르게 반올림하는 float32 연산에서도 "
+    "길이가 다른 표의 행이 비트 단위로 같다.",
     depends_on=("D0.11",),
 )
 def d0_11b() -> Assessment:
@@ -826,6 +859,8 @@ def _listed(differences: list[Difference], exact: TableRounding | None = None) -
     "in the document.",
     formal=r"\operatorname{round}_4 PE(p, j) = T_{p,j},\quad 0 \le p < 8,\ 0 \le j < 6",
     expected=NUMERIC,
+    why_ko="인쇄된 8×6 표의 값을 정확한 값의 반올림과 글의 float32 코드 출력에 하나하나 대조해 맞음을 "
+    "확인했다.",
     depends_on=("D0.3", "D0.3a"),
 )
 def d0_12() -> Assessment:
@@ -887,6 +922,8 @@ def d0_12() -> Assessment:
     statement="In that table dims 0 and 1 swing fast while dims 4 and 5 barely change over max_len = 8.",
     formal=r"TV_j = \sum_{p=0}^{6} |PE(p+1, j) - PE(p, j)|:\ TV_0, TV_1 > 2,\ TV_4, TV_5 < 0.02",
     expected=PROVED,
+    why_ko="인쇄된 8행에서 차원 0, 1은 값 범위 [−1, 1]보다 더 많이 움직이고 차원 4, 5는 거의 변하지 "
+    "않는다('빠르다', '거의'의 기준은 카탈로그가 정했다).",
     depends_on=("D0.6", "D0.12"),
 )
 def d0_13() -> Assessment:
@@ -923,6 +960,8 @@ def d0_13() -> Assessment:
     "broadcasts over the batch and prints torch.Size([2, 8, 6]).",
     formal=r"[2, 8, 6] + [1, 8, 6] \to [2, 8, 6]",
     expected=PROVED,
+    why_ko="pe.unsqueeze(0)의 크기 1인 배치 축이 broadcast되어 결과는 [2, 8, 6]이고, 두 시퀀스가 같은 위치 "
+    "벡터를 받는다.",
     depends_on=("D0.2",),
 )
 def d0_14() -> Assessment:
@@ -955,6 +994,8 @@ def d0_14() -> Assessment:
     formal=r"(e_i + p_i) A (e_j + p_j)^\top = e_i A e_j^\top + e_i A p_j^\top + p_i A e_j^\top + p_i A "
     r"p_j^\top,\quad A = W_Q W_K^\top",
     expected=PROVED,
+    why_ko="점수가 겹선형이라 내용–내용, 내용–위치, 위치–내용, 위치–위치 네 항으로 나뉘므로, 내용과 위치가 "
+    "모두 점수에 들어간다.",
     expected_argument=SOUND,
     depends_on=("D0.2",),
 )
@@ -981,6 +1022,8 @@ def d0_15() -> Assessment:
     "absolute sinusoidal encoding depends only on i − j, whatever W_Q and W_K are.",
     formal=r"\forall W_Q, W_K:\ p_i W_Q W_K^\top p_j^\top = f(i - j)",
     expected=REFUTED,
+    why_ko="차원 0만 남기는 A = diag(1, 0, …)이면 위치–위치 항이 sin i·sin j가 되어 (1, 0)과 (2, 1)에서 "
+    "값이 다르므로, i − j만의 함수가 아니다.",
     depends_on=("D0.9", "D0.15"),
     role=QUESTION,
 )
@@ -1012,6 +1055,8 @@ def d0_15a() -> Assessment:
     formal=r"A = W_Q W_K^\top = M_{-1}:\ p_i A p_j^\top = \sum_l \cos\big((i - 1 - j)\omega_l\big) \le "
     r"\tfrac{d}{2},\ \text{equality iff } j = i - 1",
     expected=PROVED,
+    why_ko="W_Q를 offset −1의 행렬로, W_K = I로 두면 위치–위치 점수가 모든 i에서 j = i − 1일 때만 최댓값 "
+    "d/2가 되는 head를 직접 만들 수 있다.",
     depends_on=("D0.8", "D0.15"),
 )
 def d0_16() -> Assessment:
@@ -1049,6 +1094,7 @@ d0_16a = cited(
     "tokens.",
     formal=r"\text{(empirical)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="BERT의 attention을 분석한 공개 연구가 바로 앞뒤 토큰을 보는 head를 보고한다.",
     depends_on=("D0.16",),
     sources=(
         Evidence(
@@ -1075,6 +1121,8 @@ d0_16a = cited(
     "position into the attention score directly.",
     formal=r"\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle",
     expected=PROVED,
+    why_ko="두 RoPE 배치 모두에서 ⟨R_m q, R_n k⟩ = ⟨q, R_(n−m) k⟩임을 SymPy로 보였으므로, 점수는 n − m을 "
+    "통해서만 위치를 본다.",
     expected_argument=SOUND,
 )
 def d0_17() -> Assessment:
@@ -1103,6 +1151,7 @@ d0_17a = cited(
     "than adding position vectors to the input embeddings.",
     formal=r"\text{(model attribution)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="LLaMA와 Qwen의 논문이 더하는 절대 위치 임베딩 대신 RoPE를 쓴다고 밝힌다.",
     depends_on=("D0.17",),
     sources=(
         Evidence(
@@ -1143,6 +1192,8 @@ def _transformers_types() -> str:
     r"\theta_i/s;\ \text{NTK, dynamic: } b\,s^{d/(d-2)};\ \text{YaRN, Llama 3: by parts};\ "
     r"\text{LongRoPE: } \theta_i/e_i;\ \text{proportional: } b^{-2i/h}/s\ (i < k),\ 0\ (i \ge k)",
     expected=PROVED,
+    why_ko="rope_theta는 θ_i = b^(−2i/d)의 밑 b이고, rope_scaling의 각 방식이 θ_i의 일부나 전부를 어떻게 "
+    "바꾸는지 SymPy로 확인했다.",
     depends_on=("D0.17",),
 )
 def d0_18() -> Assessment:
@@ -1204,6 +1255,7 @@ d0_18a = cited(
     "configurations, used for context extension.",
     formal=r"\text{(model configuration)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="두 계열의 공개 설정 모두 rope_theta를 두고, 컨텍스트 확장은 rope_scaling으로 한다.",
     depends_on=("D0.18",),
     sources=(
         Evidence(
@@ -1231,6 +1283,8 @@ d0_18a = cited(
     formal=r"x_i = e_i + p_i\ \text{(learned)};\quad q_i = R_i W_Q e_i\ \text{(RoPE)};\quad "
     r"s_{ij} = q_i\cdot k_j - m\,(i - j)\ \text{(ALiBi)}",
     expected=CAVEAT,
+    why_ko="세 방식 모두 attention에 순서를 전한다는 요지는 맞지만, token embedding에 벡터를 더하는 것은 "
+    "학습되는 표뿐이고 RoPE와 ALiBi는 embedding을 건드리지 않는다.",
     depends_on=("D0.10", "D0.17"),
 )
 def d0_18b() -> Assessment:

@@ -243,6 +243,8 @@ def unseen_angle_step(unseen: list[int], setting: str, pairs: int, consequence: 
     formal=r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X),\qquad \mathbf{1}^\top\mathrm{Attn}(PX) = "
     r"\mathbf{1}^\top\mathrm{Attn}(X)\quad\text{(no mask, no positional term)}",
     expected=CAVEAT,
+    why_ko="마스크 없는 self-attention은 순열 등변이라 두 문장을 구별하지 못하지만, causal mask를 쓰는 "
+    "decoder-only 모델은 위치 인코딩 없이도 순서에 따라 출력이 달라지므로 양방향 모델에서만 성립한다.",
     expected_argument=CONDITIONS,
     depends_on=("D0.1",),
 )
@@ -287,6 +289,8 @@ def d1_1() -> Assessment:
     r"p;\quad "
     r"PE(p+k) = M_k\,PE(p)",
     expected=PROVED,
+    why_ko="각 항이 p·10000^(−2i/d)의 sin 또는 cos이라 학습할 매개변수가 없고 모든 위치에서 정의되며, "
+    "k만큼의 이동은 p와 무관한 회전 행렬 M_k다.",
     depends_on=("D0.8", "D0.11"),
 )
 def d1_2() -> Assessment:
@@ -313,6 +317,8 @@ def d1_2() -> Assessment:
     formal=r"\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle;\quad "
     r"s_{ij} = q_i\cdot k_j - m\,(i-j)",
     expected=PROVED,
+    why_ko="두 RoPE 배치 모두 점수가 offset에만 달려 있고, ALiBi 편향 −m(i − j)는 query와 key를 함께 "
+    "옮겨도 변하지 않는다('효과적으로'라는 평가는 확인하지 않았다).",
     depends_on=("D0.17",),
 )
 def d1_3() -> Assessment:
@@ -334,6 +340,7 @@ d1_3a = cited(
     statement="RoPE is used in LLaMA and Mistral.",
     formal=r"\text{attribution (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="LLaMA 논문과 Mistral의 참조 코드가 rotary embedding을 쓴다.",
     sources=(cite(LLAMA_PAPER), cite(MISTRAL_CODE)),
     explanation="Both attributions agree with the primary sources: the LLaMA paper replaces absolute "
     "position embeddings by RoPE at every layer, and Mistral's reference code applies rotary "
@@ -347,6 +354,8 @@ d1_3b = cited(
     statement="ALiBi extrapolates well to sequences longer than those seen in training.",
     formal=r"\text{empirical (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="ALiBi 논문이 평가한 길이 안에서는 학습 길이보다 긴 입력에서도 perplexity가 나빠지지 않는다고 "
+    "보고한다.",
     sources=(cite(ALIBI_PAPER),),
     explanation="Empirical; the ALiBi paper supports it over the lengths it evaluates (trained on 512 "
     "or 1024 tokens, perplexity does not degrade on longer inputs, unlike sinusoidal, rotary and T5).",
@@ -359,6 +368,8 @@ d1_3c = cited(
     statement="BERT and GPT use learned position embeddings.",
     formal=r"\text{attribution (not mathematics)}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="BERT의 위치 표는 학습되는 512행 변수이고 GPT-2의 wpe도 학습되는 1024행 표다(GPT 계열에서는 "
+    "GPT-2만 확인했다).",
     sources=(cite(BERT_CODE), cite(GPT2_CODE)),
     explanation="Agrees with the released code: BERT's position table is a learned 512-row variable "
     "and GPT-2's wpe a trained 1024-row table. Only GPT-2 was checked among the GPT models.",
@@ -371,6 +382,7 @@ d1_3d = cited(
     statement="YaRN is a technique that extends the context length to 100K tokens and more.",
     formal=r"\text{factual: published context windows}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="YaRN 저자들이 128K 토큰 컨텍스트로 fine-tune한 Llama 2 모델을 공개했다.",
     sources=(cite(YARN_PAPER), cite(YARN_MODELS)),
     explanation="Agrees with the sources: YaRN's authors publish Llama 2 7B and 13B fine-tuned to "
     "128K-token context windows; the method itself is a RoPE frequency rule (G.yarn_ramp) plus "
@@ -384,6 +396,8 @@ d1_3e = cited(
     statement="StreamingLLM is a technique that extends the context length to 100K tokens and more.",
     formal=r"\text{factual: what StreamingLLM keeps in its cache}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="StreamingLLM은 처음 몇 토큰(attention sink)과 최근 창만 남겨 긴 스트림을 처리할 뿐 컨텍스트 "
+    "창은 사전학습 때 그대로라고 저자들이 밝힌다.",
     sources=(cite(STREAMING_LLM, REFUTES),),
     explanation="Contradicted by its authors: StreamingLLM lets a model run on streams of any length "
     "(4 million tokens in the paper) by keeping a few initial 'attention sink' tokens and a window of "
@@ -399,6 +413,8 @@ d1_3f = cited(
     statement="A Vision Transformer needs a separate positional-encoding design to encode 2D coordinates.",
     formal=r"\text{factual: what the ViT paper reports of 1-D and 2-D position embeddings}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="ViT 논문에서 래스터 순서의 평범한 1-D 학습 임베딩이 2-D를 고려한 임베딩만큼 좋았으므로, 고정 "
+    "해상도에서는 별도 설계가 필요 없다.",
     sources=(cite(VIT_PAPER, REFUTES), cite(VIT_RESOLUTION, LIMITS)),
     explanation="Contradicted by the ViT paper: a plain learned 1-D embedding of the patches in raster "
     "order does as well as 2-D-aware and relative embeddings (Table 8: 0.64206 against 0.64001 and "
@@ -414,6 +430,7 @@ d1_3g = cited(
     statement="GPT-4 Turbo and Claude 3 support contexts of 128K tokens and more.",
     formal=r"\text{factual: published context windows}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="공급사 발표에 따르면 GPT-4 Turbo는 128K, Claude 3는 200K 토큰을 지원한다.",
     sources=(cite(GPT4_TURBO), cite(CLAUDE3)),
     explanation="Agrees with the vendors' announcements: 128K tokens for GPT-4 Turbo, 200K for Claude 3.",
 )
@@ -425,6 +442,7 @@ d1_3h = cited(
     statement="Those 128K+ contexts are owed to advances in efficient positional encoding.",
     formal=r"\text{factual: an attribution about undisclosed architectures}",
     expected=NOT_CHECKABLE,
+    why_ko="두 공급사 모두 위치 인코딩이나 컨텍스트 확장 방법을 공개하지 않아, 어떤 출처로도 가릴 수 없다.",
     depends_on=("D1.3g",),
     sources=(cite(GPT4_REPORT, BACKGROUND),),
     explanation="Not checkable: neither vendor has published how its models encode positions or how "
@@ -439,6 +457,8 @@ d1_3i = cited(
     statement="RAG systems that must process long documents prefer RoPE or ALiBi.",
     formal=r"\text{factual: a preference of system builders}",
     expected=NOT_CHECKABLE,
+    why_ko="RAG가 주로 쓰는 공개 모델(LLaMA, Mistral, Qwen)이 모두 RoPE를 써서 '선호'를 따로 볼 수 없고, "
+    "이 선택을 비교한 출처도 찾지 못했다.",
     sources=(cite(LLAMA_PAPER, BACKGROUND), cite(MISTRAL_CODE, BACKGROUND), cite(QWEN_CODE, BACKGROUND)),
     explanation="Not checkable: the open models a RAG system is usually built on (LLaMA, Mistral, Qwen) "
     "all use RoPE, so such systems use RoPE whatever their builders prefer; no source found surveys or "
@@ -463,6 +483,8 @@ def _identified_as(report: Report) -> str:
     formal=r"\texttt{pe}[0, p, 2i] = \sin(p\,e^{-2i\ln(10000)/d}),\ \texttt{pe}[0, p, 2i+1] = "
     r"\cos(p\,e^{-2i\ln(10000)/d}),\quad e^{-2i\ln(10000)/d} = 10000^{-2i/d}",
     expected=CAVEAT,
+    why_ko="짝수 d_model에서는 공식대로 만들어지지만, 홀수 d_model이면 div_term과 홀수 열의 개수가 맞지 "
+    "않아 모듈을 만들 수조차 없는데 글은 이 조건을 밝히지 않는다.",
     depends_on=("D0.3",),
 )
 def d1_4() -> Assessment:
@@ -536,6 +558,8 @@ def d1_4() -> Assessment:
     "shape [2, 128, 512].",
     formal=r"[2, 128, 512] + [1, 128, 512] \to [2, 128, 512]",
     expected=PROVED,
+    why_ko="pe[:, :128]이 배치 축으로 broadcast되어 출력은 [2, 128, 512]이고, max_len = 5000보다 긴 입력은 "
+    "shape 오류로 멈춘다.",
     depends_on=("D0.2",),
 )
 def d1_4a() -> Assessment:
@@ -566,6 +590,8 @@ def d1_4a() -> Assessment:
     "encoding.",
     formal=r"\texttt{sinusoidal\_pe}(x) = x + PE\ ?\quad\text{vs.}\quad \mathrm{dropout}_{0.1}(x + PE)",
     expected=REFUTED,
+    why_ko="모듈이 nn.Dropout(p=0.1)을 품은 채 training 모드로 시작하고 예제가 .eval()을 부르지 않으므로, "
+    "출력의 각 항은 0이 되거나 10/9배가 된다.",
     role=QUESTION,
     depends_on=("D1.4a",),
 )
@@ -601,6 +627,8 @@ def d1_4b() -> Assessment:
     "(−ln 10000 / d_model)).",
     formal=r"e^{2i\,(-\ln 10000/d)} = 10000^{2i/d}\ ?",
     expected=REFUTED,
+    why_ko="div_term은 10000^(2i/d_model)이 아니라 그 역수 10000^(−2i/d_model)이다: 코드는 맞고 주석만 "
+    "틀렸다.",
     depends_on=("D1.4",),
 )
 def d1_4c() -> Assessment:
@@ -628,6 +656,8 @@ def d1_4c() -> Assessment:
     formal=r"\texttt{rope}(x, p) = x\cos(p\theta) + \mathrm{rotate\_half}(x)\sin(p\theta),\ "
     r"\langle\texttt{rope}(q, m), \texttt{rope}(k, n)\rangle = \langle q, \texttt{rope}(k, n-m)\rangle",
     expected=NUMERIC,
+    why_ko="모듈은 half-split(rotate_half) 배치의 RoPE이며, 측정한 범위에서 float64로 돌리면 50자리 "
+    "기준값과 반올림 오차 안에서 맞고 점수가 offset에만 달려 있다.",
     depends_on=("D0.17", "D1.3"),
 )
 def d1_5() -> Assessment:
@@ -686,6 +716,8 @@ def d1_5() -> Assessment:
     "tensors of that shape and prints them.",
     formal=r"[2, 128, 8, 64] \odot [1, 128, 64] \to [2, 128, 8, 64]\ ?",
     expected=REFUTED,
+    why_ko="cos, sin 캐시 [1, 128, 64]가 heads 축이 있는 q [2, 128, 8, 64]와 broadcast되지 않아 예제가 "
+    "shape 오류로 멈추므로, 글에 인쇄된 출력은 이 코드에서 나올 수 없다.",
 )
 def d1_5a() -> Assessment:
     module_error, numpy_error = usage_example_errors(RotaryCache, 64, EXAMPLE_Q_SHAPE)
@@ -735,6 +767,8 @@ d1_6a = cited(
     "moderate, used in the original Transformer.",
     formal=r"\text{attribution and empirical ratings}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="원 Transformer에 쓰였다는 귀속은 논문과 맞으며, '최대 컨텍스트 = 학습 길이'는 공식의 한계가 "
+    "아니라 경험적 한계로만 읽을 수 있다('보통'이라는 평가는 출처가 쓰지 않는 말이라 판정에 들지 않는다).",
     depends_on=("D1.2",),
     sources=(cite(TRANSFORMER_PAPER), cite(ALIBI_PAPER)),
     explanation="Confirmed for the two cells the sources speak to; the third, the rating 'moderate', is "
@@ -752,6 +786,8 @@ d1_6b = cited(
     "used in BERT and GPT-2.",
     formal=r"\text{attribution and empirical ratings}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="BERT(512행)와 GPT-2(1024행)의 공개 코드와 맞고, 표에 없는 위치에는 행이 없으니 외삽은 '낮음'이 "
+    "아니라 아예 없다.",
     depends_on=("D1.8",),
     sources=(cite(BERT_CODE), cite(GPT2_CODE)),
     explanation="The attributions agree with the released code (BERT: 512 learned rows; GPT-2: 1024). "
@@ -767,6 +803,8 @@ d1_6c = cited(
     "and Qwen.",
     formal=r"\text{attribution and empirical ratings}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="'외삽 우수'가 학습 길이를 넘으면 rotary 모델이 나빠진다는 측정과 어긋난다(사용 모델 귀속은 "
+    "출처와 맞다).",
     depends_on=("D1.7d",),
     sources=(
         cite(LLAMA_PAPER),
@@ -791,6 +829,8 @@ d1_6d = cited(
     statement="Table row 'ALiBi': maximum context unlimited, extrapolation very good, used in BLOOM and MPT.",
     formal=r"\text{attribution and empirical ratings}",
     expected=CONFIRMED_BY_SOURCES,
+    why_ko="BLOOM과 MPT 귀속과 '매우 좋은' 외삽은 출처가 뒷받침하고, '무제한'은 편향이 모든 거리에서 "
+    "정의된다는 뜻으로만 맞다.",
     depends_on=("D1.7e",),
     sources=(cite(BLOOM_CODE), cite(MPT_CARD), cite(ALIBI_PAPER)),
     explanation="The attributions agree with BLOOM's implementation and MPT's card and config, and the "
@@ -807,6 +847,8 @@ d1_6e = cited(
     "LLaMA 2 Long.",
     formal=r"\text{attribution and empirical ratings}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="YaRN으로 128K 창을 연 공개 모델은 YaRN으로 fine-tune한 Llama 2이지 'LLaMA 2 Long'이 아니며, "
+    "LLaMA 2 Long의 논문은 YaRN을 언급하지 않는다: 귀속이 출처와 어긋난다.",
     sources=(cite(YARN_PAPER), cite(LLAMA2_LONG_PAPER, REFUTES)),
     explanation="Contradicted as stated, by its attribution: YaRN is a RoPE extension with published "
     "128k-window models (YaRN paper), but those are Llama 2 models fine-tuned with YaRN, not 'LLaMA 2 "
@@ -824,6 +866,8 @@ d1_6e = cited(
     "use each (rows D1.6a–D1.6e).",
     formal=r"\text{attributions and empirical ratings, row by row}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="행 D1.6c와 D1.6e가 출처와 어긋나므로 표 전체도 그대로는 맞지 않다(나머지 모델 귀속은 출처와 "
+    "맞다).",
     role=AGGREGATE,
 )
 def d1_6() -> Assessment:
@@ -850,6 +894,8 @@ d1_7a = cited(
     "document be processed without chunking.",
     formal=r"\text{empirical (not mathematics)}",
     expected=NOT_CHECKABLE,
+    why_ko="전체로는 확인할 수 없다: 확인할 수 있는 것은 128K 창의 RoPE 모델이 있다는 전제뿐이고(YaRN의 "
+    "Llama 2) 그 전제는 맞다.",
     sources=(cite(YARN_PAPER, BACKGROUND),),
     explanation="Not checkable as a whole: only the premise that RoPE models with 128K windows exist can "
     "be checked, and it holds (YaRN's 128k Llama 2 checkpoints). That retrieval quality drops 'because of' "
@@ -869,6 +915,8 @@ d1_7a = cited(
     r"\mathrm{Attn}(PX) = P\,\mathrm{Attn}(X),\quad \mathbf{1}^\top\mathrm{Attn}(PX) = "
     r"\mathbf{1}^\top\mathrm{Attn}(X)",
     expected=CAVEAT,
+    why_ko="위치 정보가 필요하다는 요지는 맞지만, self-attention은 순열 불변이 아니라 등변이어서 "
+    "'불변'이라는 전제는 틀렸다(불변인 것은 pooling한 출력뿐이다).",
     expected_argument=FLAWED,
     depends_on=("D1.1",),
 )
@@ -910,6 +958,8 @@ def d1_7b() -> Assessment:
     "training, so the model generalises well.",
     formal=r"PE(p+k) = M_k\,PE(p)\ \Rightarrow\ \text{good generalisation}\ ?",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="sin/cos에서 상대 위치가 학습 없는 선형 변환이라는 전제는 증명되지만, 일반화가 잘 된다는 결론은 "
+    "따라 나오지 않고 출처도 반대를 가리킨다.",
     expected_argument=FLAWED,
     depends_on=("D0.8", "D1.2"),
 )
@@ -942,6 +992,8 @@ def d1_7c() -> Assessment:
     "query-key dot product.",
     formal=r"\langle R_m q, R_n k\rangle = g(q, k, n-m)\ \Rightarrow\ \text{extrapolation}\ ?",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="점수가 offset에만 달려 있다는 전제는 증명되지만 그것으로 외삽이 되지는 않으며, 학습 길이를 "
+    "넘으면 학습 때 보지 못한 회전각이 나오고 출처도 반대를 가리킨다.",
     expected_argument=FLAWED,
     depends_on=("D0.17", "D1.3", "G.rope_expected_score"),
 )
@@ -982,6 +1034,7 @@ def d1_7d() -> Assessment:
     statement="(technical discussion) ALiBi puts a linear penalty directly on the attention score.",
     formal=r"s_{ij} = q_i\cdot k_j - m\,(i-j),\quad j \le i",
     expected=PROVED,
+    why_ko="ALiBi는 query i와 key j의 점수에 −m(i − j)를 더하므로, 거리에 대한 기울기 −m의 선형 벌점이다.",
 )
 def d1_7e() -> Assessment:
     return Assessment(
@@ -998,6 +1051,8 @@ def d1_7e() -> Assessment:
     statement="The 'say it like this' lines (D1.7a–D1.7e).",
     formal=r"\text{five statements, premise and conclusion separated}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="D1.7c와 D1.7d의 결론(일반화·외삽)이 출처와 어긋나므로 전체로도 그대로는 맞지 않다(확인할 수 "
+    "있는 전제는 '순열 불변'을 빼고 맞다).",
     role=AGGREGATE,
 )
 def d1_7() -> Assessment:
@@ -1025,6 +1080,8 @@ def d1_7() -> Assessment:
     "position embedding, so its performance degrades sharply.",
     formal=r"E \in \mathbb{R}^{L\times d}:\ E[p]\ \text{exists only for}\ 0 \le p < L",
     expected=CAVEAT,
+    why_ko="학습 길이를 넘는 위치에는 표에 행이 없다는 요지는 맞지만, 대개 성능이 급락하는 정도가 아니라 "
+    "조회 자체가 실패한다(GPU의 tf.gather만 조용히 0을 돌려준다).",
     depends_on=("D0.10",),
 )
 def d1_8() -> Assessment:

@@ -221,6 +221,8 @@ def _printed_digits_certified(printed: RoundedEquality) -> bool:
     formal=r"T_{2i} = T_{2i+1} = \frac{2\pi}{\omega_i} = 2\pi\cdot 10000^{2i/d},\qquad "
     r"T_0 = T_1 = 2\pi,\quad T_{510} = T_{511} = 2\pi\cdot 10000^{255/256}",
     expected=PROVED,
+    why_ko="차원 0, 1은 2π마다, 차원 510, 511은 2π·10000^(255/256)마다 되풀이하고 주기는 주파수마다 같은 "
+    "비율로 커짐을 정확히 계산했다(가장 굵은 자도 가장 가는 자의 10000배에 못 미친다).",
     depends_on=("D0.4",),
 )
 def d3_1() -> Assessment:
@@ -260,6 +262,7 @@ def d3_1() -> Assessment:
     "one differing coordinate out of 512 is enough, not all need to differ.",
     formal=r"PE(p_1) \neq PE(p_2) \iff \exists j:\ PE(p_1, j) \neq PE(p_2, j)",
     expected=PROVED,
+    why_ko="벡터가 같다는 정의 그대로, 좌표 하나만 달라도 제곱 거리가 양수가 되어 두 벡터는 다르다.",
 )
 def d3_2() -> Assessment:
     evidence = (from_derivation("uniqueness.one_coordinate"),)
@@ -330,6 +333,8 @@ def _offsets(found: Separation) -> str:
     formal=r"p_1 \neq p_2 \implies PE(p_1) \neq PE(p_2);\quad \text{argument: } "
     r"\frac{n_j}{n_i} = \frac{\omega_j}{\omega_i} = 10000^{2(i-j)/d} \notin \mathbb{Q}",
     expected=PROVED,
+    why_ko="결론은 다른 길로 모든 d ≥ 1에서 증명되지만(차원 0, 1이 같으려면 p1 − p2 ∈ 2πℤ여야 한다), 글의 "
+    "비율 논증은 밑이 10000일 때 d ∈ {1, 2, 3, 4, 8}에서 통하지 않고 '대체로 무리수'도 증명하지 않는다.",
     expected_argument=CONDITIONS,
 )
 def d3_3() -> Assessment:
@@ -386,6 +391,8 @@ def d3_3() -> Assessment:
     "extremely low probability.",
     formal=r"\mathrm{fl}(PE(p_1)) = \mathrm{fl}(PE(p_2)),\ p_1 \neq p_2:\ \text{rare}",
     expected=CAVEAT,
+    why_ko="위치가 정확한 정수일 때에만 드물다: 위치 자체를 bfloat16이나 float16에 담으면 어느 위치부터는 "
+    "같은 행이 반드시 생긴다.",
     depends_on=("D3.3",),
 )
 def d3_3b() -> Assessment:
@@ -454,6 +461,9 @@ COS_DIM = 1
     "= a term containing π (case 2); an integer cannot equal an irrational number.",
     formal=r"p_1 \neq p_2 \implies PE(p_1, j) \neq PE(p_2, j)",
     expected=PROVED,
+    why_ko="음이 아닌 정수 위치에서 sin 차원도 cos 차원도 값을 되풀이하지 않음은 증명되지만, 글의 증명은 "
+    "sin만 다루고, 음이 아닌 위치에서 곧바로 닫히는 cos 차원의 경우를 말하지 않았다(틀린 것이 아니라 "
+    "빠진 것).",
     expected_argument=CONDITIONS,
 )
 def d3_4() -> Assessment:
@@ -550,6 +560,8 @@ def _differ(result: CheckResult) -> str:
     "value very close to C; 'therefore the values can be equal'.",
     formal=r"\exists\, p_1 \neq p_2,\ j \neq k:\ PE(p_1, j) = PE(p_2, k)",
     expected=CAVEAT,
+    why_ko="d = 512에서는 PE(1, 0) = sin 1 = PE(10, 128)처럼 정확한 일치가 있지만 밑이 10000일 때 4의 "
+    "배수가 아닌 d에서는 없고, 중간값 정리와 반올림으로는 근접만 보일 뿐 일치를 보이지 못한다.",
     expected_argument=FLAWED,
 )
 def d3_5() -> Assessment:
@@ -669,6 +681,8 @@ TABLE_LENGTHS = (256, 1024)
     "any seen in training: it extrapolates.",
     formal=r"PE(p, 2i) = \sin(p\,\omega_i),\ PE(p, 2i+1) = \cos(p\,\omega_i)\ \text{defined for every } p",
     expected=CAVEAT,
+    why_ko="매개변수가 없고 모든 위치에서 정의된다는 것은 증명되지만, 그것으로 학습한 모델은 학습 길이를 "
+    "넘으면 성능이 떨어지므로 '외삽'은 그 뜻으로만 맞다.",
 )
 def d3_6() -> Assessment:
     p = sp.Symbol("p", integer=True)
@@ -721,6 +735,8 @@ d3_6b = cited(
     "learn.",
     formal=r"\text{empirical: not a mathematical statement}",
     expected=NOT_CHECKABLE,
+    why_ko="'표현력'이 정의되지 않았고, 인용한 비교도 양쪽을 가리킨다(Shaw 외 2018에서는 상대 위치 표현이 "
+    "앞서고, Vaswani 외 2017에서는 학습 임베딩과 대등했다).",
     sources=(
         Evidence(
             CITATION,
@@ -749,6 +765,8 @@ DOT_POSITIONS, DOT_OFFSETS = (0, 3, 17, 250), (1, 2, 5, 40, 333)
     "tokens.",
     formal=r"PE(p)\cdot PE(q) = \textstyle\sum_i \cos\big((p - q)\,\omega_i\big)",
     expected=CAVEAT,
+    why_ko="PE(p)·PE(q)는 p − q에만 달려 있지만 짝함수라 앞뒤를 못 가리고, attention 점수의 위치–위치 항은 "
+    "W_Q W_Kᵀ에 따라 절대 위치가 섞일 수 있다.",
     depends_on=("D0.9", "D0.15"),
 )
 def d3_7() -> Assessment:
@@ -789,6 +807,8 @@ def d3_7() -> Assessment:
     r"\quad A^{\mathrm{rel}}_{ij} = E_i^\top W_q^\top W_{k,E} E_j + E_i^\top W_q^\top W_{k,R} R_{i-j} "
     r"+ u^\top W_{k,E} E_j + v^\top W_{k,R} R_{i-j}",
     expected=PROVED,
+    why_ko="Shaw 외의 색인 clip(j − i, −k, k)와 Transformer-XL의 점수가 위치를 offset으로만 봄을, 기호 "
+    "정수 위치에서 모든 차원에 대해 증명했다.",
 )
 def d3_8() -> Assessment:
     (n_q, n_k), k = RELATIVE_SHAPE, RELATIVE.max_distance
@@ -828,6 +848,8 @@ d3_8b = cited(
     "implementation.",
     formal=r"\text{empirical: published evaluations}",
     expected=SOURCES_DISAGREE,
+    why_ko="Transformer-XL은 더 긴 의존성을 쓰는 데 도움을 받았지만 T5의 상대 편향은 학습 길이를 넘으면 "
+    "나빠지고, '반복 패턴'을 시험한 출처는 찾지 못했다.",
     depends_on=("D3.8",),
     sources=(
         Evidence(
@@ -874,6 +896,8 @@ d3_8b = cited(
     formal=r"\langle R_m q, R_n k\rangle = \langle q, R_{n-m} k\rangle,\quad "
     r"\lVert R_m x\rVert = \lVert x\rVert",
     expected=FINITE,
+    why_ko="회전된 점수가 n − m에만 달려 있고 회전이 norm을 보존한다는 것은 증명되지만, 연산 부담이 "
+    "'약간'이라는 것은 한 모델 크기에서 연산 수로만 세었다.",
 )
 def d3_9() -> Assessment:
     per_coordinate = sp.Rational(rotation_operations(ROPE(8)), 8)
@@ -920,6 +944,8 @@ def d3_9() -> Assessment:
     "strong at long contexts.",
     formal=r"\text{factual: model architectures and published evaluations}",
     expected=SOURCES_DISAGREE,
+    why_ko="GPT-NeoX와 LLaMA가 rotary를 쓴다는 것은 출처와 맞지만, scaling 없이는 rotary 모델도 학습 "
+    "길이를 넘으면 나빠진다.",
 )
 def d3_9b() -> Assessment:
     evidence = (
@@ -969,6 +995,8 @@ def d3_9b() -> Assessment:
     "concentrates attention on nearby tokens.",
     formal=r"s_{ij} = q_i\cdot k_j - m\,(i - j),\qquad \frac{w_a}{w_b} = e^{m(b-a)}\frac{w^0_a}{w^0_b}",
     expected=PROVED,
+    why_ko="편향은 i − j에만 달려 있고 거리 a인 key와 b > a인 key의 가중치 비에 내용과 무관하게 정확히 "
+    "e^(m(b − a))를 곱하므로, 기울기 m이 클수록 가까운 토큰에 집중한다.",
 )
 def d3_10() -> Assessment:
     ordered = sorted(slope_reach(Alibi().slopes_exact(ALIBI_HEADS), ALIBI_DISTANCE), key=lambda head: head[0])
@@ -1012,6 +1040,8 @@ d3_10b = cited(
     "GPT-3.5/4, Falcon and MPT.",
     formal=r"\text{factual: published evaluations and model configurations}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="Falcon은 ALiBi가 아니라 rotary를 쓴다(MPT는 ALiBi를 쓰고 외삽도 ALiBi 논문이 뒷받침하며, "
+    "GPT-3.5/4는 구조가 공개되지 않았다).",
     sources=(
         Evidence(
             CITATION,
@@ -1055,6 +1085,8 @@ d3_11 = cited(
     "encoding and a signal for the position difference.",
     formal=r"h_{p+1} = f(h_p, \Delta_p)\quad\text{(the document's description)}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="논문과 코드에서 'sequential'은 위치 하나를 적는 숫자열을 뜻하며, 각 위치는 이전 위치와 "
+    "무관하게 따로 인코딩된다.",
     sources=(
         Evidence(
             CITATION,
@@ -1171,6 +1203,8 @@ COMPARISON_TABLE = (
     "with the sections above.",
     formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
     expected=CAVEAT,
+    why_ko="확인할 수 있는 칸 대부분은 위 절들과 맞지만, Sinusoidal의 '단순, 외삽 가능'은 D3.6처럼 단서가 "
+    "붙고, RoPE의 '긴 문맥 강력'은 출처가 엇갈리며, '표현력 제한적'은 확인할 수 없다.",
     depends_on=tuple(claim_id for _, _, claim_id in SUMMARY_TABLE),
 )
 def d3_12() -> Assessment:
@@ -1189,6 +1223,8 @@ def d3_12() -> Assessment:
     "adapts to long contexts; more compute, limited extrapolation), agrees with the sections above.",
     formal=r"\text{each checkable cell agrees with the verdict of the claim it restates}",
     expected=CONTRADICTED_BY_SOURCES,
+    why_ko="SeqPE의 '순차적 관계 학습' 칸이 D3.11과 어긋난다(Sinusoidal의 '외삽 가능'은 D3.6처럼 단서가 "
+    "붙고, RoPE의 '긴 문맥 강력'은 출처가 엇갈린다).",
     depends_on=tuple(claim_id for _, _, claim_id in COMPARISON_TABLE),
 )
 def d3_12b() -> Assessment:

@@ -99,6 +99,8 @@ LAYOUT_CASES = ((64, 1.0), (128, 1.0), (128, 0.5), (256, 0.25), (4096, 1.0))
     formal=r"R^{\mathrm{half}}_m = P^\top R^{\mathrm{int}}_m P,\quad (Px)_{2i} = x_i,\ "
     r"(Px)_{2i+1} = x_{i+r/2}",
     expected=PROVED,
+    why_ko="interleaved 배치와 half-split 배치가 좌표의 고정된 순열 P만큼만 다른 같은 회전임을, 모든 짝수 "
+    "r에 대해 SymPy로 증명했다.",
 )
 def rope_layouts() -> Assessment:
     floats = check_layouts_agree_on_random_inputs(Rope, LAYOUT_CASES)
@@ -142,6 +144,8 @@ def rope_layouts() -> Assessment:
     formal=r"r \ge 4:\ \exists\, q, k, m, n:\ \langle R^{\mathrm{int}}_m q, R^{\mathrm{half}}_n k\rangle "
     r"\ne \langle R^{\mathrm{int}}_{m+1} q, R^{\mathrm{half}}_{n+1} k\rangle",
     expected=PROVED,
+    why_ko="q와 k에 서로 다른 배치를 쓰면 q = k = e_0에서 점수가 cos mθ_0·cos nθ_0가 되어 r ≥ 4에서는 n − "
+    "m만의 함수가 아님을 SymPy로 증명했다.",
     depends_on=("G.rope_layouts",),
 )
 def rope_mixed_layouts() -> Assessment:
@@ -226,6 +230,8 @@ def _regimes(scaling: RopeScaling, base: int, factor: str, compared: str) -> tup
     formal=r"\theta'_i = \theta_i / s:\quad p\,\theta'_i = \tfrac{p}{s}\,\theta_i,\quad "
     r"\lambda'_i = s\,\lambda_i",
     expected=PROVED,
+    why_ko="모든 주파수를 s로 나누면 위치 p가 위치 p/s의 각도를 정확히 얻음을 기호 d, i, 밑, s, p에 대해 "
+    "SymPy로 확인했다.",
 )
 def linear_interpolation() -> Assessment:
     evidence = (from_derivation("scaling.linear"),)
@@ -250,6 +256,8 @@ def linear_interpolation() -> Assessment:
     formal=r"b' = b\,s^{d/(d-2)}:\ \theta'_i = \theta_i\,s^{-2i/(d-2)},\ \theta'_0 = \theta_0,\ "
     r"\theta'_{d/2-1} = \theta_{d/2-1}/s",
     expected=PROVED,
+    why_ko="밑을 b·s^(d/(d−2))로 바꾸면 짝 i의 주파수가 s^(2i/(d−2))로 나뉘어 θ_0는 그대로이고 가장 낮은 "
+    "주파수는 정확히 s로 나뉨을 SymPy로 증명했다.",
 )
 def ntk_scaling() -> Assessment:
     evidence = (from_derivation("scaling.ntk"),)
@@ -272,6 +280,8 @@ def ntk_scaling() -> Assessment:
     formal=r"s'(L) = 1 + s\,\frac{L - L_0}{L_0},\quad s'(L_0) = 1,\quad "
     r"\frac{ds'}{dL} = \frac{s}{L_0} > 0",
     expected=PROVED,
+    why_ko="참조 코드의 인자가 1 + s(L − L₀)/L₀와 같아 원래 컨텍스트에서 정확히 1이고 L에 따라 선형으로 "
+    "커짐을 SymPy로 확인했다.",
     depends_on=("G.ntk_scaling",),
 )
 def dynamic_ntk() -> Assessment:
@@ -297,6 +307,8 @@ def dynamic_ntk() -> Assessment:
     formal=r"h(\theta) = (1-\gamma(r))\tfrac{\theta}{s} + \gamma(r)\,\theta,\ \gamma(r) = "
     r"\operatorname{clamp}\bigl(\tfrac{r-\alpha}{\beta-\alpha}, 0, 1\bigr),\ r = L\theta/(2\pi)",
     expected=PROVED,
+    why_ko="논문의 구간별 규칙이 각 구간에서 맞게 고르고, 섞는 부분이 r에 대해 선형이며 양쪽 이웃과 "
+    "이어짐을 SymPy로 보였다.",
 )
 def yarn_ramp() -> Assessment:
     counts, regimes = _regimes(
@@ -329,6 +341,8 @@ def yarn_ramp() -> Assessment:
     formal=r"\gamma_{\mathrm{ref}}(r) = \frac{\ln r - \ln\alpha}{\ln\beta - \ln\alpha} \ne "
     r"\frac{r - \alpha}{\beta - \alpha} = \gamma(r) \text{ for } \alpha < r < \beta",
     expected=PROVED,
+    why_ko="끝을 반올림하지 않은 Hugging Face의 ramp가 정확히 (ln r − ln α)/(ln β − ln α)이어서 논문의 "
+    "γ(r)과 달리 ln r에 대해 선형임을 SymPy로 보였다.",
     depends_on=("G.yarn_ramp",),
 )
 def yarn_reference_ramp() -> Assessment:
@@ -395,6 +409,8 @@ def yarn_reference_ramp() -> Assessment:
     formal=r"\langle a R_m q, a R_n k\rangle = a^2\langle R_m q, R_n k\rangle,\ a = 0.1\ln s + 1,\ "
     r"\tfrac{d}{ds}a^2 > 0 \ (s \ge 1)",
     expected=PROVED,
+    why_ko="점수가 짝별 겹선형 항의 합이라 cos과 sin에 곱한 인자가 logit에는 제곱으로 들어가고, 1/t가 "
+    "1에서 시작해 s와 함께 커짐을 SymPy로 확인했다.",
     depends_on=("G.yarn_ramp",),
 )
 def yarn_temperature() -> Assessment:
@@ -423,6 +439,8 @@ def yarn_temperature() -> Assessment:
     r"(1-\sigma)\theta/s + \sigma\theta & \text{otherwise}\end{cases},\ "
     r"\sigma = \frac{L_0/\lambda - l}{h - l}",
     expected=PROVED,
+    why_ko="파장 조건을 L₀/λ의 부호 조건으로 바꿔 각 구간을 고르고 양 끝에서의 연속성과, 섞는 부분이 "
+    "YaRN의 h(θ)와 같음을 SymPy로 확인했다.",
     depends_on=("G.yarn_ramp",),
 )
 def llama3_scaling() -> Assessment:
@@ -457,6 +475,8 @@ FAIRSEQ_CHECKED = (3, 5, 6, 7, 12, 20, 24, 40)
     "sequence m_h = 2^(−8h/n), h = 1, …, n: first term and ratio 2^(−8/n), last slope 2^(−8) for every n.",
     formal=r"n = 2^k:\ m_h = 2^{-8h/n},\ m_1 = 2^{-8/n},\ m_{h+1}/m_h = 2^{-8/n},\ m_n = 2^{-8}",
     expected=PROVED,
+    why_ko="fairseq의 시작값 2^(−2^(−(log₂ n − 3)))이 2^(−8/n)과 같고 기울기가 공비 2^(−8/n)인 "
+    "등비수열임을 기호 k에 대해 SymPy로 증명했다.",
 )
 def alibi_slopes() -> Assessment:
     rule = Alibi()
@@ -504,6 +524,8 @@ def alibi_slopes() -> Assessment:
     formal=r"(m_h) = \bigl(2^{-8h/c}\bigr)_{h=1}^{c}\ \Vert\ \bigl(2^{-4(2k-1)/c}\bigr)_{k=1}^{n-c},\quad "
     r"2^{-4(2k-1)/c} = \sqrt{m_{k-1} m_k}",
     expected=PROVED,
+    why_ko="2의 거듭제곱이 아닌 head 수에서 참조 규칙이 공비 2^(−8/c)인 두 등비수열을 엇갈려 놓은 것임을 "
+    "기호 c, k, r에 대해 SymPy로 증명했다.",
     depends_on=("G.alibi_slopes",),
 )
 def alibi_slopes_other() -> Assessment:
@@ -574,6 +596,8 @@ FAR_DISTANCES = np.arange(50_000, 100_001)
     formal=r"\Bigl|\sum_{i<d/2} h_i e^{\mathrm{i}(m-n)\theta_i}\Bigr| \le \max_j |h_{j+1}-h_j| "
     r"\sum_{j=1}^{d/2} |S_j|,\quad \frac{1}{d/2}\sum_{j=1}^{d/2} |S_j(m-n)| \text{ decays in } m - n",
     expected=CAVEAT,
+    why_ko="Abel 합 항등식과 상계는 증명되지만, 그림의 곡선은 진동하며 줄어드는 추세일 뿐이고 먼 거리에서 "
+    "다시 올라가며, 주어진 점수가 어떻게 줄어드는지는 말해 주지 않는다.",
 )
 def rope_long_term_decay() -> Assessment:
     theta = rope_frequencies(DECAY_D, DECAY_BASE)
@@ -705,6 +729,8 @@ def _ratio(top: float, bottom: float, spec: str) -> str:
     formal=r"\bigl|\langle \widetilde{R}_{m+s} q, \widetilde{R}_{n+s} k\rangle - "
     r"\langle R_m q, R_n k\rangle\bigr| \text{ grows with } s\ (\widetilde{R} \text{ rounded to bfloat16})",
     expected=CAVEAT,
+    why_ko="위치와 각도를 bfloat16에 담으면 shift가 커질수록 drift가 커지지만, 각도를 float32로 만들면 "
+    "drift가 거의 일정하므로 증가는 저정밀 각도에서 온다.",
 )
 def rope_low_precision() -> Assessment:
     bf16 = _drift(RopeInDtype(PRECISION_D, dtype="bfloat16"), SHIFTS)

@@ -350,6 +350,9 @@ class Claim:
     reproduces: str | None = None
     #: Where a record written with `cited` stands (module name, line); None for a decorated function.
     defined_at: tuple[str, int] | None = None
+    #: Why the claim gets its verdict, in one Korean sentence for the documents' readers; the pages set the
+    #: Korean term of the computed verdict before it (`reporting.korean`): it says why, not the verdict.
+    why_ko: str = ""
 
 
 @dataclass(frozen=True)
@@ -372,15 +375,27 @@ def claim(
     depends_on: tuple[str, ...] = (),
     role: Role = CLAIM,
     reproduces: str | None = None,
+    why_ko: str = "",
 ) -> Callable[[Callable[[], Assessment]], Claim]:
     """Decorator turning a function that runs the checks and returns an `Assessment` into a `Claim`
-    (`reproduces`: the name of the paper's result it recomputes, whose rows its assessment carries)."""
+    (`reproduces`: the name of the paper's result it recomputes, whose rows its assessment carries;
+    `why_ko`: the Korean one-line reason for its verdict)."""
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
 
     def wrap(assess: Callable[[], Assessment]) -> Claim:
         return Claim(
-            id, source, statement, formal, assess, expected, expected_argument, depends_on, role, reproduces
+            id,
+            source,
+            statement,
+            formal,
+            assess,
+            expected,
+            expected_argument,
+            depends_on,
+            role,
+            reproduces,
+            why_ko=why_ko,
         )
 
     return wrap
@@ -397,10 +412,11 @@ def cited(
     explanation: str,
     depends_on: tuple[str, ...] = (),
     role: Role = CLAIM,
+    why_ko: str = "",
 ) -> Claim:
     """A claim whose only evidence is the sources it cites, written as a record — statement, sources with
-    their bearings, expected verdict, explanation — rather than as a function: nothing is computed, so the
-    verdict follows from the bearings (`claim_verdict`)."""
+    their bearings, expected verdict, explanation, the Korean one-line reason — rather than as a function:
+    nothing is computed, so the verdict follows from the bearings (`claim_verdict`)."""
     sources = tuple(sources)
     if not sources or any(e.kind != CITATION for e in sources):
         raise ValueError(f"{id}: a cited entry holds citations only, and at least one")
@@ -418,4 +434,5 @@ def cited(
         depends_on=depends_on,
         role=role,
         defined_at=(caller.f_globals["__name__"], caller.f_lineno),
+        why_ko=why_ko,
     )

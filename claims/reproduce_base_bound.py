@@ -301,6 +301,8 @@ def base_bound_rows(rows: Sequence[int] = DEFAULT_ROWS, build: Builder = cosine_
     formal=r"b_L = \inf\Bigl\{b > 1 :\ \sum_{i<d/2}\cos\bigl(m\,"
     r"b^{-2i/d}\bigr) \ge 0\ \ \forall m \in \{0,\dots,L\}\Bigr\}",
     expected=REFUTED,
+    why_ko="논문의 기준을 다시 계산하면 발표된 밑 일부가 L보다 작은 위치에서 기준 자체를 어기는 반례가 "
+    "나오고, 여러 행의 하한이 유효숫자 두 자리에서 다르다.",
     reproduces="men_base_bound",
 )
 def men_base_bound() -> Assessment:

@@ -68,6 +68,8 @@ def _windows(window: int) -> str:
     formal=r"B(r) = \frac{1}{d/2}\sum_{j=1}^{d/2}\Bigl|\sum_{l<j} e^{\mathrm{i} r\theta_l}\Bigr| "
     r"\text{ decreases on } r = 0, 1, \dots, 256\ ?",
     expected=CAVEAT,
+    why_ko="ball arithmetic으로 다시 계산한 B(r)은 그린 범위에서 추세로는 줄지만 한 걸음씩은 자주 "
+    "올라가며, 특정 q, k의 점수가 아니라 최악의 경우를 나타낸다.",
     depends_on=("G.rope_long_term_decay",),
     reproduces="roformer_decay",
 )
@@ -187,6 +189,8 @@ def roformer_decay() -> Assessment:
     formal=r"q_j, k_j \sim N(0, 1):\ E\langle R_m q, R_n k\rangle = 0\ \ \forall m, n;\qquad "
     r"\forall r\ \exists q, k:\ \langle R_m q, R_n k\rangle \text{ is largest at } m - n = r",
     expected=PROVED,
+    why_ko="q와 k가 독립이면 기대 점수가 E[q]ᵀR_{n−m}E[k]이어서 표준 Gaussian에서는 모든 거리에서 0이고, k "
+    "= R_r q이면 점수가 정확히 거리 r에서 가장 큼을 SymPy로 증명했다.",
     depends_on=("G.roformer_decay",),
     reproduces="rope_expected_score",
 )

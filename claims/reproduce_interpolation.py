@@ -81,6 +81,8 @@ WINDOW = 32768
     formal=r"|a(s) - a_{\mathrm{lin}}(s)| \le \frac{d\,\max_j|h_j|\,(s-s_1)(s_2-s)}{8\ln c},\quad "
     r"\frac{2\max_j|h_j|\,B(s)}{d\max_j|h_j|/(32\ln c)} \ge 64\ln c = 2\cdot 294.73",
     expected=REFUTED,
+    why_ko="비율의 산술은 논문대로지만 보간 상계의 증명이 부등식 c^x ≤ 1 + x ln c를 거꾸로 써서, 논문의 "
+    "정수 격자에서 정리 2.1을 어기는 q, k가 있다.",
     expected_argument=FLAWED,
     depends_on=("G.linear_interpolation", "G.rope_long_term_decay"),
     reproduces="pi_bound_ratio",
@@ -304,6 +306,8 @@ def _split_text(split: PeriodSplit, length: int) -> str:
     r"\quad \frac{2\pi}{\theta_n} \le T_{\mathrm{train}} \iff n < \frac{d_{\mathrm{extra}}}{2},"
     r"\quad d_{\mathrm{extra}} = 92 \ (d = 128,\ b = 10^4,\ T_{\mathrm{train}} = 4096)",
     expected=PROVED,
+    why_ko="짝 n의 주기 2π·b^(2n/d)가 T 안에 들어가는 조건을 세면 공식의 2⌈x⌉차원이 됨을 SymPy로 확인했고, "
+    "LLaMA2에서 발표된 d_extra = 92를 재현한다.",
     reproduces="critical_dimension",
 )
 def critical_dimension_entry() -> Assessment:

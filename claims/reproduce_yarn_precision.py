@@ -89,6 +89,8 @@ def _apart(paper: flint.arb, code: Fraction) -> bool:
     formal=r"r(d) = \frac{L}{2\pi}\,b^{-2d/|D|},\ \gamma(r) = \operatorname{clamp}\bigl(\tfrac{r-\alpha}"
     r"{\beta-\alpha}, 0, 1\bigr),\ \alpha = 1,\ \beta = 32;\quad \sqrt{1/t} = 0.1\ln s + 1",
     expected=CAVEAT,
+    why_ko="짝을 유지·섞기·나누기로 나누는 것과 온도 공식은 재현되지만, 참조 코드의 섞는 가중치는 반올림된 "
+    "끝 사이에서 짝 번호에 선형이라 Eq. 18의 가중치와 다르다.",
     depends_on=("G.yarn_ramp", "G.yarn_reference_ramp", "G.yarn_temperature"),
     reproduces="yarn_dims",
 )
@@ -332,6 +334,8 @@ def _spacing(p: int) -> str:
     r"\langle \widetilde{R}_m q, \widetilde{R}_n k\rangle\bigr| \text{ grows with } p \le 2^{17}\ "
     r"(\widetilde{R} \text{: float32 angles, bfloat16 cos, sin and rotation})",
     expected=CAVEAT,
+    why_ko="bfloat16이 상대 위치 성질을 깨뜨린다는 앞부분은 재현되지만, 이 단일 점수 실험에서는 논문의 "
+    "128K 컨텍스트 안에서 어긋남이 쌓이지 않는다.",
     depends_on=("G.rope_low_precision",),
     reproduces="bf16_rope_drift",
 )

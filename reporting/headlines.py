@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pe_verify.claims import catalog
 
-from .markdown import cell, github_slug, short_statement
-from .report import page_name
+from .markdown import cell, short_statement
+from .report import claim_anchor, page_name
 from .summaries import argument_label
 
 #: The claims the README leads with: the three proofs of document 003 and the most-repeated folk claims.
@@ -33,7 +33,7 @@ def headline_table() -> str:
     rows = ["| claim | verdict | argument | why |", "|---|---|---|---|"]
     for claim_id in HEADLINES:
         item, found = catalog.get(claim_id), catalog.assessment(claim_id)
-        target = f"reports/{page_name(item.source.document)}#{github_slug(item.id)}"
+        target = f"reports/{page_name(item.source.document)}#{claim_anchor(item.id)}"
         link = f"[{item.id}]({target}) {cell(short_statement(item.statement, 80))}"
         why = cell(short_statement(found.explanation, 160))
         rows.append(f"| {link} | {found.verdict} | {argument_label(found)} | {why} |")

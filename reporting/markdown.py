@@ -11,11 +11,15 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
 _SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+(?=[A-Z(])")
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
 def github_slug(heading: str) -> str:
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces turned into hyphens."""
+    """The anchor GitHub gives a heading: HTML tags dropped, lower case, punctuation dropped, spaces turned
+    into hyphens."""
     kept = (
         ch
-        for ch in heading.strip().lower()
+        for ch in _TAG.sub("", heading).strip().lower()
         if ch.isalnum() or ch in " -_" or unicodedata.category(ch).startswith("M")
     )
     return "".join(kept).replace(" ", "-")

@@ -56,7 +56,6 @@ from pe_verify.claims.model import (
     STEP_FAILS,
     SUPPORTS,
     UNSETTLED,
-    VERDICTS,
     WEAK,
     Assessment,
     Claim,
@@ -64,7 +63,7 @@ from pe_verify.claims.model import (
     Reproduction,
 )
 
-from . import derivations, figures, libraries, models, publish, summaries
+from . import derivations, figures, korean, libraries, models, publish, summaries
 from .markdown import cell, code, folded, github_slug, heading_anchors, short_statement
 from .summaries import NONE, argument_label
 
@@ -168,6 +167,21 @@ def strongest_kind(assessment: Assessment) -> str:
 
 Links = Callable[[str], str]
 
+#: The heading of a page's table of its claims.
+CLAIMS_TABLE = "Claims at a glance"
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The anchor of a claim's section: its id as GitHub would slug a heading of the id alone, set as an
+    explicit anchor so that it stays the same whatever the heading says besides."""
+    return github_slug(claim_id)
+
+
+def claim_heading(claim: Claim) -> list[str]:
+    """A claim's heading, its explicit anchor first: its id and its section as the document names it."""
+    section = korean.section(claim.source.section)
+    return [f'## <a id="{claim_anchor(claim.id)}"></a>{claim.id} · {section}', ""]
+
 
 def _source(claim: Claim) -> str:
     path, line = catalog.location(claim)
@@ -196,7 +210,7 @@ def _verdicts(entry: Entry) -> list[str]:
         argument += f" — {assessment.argument_issue}"
     if assessment.argument_verdict != claim.expected_argument:
         argument += f" (the entry expects *{claim.expected_argument or NONE}*)"
-    return [f"{verdict} · {argument}", ""]
+    return [f"{verdict} · {argument}\\", f"**판정:** {korean.verdict_line(claim, assessment)}", ""]
 
 
 def evidence_table(prefix: str, evidence: Sequence[Evidence]) -> list[str]:
@@ -268,7 +282,7 @@ def claim_section(
     evidence tables; then the computed values and any reproduction folded, the derivations it cites (linked
     to their one full form on the derivations page, at `derivation_anchors`), figures, dependencies."""
     claim, assessment = entry.claim, entry.assessment
-    lines = [f"## {claim.id}", "", _source(claim), "", *_weak(claim, links, verdicts)]
+    lines = [*claim_heading(claim), _source(claim), "", *_weak(claim, links, verdicts)]
     lines += [f"**Claim.** {claim.statement}", ""]
     lines += [f"$${' '.join(claim.formal.split())}$$", "", *_verdicts(entry), assessment.explanation, ""]
     lines += ["**Evidence on the claim.**", "", *evidence_table("E", assessment.evidence)]
@@ -294,8 +308,7 @@ def _claims(count: int) -> str:
 
 
 def _count_line(entries: Sequence[Entry]) -> str:
-    counts = Counter(entry.assessment.verdict for entry in entries)
-    found = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS if counts[verdict])
+    found = summaries.counts(entry.assessment.verdict for entry in entries)
     return f"{_claims(len(entries))}: {found}" if found else _claims(len(entries))
 
 
@@ -305,17 +318,45 @@ def _legend() -> list[str]:
     return folded("How to read the evidence tables: outcome and bearing", lines)
 
 
-def page_title(page: str, entries: Sequence[Entry]) -> str:
-    """The page's heading: Document NNN and its documents' file names, or Beyond the documents."""
+def page_label(page: str) -> str:
+    """What the pages call a page's document: Document NNN, or Beyond the documents."""
     if page == BEYOND:
         return "Beyond the documents"
-    number = page.removeprefix("document-").removesuffix(".md")
+    return f"Document {page.removeprefix('document-').removesuffix('.md')}"
+
+
+def page_title(page: str, entries: Sequence[Entry]) -> str:
+    """The page's heading: its document's own title (`catalog.TITLES`), else its label and file names."""
     documents = sorted({entry.claim.source.document for entry in entries})
-    return f"Document {number}: " + ", ".join(map(code, documents))
+    titles = [catalog.TITLES[name].text for name in documents if name in catalog.TITLES]
+    if page == BEYOND or len(titles) != 1:
+        files = f": {', '.join(map(code, documents))}" if page != BEYOND else ""
+        return page_label(page) + files
+    return titles[0]
+
+
+def _page_head(page: str, entries: Sequence[Entry]) -> list[str]:
+    """The page's title, then its label, file name and links, and how a title the document lacks was
+    chosen."""
+    documents = sorted({entry.claim.source.document for entry in entries})
+    label = page_label(page)
+    if page != BEYOND:
+        label += " · " + ", ".join(map(code, documents))
+    lines = [
+        f"# {page_title(page, entries)}",
+        "",
+        f"{label} · [All claims]({DASHBOARD}) · [Derivations]({DERIVATIONS})",
+        "",
+    ]
+    for name in documents:
+        title = catalog.TITLES.get(name)
+        if title is not None and title.chosen_en:
+            lines += [f"*{title.chosen_ko}*", "", f"*{title.chosen_en}*", ""]
+    return lines
 
 
 def _proofs(entries: Sequence[Entry], links: Links, derivation_anchors: Mapping[str, str]) -> list[str]:
-    """The page's document proofs (`catalog.document_proofs` of its claims) side by side, under a heading."""
+    """The page's document proofs (`catalog.document_proofs` of its claims) one by one, under a heading."""
     judged = {entry.claim.id: (entry.claim, entry.assessment) for entry in entries}
     proofs = [proof for proof in catalog.document_proofs() if proof.claim in judged]
     if not proofs:
@@ -327,12 +368,12 @@ def _proofs(entries: Sequence[Entry], links: Links, derivation_anchors: Mapping[
     lines = [
         "## The document's proofs",
         "",
-        f"The document's {len(proofs)} proofs side by side: whether each conclusion holds (the claim's "
+        f"The document's {len(proofs)} proofs one by one: whether each conclusion holds (the claim's "
         "verdict), whether its argument holds, the steps that fail or need an unstated condition, and the "
         "theorems the suite proves in its place (in full on the derivations page).",
         "",
     ]
-    return lines + summaries.proofs_table(proofs, judged, links, derivation_link)
+    return lines + summaries.proofs_list(proofs, judged, links, derivation_link)
 
 
 def render_page(
@@ -343,13 +384,17 @@ def render_page(
     verdicts: Mapping[str, str],
     derivation_anchors: Mapping[str, str],
 ) -> str:
-    """A document's page: the document's own proofs side by side (where the catalog sets them), a summary
-    table of its claims, then each claim in catalog order under a heading that is its id."""
-    lines = [MARKER, "", f"# {page_title(page, entries)}", ""]
-    lines += [f"[All claims]({DASHBOARD}) · [Derivations]({DERIVATIONS}) · {_count_line(entries)}.", ""]
-    lines += _proofs(entries, links, derivation_anchors)
+    """A document's page under the document's own title: its summary in Korean, then in English (both from
+    the verdicts; the page of claims beyond the documents has none), the document's own proofs side by side
+    (where the catalog sets them), a table of its claims with their Korean one-line verdicts, then each claim
+    in catalog order under a heading that is its id and its section."""
     pairs = [(entry.claim, entry.assessment) for entry in entries]
-    lines += ["## Summary", "", *summaries.summary_table(pairs, links), *_legend()]
+    proofs = catalog.document_proofs()
+    lines = [MARKER, "", *_page_head(page, entries)]
+    for words in (summaries.KOREAN, summaries.ENGLISH) if page != BEYOND else ():
+        lines += summaries.page_summary(pairs, proofs, links, words)
+    lines += _proofs(entries, links, derivation_anchors)
+    lines += [f"## {CLAIMS_TABLE}", "", *summaries.summary_table(pairs, links), *_legend()]
     for entry in entries:
         shown = [plot for plot in plots if entry.claim.id in plot.claims]
         lines += claim_section(entry, links, shown, verdicts, derivation_anchors)
@@ -393,16 +438,22 @@ def _render_pages(
 
 
 def claim_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> dict[str, str]:
-    """The anchor of each claim's heading on its page (every heading of the page counts for uniqueness)."""
+    """The explicit anchor of each claim's section on its page (`claim_anchor`); ValueError when one is not
+    unique on its page, among its headings' anchors and the other claims'."""
     anchors = {}
     for page, entries in pages.items():
-        by_heading = dict(heading_anchors(texts[page])[::-1])  # the first heading of each text wins
-        anchors |= {entry.claim.id: by_heading[f"## {entry.claim.id}"] for entry in entries}
+        taken = Counter(slug for _, slug in heading_anchors(texts[page]))
+        taken.update(claim_anchor(entry.claim.id) for entry in entries)
+        for entry in entries:
+            anchor = claim_anchor(entry.claim.id)
+            if taken[anchor] > 1:
+                raise ValueError(f"{page}: the anchor #{anchor} of {entry.claim.id} is not unique")
+            anchors[entry.claim.id] = anchor
     return anchors
 
 
 def page_anchors(pages: dict[str, list[Entry]], texts: dict[str, str]) -> Anchors:
-    """The anchors of rendered pages' headings (which do not depend on where links point)."""
+    """The anchors of rendered pages' claims and derivations (which do not depend on where links point)."""
     return Anchors(claim_anchors(pages, texts), derivations.derivation_anchors(texts[DERIVATIONS]))
 
 
@@ -439,12 +490,10 @@ def _claim_row(entry: Entry, anchors: dict[str, str]) -> str:
     claim, assessment = entry.claim, entry.assessment
     cells = (
         f"[{claim.id}]({entry.page}#{anchors[claim.id]})",
-        code(claim.source.document),
-        cell(short_statement(claim.statement)),
+        cell(short_statement(claim.statement, summaries.STATEMENT_LIMIT)),
         assessment.verdict,
         argument_label(assessment),
         strongest_kind(assessment),
-        f"[{entry.page}]({entry.page})",
     )
     return "| " + " | ".join(cells) + " |"
 
@@ -498,9 +547,11 @@ def render_dashboard(
     lines += [
         "## Claims",
         "",
-        "| id | document | statement | verdict | argument | strongest evidence | page |",
+        "Each id links to its section on its document's page.",
+        "",
+        "| id | statement | verdict | argument | strongest evidence |",
     ]
-    lines += ["|---|---|---|---|---|---|---|", *(_claim_row(entry, anchors) for entry in entries), ""]
+    lines += ["|---|---|---|---|---|", *(_claim_row(entry, anchors) for entry in entries), ""]
     lines += dependency_graph(entries)
     lines += ["## Pages", ""]
     for page in pages:
@@ -519,7 +570,9 @@ def render_dashboard(
             )
             continue
         shown = [entry for entry in entries if entry.page == page]
-        lines.append(f"- [{page_title(page, shown)}]({page}): {_count_line(shown)}")
+        title = page_title(page, shown)
+        named = title if title.startswith(page_label(page)) else f"{page_label(page)} · {title}"
+        lines.append(f"- [{named}]({page}): {_count_line(shown)}")
     lines += ["", "## Figures", ""]
     for plot in plots:
         lines += [f"### {plot.title}", "", *_figure(plot)]
@@ -531,8 +584,7 @@ def _findings(groups: Mapping[str, Sequence[Entry]], anchors: Mapping[str, str])
     """What the suite found, in a few sentences generated from the verdicts (`summaries.findings`)."""
     documents: dict[str, list[tuple[Claim, Assessment]]] = {}
     for entry in groups[OWN]:
-        title = page_title(entry.page, [entry]).split(":", 1)[0]
-        documents.setdefault(title, []).append((entry.claim, entry.assessment))
+        documents.setdefault(page_label(entry.page), []).append((entry.claim, entry.assessment))
     apart = [
         (entry.claim, entry.assessment) for name, group in groups.items() if name != OWN for entry in group
     ]

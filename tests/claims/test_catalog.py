@@ -123,6 +123,7 @@ def test_a_mistyped_dependency_derivation_or_figure_id_is_reported(monkeypatch: 
     monkeypatch.setattr(catalog, "all_derivations", lambda: [d for d in DERIVATIONS if d.id in cited])
     proof = DocumentProof("Proof 9", "D3.99", ("uniqueness.no_such",))
     monkeypatch.setattr(catalog, "document_proofs", lambda: (proof,))
+    monkeypatch.delitem(catalog.TITLES, "001_8f1b66f67cfe018c.txt")
     assert broken_links() == [
         f"{first.id}: depends on 'D9.9', which is no claim",
         "document_000.py: cites derivation 'alibi.offset_only', which is no derivation",
@@ -131,6 +132,7 @@ def test_a_mistyped_dependency_derivation_or_figure_id_is_reported(monkeypatch: 
         "Proof 9: judged by 'D3.99', which is no claim",
         "Proof 9: proved instead by 'uniqueness.no_such', which is no derivation",
         "figure wavelengths.png: illustrates 'D0.44', which is no claim",
+        "001_8f1b66f67cfe018c.txt: has no title in TITLES",
     ]
 
 
@@ -144,6 +146,13 @@ def test_documents_other_than_the_ones_read_are_reported(tmp_path: Path) -> None
     cited = [item for item in CLAIMS if item.source.document in catalog.DOCUMENTS]
     headed = [item for item in cited if item.source.section != catalog.INTRODUCTION]
     assert len([line for line in found if "is not a line of" in line]) == len(headed) > 0
+    titles = [line.split(": ", 1) for line in found if "title" in line]
+    assert [name for name, _ in titles] == list(catalog.DOCUMENTS)
+    assert [problem.split(" '", 1)[0] for _, problem in titles] == [
+        "its chosen title",
+        "its chosen title",
+        "its first line is not its title",
+    ]
 
 
 def _record(*sources: Evidence) -> object:

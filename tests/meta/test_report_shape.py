@@ -1,6 +1,7 @@
-"""The committed pages read summaries first: each opens with its summary table (document 003 with its three
-proofs beside the theorems proved in their place), every derivation stands in full exactly once, on the
-derivations page, and no document page runs over 1 000 lines."""
+"""The committed pages read summaries first: each document page opens with its summaries in Korean and
+English, then its table of claims (document 003 with its three proofs beside the theorems proved in their
+place between them), every derivation stands in full exactly once, on the derivations page, and no
+document page runs over 1 000 lines."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from pe_verify.claims import catalog
 from pe_verify.proofs import all_derivations
 from pe_verify.reporting import report
+from pe_verify.reporting.markdown import github_slug
 
 REPORTS = Path(__file__).parents[2] / "reports"
 LONGEST = 1000
@@ -72,19 +74,24 @@ def test_a_derivation_printed_twice_or_never_is_found() -> None:
 @pytest.mark.parametrize("name", _claim_pages())
 def test_each_claim_page_opens_with_its_summary(name: str) -> None:
     text = _pages()[name]
-    proofs = [proof for proof in catalog.document_proofs() if f"## {proof.claim}\n" in text]
-    expected = "## The document's proofs" if proofs else "## Summary"
-    assert first_section(text) == expected
-    assert text.index("## Summary") < text.index("\n## ", text.index("## Summary") + 1)
+    proofs = [proof for proof in catalog.document_proofs() if f'<a id="{github_slug(proof.claim)}">' in text]
+    table = f"## {report.CLAIMS_TABLE}"
+    if name == report.BEYOND:
+        assert first_section(text) == table
+        return
+    assert first_section(text) == "## 요약"
+    order = ["## 요약", "## Summary", *(["## The document's proofs"] if proofs else []), table]
+    assert [line for line in text.splitlines() if line in order] == order
 
 
 def test_document_003_sets_its_three_proofs_beside_the_theorems_proved_in_their_place() -> None:
     text = _pages()["document-003.md"]
-    table = text.split("## The document's proofs\n", 1)[1].split("## Summary", 1)[0]
-    rows = [line for line in table.splitlines() if line.startswith("| Proof")]
+    listed = text.split("## The document's proofs\n", 1)[1].split(f"## {report.CLAIMS_TABLE}", 1)[0]
+    items = ["- **" + item for item in listed.split("\n- **")[1:]]
     proofs = catalog.document_proofs()
-    assert [row.split(" (", 1)[0] for row in rows] == [f"| {proof.name}" for proof in proofs]
-    for row, proof in zip(rows, proofs, strict=True):
-        assert f"[{proof.claim}](document-003.md#" in row
-        assert row.count("](derivations.md#") == len(proof.proved_instead)
-    assert "if and only if 4 divides d" in rows[2]
+    assert [item.split(" (", 1)[0] for item in items] == [f"- **{proof.name}**" for proof in proofs]
+    for item, proof in zip(items, proofs, strict=True):
+        assert f"[{proof.claim}](document-003.md#" in item.splitlines()[0]
+        assert item.count("\n  - proved in its place: [") == len(proof.proved_instead)
+        assert item.count("](derivations.md#") == len(proof.proved_instead)
+    assert "if and only if 4 divides d" in items[2]

@@ -58,7 +58,7 @@ from pe_verify.claims.model import (
     claim,
 )
 from pe_verify.claims.numbers import UNCERTIFIED
-from pe_verify.reporting import derivations, figures, models, publish, report, summaries
+from pe_verify.reporting import derivations, figures, korean, models, publish, report, summaries
 
 DOC0 = "000_fake0000.txt"
 DOC1 = "001_fake0001.txt"
@@ -81,6 +81,7 @@ SMALL = figures.Scales(
     formal=r"PE(p+k) = M_k\,PE(p)",
     expected=PROVED,
     expected_argument=SOUND,
+    why_ko="각도 덧셈 유도의 모든 단계를 SymPy로 확인했다",
 )
 def f0_1() -> Assessment:
     return Assessment(
@@ -271,21 +272,22 @@ def test_dashboard_rows_link_each_claim_to_its_heading(drawn: Path) -> None:
     rows = re.findall(r"^\| \[([^\]]+)\]\(([^)#]+)#([^)]*)\) \| (.*) \|$", dashboard, flags=re.MULTILINE)
     assert [row[0] for row in rows] == [item.id for item in FAKE]
     for claim_id, page, anchor, _ in rows:
-        anchors = dict(report.heading_anchors(read(drawn / page)))
-        assert anchors[f"## {claim_id}"] == anchor
+        assert f'\n## <a id="{anchor}"></a>{claim_id} · ' in read(drawn / page)
     row = dict((r[0], r) for r in rows)
     assert row["F0.1"][1:3] == ("document-000.md", "f01")
-    assert "| refuted | flawed | exact argument |" in row["F0.2"][3]
+    assert row["F0.2"][3].endswith("| refuted | flawed | exact argument")
     assert r"Every \| cell-breaking claim is true for all k." in row["F0.2"][3]
-    assert "| confirmed by sources | — | citation |" in row["G.1"][3]
-    assert f"| {CAVEAT} | {CONDITIONS} | {FLOAT} |" in row["D0.7"][3]
+    assert row["G.1"][3].endswith("| confirmed by sources | — | citation")
+    assert row["D0.7"][3].endswith(f"| {CAVEAT} | {CONDITIONS} | {FLOAT}")
     assert "A shift of the encoding is a fixed linear map. |" in row["F0.1"][3]
 
 
 def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) -> None:
     page = read(drawn / "document-000.md")
     assert page.startswith(report.MARKER + "\n")
-    headings = ["## Summary", "## F0.1", "## F0.2", "## D0.7"]
+    headings = ["## 요약", "## Summary", "## Claims at a glance"]
+    headings += [f'## <a id="f01"></a>F0.1 · {SECTION}', '## <a id="f02"></a>F0.2 · (도입부)']
+    headings += [f'## <a id="d07"></a>D0.7 · {SECTION}']
     assert [line for line in page.splitlines() if line.startswith("## ")] == headings
     assert f"**Source:** `{DOC0}`, section “{SECTION}”" in page
     assert "$$PE(p+k) = M_k\\,PE(p)$$" in page
@@ -294,6 +296,8 @@ def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) 
         in page
     )
     assert "**Argument:** sound with unstated conditions — monotonicity needs" in page
+    assert "fails at k = 7\\\n**판정:** **반증됨 · 논증 결함 있음**\n" in page
+    assert "**판정:** **증명됨 · 논증 타당함** — 각도 덧셈 유도의 모든 단계를 SymPy로 확인했다\n" in page
     assert "| E1 | exact argument | true | refutes | f(7) ≠ 0 exactly |" in page
     assert "| A1 | exact argument | true | step fails |" in page
     assert "<details><summary>Values the checks computed (E1)</summary>" in page
@@ -305,25 +309,62 @@ def test_document_page_walks_its_claims_with_everything_they_carry(drawn: Path) 
     assert "![Vector distance against offset](figures/distance-by-offset.png)" in page
 
 
-def test_each_page_opens_with_its_summary_table(drawn: Path) -> None:
+def test_each_page_opens_with_its_summaries_then_its_table(drawn: Path) -> None:
     page = read(drawn / "document-000.md")
-    assert page.index("## Summary") < page.index("## F0.1")
-    table = page.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert table[0] == "| claim | statement | verdict | argument | why |"
+    assert page.index("## 요약") < page.index("## Summary") < page.index("## Claims at a glance")
+    assert page.index("## Claims at a glance") < page.index("F0.1 · ")
+    table = page.split("## Claims at a glance\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert table[0] == "| claim | verdict | 판정 | why |"
     assert table[2:] == [
-        "| [F0.1](document-000.md#f01) | A shift of the encoding is a fixed linear map. | proved | sound "
+        "| [F0.1](document-000.md#f01) A shift of the encoding is a fixed linear map. "
+        "| proved · argument sound | **증명됨 · 논증 타당함** "
+        "— 각도 덧셈 유도의 모든 단계를 SymPy로 확인했다 "
         "| SymPy checks every step of the angle-addition derivation. |",
-        "| [F0.2](document-000.md#f02) | Every \\| cell-breaking claim is true for all k. | refuted | flawed "
-        "| At k = 7 the value is 0.1234567890123456789, not 0. |",
-        "| [D0.7](document-000.md#d07) | Nearby positions have nearby vectors. | holds with caveat "
-        "| sound with unstated conditions | Holds for small k only. |",
+        "| [F0.2](document-000.md#f02) Every \\| cell-breaking claim is true for all k. | refuted · argument "
+        "flawed | **반증됨 · 논증 결함 있음** | At k = 7 the value is 0.1234567890123456789, not 0. |",
+        "| [D0.7](document-000.md#d07) Nearby positions have nearby vectors. | holds with caveat · argument "
+        "sound with unstated conditions | **조건부 성립 · 논증 숨은 조건 아래 타당함** "
+        "| Holds for small k only. |",
     ]
 
 
-def test_a_summary_row_states_a_long_claim_in_under_80_characters() -> None:
+def test_each_document_page_opens_with_its_summaries_in_korean_then_english(drawn: Path) -> None:
+    page = read(drawn / "document-000.md")
+    assert next(line for line in page.splitlines() if line.startswith("## ")) == "## 요약"
+    korean = page.split("## 요약\n\n", 1)[1].split("\n## ", 1)[0]
+    english = page.split("## Summary\n\n", 1)[1].split("\n## ", 1)[0]
+    assert korean.splitlines() == [
+        "이 글의 주장 3건: 증명됨 1건, 반증됨 1건, 조건부 성립 1건.",
+        "",
+        "- **증명됨**: [F0.1](document-000.md#f01)",
+        "- [F0.2](document-000.md#f02) **반증됨**",
+        "- [D0.7](document-000.md#d07) **조건부 성립**",
+        "- 쓰인 그대로는 타당하지 않은 논증: [F0.2](document-000.md#f02) (결함 있음), "
+        "[D0.7](document-000.md#d07) (숨은 조건 아래 타당함)",
+    ]
+    assert english.splitlines()[0] == "The document makes 3 claims: 1 proved, 1 refuted, 1 holds with caveat."
+    assert "- [D0.7](document-000.md#d07) **holds with caveat** — Holds for small k only." in english
+    assert "## 요약" not in read(drawn / "beyond-the-documents.md")
+
+
+def test_a_summary_is_generated_from_the_computed_verdicts() -> None:
+    failed = dataclasses.replace(
+        f0_1.assess(), evidence=(Evidence(EXACT, "a counterexample", True, REFUTES),)
+    )
+    pairs = [(f0_1, failed), (g_1, g_1.assess())]
+    found = summaries.page_summary(pairs, (), lambda claim_id: claim_id, summaries.KOREAN)
+    assert found[2] == "이 글의 주장 2건: 반증됨 1건, 출처로 확인됨 1건."
+    assert "- F0.1 **반증됨** — 계산된 판정이 항목에 기록된 판정(증명됨 · 논증 타당함)과 다르다" in found
+    assert "- G.1 **출처로 확인됨**" not in found and "- **출처로 확인됨**: G.1" in found
+    assert korean.verdict_line(f0_1, failed).endswith("과 다르다")
+    assert korean.verdict_line(f0_1, f0_1.assess()).endswith("각도 덧셈 유도의 모든 단계를 SymPy로 확인했다")
+
+
+def test_a_summary_row_states_a_long_claim_in_under_60_characters() -> None:
     long = dataclasses.replace(f0_1, statement="word " * 40 + "end.")
     row = summaries.summary_table([(long, f0_1.assess())], lambda claim_id: claim_id)[2]
-    assert len(row.split(" | ")[1]) < 80 and row.split(" | ")[1].endswith("…")
+    statement = row.split(" | ")[0].removeprefix(f"| {f0_1.id} ")
+    assert len(statement) < 60 and statement.endswith("…")
 
 
 def test_a_documents_proofs_stand_beside_the_theorems_proved_in_their_place(
@@ -333,13 +374,20 @@ def test_a_documents_proofs_stand_beside_the_theorems_proved_in_their_place(
     monkeypatch.setattr(catalog, "document_proofs", lambda: (proof,))
     report.write_reports(tmp_path, FAKE)
     page = read(tmp_path / "document-000.md")
-    assert page.index("## The document's proofs") < page.index("## Summary")
-    row = next(line for line in page.splitlines() if line.startswith("| Proof 1"))
-    assert row.startswith(
-        "| Proof 1: every k ([F0.2](document-000.md#f02)) | Every \\| cell-breaking claim is true for all k. "
-        "| refuted | flawed | **fails:** the step from f(1) = 0 to every k fails at k = 7 "
-        "| [A shift of the sinusoidal encoding is a fixed linear map](derivations.md#"
+    assert page.index("## Summary") < page.index("## The document's proofs") < page.index("## Claims at a")
+    listed = page.split("- **Proof 1: every k**", 1)[1].split("\n\n", 1)[0]
+    assert listed.startswith(
+        " ([F0.2](document-000.md#f02)): Every | cell-breaking claim is true for all k.\n"
+        "  - conclusion **refuted** · argument **flawed**\n"
+        "  - the step that fails: **fails:** the step from f(1) = 0 to every k fails at k = 7\n"
+        "  - proved in its place: [A shift of the sinusoidal encoding is a fixed linear map](derivations.md#"
     )
+    row = listed.splitlines()[-1]
+    assert (
+        "- Proof 1: every k ([F0.2](document-000.md#f02)): conclusion **refuted**, argument **flawed**"
+        in page
+    )
+    assert "- 「(도입부)」 ([F0.2](document-000.md#f02)): 결론 **반증됨**, 논증 **결함 있음**" in page
     anchor = re.search(r"\(derivations\.md#([^)]+)\)", row).group(1)
     assert anchor in {found for _, found in report.heading_anchors(read(tmp_path / "derivations.md"))}
     assert "## The document's proofs" not in read(tmp_path / "document-001.md")
@@ -377,20 +425,20 @@ def test_the_dashboard_says_what_the_suite_found_before_the_tables(drawn: Path) 
     assert dashboard.index("## What the suite found") < dashboard.index("## Verdicts")
     found = dashboard.split("## What the suite found\n\n", 1)[1].split("\n## ", 1)[0]
     assert found.startswith(
-        "The documents make 5 claims. Document 000: of its 3, 1 is proved, 1 holds with a caveat and 1 is "
-        "false as stated. Document 001: of its 2, 2 hold on the range checked.\n\n"
-        "Refuted by a computed counterexample: [F0.2](document-000.md#f02) (Every | cell-breaking claim is "
+        "The documents make 5 claims. Document 000: of its 3, 1 proved, 1 refuted, 1 holds with caveat. "
+        "Document 001: of its 2, 1 verified on a finite range, 1 supported numerically.\n\n"
+        "Refuted, by a computed counterexample: [F0.2](document-000.md#f02) (Every | cell-breaking claim is "
         "true for all k.).\n\n"
-        "Of the 3 arguments the documents give, 1 holds as written, 1 only under a condition left unstated "
-        "([D0.7](document-000.md#d07)), and in 1 a step fails ([F0.2](document-000.md#f02)). "
-        "Checks that came out neither way, a defect to look at: [G.2](beyond-the-documents.md#g2).\n\n"
+        "Of the 3 arguments the documents give: 1 sound, 1 sound with unstated conditions "
+        "([D0.7](document-000.md#d07)), 1 flawed ([F0.2](document-000.md#f02)). Unsettled, a check that "
+        "came out neither way (a defect to look at): [G.2](beyond-the-documents.md#g2).\n\n"
     )
     assert 5 <= len(re.findall(r"[.)]\s", found)) <= 10
 
 
 def test_general_entries_and_second_document_get_their_own_pages(drawn: Path) -> None:
     beyond = read(drawn / "beyond-the-documents.md")
-    assert "# Beyond the documents" in beyond and "## G.1" in beyond and "## G.2" in beyond
+    assert "# Beyond the documents" in beyond and "></a>G.1 · " in beyond and "></a>G.2 · " in beyond
     assert "**Verdict:** confirmed by sources" in beyond
     assert "*corroborates*: a measurement cross-checking" in beyond
     assert "**Verdict:** unsettled" in beyond and "| E1 | floating-point experiment | false |" in beyond
@@ -744,7 +792,7 @@ def test_a_refuted_dependency_is_flagged_and_the_graph_drawn(reuse_plots: None, 
     page = read(tmp_path / "document-000.md")
     warnings = [line for line in page.splitlines() if line.startswith("**Warning:**")]
     assert warnings == ["**Warning:** this claim depends on [F0.2](document-000.md#f02) (refuted)."]
-    assert page.index(warnings[0]) > page.index("## F0.3")
+    assert page.index(warnings[0]) > page.index("></a>F0.3 · ")
     dashboard = read(tmp_path / "README.md")
     assert (
         "```mermaid" in dashboard
@@ -771,6 +819,7 @@ def test_each_section_links_to_the_line_of_its_entry() -> None:
         ("A shift (`sinusoidal.offset_matrix`)", "a-shift-sinusoidaloffset_matrix"),
         ("왜 하필 sin과 cos인가", "왜-하필-sin과-cos인가"),
         ("💻 코드 예제", "-코드-예제"),
+        ('<a id="d08"></a>D0.8 · 왜 sin인가', "d08--왜-sin인가"),
     ],
 )
 def test_github_slug(heading: str, slug: str) -> None:
@@ -780,6 +829,20 @@ def test_github_slug(heading: str, slug: str) -> None:
 def test_repeated_headings_get_numbered_anchors() -> None:
     text = "# A\n\n## x\n\n## x\n\n## x-1\n\ntext # not a heading\n"
     assert [anchor for _, anchor in report.heading_anchors(text)] == ["a", "x", "x-1", "x-1-1"]
+
+
+def test_claim_anchors_are_their_ids_and_a_clash_on_a_page_is_refused() -> None:
+    entries = [report.Entry(item, item.assess(), "document-000.md") for item in (f0_1, d0_7)]
+    text = "# Page\n\n## Summary\n"
+    assert report.claim_anchors({"document-000.md": entries}, {"document-000.md": text}) == {
+        "F0.1": "f01",
+        "D0.7": "d07",
+    }
+    clash = report.Entry(dataclasses.replace(f0_1, id="F01"), f0_1.assess(), "document-000.md")
+    with pytest.raises(ValueError, match=r"the anchor #f01 of F0\.1 is not unique"):
+        report.claim_anchors({"document-000.md": [*entries, clash]}, {"document-000.md": text})
+    with pytest.raises(ValueError, match=r"the anchor #d07 of D0\.7 is not unique"):
+        report.claim_anchors({"document-000.md": entries}, {"document-000.md": text + "\n## D0.7\n"})
 
 
 def test_short_statement_keeps_the_first_sentence_within_the_limit() -> None:
@@ -807,7 +870,8 @@ def test_strongest_kind_is_taken_from_the_evidence_the_verdict_rests_on() -> Non
     assert report.strongest_kind(Assessment((proof, failed), "")) == FLOAT
     cited_against = Evidence(CITATION, "the paper says otherwise", True, REFUTES)
     measured = Evidence(DIGITS, "50 digits", True)
-    assert report.strongest_kind(Assessment((measured, cited_against), "")) == DIGITS
+    # a contradicted part makes the claim contradicted, resting on the citation whatever else was measured
+    assert report.strongest_kind(Assessment((measured, cited_against), "")) == CITATION
     assert report.strongest_kind(Assessment((cited_against,), "")) == CITATION
     corroborated = Assessment((proof, Evidence(FLOAT, "float64 agrees", True, CORROBORATES)), "")
     assert (corroborated.verdict, report.strongest_kind(corroborated)) == (PROVED, EXACT)
