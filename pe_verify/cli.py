@@ -696,14 +696,17 @@ def _show_record(item, found) -> dict:
 
 
 def _show_lines(item, found) -> list[str]:
+    """What `show` prints of a claim, its mathematics as Unicode text (`unicode_math`; `--json` keeps the
+    LaTeX)."""
     from pe_verify.claims.catalog import weak_dependencies
     from pe_verify.claims.evidence import derivation, verification
     from pe_verify.proofs import render_markdown
+    from pe_verify.unicode_math import unicode_markdown, unicode_math
 
     lines = [
         f"{item.id} — {item.source.document}, section “{item.source.section}”",
         f"claim: {item.statement}",
-        f"formal: {item.formal}",
+        f"formal: {unicode_math(item.formal)}",
         f"verdict: {found.verdict} (recorded: {item.expected})",
     ]
     if found.argument_verdict is not None:
@@ -722,7 +725,7 @@ def _show_lines(item, found) -> list[str]:
     for e in (*found.evidence, *found.argument_evidence):
         for label, value in e.detail:
             if label == "derivation":
-                lines += ["", render_markdown(derivation(value), verification(value))]
+                lines += ["", unicode_markdown(render_markdown(derivation(value), verification(value)))]
     return lines
 
 
