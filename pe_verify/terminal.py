@@ -317,7 +317,9 @@ def _is_terminal(stream: object) -> bool:
 
 def progress_bar(total: int, description: str, quiet: bool) -> tqdm:
     """A progress bar on stderr, shown only when stderr is a terminal and not `quiet` (a pipe, a log file,
-    a closed stderr or none gets nothing); use it as a context manager and call `update()` per step."""
+    a closed stderr or none gets nothing); use it as a context manager and call `update()` per step. Leaving
+    the block, by an error or a Ctrl-C too, clears the bar's line, so that a one-line message printed next
+    stands alone."""
     stream = sys.stderr
     shown = not quiet and _is_terminal(stream)
     if not shown:

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from pe_verify import cli, terminal
-from pe_verify.proofs.derivation import derivation, identity
+from pe_verify.proofs.derivation import Derivation, derivation, identity
 
 
 @pytest.fixture(autouse=True)
@@ -148,6 +148,39 @@ def test_an_interrupt_is_status_130(capsys, monkeypatch) -> None:
     monkeypatch.setattr("pe_verify.proofs.all_derivations", _raising(KeyboardInterrupt()))
     status, _, err = _run(capsys, "proofs")
     assert status == 130 and err == "pe-verify: error: interrupted\n"
+
+
+def _screen(written: str) -> list[str]:
+    """The lines a terminal shows after `written`: a carriage return goes back to the line's start, and
+    what follows overwrites what was there."""
+    lines = []
+    for line in written.split("\n"):
+        shown = ""
+        for part in line.split("\r"):
+            shown = part + shown[len(part) :]
+        lines.append(shown.rstrip())
+    return lines
+
+
+def test_a_ctrl_c_clears_the_progress_bar_before_its_one_line(capsys, monkeypatch, two_derivations) -> None:
+    """Interrupted on a terminal while the bar shows, the command leaves no trace of the bar: the screen's
+    last line is the message alone, and the status is 130. A bar left drawn (a twin) would show through."""
+    two_derivations(sp.Integer(1))
+    verify = Derivation.verify
+
+    def interrupted(item: Derivation):
+        if item.id == "meta.second":
+            raise KeyboardInterrupt
+        return verify(item)
+
+    monkeypatch.setattr(Derivation, "verify", interrupted)
+    monkeypatch.setattr(terminal, "_is_terminal", lambda stream: True)
+    status, _, err = _run(capsys, "proofs")
+    assert status == 130 and "verifying derivations:  50%" in err
+    assert _screen(err) == ["pe-verify: error: interrupted", ""]
+    drawn = "verifying derivations:  50%|█████     | 1/2 [00:00<00:00, 9.99it/s, meta.second]"
+    [left_drawn, _] = _screen(f"\r{drawn}\rpe-verify: error: interrupted\n")
+    assert left_drawn.startswith("pe-verify: error: interrupted") and left_drawn.endswith("meta.second]")
 
 
 def test_a_closed_pipe_stops_quietly(monkeypatch) -> None:
