@@ -701,7 +701,7 @@ def _show_lines(item, found) -> list[str]:
     from pe_verify.claims.catalog import weak_dependencies
     from pe_verify.claims.evidence import derivation, verification
     from pe_verify.proofs import render_markdown
-    from pe_verify.unicode_math import unicode_markdown, unicode_math
+    from pe_verify.reporting.unicode_math import unicode_markdown, unicode_math
 
     lines = [
         f"{item.id} — {item.source.document}, section “{item.source.section}”",

@@ -13,7 +13,7 @@ import pytest
 from pe_verify import cli
 from pe_verify.claims.catalog import all_claims
 from pe_verify.proofs import all_derivations
-from pe_verify.unicode_math import leftover_commands, unicode_markdown, unicode_math
+from pe_verify.reporting.unicode_math import leftover_commands, unicode_markdown, unicode_math
 
 
 def _catalog_math() -> set[str]:
@@ -65,6 +65,7 @@ def test_a_command_it_does_not_know_is_left_as_written_and_found() -> None:
         (r"a\quad b\qquad c", "a  b    c"),
         (r"\text{1-D and 2-D}\ x - y", "1-D and 2-D x − y"),
         (r"\operatorname{diag}_i B_i", "diagᵢ Bᵢ"),
+        (r"\begin{gathered}a = b,\quad \\ c = d\end{gathered}", "a = b,\nc = d"),
     ],
 )
 def test_each_construction_reads_as_written(tex: str, text: str) -> None:

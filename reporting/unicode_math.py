@@ -5,7 +5,8 @@ It covers the LaTeX the catalog writes (tests/cli/test_unicode_math.py renders e
 finds no command left): letters and symbols become their Unicode characters, `^` and `_` Unicode super- and
 subscripts where every character has one (else `^(…)`), `\\frac{a}{b}` becomes `a/b` with parentheses
 around a side that is not one term, operator names (cos, ln, diag) are set off by spaces, a `matrix` is
-its rows separated by `;` (in parentheses for `pmatrix`), `cases` its rows as `value if condition`, and
+its rows separated by `;` (in parentheses for `pmatrix`), `cases` its rows as `value if condition`, the
+rows of `gathered` and `aligned` lines of their own, and
 sizing (`\\big`, `\\left`) and font commands (`\\mathrm`, `\\text`) leave their content only. A command it
 does not know is left as written. The JSON output keeps the LaTeX.
 """
@@ -91,6 +92,8 @@ SYMBOLS = {
         ("left", "right", "big", "bigl", "bigr", "Big", "Bigl", "Bigr", "limits", "textstyle"), ""
     ),
 }
+#: Environments whose rows are lines of a display (a formula wrapped to fit a page): one line each here.
+LINES = frozenset({"gathered", "aligned"})
 #: Opening and closing delimiters: the spaces written after an opening one, and before a closing one, go.
 OPENING = frozenset({"langle", "lVert", "lfloor", "lceil", "lbrace", "left", "bigl", "Bigl", "textstyle"})
 CLOSING = frozenset({"rangle", "rVert", "rfloor", "rceil", "rbrace", "right", "bigr", "Bigr"})
@@ -105,7 +108,8 @@ ACCENTS = {"widetilde": "\u0303", "widehat": "\u0302", "overline": "\u0305"}
 SUPERSCRIPTS = dict(zip("0123456789+-−=()nijkTdtmxyabc", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱʲᵏᵀᵈᵗᵐˣʸᵃᵇᶜ", strict=True))
 SUBSCRIPTS = dict(zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True))
 
-_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.DOTALL)
+#: A token: a command word, an escaped character, a run of spaces, or one character.
+TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.DOTALL)
 #: Marks the parser leaves for a later pass: a cell and a row break of an environment, a quad, and the soft
 #: spaces before and after an operator name or a fraction (a space where a letter or digit touches it).
 CELL, ROW, QUAD, BEFORE, AFTER = "\x02", "\x03", "\x05", "\x01", "\x04"
@@ -115,12 +119,14 @@ _TERM = re.compile(r"[^\s+\-−=,/·×:;<>≤≥≠]+")
 
 
 def unicode_math(tex: str) -> str:
-    """The LaTeX math expression `tex` as one line of Unicode text."""
-    text, _ = _Parser(_TOKEN.findall(tex)).sequence(0, stop=None)
+    """The LaTeX math expression `tex` as Unicode text: one line, or one per row of a `gathered` or
+    `aligned` environment."""
+    text, _ = _Parser(TOKEN.findall(tex)).sequence(0, stop=None)
     text = re.sub(" {2,}", " ", text.replace(CELL, " ").replace(ROW, "; "))
     text = re.sub(f"[{BEFORE}{AFTER}]+", lambda soft: _soft(soft, text), text)
     text = re.sub(f" *({QUAD}+) *", lambda quads: "  " * len(quads[1]), text)
-    return re.sub(r"(?<=[(\[⟨]) +| +(?=[)\]⟩])", "", text).strip()
+    text = re.sub(r"(?<=[(\[⟨]) +| +(?=[)\]⟩])", "", text)
+    return "\n".join(line.strip() for line in text.strip().split("\n"))
 
 
 _DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
@@ -249,6 +255,8 @@ class _Parser:
         body, index = self.sequence(index, "\\end")
         _, index = self.argument(index)
         rows = [[cell.strip() for cell in row.split(CELL)] for row in body.split(ROW) if row.strip()]
+        if kind in LINES:
+            return "\n".join(" ".join(row) for row in rows), index
         if kind == "cases":
             shown = [row[0] if len(row) == 1 else f"{row[0]} {_condition(row[1])}" for row in rows]
             return "{" + "; ".join(shown) + "}", index
