@@ -57,6 +57,8 @@ def _cut_long_words(message: str) -> str:
     return _LONG_WORD.sub(lambda word: f"{word[0][:60]}… ({len(word[0])} characters)", message)
 
 
+#: The shells `completion` writes a script for (shtab's, from its version 1.7).
+COMPLETION_SHELLS = ("bash", "zsh", "tcsh")
 #: How close (difflib's ratio) an unknown option must be to a known one to be suggested.
 OPTION_CUTOFF = 0.8
 
@@ -451,7 +453,23 @@ def _parser() -> argparse.ArgumentParser:
         help="write the record to PATH instead of printing it, replacing an atlas record there (any other "
         f"file is refused); the repository's is {IN_REPOSITORY}",
     )
+    completion = command(
+        "completion",
+        lambda args: run_completion(args.shell),
+        help="print a shell completion script for the commands, their options and choices: in ~/.bashrc, "
+        'eval "$(pe-verify completion bash)"',
+    )
+    completion.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell the script is for")
     return parser
+
+
+def run_completion(shell: str) -> int:
+    """Print the completion script for `shell` that shtab makes from this parser: commands, options and the
+    choices options take (families, backends, shells), and file names where a path goes."""
+    import shtab
+
+    print(shtab.complete(_parser(), shell), end="")
+    return EXIT_OK
 
 
 def run_proofs(as_json: bool, as_markdown: bool, quiet: bool = False) -> int:
