@@ -680,12 +680,12 @@ def run_list(
 
 
 def run_show(claim_id: str, as_json: bool, fresh: bool = False, quiet: bool = False) -> int:
-    """Everything about one claim."""
+    """Everything about one claim; on a terminal each line is wrapped to its width (`terminal.fitted`)."""
     [record] = _records(claim_id, fresh, quiet)
     if as_json:
         print(json.dumps(record["show"], indent=2, ensure_ascii=json_ascii()))
     else:
-        print(record["text"])
+        print("\n".join(fitted(line) for line in record["text"].split("\n")))
     return _verdict_status([record["changed"]])
 
 

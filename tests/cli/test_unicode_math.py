@@ -1,7 +1,7 @@
 """`pe_verify.unicode_math`: the catalog's LaTeX as Unicode text for `show`. Every formula the catalog holds
 (the claims' formal statements, the derivations' statements and steps, the math in their hypotheses and
-justifications) renders with no LaTeX command left; the conversions read as written; `show` prints Unicode
-and `show --json` keeps the LaTeX."""
+justifications) renders with no LaTeX command left; the conversions read as written; `show` prints Unicode,
+wrapped to a terminal's width, and `show --json` keeps the LaTeX."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from pe_verify import cli
+from pe_verify import cli, terminal
 from pe_verify.claims.catalog import all_claims
 from pe_verify.proofs import all_derivations
 from pe_verify.reporting.unicode_math import leftover_commands, unicode_markdown, unicode_math
@@ -85,3 +85,16 @@ def test_show_prints_unicode_math_and_its_json_keeps_the_latex(capsys: pytest.Ca
     assert cli.main(["--quiet", "show", "D0.8", "--json", "--fresh"]) == cli.EXIT_OK
     record = json.loads(capsys.readouterr().out)
     assert record["formal"].startswith(r"PE(p+k) = M_k\,PE(p)") and r"\begin{pmatrix}" in record["formal"]
+
+
+def test_on_a_terminal_show_wraps_each_line_to_its_width(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(terminal, "terminal_width", lambda: 60)
+    assert cli.main(["--quiet", "show", "D0.8", "--fresh"]) == cli.EXIT_OK
+    wrapped = capsys.readouterr().out
+    monkeypatch.setattr(terminal, "terminal_width", lambda: None)
+    assert cli.main(["--quiet", "show", "D0.8", "--fresh"]) == cli.EXIT_OK
+    plain = capsys.readouterr().out
+    assert wrapped.split() == plain.split() and any(len(line) > 60 for line in plain.splitlines())
+    assert all(len(line) <= 60 or " " not in line.strip() for line in wrapped.splitlines())
