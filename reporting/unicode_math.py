@@ -1,5 +1,6 @@
-"""LaTeX mathematics as Unicode text for a terminal: `show` prints the catalog's formulas with it, so that
-`\\frac{d}{2}` reads `d/2`, `\\omega_i^\\top` reads `ωᵢᵀ` and a matrix reads `(a, b; c, d)`.
+"""LaTeX mathematics as Unicode text: `show` prints the catalog's formulas with it in a terminal, so that
+`\\frac{d}{2}` reads `d/2`, `\\omega_i^\\top` reads `ωᵢᵀ` and a matrix reads `(a, b; c, d)`, and the
+derivations page measures the width of its display formulas by it (`display_math`).
 
 It covers the LaTeX the catalog writes (tests/cli/test_unicode_math.py renders every formula of it and
 finds no command left): letters and symbols become their Unicode characters, `^` and `_` Unicode super- and

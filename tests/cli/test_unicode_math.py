@@ -1,7 +1,7 @@
-"""`pe_verify.unicode_math`: the catalog's LaTeX as Unicode text for `show`. Every formula the catalog holds
-(the claims' formal statements, the derivations' statements and steps, the math in their hypotheses and
-justifications) renders with no LaTeX command left; the conversions read as written; `show` prints Unicode,
-wrapped to a terminal's width, and `show --json` keeps the LaTeX."""
+"""`pe_verify.reporting.unicode_math`: the catalog's LaTeX as Unicode text for `show`. Every formula the
+catalog holds (the claims' formal statements, the derivations' statements and steps, the math in their
+hypotheses and justifications) renders with no LaTeX command left; the conversions read as written; `show`
+prints Unicode, wrapped to a terminal's width, and `show --json` keeps the LaTeX."""
 
 from __future__ import annotations
 
