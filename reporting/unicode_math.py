@@ -18,27 +18,22 @@ import re
 
 #: Commands that stand for one character (or none: sizing commands, thin and negative spaces).
 SYMBOLS = {
-    **{
-        name: chr(code)
-        for name, code in {
-            "alpha": 0x3B1,
-            "beta": 0x3B2,
-            "gamma": 0x3B3,
-            "delta": 0x3B4,
-            "epsilon": 0x3B5,
-            "lambda": 0x3BB,
-            "mu": 0x3BC,
-            "nu": 0x3BD,
-            "pi": 0x3C0,
-            "rho": 0x3C1,
-            "sigma": 0x3C3,
-            "psi": 0x3C8,
-            "omega": 0x3C9,
-            "theta": 0x3B8,
-            "varphi": 0x3C6,
-            "Delta": 0x394,
-        }.items()
-    },
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "theta": "θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "nu": "ν",
+    "pi": "π",
+    "rho": "ρ",
+    "sigma": "σ",
+    "varphi": "φ",
+    "psi": "ψ",
+    "omega": "ω",
+    "Delta": "Δ",
     "top": "ᵀ",
     "cdot": "·",
     "times": "×",
