@@ -129,9 +129,19 @@ def ascii_text(character: str) -> str:
 
 
 def _replace(error: UnicodeError) -> tuple[str, int]:
+    """The ASCII for a run of characters the stream cannot encode; a letter written by its name (ω →
+    omega) is set off by a space from a letter or digit beside it, so that kω reads k omega, not komega."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
-    return "".join(ascii_text(c) for c in error.object[error.start : error.end]), error.end
+    text, written = error.object, ""
+    before = text[error.start - 1 : error.start]
+    for index in range(error.start, error.end):
+        word, after = ascii_text(text[index]), text[index + 1 : index + 2]
+        if len(word) > 1 and word.isalpha():
+            word = (" " if (written[-1:] or before).isalnum() else "") + word
+            word += " " if after.isascii() and after.isalnum() else ""
+        written += word
+    return written, error.end
 
 
 codecs.register_error(ERRORS, _replace)

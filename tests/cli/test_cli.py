@@ -248,6 +248,20 @@ def test_transliteration_keeps_the_meaning(character: str, ascii: str) -> None:
     assert terminal.ascii_text(character) == ascii
 
 
+@pytest.mark.parametrize(
+    ("text", "ascii"),
+    [
+        ("cos kωᵢ", "cos k omega_i"),
+        ("2πn", "2 pi n"),
+        ("p·ω", "p*omega"),
+        ("(ωα)", "(omega alpha)"),
+        ("10⁻¹", "10^-^1"),
+    ],
+)
+def test_a_letter_written_by_its_name_stands_apart_from_its_neighbours(text: str, ascii: str) -> None:
+    assert text.encode("ascii", terminal.ERRORS).decode("ascii") == ascii
+
+
 @pytest.mark.slow
 def test_help_on_an_ascii_terminal_runs() -> None:
     done = subprocess.run(
