@@ -75,8 +75,9 @@ def _named(function: Any) -> str:
 
 
 def assert_family(family: str, function: Callable, **options: Any) -> Report:
-    """Run the battery of `family` on `function` in this process; AssertionError naming every failed
-    property (and an `expect`ed variant not identified), TypeError for a keyword the family does not take.
+    """Run the battery of `family` on `function` in this process; AssertionError (`failure`) naming every
+    failed property, a finding that is an error and an `expect`ed variant not identified; TypeError for a
+    keyword the family does not take.
     Its frame, and its helper's, are hidden from pytest's traceback: a failure shows the test's line and
     the message, not the suite's source."""
     __tracebackhide__ = True
