@@ -159,6 +159,18 @@ def require_expectable(name: str, expect: str) -> str:
     return expect
 
 
+def read_options(spec: battery.Family, settings: Settings) -> dict[str, object]:
+    """The sizes and ranges of `settings` that the family's battery reads (`Family.options`), by option name
+    (``max_pos``): lists for ``d`` and ``heads``."""
+    read = {
+        "d": list(settings.ds),
+        "base": settings.base,
+        "max_pos": settings.max_pos,
+        "heads": [*settings.heads],
+    }
+    return {name: value for name, value in read.items() if name in spec.options}
+
+
 def echoed(args: argparse.Namespace, settings: Settings) -> dict[str, object]:
     """What `check --json` echoes of its run: the target, then each option it ran with under the option's
     name (``max-pos`` for ``--max-pos``): a list for a repeatable one, null for one not given that has no
@@ -167,14 +179,8 @@ def echoed(args: argparse.Namespace, settings: Settings) -> dict[str, object]:
     ``dtype`` and ``convention`` are there for a family with calling conventions. Given back as options
     (``--d 8 --d 64``; none for a null), they run the same check again."""
     spec = family_record(args.family)
-    read = {
-        "d": list(settings.ds),
-        "base": settings.base,
-        "max-pos": settings.max_pos,
-        "heads": [*settings.heads],
-    }
     found: dict[str, object] = {"target": args.target, "family": args.family}
-    found |= {name: value for name, value in read.items() if name.replace("-", "_") in spec.options}
+    found |= {name.replace("_", "-"): value for name, value in read_options(spec, settings).items()}
     found |= {"seed": args.seed, "examples": args.examples, "backend": args.backend}
     if spec.detect is not None:
         found |= {"dtype": args.dtype, "convention": args.convention}

@@ -57,6 +57,8 @@ def _cut_long_words(message: str) -> str:
     return _LONG_WORD.sub(lambda word: f"{word[0][:60]}… ({len(word[0])} characters)", message)
 
 
+#: The shells `completion` writes a script for (shtab's, from its version 1.7).
+COMPLETION_SHELLS = ("bash", "zsh", "tcsh")
 #: How close (difflib's ratio) an unknown option must be to a known one to be suggested.
 OPTION_CUTOFF = 0.8
 
@@ -449,6 +451,13 @@ def _parser() -> argparse.ArgumentParser:
         help="write the record to PATH instead of printing it, replacing an atlas record there (any other "
         f"file is refused); the repository's is {IN_REPOSITORY}",
     )
+    completion = command(
+        "completion",
+        lambda args: run_completion(args.shell),
+        help="print a shell completion script for the commands, their options and choices: in ~/.bashrc, "
+        'eval "$(pe-verify completion bash)"',
+    )
+    completion.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell the script is for")
     return parser
 
 
@@ -477,6 +486,15 @@ def _print_document(
 
     found = documents.document(args.command, _settings(args) if settings is None else settings, result)
     print(documents.dumps(found, json_ascii()))
+
+
+def run_completion(shell: str) -> int:
+    """Print the completion script for `shell` that shtab makes from this parser: commands, options and the
+    choices options take (families, backends, shells), and file names where a path goes."""
+    import shtab
+
+    print(shtab.complete(_parser(), shell), end="")
+    return EXIT_OK
 
 
 def run_proofs(args: argparse.Namespace) -> int:
@@ -680,12 +698,12 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    """Everything about one claim."""
+    """Everything about one claim; on a terminal each line is wrapped to its width (`terminal.fitted`)."""
     [record] = _records(args.id, args.fresh, args.quiet)
     if args.json:
         _print_document(args, record.show)
     else:
-        print(record.text)
+        print("\n".join(fitted(line) for line in record.text.split("\n")))
     return _verdict_status([record.changed])
 
 
@@ -716,14 +734,17 @@ def _show_record(item, found) -> records.ClaimDetail:
 
 
 def _show_lines(item, found) -> list[str]:
+    """What `show` prints of a claim, its mathematics as Unicode text (`unicode_math`; `--json` keeps the
+    LaTeX)."""
     from pe_verify.claims.catalog import weak_dependencies
     from pe_verify.claims.evidence import derivation, verification
     from pe_verify.proofs import render_markdown
+    from pe_verify.reporting.unicode_math import unicode_markdown, unicode_math
 
     lines = [
         f"{item.id} — {item.source.document}, section “{item.source.section}”",
         f"claim: {item.statement}",
-        f"formal: {item.formal}",
+        f"formal: {unicode_math(item.formal)}",
         f"verdict: {found.verdict} (recorded: {item.expected})",
     ]
     if found.argument_verdict is not None:
@@ -742,7 +763,7 @@ def _show_lines(item, found) -> list[str]:
     for e in (*found.evidence, *found.argument_evidence):
         for label, value in e.detail:
             if label == "derivation":
-                lines += ["", render_markdown(derivation(value), verification(value))]
+                lines += ["", unicode_markdown(render_markdown(derivation(value), verification(value)))]
     return lines
 
 

@@ -7,9 +7,9 @@ a family's battery on your function, and an option for the number of Hypothesis 
     pytest --pe-verify-examples 200     # a deeper search for every pe_verify_check in the run
 
 `pe_verify_check(family, function, **options)` is `pe_verify.testing.assert_family`: it returns the report,
-or fails the test with the failed properties, their counterexamples and the root cause, hiding its own
-frames. An `examples` given to the call wins over the option. Hypothesis keeps its files in pe-verify's cache
-folder, not in your project.
+or fails the test saying first what each failed property compared within what tolerance, then its
+counterexample and the root cause, hiding its own frames. An `examples` given to the call wins over the
+option. Hypothesis keeps its files in pe-verify's cache folder, not in your project.
 """
 
 from __future__ import annotations

@@ -89,6 +89,18 @@ SYMBOLS = {
     "⌋": ")",
     "⟨": "<",
     "⟩": ">",
+    "⟺": "<=>",
+    "⟹": "=>",
+    "∣": "|",
+    "⁻": "^-",
+    "₋": "_-",
+    "∀": "for all ",
+    "∃": "exists ",
+    "⊙": "(.)",
+    "∤": " does not divide ",
+    "\N{COMBINING TILDE}": "~",
+    "\N{COMBINING CIRCUMFLEX ACCENT}": "^",
+    "\N{COMBINING OVERLINE}": "-bar",
     "⁄": "/",
     "§": "section ",
     "✓": "ok",
@@ -117,9 +129,19 @@ def ascii_text(character: str) -> str:
 
 
 def _replace(error: UnicodeError) -> tuple[str, int]:
+    """The ASCII for a run of characters the stream cannot encode; a letter written by its name (ω →
+    omega) is set off by a space from a letter or digit beside it, so that kω reads k omega, not komega."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
-    return "".join(ascii_text(c) for c in error.object[error.start : error.end]), error.end
+    text, written = error.object, ""
+    before = text[error.start - 1 : error.start]
+    for index in range(error.start, error.end):
+        word, after = ascii_text(text[index]), text[index + 1 : index + 2]
+        if len(word) > 1 and word.isalpha():
+            word = (" " if (written[-1:] or before).isalnum() else "") + word
+            word += " " if after.isascii() and after.isalnum() else ""
+        written += word
+    return written, error.end
 
 
 codecs.register_error(ERRORS, _replace)
@@ -305,7 +327,9 @@ def _is_terminal(stream: object) -> bool:
 
 def progress_bar(total: int, description: str, quiet: bool) -> tqdm:
     """A progress bar on stderr, shown only when stderr is a terminal and not `quiet` (a pipe, a log file,
-    a closed stderr or none gets nothing); use it as a context manager and call `update()` per step."""
+    a closed stderr or none gets nothing); use it as a context manager and call `update()` per step. Leaving
+    the block, by an error or a Ctrl-C too, clears the bar's line, so that a one-line message printed next
+    stands alone."""
     stream = sys.stderr
     shown = not quiet and _is_terminal(stream)
     if not shown:

@@ -1,10 +1,12 @@
 """Assertions for your own test suite, the way `numpy.testing` is used: each runs a family's battery
-(`pe-verify check`) on a callable (for rope, a precomputed table too) and raises AssertionError naming the
-failed properties with their shrunk counterexamples, or, with `expect`, a variant other than the one
-expected. Every family has one,
-`assert_<name>` (a `-` in the name is a `_`), made from its record (`battery.Family`): it takes the callable
-and, as keywords, the family's `options` and `seed`, `examples`, `expect` and `backend` (as `pe-verify check
---backend` takes it: "auto" by default, torch tensors when the callable's module imports torch).
+(`pe-verify check`) on a callable (for rope, a precomputed table too) and raises AssertionError that says
+first, for each failed property, what was compared and within what tolerance, then its shrunk
+counterexample; it fails too on a finding that is an error and, with `expect`, on a variant other than the
+one expected. Every family has one, `assert_<name>` (a `-` in the name is a `_`): it takes the callable and,
+as keywords, the family's `options` (`battery.Family`) and `seed`, `examples`, `expect` and `backend` (as
+`pe-verify check --backend` takes it: "auto" by default, torch tensors when the callable's module imports
+torch). The suite's families have theirs written out below; a family another module defines gets one made
+from its record (`helper`).
 
     from pe_verify.testing import assert_rope
     def test_my_rope():
@@ -36,7 +38,7 @@ import dataclasses
 import os
 import sys
 import unittest
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import hypothesis
@@ -73,8 +75,9 @@ def _named(function: Any) -> str:
 
 
 def assert_family(family: str, function: Callable, **options: Any) -> Report:
-    """Run the battery of `family` on `function` in this process; AssertionError naming every failed
-    property (and an `expect`ed variant not identified), TypeError for a keyword the family does not take.
+    """Run the battery of `family` on `function` in this process; AssertionError (`failure`) naming every
+    failed property, a finding that is an error and an `expect`ed variant not identified; TypeError for a
+    keyword the family does not take.
     Its frame, and its helper's, are hidden from pytest's traceback: a failure shows the test's line and
     the message, not the suite's source."""
     __tracebackhide__ = True
@@ -108,16 +111,36 @@ def assert_family(family: str, function: Callable, **options: Any) -> Report:
             "Hypothesis settings in effect disabled it (a profile without the generate phase, say); a "
             "skipped check is reported as a failure, never as a pass."
         ) from skipped
+    if not report.passed or (expect is not None and not expected(report, expect).passed):
+        raise AssertionError(failure(name, report, expect))
+    return report
+
+
+def failure(name: str, report: Report, expect: str | None = None) -> str:
+    """Why `report` fails (or, with `expect`, does not identify that variant), as a helper says it: the
+    settings the battery ran at; for each failed property what was compared within what tolerance, then
+    where it fails; the findings and the root cause; and, when every property holds, the error findings."""
+    spec = check.family_record(report.family)
+    ran = report.settings or Settings()
+    where = ", ".join(f"{key}={value}" for key, value in check.read_options(spec, ran).items())
+    compared = {p.name: p.statement for p in battery.properties_of(report.family)}
     outcomes = list(report.properties)
     if expect is not None:
         outcomes.append(expected(report, expect))
-    failed = [o for o in outcomes if not o.passed]
-    if failed:
-        lines = [f"{name} fails the {family} battery:", *(f"  {o.message}" for o in failed)]
-        lines += [f"  finding [{f.label}] {f.message}" for f in report.findings]
-        lines += [f"  {line}" for line in check.cause_lines(report.cause)]
-        raise AssertionError("\n".join(lines))
-    return report
+        compared[outcomes[-1].name] = f"the implementation is identified as {expect}"
+    lines = [f"{name} fails the {report.family} battery at {where}:"]
+    for o in (o for o in outcomes if not o.passed):
+        if o.tolerance in (battery.NOT_RUN, battery.NOT_REACHED):
+            lines.append(f"  {o.name}: {o.failure}")
+            continue
+        what = f"{compared[o.name]} — tolerance " if o.name in compared else ""
+        lines += [f"  {o.name}: {what}{o.tolerance}; {o.budget}", f"    {o.failure}"]
+    lines += [f"  finding [{f.label}] {f.message}" for f in report.findings]
+    lines += [f"  {line}" for line in check.cause_lines(report.cause)]
+    errors = sorted(f.label for f in report.findings if f.label in battery.ERRORS)
+    if all(o.passed for o in report.properties) and errors:
+        lines.append(f"  every property holds, but {', '.join(errors)} is an error")
+    return "\n".join(lines)
 
 
 def own_settings() -> hypothesis.settings:
@@ -204,7 +227,8 @@ def _skips() -> tuple[type[BaseException], ...]:
 
 
 def helper(family: str) -> Callable[..., Report]:
-    """The family's assert helper: `assert_family` with the family fixed, documented by its contract."""
+    """The assert helper of a family another module defines (`battery.define`): `assert_family` with the
+    family fixed, named and documented from its record. The suite's own families have theirs written out."""
     spec = check.family_record(family)
 
     def assert_(function: Callable, **options: Any) -> Report:
@@ -220,6 +244,7 @@ def helper(family: str) -> Callable[..., Report]:
 
 
 def _helpers() -> dict[str, str]:
+    """The helper name of every family known, to its family."""
     return {battery.family_spec(name).helper: name for name in battery.family_names()}
 
 
@@ -232,3 +257,147 @@ def __getattr__(name: str) -> Callable[..., Report]:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_helpers()})
+
+
+# ------------------------------------------------------------------- the suite's families' helpers
+
+
+def assert_rope(
+    function: Callable,
+    *,
+    d: int | Sequence[int] | None = None,
+    base: float = 10000.0,
+    max_pos: int = 65536,
+    seed: int = 0,
+    examples: int = 60,
+    expect: str | None = None,
+    backend: str = "auto",
+) -> Report:
+    """Assert that `function` passes the rope battery. Its contract: `rotate(x, positions) -> like x, x
+    [n, d]; apply(q, k, positions) -> (q_rot, k_rot); or real code's conventions (pe-verify check
+    --convention)`; a precomputed cos/sin table is checked too.
+
+    Keywords: `d=None` the dimensions (an int or several; None: the family's, 2, 8, 64 and 128),
+    `base=10000.0` the base declared, `max_pos=65536` positions 0 … max_pos − 1, `seed=0`, `examples=60`
+    Hypothesis examples per property, `expect=None` the layout that must be identified: 'interleaved' or
+    'half_split', `backend="auto"` as `pe-verify check --backend`.
+
+    Returns the `Report`; AssertionError saying what each failed property compared within what tolerance
+    and where it fails; ValueError for an `expect` the family cannot identify or `examples` below 1.
+    """
+    __tracebackhide__ = True
+    return assert_family(
+        "rope",
+        function,
+        d=d,
+        base=base,
+        max_pos=max_pos,
+        seed=seed,
+        examples=examples,
+        expect=expect,
+        backend=backend,
+    )
+
+
+def assert_rope_frequencies(
+    function: Callable,
+    *,
+    d: int | Sequence[int] | None = None,
+    base: float = 10000.0,
+    seed: int = 0,
+    examples: int = 60,
+    expect: str | None = None,
+    backend: str = "auto",
+) -> Report:
+    """Assert that `function` passes the rope-frequencies battery. Its contract: `inv_freq(d) -> [d // 2]
+    or (inv_freq, attention_factor); init(config) likewise`.
+
+    Keywords: `d=None` the dimensions (an int or several; None: the family's, 64, 128 and 256),
+    `base=10000.0` the base declared, `seed=0`, `examples=60` Hypothesis examples per property,
+    `expect=None` the scaling rule that must be identified: 'none', 'linear', 'ntk', 'yarn', 'llama3' or
+    'longrope', `backend="auto"` as `pe-verify check --backend`.
+
+    Returns the `Report`; AssertionError saying what each failed property compared within what tolerance
+    and where it fails; ValueError for an `expect` the family cannot identify or `examples` below 1.
+    """
+    __tracebackhide__ = True
+    return assert_family(
+        "rope-frequencies",
+        function,
+        d=d,
+        base=base,
+        seed=seed,
+        examples=examples,
+        expect=expect,
+        backend=backend,
+    )
+
+
+def assert_sinusoidal(
+    function: Callable,
+    *,
+    d: int | Sequence[int] | None = None,
+    base: float = 10000.0,
+    max_pos: int = 65536,
+    seed: int = 0,
+    examples: int = 60,
+    expect: str | None = None,
+    backend: str = "auto",
+) -> Report:
+    """Assert that `function` passes the sinusoidal battery. Its contract: `encode(positions, d) ->
+    [len(positions), d]`.
+
+    Keywords: `d=None` the dimensions (an int or several; None: the family's, 8, 64, 128 and 512),
+    `base=10000.0` the base declared, `max_pos=65536` positions 0 … max_pos − 1, `seed=0`, `examples=60`
+    Hypothesis examples per property, `expect=None` the layout that must be identified: 'interleaved' or
+    'concatenated', `backend="auto"` as `pe-verify check --backend`.
+
+    Returns the `Report`; AssertionError saying what each failed property compared within what tolerance
+    and where it fails; ValueError for an `expect` the family cannot identify or `examples` below 1.
+    """
+    __tracebackhide__ = True
+    return assert_family(
+        "sinusoidal",
+        function,
+        d=d,
+        base=base,
+        max_pos=max_pos,
+        seed=seed,
+        examples=examples,
+        expect=expect,
+        backend=backend,
+    )
+
+
+def assert_alibi(
+    function: Callable,
+    *,
+    heads: Sequence[int] | None = None,
+    max_pos: int = 65536,
+    seed: int = 0,
+    examples: int = 60,
+    expect: str | None = None,
+    backend: str = "auto",
+) -> Report:
+    """Assert that `function` passes the alibi battery. Its contract: `slopes(n_heads) -> [n_heads]; or
+    bias(n_heads, seq_len) -> [n_heads, seq_len, seq_len] or [n_heads, 1, seq_len]`.
+
+    Keywords: `heads=None` the head counts (None: the family's, 1, 2, 3, 8, 12, 16 and 64),
+    `max_pos=65536` the bound on the sequence lengths tried, `seed=0`, `examples=60` Hypothesis examples
+    per property, `expect=None` the slope rule that must be identified: 'reference', 'naive' or
+    'reversed', `backend="auto"` as `pe-verify check --backend`.
+
+    Returns the `Report`; AssertionError saying what each failed property compared within what tolerance
+    and where it fails; ValueError for an `expect` the family cannot identify or `examples` below 1.
+    """
+    __tracebackhide__ = True
+    return assert_family(
+        "alibi",
+        function,
+        heads=heads,
+        max_pos=max_pos,
+        seed=seed,
+        examples=examples,
+        expect=expect,
+        backend=backend,
+    )

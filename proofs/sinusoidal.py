@@ -539,14 +539,22 @@ def frequency_order() -> Iterator[Step]:
     yield last_exponent_step()
 
 
+#: The most entries a vector written in a step shows in full; a longer one shows its first and last few.
+SHOWN_ENTRIES = 16
+
+
 def origin_step(d: int, family: Family = Sinusoidal) -> Step:
-    """PE(0) = (0, 1, 0, 1, …) for the encoding of `family` at d (exact frequencies)."""
+    """PE(0) = (0, 1, 0, 1, …) for the encoding of `family` at d (exact frequencies); the step checks every
+    entry, and writes a vector longer than `SHOWN_ENTRIES` as its first 8 and last 2 entries."""
     expected = sp.Matrix([j % 2 for j in range(d)])
+    shown = [str(value) for value in expected]
+    if d > SHOWN_ENTRIES:
+        shown = [*shown[:8], r"\dots", *shown[-2:]]
     return identity(
         family(d).column(sp.Integer(0)),
         expected,
         r"$\sin 0 = 0$ in the even dims, $\cos 0 = 1$ in the odd dims",
-        rf"d = {d}:\ PE(0) = ({', '.join(str(value) for value in expected)})",
+        rf"d = {d}:\ PE(0) = ({', '.join(shown)})",
     )
 
 

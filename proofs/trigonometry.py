@@ -191,8 +191,8 @@ def sinusoidal_parameter_free() -> Iterator[Step]:
     dim = sp.Symbol("d", integer=True, positive=True)
     entries = [f(POSITION * frequency_expr(index, dim, 10000)) for f in (sp.sin, sp.cos)]
     yield fact(
-        r"PE(\mathrm{pos})_{2i},\ PE(\mathrm{pos})_{2i+1} \text{ have free symbols } \lbrace \mathrm{pos}, "
-        r"i, d \rbrace \text{ only, and are real and finite, for symbolic } i, d",
+        r"PE(\mathrm{pos})_{2i},\ PE(\mathrm{pos})_{2i+1}:\ \text{free symbols } \lbrace \mathrm{pos}, i, d "
+        r"\rbrace \text{ only; real and finite for symbolic } i, d",
         "the entry formula for every index and dimension: nothing but the position, the index and d "
         "enters, and sin, cos of a real argument are real and bounded",
         lambda: all(

@@ -17,6 +17,7 @@ from pe_verify.claims.model import Assessment, Evidence
 from pe_verify.proofs import all_derivations, render_markdown
 from pe_verify.proofs.derivation import VerificationResult
 
+from .display_math import wrapped_displays
 from .markdown import cell, heading_anchors
 
 PAGE = "derivations.md"
@@ -27,8 +28,9 @@ _DERIVATION_HEADING = re.compile(r"^### .*\(`([^`]+)`\)$")
 
 @functools.cache
 def derivation_markdown(derivation_id: str) -> str:
-    """The derivation's statement and steps, each marked as SymPy checked it (run once per process)."""
-    return render_markdown(derivation(derivation_id), verification(derivation_id))
+    """The derivation's statement and steps, each marked as SymPy checked it (run once per process), its
+    display formulas wrapped to the page's width (`display_math.wrapped`)."""
+    return wrapped_displays(render_markdown(derivation(derivation_id), verification(derivation_id)))
 
 
 def derivation_ids(evidence: Iterable[Evidence]) -> list[str]:

@@ -11,7 +11,9 @@ computed at a stated precision and printed to fewer digits, so the page is the s
 from __future__ import annotations
 
 import functools
+import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import mpmath
@@ -323,36 +325,119 @@ def widest_rope_group(record: dict) -> dict | None:
     return max(groups, key=lambda g: g["attention"]["reach"] or 0, default=None)
 
 
-def wavelength_figure(records: tuple[dict, ...]) -> figures.Plot:
-    """Each RoPE model's wavelengths 2π/θ′_i against the pair's place i/(d/2) in its head, on a log scale,
-    with its trained and planned contexts marked."""
+#: How close (relative) every wavelength of a series must be to 2π·b^(2i/d) for the series to be drawn as
+#: the unscaled curve of base b: the record gives wavelengths to `SHOWN` significant digits.
+UNSCALED_TOLERANCE = 10.0 ** (1 - SHOWN)
+#: Characters of a legend line of the model figure, wrapped beyond (a panel is half the figure wide), and
+#: the height in inches of a row of its panels with their legends.
+LABEL_WIDTH = 60
+PANEL_HEIGHT = 3.6
+
+
+@dataclass
+class Line:
+    """One line of the model figure: the models it stands for, their planned contexts, the wavelengths it
+    draws (the longest series of them) and whether it is the unscaled curve 2π·b^(2i/d) of its base."""
+
+    names: list[str]
+    contexts: list[int]
+    waves: list[float]
+    unscaled: bool
+
+
+def wavelength_series(records: tuple[dict, ...]) -> list[tuple[str, float, list[float], int]]:
+    """(model, base, wavelengths 2π/θ′_i, planned context) of each RoPE model, from its widest RoPE group."""
     series = []
     for record in records:
         group = widest_rope_group(record)
         if group is not None:
-            rows = group["answers"]["frequencies"]["value"]
-            series.append((record["bundled"]["model"], [float(row["wavelength"]) for row in rows], record))
+            waves = [float(row["wavelength"]) for row in group["answers"]["frequencies"]["value"]]
+            base = float(group["position"]["base"])
+            series.append((record["bundled"]["model"], base, waves, record["setup"]["planned_context"]))
+    return series
+
+
+def _unscaled(base: float, waves: list[float]) -> bool:
+    """Whether every wavelength lies on the unscaled curve 2π·b^(2i/d) of the base, within
+    `UNSCALED_TOLERANCE` (relative)."""
+    places = [i / len(waves) for i in range(len(waves))]
+    unscaled = [2 * mpmath.pi * mpmath.mpf(base) ** x for x in places]
+    return all(abs(w - u) <= UNSCALED_TOLERANCE * u for w, u in zip(waves, unscaled, strict=True))
+
+
+def wavelength_panels(series: list[tuple[str, float, list[float], int]]) -> dict[float, list[Line]]:
+    """The model figure's panels, base → lines in order of first model: models of one base whose wavelengths
+    lie on one curve (the unscaled one, whatever d, or the very same values) share one line."""
+    panels: dict[float, dict[object, Line]] = {}
+    for name, base, waves, context in series:
+        unscaled = _unscaled(base, waves)
+        key = "unscaled" if unscaled else tuple(waves)
+        line = panels.setdefault(base, {}).setdefault(key, Line([], [], waves, unscaled))
+        line.names.append(name)
+        line.contexts.append(context)
+        line.waves = max(line.waves, waves, key=len)
+    return {base: list(panels[base].values()) for base in sorted(panels)}
+
+
+def wavelength_figure(records: tuple[dict, ...]) -> figures.Plot:
+    """Each RoPE model's wavelengths 2π/θ′_i against the pair's place i/(d/2) in its head, on a log scale,
+    one panel per base b, with its planned context marked; models whose wavelengths lie on one curve share
+    one line, labelled with every name (`wavelength_panels`)."""
+    series = wavelength_series(records)
+    panels = wavelength_panels(series)
+    bases = list(panels)
+    columns = 2
+    rows = -(-len(bases) // columns)
 
     def build(figure: Figure) -> None:
-        axes = figure.add_subplot()
-        for index, (name, waves, record) in enumerate(series):
-            color = f"C{index % 10}"
-            places = [i / len(waves) for i in range(len(waves))]
-            axes.semilogy(places, waves, ".-", color=color, markersize=3, linewidth=0.8, label=name)
-            axes.axhline(record["setup"]["planned_context"], color=color, linestyle=":", linewidth=0.8)
-        axes.set_xlabel("pair i / (rotated dims / 2)")
-        axes.set_ylabel("wavelength 2π/θ′ (positions)")
-        axes.set_title("Wavelengths of each model's rotated pairs; dotted: its planned context")
-        axes.legend(fontsize=6, loc="upper left", ncols=2)
+        figure.set_size_inches(figures.SIZE[0], PANEL_HEIGHT * rows)  # the page's width, a row per two bases
+        grid = figure.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
+        for axes, base in zip(grid.flat, bases, strict=False):
+            for index, line in enumerate(panels[base]):
+                color = f"C{index % 10}"
+                places = [i / len(line.waves) for i in range(len(line.waves))]
+                label = ", ".join(line.names) + (" (unscaled)" if line.unscaled else "")
+                label = textwrap.fill(label, LABEL_WIDTH, subsequent_indent="  ")
+                axes.semilogy(places, line.waves, ".-", color=color, markersize=3, linewidth=1, label=label)
+                for context in sorted(set(line.contexts)):
+                    axes.axhline(context, color=color, linestyle=":", linewidth=1)
+            shown = f"{int(base):,}" if base.is_integer() else f"{base:g}"
+            axes.legend(
+                title=f"base {shown}",
+                fontsize=8,
+                title_fontsize=9,
+                loc="lower left",
+                bbox_to_anchor=(0.0, 1.0),
+                handlelength=1.5,
+                frameon=False,
+            )
+            axes.grid(True, which="major", linewidth=0.3)
+        for axes in grid.flat[len(bases) :]:
+            axes.set_visible(False)
+        for axes in grid[-1]:
+            axes.set_xlabel("pair i / (rotated dims / 2)")
+        for axes in grid[:, 0]:
+            axes.set_ylabel("wavelength 2π/θ′")
+        figure.suptitle(
+            "Wavelengths of each model's rotated pairs, one panel per base; dotted: planned context"
+        )
 
-    longest = ", ".join(f"{name}: {mpmath.nstr(mpmath.mpf(repr(waves[-1])), 6)}" for name, waves, _ in series)
+    longest = ", ".join(
+        f"{name}: {mpmath.nstr(mpmath.mpf(repr(waves[-1])), 6)}" for name, _, waves, _ in series
+    )
+    shared = [", ".join(line.names) for lines in panels.values() for line in lines if len(line.names) > 1]
+    together = (
+        "; models whose wavelengths all lie on one curve share one line (unscaled: every wavelength within "
+        f"{UNSCALED_TOLERANCE:.0e} of 2π·b^(2i/d)): {'; '.join(shared)}"
+        if shared
+        else ""
+    )
     caption = (
         f"Wavelength 2π/θ′_i of every rotated pair of the {len(series)} RoPE models above (of the layers "
         "that see the most positions, where a model's groups differ), θ′ the scaling rule "
-        f"evaluated at 30 significant digits (plotted from the {SHOWN}-digit values); a dotted line at each "
-        "model's planned context: pairs above it turn less than once in the context. Longest wavelengths, "
-        "to 6 "
-        f"digits: {longest}."
+        f"evaluated at 30 significant digits (plotted from the {SHOWN}-digit values), one panel per base b"
+        f"{together}. A dotted line at each model's planned context: pairs above it turn less than once in "
+        f"the context. Longest wavelengths, to 6 digits: {longest}."
     )
     return figures.plot(
         FIGURE, "Wavelengths of well-known models", caption, build, Path(__file__).read_bytes()

@@ -200,11 +200,21 @@ class Outcome:
         """One line: the property and, when it failed, the counterexample."""
         if self.passed:
             return f"{self.name}: holds ({self.budget}; tolerance {self.tolerance})"
+        return f"{self.name}: {self.failure}"
+
+    @property
+    def failure(self) -> str:
+        """What a failed property found, without its name: what went wrong and where it fails."""
         found = dict(self.counterexample or {})
         found.pop("label", None)
         said = found.pop("message", None)
         shown = ", ".join(f"{key}={value}" for key, value in found.items())
-        return f"{self.name}: " + "; ".join(part for part in (said, shown and f"fails at {shown}") if part)
+        return "; ".join(part for part in (said, shown and f"fails at {shown}") if part)
+
+
+#: The tolerance of a failed outcome whose property compared nothing: not run (the implementation failed its
+#: contract at every size) or not reached (a call ended the run first).
+NOT_RUN, NOT_REACHED = "not run", "not reached"
 
 
 def not_applicable(name: str) -> Outcome:
@@ -566,7 +576,7 @@ def _not_run(prepared: Prepared, name: str) -> Outcome:
     first, shown = prepared.contract[0], prepared.spec.sizes[1]
     sizes = ", ".join(str((o.counterexample or {}).get(shown)) for o in prepared.contract)
     detail = f"not run: the implementation fails its contract at every {shown} ({sizes})"
-    return Outcome(name, False, "not run", "not run", {"label": first.label, "message": detail}, first.label)
+    return Outcome(name, False, NOT_RUN, "not run", {"label": first.label, "message": detail}, first.label)
 
 
 def check_property(prepared: Prepared, index: int) -> Outcome:
@@ -603,7 +613,7 @@ def _out_of_memory(exc: MemoryError) -> str:
 def cut_short(name: str, label: str, detail: str) -> Outcome:
     """The failed outcome of a step that a call of the implementation, or running out of memory, ended (a
     `FATAL` label)."""
-    return Outcome(name, False, "not reached", "until that call", {"label": label, "message": detail}, label)
+    return Outcome(name, False, NOT_REACHED, "until that call", {"label": label, "message": detail}, label)
 
 
 def assemble(
@@ -715,8 +725,8 @@ def expected(report: Report, expect: str) -> Outcome:
     return Outcome(
         f"expect {expect}",
         passed,
-        "the identified variant",
-        "identification",
+        "exact: the name of the identified variant",
+        "the identification",
         counterexample,
     )
 

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from pe_verify import cli, terminal
-from pe_verify.proofs.derivation import derivation, identity
+from pe_verify.proofs.derivation import Derivation, derivation, identity
 
 
 @pytest.fixture(autouse=True)
@@ -150,6 +150,39 @@ def test_an_interrupt_is_status_130(capsys, monkeypatch) -> None:
     assert status == 130 and err == "pe-verify: error: interrupted\n"
 
 
+def _screen(written: str) -> list[str]:
+    """The lines a terminal shows after `written`: a carriage return goes back to the line's start, and
+    what follows overwrites what was there."""
+    lines = []
+    for line in written.split("\n"):
+        shown = ""
+        for part in line.split("\r"):
+            shown = part + shown[len(part) :]
+        lines.append(shown.rstrip())
+    return lines
+
+
+def test_a_ctrl_c_clears_the_progress_bar_before_its_one_line(capsys, monkeypatch, two_derivations) -> None:
+    """Interrupted on a terminal while the bar shows, the command leaves no trace of the bar: the screen's
+    last line is the message alone, and the status is 130. A bar left drawn (a twin) would show through."""
+    two_derivations(sp.Integer(1))
+    verify = Derivation.verify
+
+    def interrupted(item: Derivation):
+        if item.id == "meta.second":
+            raise KeyboardInterrupt
+        return verify(item)
+
+    monkeypatch.setattr(Derivation, "verify", interrupted)
+    monkeypatch.setattr(terminal, "_is_terminal", lambda stream: True)
+    status, _, err = _run(capsys, "proofs")
+    assert status == 130 and "verifying derivations:  50%" in err
+    assert _screen(err) == ["pe-verify: error: interrupted", ""]
+    drawn = "verifying derivations:  50%|█████     | 1/2 [00:00<00:00, 9.99it/s, meta.second]"
+    [left_drawn, _] = _screen(f"\r{drawn}\rpe-verify: error: interrupted\n")
+    assert left_drawn.startswith("pe-verify: error: interrupted") and left_drawn.endswith("meta.second]")
+
+
 def test_a_closed_pipe_stops_quietly(monkeypatch) -> None:
     reader, writer = os.pipe()
     os.close(reader)
@@ -213,6 +246,20 @@ def test_an_ascii_stderr_gets_ascii_messages(monkeypatch) -> None:
 )
 def test_transliteration_keeps_the_meaning(character: str, ascii: str) -> None:
     assert terminal.ascii_text(character) == ascii
+
+
+@pytest.mark.parametrize(
+    ("text", "ascii"),
+    [
+        ("cos kωᵢ", "cos k omega_i"),
+        ("2πn", "2 pi n"),
+        ("p·ω", "p*omega"),
+        ("(ωα)", "(omega alpha)"),
+        ("10⁻¹", "10^-^1"),
+    ],
+)
+def test_a_letter_written_by_its_name_stands_apart_from_its_neighbours(text: str, ascii: str) -> None:
+    assert text.encode("ascii", terminal.ERRORS).decode("ascii") == ascii
 
 
 @pytest.mark.slow

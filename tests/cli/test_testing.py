@@ -5,11 +5,13 @@ against in-process (SystemExit, changed inputs, results that are not real number
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import os
 import signal
 import subprocess
 import sys
 import unittest
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import hypothesis
@@ -25,6 +27,7 @@ from pe_verify.properties.battery import Broken, Settings, as_array, call, run_b
 from pe_verify.properties.encodings.rope import apply_rope
 from pe_verify.properties.encodings.scaling import llama3_frequencies, rope_frequencies
 from pe_verify.properties.encodings.sinusoidal import sinusoidal_encoding
+from pe_verify.properties.family_index import builtin_families
 from pe_verify.testing import assert_alibi, assert_rope, assert_rope_frequencies, assert_sinusoidal
 
 FAST = {"examples": 15}
@@ -44,13 +47,16 @@ def test_a_broken_rope_raises_with_the_counterexample() -> None:
     def bf16(x: np.ndarray, positions: np.ndarray) -> np.ndarray:
         return apply_rope(x, positions.astype(ml_dtypes.bfloat16).astype(np.float64))
 
-    with pytest.raises(AssertionError, match=r"relative: fails at d=2, .*m2=256, n2=257") as raised:
+    relative = r"(?s)relative: .*\n    fails at d=2, .*m2=256, n2=257"
+    with pytest.raises(AssertionError, match=relative) as raised:
         assert_rope(bf16, **FAST)
     assert "finding [low-precision]" in str(raised.value)
 
 
 def test_the_llama3_rule_returning_unscaled_frequencies_fails_expect_llama3() -> None:
-    with pytest.raises(AssertionError, match="expect llama3: fails at expected=llama3, identified=none"):
+    compared = "expect llama3: the implementation is identified as llama3 — tolerance exact"
+    failed = rf"{compared}.*\n    fails at expected=llama3, identified=none"
+    with pytest.raises(AssertionError, match=failed):
         assert_rope_frequencies(
             lambda d: rope_frequencies(d, 500000.0), expect="llama3", base=500000.0, **FAST
         )
@@ -82,7 +88,8 @@ def test_an_exit_a_changed_input_and_complex_results_fail_in_process() -> None:
     def exits(d: int) -> np.ndarray:
         sys.exit(0)
 
-    with pytest.raises(AssertionError, match=r"contract at d=64: .*inv_freq\(64\) called sys.exit\(0\)"):
+    contract = r"\n  contract at d=64: one plain call .*; 1 call\n    inv_freq\(64\) called sys.exit\(0\)"
+    with pytest.raises(AssertionError, match=contract):
         assert_rope_frequencies(exits, **FAST)
     report = run_battery("rope-frequencies", lambda d: np.zeros(d // 2, complex), Settings(examples=3))
     assert not report.passed and {f.label for f in report.findings} == {"wrong-dtype"}
@@ -153,9 +160,8 @@ def test_a_helper_inside_a_given_test_runs_its_own_search() -> None:
         assert_sinusoidal(function, d=d, examples=5)
 
     checks(function=sinusoidal_encoding)
-    with pytest.raises(
-        AssertionError, match=r"(?s)_sin_for_cos fails the sinusoidal battery:.*constant-norm: fails at d="
-    ):
+    failed = r"(?s)_sin_for_cos fails the sinusoidal battery at d=.*constant-norm: .*fails at d="
+    with pytest.raises(AssertionError, match=failed):
         checks(function=_sin_for_cos)
 
 
@@ -208,25 +214,42 @@ def test_a_helper_run_uses_its_own_settings_and_storage_and_puts_both_back(
     assert repr(hypothesis.settings()) == repr(before)
 
 
-def test_a_failure_shows_the_user_s_test_and_the_message_not_the_suite_s_source(tmp_path: Path) -> None:
-    test_file = tmp_path / "test_users_rope.py"
-    test_file.write_text(
+def test_a_failure_shows_the_helper_s_message_first_no_suite_frames_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """A user's failing test run by pytest: the failure shows the user's line, then the helper's message as
+    its first error line (what was compared, within what tolerance, before where it fails), no frame of
+    pe_verify's; and the user's folder holds nothing but the test file afterwards (no .hypothesis)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "test_users_rope.py").write_text(
         "import numpy as np\n"
         "from pe_verify.testing import assert_rope\n\n"
         "def test_rope():\n"
         "    assert_rope(lambda x, p: x * (p[:, None] + 1.0), d=[8], examples=3)\n"
     )
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    environment.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    environment |= {"PE_VERIFY_CACHE": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
+    environment |= {"PYTHONIOENCODING": "utf-8"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_users_rope.py"],
         capture_output=True,
-        text=True,
+        encoding="utf-8",
         timeout=300,
-        cwd=tmp_path,
+        cwd=folder,
+        env=environment,
     )
-    assert done.returncode == 1
-    assert "assert_rope(lambda x, p: x * (p[:, None] + 1.0), d=[8], examples=3)" in done.stdout
-    assert "fails the rope battery" in done.stdout and "root cause: [" not in done.stdout
-    assert "def assert_family" not in done.stdout and "testing.py" not in done.stdout
+    assert done.returncode == 1, done.stdout + done.stderr
+    failure = done.stdout[done.stdout.index("_ test_rope _") : done.stdout.index("short test summary")]
+    errors = [line[1:].strip() for line in failure.splitlines() if line.startswith("E ")]
+    header = "test_rope.<locals>.<lambda> fails the rope battery at d=[8], base=10000.0, max_pos=65536:"
+    assert errors[0] == f"AssertionError: {header}"
+    assert errors[1].startswith("relative: ") and " — tolerance " in errors[1]
+    assert errors[2].startswith("fails at d=8, ")
+    assert "assert_rope(lambda x, p: x * (p[:, None] + 1.0), d=[8], examples=3)" in failure
+    assert "pe_verify" not in failure and "testing.py" not in failure and "def assert_" not in failure
+    assert [path.name for path in folder.iterdir()] == ["test_users_rope.py"]
 
 
 def test_a_failure_names_its_root_cause() -> None:
@@ -235,3 +258,86 @@ def test_a_failure_names_its_root_cause() -> None:
     with pytest.raises(AssertionError, match=r"root cause: \[layout-mismatch\]") as failed:
         assert_rope(interleaved_table_rotate_half, d=[8, 64], **FAST)
     assert "  explains: relative (not-relative)" in str(failed.value)
+
+
+def test_an_error_finding_fails_the_helper_even_when_every_property_holds() -> None:
+    """Slopes 2^(−4h/n): every ALiBi property holds, but the slopes are no known rule (`wrong-slopes`, an
+    error for `pe-verify check`): the helper fails too."""
+    with pytest.raises(
+        AssertionError, match=r"(?s)finding \[wrong-slopes\].*every property holds, but wrong"
+    ):
+        assert_alibi(lambda n: 2.0 ** (-4.0 * np.arange(1, n + 1) / n), heads=[8], **FAST)
+
+
+def _drift(namespace: Mapping[str, object]) -> list[str]:
+    """Where the helpers written out in `namespace` (a module's globals) part from the suite's families'
+    records: a family without its helper; a helper whose keywords (names, order, defaults) are not the
+    family's `options` and the common ones; a docstring without the contract or an `expect` value; a helper
+    that does not hide its frame."""
+    drift = []
+    for family in builtin_families():
+        spec = battery.family_spec(family)
+        function = namespace.get(spec.helper)
+        if not inspect.isfunction(function):
+            drift.append(f"{spec.helper}: not written out")
+            continue
+        parameters = inspect.signature(function).parameters.values()
+        keywords = [(p.name, p.default) for p in parameters if p.kind is p.KEYWORD_ONLY]
+        wanted = [(key, testing.DEFAULTS[key]) for key in (*spec.options, *testing.COMMON)]
+        if keywords != wanted:
+            drift.append(f"{spec.helper}: keywords {keywords}, its family's {wanted}")
+        doc = " ".join((function.__doc__ or "").split())
+        missing = [text for text in (spec.contract, *map(repr, spec.expectable)) if text not in doc]
+        if missing:
+            drift.append(f"{spec.helper}: its docstring misses {missing}")
+        if "__tracebackhide__" not in function.__code__.co_varnames:
+            drift.append(f"{spec.helper}: shows its frame")
+    return drift
+
+
+def _twin_without_max_pos(
+    function: Callable, *, d=None, base=10000.0, seed=0, examples=60, expect=None, backend="auto"
+) -> None:
+    """Broken: the rope helper without max_pos. `rotate(x, positions) -> like x, x [n, d]; apply(q, k,
+    positions) -> (q_rot, k_rot); or real code's conventions (pe-verify check --convention)` 'interleaved'
+    'half_split'."""
+    __tracebackhide__ = True
+
+
+def _twin_with_another_default(
+    function: Callable, *, heads=None, max_pos=4096, seed=0, examples=60, expect=None, backend="auto"
+) -> None:
+    """Broken: the alibi helper with another max_pos default."""
+    __tracebackhide__ = True
+
+
+def _twin_showing_its_frame(
+    function: Callable,
+    *,
+    d=None,
+    base=10000.0,
+    max_pos=65536,
+    seed=0,
+    examples=60,
+    expect=None,
+    backend="auto",
+) -> None:
+    """Broken: the sinusoidal helper, its docstring right (`encode(positions, d) -> [len(positions), d]`,
+    'interleaved', 'concatenated'), its frame shown."""
+
+
+def test_each_family_of_the_suite_has_its_helper_written_out_as_its_record_says() -> None:
+    assert _drift(vars(testing)) == []
+    assert testing.assert_rope.__module__ == "pe_verify.testing"
+    without = {key: value for key, value in vars(testing).items() if key != "assert_rope_frequencies"}
+    assert _drift(without) == ["assert_rope_frequencies: not written out"]
+    twins = {
+        "assert_rope": _twin_without_max_pos,
+        "assert_alibi": _twin_with_another_default,
+        "assert_sinusoidal": _twin_showing_its_frame,
+    }
+    drift = _drift({**vars(testing), **twins})
+    assert len(drift) == 4 and drift[2].startswith("assert_rope: keywords")
+    assert drift[0].startswith("assert_alibi: keywords") and "('max_pos', 4096)" in drift[0]
+    assert "misses" in drift[1] and "'reference'" in drift[1]
+    assert drift[3] == "assert_sinusoidal: shows its frame"
