@@ -83,7 +83,7 @@ def test_show_prints_unicode_math_and_its_json_keeps_the_latex(capsys: pytest.Ca
     assert "formal: PE(p+k) = Mₖ PE(p), Mₖ = diagᵢ (cos kωᵢ, sin kωᵢ; −sin kωᵢ, cos kωᵢ)" in out
     assert leftover_commands(out) == [] and "$$" not in out
     assert cli.main(["--quiet", "show", "D0.8", "--json", "--fresh"]) == cli.EXIT_OK
-    record = json.loads(capsys.readouterr().out)
+    record = json.loads(capsys.readouterr().out)["claim"]
     assert record["formal"].startswith(r"PE(p+k) = M_k\,PE(p)") and r"\begin{pmatrix}" in record["formal"]
 
 

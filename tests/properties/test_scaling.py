@@ -212,6 +212,7 @@ def test_every_scaling_claim_has_a_derivation() -> None:
         "scaling.ntk",
         "scaling.dynamic_ntk",
         "scaling.longrope",
+        "scaling.proportional",
         "scaling.yarn_paper_ramp",
         "scaling.yarn_reference_ramp",
         "scaling.llama3",
