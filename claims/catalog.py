@@ -96,7 +96,8 @@ class UnknownClaim(LookupError):
     """An id that is not in the catalog; `suggestions` are the closest ids."""
 
     def __init__(self, claim_id: str, suggestions: list[str]) -> None:
-        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        several = "one of " if len(suggestions) > 1 else ""
+        hint = f"; did you mean {several}{', '.join(suggestions)}?" if suggestions else ""
         shown = (
             repr(claim_id)
             if len(claim_id) <= SHOWN_ID

@@ -84,7 +84,7 @@ def test_computed_verdicts_are_the_recorded_ones(claim_id: str) -> None:
 
 
 def test_unknown_ids_suggest_the_closest() -> None:
-    with pytest.raises(UnknownClaim, match=r"closest: .*D3\.5"):
+    with pytest.raises(UnknownClaim, match=r"did you mean one of .*D3\.5"):
         get("D3.55")
     assert get("d3.5").id == "D3.5"
 

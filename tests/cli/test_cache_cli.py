@@ -72,7 +72,7 @@ def test_a_second_list_answers_from_the_cache(capsys, cache_folder: Path, monkey
     assert status == 0 and json.loads(out)["claim"]["explanation"] == "Exact too."
     monkeypatch.setattr(catalog, "all_claims", lambda: tuple(BY_ID.values()))
     status, _, err = _run(capsys, "show", "T.3")  # an id the cache lacks is looked up in the catalog's ids
-    assert status == 2 and "closest: T.2, T.1" in err
+    assert status == 2 and "did you mean one of T.2, T.1?" in err
 
 
 def test_show_stores_what_it_computed(capsys, cache_folder: Path, monkeypatch) -> None:
