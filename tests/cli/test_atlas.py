@@ -1,7 +1,8 @@
 """`pe-verify atlas` (`pe_verify.atlas`): a fresh run writes the committed record byte for byte where the
 libraries the `libraries` extra pins are installed (skipped elsewhere); each citation is the line of the
 installed library's source it names; every defect of the record is cited and every citation used; the
-record keeps no measurement; `--record` replaces an atlas record only; the page needs the record alone."""
+record keeps no measurement and validates against its published schema; `--record` replaces an atlas record
+only; the page needs the record alone."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import importlib.util
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
+from json_documents import schemas
 
 from pe_verify import atlas, check, cli
 from pe_verify.reporting import libraries, report
@@ -156,3 +159,28 @@ def test_a_fresh_run_writes_the_committed_record_byte_for_byte() -> None:
         f"the atlas record differs ({differ or 'in its list of implementations'}): run "
         f"`pe-verify atlas --record {libraries.IN_REPOSITORY}`, read the change and commit it"
     )
+
+
+ATLAS_SCHEMA = jsonschema.Draft202012Validator(schemas()["atlas.schema.json"])
+
+
+def _without_implementations(record: dict) -> dict:
+    return {key: value for key, value in record.items() if key != "implementations"}
+
+
+def _a_property_passed_as_text(record: dict) -> dict:
+    first = record["implementations"][0]
+    properties = [{**first["properties"][0], "passed": "yes"}, *first["properties"][1:]]
+    rest = record["implementations"][1:]
+    return {**record, "implementations": [{**first, "properties": properties}, *rest]}
+
+
+def test_the_committed_record_validates_against_the_published_schema() -> None:
+    ATLAS_SCHEMA.validate(RECORD)
+    assert schemas()["atlas.schema.json"]["properties"]["format"] == {"const": libraries.FORMAT}
+
+
+@pytest.mark.parametrize("broken", [_without_implementations, _a_property_passed_as_text])
+def test_a_record_missing_a_field_or_of_the_wrong_type_does_not_validate(broken) -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        ATLAS_SCHEMA.validate(broken(RECORD))
