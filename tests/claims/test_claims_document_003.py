@@ -22,6 +22,7 @@ from pe_verify.claims.model import (
     CAVEAT,
     CITATION,
     CONDITIONS,
+    CONTRADICTED_BY_SOURCES,
     CORROBORATES,
     PROVED,
     REFUTES,
@@ -180,7 +181,7 @@ def test_a_confirmed_seqpe_description_would_clear_the_table(
         return next(e for e in found.evidence if ("entry", "D3.11") in e.detail)
 
     before = doc.d3_12b.assess()
-    assert before.verdict == CAVEAT and seqpe_row(before).bearing == REFUTES
+    assert before.verdict == CONTRADICTED_BY_SOURCES and seqpe_row(before).bearing == REFUTES
     clear_assessments()
     confirmed = Assessment((Evidence(CITATION, "the paper describes a chain", True),), "confirmed")
     original = doc.assessed
@@ -188,7 +189,7 @@ def test_a_confirmed_seqpe_description_would_clear_the_table(
         doc, "assessed", lambda claim_id: confirmed if claim_id == "D3.11" else original(claim_id)
     )
     after = doc.d3_12b.assess()
-    assert seqpe_row(after).bearing == SUPPORTS
+    assert seqpe_row(after).bearing == SUPPORTS and after.verdict == CAVEAT
 
 
 def test_broken_table_rows_really_repeat() -> None:
