@@ -165,6 +165,7 @@ POLYNOMIAL_MARGIN = 2.0**-44
 _U32 = 2.0**-24
 _U64 = 2.0**-53
 _MASK64 = 2**64 - 1
+_MASK32 = np.uint64(2**32 - 1)
 
 
 def _horner(y: np.ndarray, divisors: tuple[int, ...]) -> np.ndarray:
@@ -520,6 +521,31 @@ class TurnTable:
             np.array([v & _MASK64 for v in values], dtype=np.uint64),
         )
 
+    def words(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The turn positions of many offsets 0 ≤ k < 2^62 at once, exactly (k·F_i mod 2^128): shape
+        (offsets, d/2), (hi, lo) words, from products of 32-bit limbs (each exact in uint64)."""
+        k = np.asarray(offsets, dtype=np.int64).astype(np.uint64)[:, None]
+        k0, k1 = k & _MASK32, k >> np.uint64(32)
+        limbs = [
+            np.array([(value >> (32 * j)) & 0xFFFFFFFF for value in self.fixed], dtype=np.uint64)
+            for j in range(4)
+        ]
+        shift = np.uint64(32)
+        total = [np.zeros((k.shape[0], len(self.fixed)), dtype=np.uint64) for _ in range(4)]
+        for j in range(4):
+            for factor, at in ((k0, j), (k1, j + 1)):
+                if at > 3:
+                    continue
+                product = factor * limbs[j][None, :]
+                total[at] += product & _MASK32
+                if at < 3:
+                    total[at + 1] += product >> shift
+        for j in range(3):
+            total[j + 1] += total[j] >> shift
+        hi = ((total[3] & _MASK32) << shift) | (total[2] & _MASK32)
+        lo = ((total[1] & _MASK32) << shift) | (total[0] & _MASK32)
+        return hi, lo
+
     def steps(self, step: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The turn positions of 0, step, 2·step, …, (count − 1)·step: shape (count, d/2), by exact 128-bit
         additions."""
@@ -603,6 +629,45 @@ class Excluded:
 
 
 @dataclass(frozen=True)
+class Tiling:
+    """A searched range cut into pieces [start, start + length), ascending and end to end, each with a lower
+    bound on S the search claims at every offset of it: a piece excluded by one arc bound over it
+    (`one_by_one` False), or a leaf whose offsets were bounded one by one (by the screen, an enclosure, or
+    kept to the last phase), its bound the least of theirs. Each claim is taken down by CLAIM_SLACK, which
+    covers the summation order and the carry a re-derivation may differ in. A chunk's certificate, checked
+    by `separation_certificates.check_chunks` without trusting the search."""
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    bounds: np.ndarray
+    one_by_one: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes its arrays hold."""
+        return sum(array.nbytes for array in (self.starts, self.lengths, self.bounds, self.one_by_one))
+
+
+#: Bytes a `Tiling` holds per piece (start, length, bound and kind), and pieces at most per leaf of the range:
+#: excluded intervals hold at least a leaf each, except one cut short at the range's end per level.
+TILING_BYTES_PER_PIECE = 25
+
+
+def tiling_memory(d: int, size: int, leaf: int | None = None) -> int:
+    """Bytes the certificate (`Tiling`) of a search over `size` offsets holds at most, before it is built:
+    a piece per leaf screened or interval excluded (each at least a leaf long, but one per level of the tree),
+    twice over while its parts are joined."""
+    leaf = leaf or search_shape(d)[0]
+    return 2 * TILING_BYTES_PER_PIECE * (-(-size // leaf) + 64)
+
+
+#: Relative and absolute amounts a `Tiling`'s claims are taken down by: a re-derived arc bound may sum its
+#: d/2 terms in another order ((d/2 + 2)·2^-52 relative, below 2^-40 for d ≤ 4096) and read a turn position
+#: with the carry from the low word the search left out (below 2^-64 turns, 2^-60 of S per term).
+CLAIM_SLACK = (2.0**-38, 2.0**-52)
+
+
+@dataclass(frozen=True)
 class Separation:
     """min over from_offset ≤ k < max_offset of ‖PE(p + k) − PE(p)‖ for every p, with its certificate.
 
@@ -635,6 +700,8 @@ class Separation:
     seed: float | None = None
     #: The offset whose ball is `minimum` (one of `argmin_offsets`; None without a minimum).
     minimum_at: int | None = None
+    #: With `certify`, the certificate of the range: what every offset was excluded by (`Tiling`).
+    tiling: Tiling | None = None
 
     @property
     def certified(self) -> bool:
@@ -805,6 +872,7 @@ class _Search:
         record: bool,
         seed: float = math.inf,
         numerics: ScreenNumerics = NUMPY_SCREEN,
+        certify: bool = False,
     ) -> None:
         self.numerics = numerics
         self.table = TurnTable.of(encoding)
@@ -815,6 +883,7 @@ class _Search:
         self.by_bounds = self.by_screen = self.by_points = 0
         self.survivors: dict[int, float] = {}
         self.pruned: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.tiles: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] | None = [] if certify else None
         self.half = -(-leaf // 2)
         self.sin_b, self.cos_b = sin_cos_at_integers(
             np.arange(self.half + 1), encoding.frequencies_mp(FIXED_POINT_DPS)
@@ -897,15 +966,17 @@ class _Search:
             self.next_squared = min(self.next_squared, float(lower[gone].min()))
             if self.record:
                 self._keep(first, lengths, lower[gone])
+            if self.tiles is not None:
+                self.tiles.append((first, lengths, lower[gone], False))
             self._done(covered)
         self.seconds["bounds"] += time.perf_counter() - started
         return keep, lowest
 
-    def points(self, offsets: np.ndarray, hi: np.ndarray) -> None:
+    def points(self, offsets: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Single offsets with their turn positions: enclose S, lower `best`, keep those that may attain
-        it."""
+        it; their lower bounds on S."""
         if not offsets.size:
-            return
+            return np.zeros(0)
         turns = turns_float(hi)
         upper = sum_upper(self.bounds.point_upper(turns))
         lower = sum_lower(self.bounds.interval(turns, np.zeros_like(turns)))
@@ -917,6 +988,7 @@ class _Search:
             if self.record:
                 self._keep(offsets[~keep], 1, lower[~keep])
         self.survivors.update(zip(offsets[keep].tolist(), lower[keep].tolist(), strict=True))
+        return lower
 
     def screen(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
         """Leaves [s, s + leaf) around anchors a = s + h (h = ⌈leaf/2⌉): with X = Σ_i cos bω_i cos aω_i and
@@ -964,7 +1036,7 @@ class _Search:
         tops = sums.max(axis=0)
         top = int(np.argmax(tops))
         row = int(np.argmax(sums[:, top]))
-        self._enclose(starts, hi, lo, np.array([row * starts.size + top]))
+        enclosed = [self._enclose(starts, hi, lo, np.array([row * starts.size + top]))]
         sums[row, top] = -np.inf
         tops[top] = sums[:, top].max()
         threshold = np.nextafter(np.float32((2 * self.n - self.screen_error - self.best) / 2), -np.inf)
@@ -985,13 +1057,26 @@ class _Search:
                 claimed = 2 * self.n - 2 * sums[row, leaf].astype(np.float64) - self.screen_error
                 self._keep(starts[leaf] + row, 1, claimed)
         row, column = np.nonzero(chosen)
-        self._enclose(starts, hi, lo, row * starts.size + open_leaves[column])
+        enclosed.append(self._enclose(starts, hi, lo, row * starts.size + open_leaves[column]))
+        if self.tiles is not None:
+            # Each leaf's claim: the least of the screen's bounds on its excluded offsets (the greatest sum
+            # below the threshold: all of a closed leaf's, the unchosen of an open one's) and of its enclosed
+            # offsets' bounds.
+            excluded = tops.copy()
+            excluded[open_leaves] = np.max(candidates, axis=0, where=~chosen, initial=-np.inf)
+            claims = 2 * self.n - 2 * excluded.astype(np.float64) - self.screen_error
+            for leaf, lower in enclosed:
+                np.minimum.at(claims, leaf, lower)
+            self.tiles.append((starts, lengths, claims, True))
         self._done(within + 1)
 
-    def _enclose(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray) -> None:
+    def _enclose(
+        self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Enclose the offsets at `flat` (row-major in the leaves' sums): their leaves and lower bounds."""
         within, leaf = np.divmod(flat, starts.size)
         turn_hi, _ = add_turns(hi[leaf], lo[leaf], self.leaf_hi[within], self.leaf_lo[within])
-        self.points(starts[leaf] + within, turn_hi)
+        return leaf, self.points(starts[leaf] + within, turn_hi)
 
     def search(self, branching: int, on_progress: Callable[[int], None] | None) -> None:
         """Cover [first, stop) by one root interval of leaf·branching^m offsets and refine it depth first in
@@ -1010,6 +1095,21 @@ class _Search:
         """Record excluded intervals [start, start + length) with the bound that excluded them."""
         lengths = np.broadcast_to(lengths, starts.shape)
         self.pruned.append((starts.astype(np.int64), lengths.astype(np.int64), lower.astype(np.float64)))
+
+    def tiling(self) -> Tiling:
+        """The pieces collected with `certify`, ascending, their claims taken down by CLAIM_SLACK."""
+        assert self.tiles is not None
+        starts, lengths, bounds = (
+            np.concatenate([np.asarray(part[i], dtype) for part in self.tiles] or [np.zeros(0, dtype)])
+            for i, dtype in ((0, np.int64), (1, np.int64), (2, np.float64))
+        )
+        one_by_one = np.concatenate(
+            [np.full(len(part[0]), part[3]) for part in self.tiles] or [np.zeros(0, dtype=bool)]
+        )
+        order = np.argsort(starts, kind="stable")
+        relative, absolute = CLAIM_SLACK
+        claims = np.maximum(bounds[order] * (1 - relative) - self.n * absolute, 0.0)
+        return Tiling(starts[order], lengths[order], claims, one_by_one[order])
 
     def excluded(self) -> Excluded:
         """Every interval recorded by `_keep`."""
@@ -1113,6 +1213,7 @@ def certified_separation(
     seed: float | None = None,
     precision_offset: int | None = None,
     numerics: ScreenNumerics = NUMPY_SCREEN,
+    certify: bool = False,
 ) -> Separation:
     """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
     offsets attaining it, and a rigorous lower bound for every offset of the range, at the encoding's own
@@ -1135,6 +1236,7 @@ def certified_separation(
     the answer has no minimum), and passes the whole range's end as `precision_offset`, which sets the
     precision of the last evaluation (default `max_offset`): its balls are then those of a single run.
     `numerics` says where the screen computes (default numpy; `separation_torch.torch_screen` for torch).
+    With `certify` the answer carries its certificate, `tiling` (at most `tiling_memory` bytes).
     """
     d = require_even_dimension(encoding.d)
     from_offset = require_positive_int(from_offset, "from_offset")
@@ -1161,7 +1263,7 @@ def certified_separation(
     if not max_offset <= require_positive_int(precision_offset, "precision_offset") <= MAX_SEPARATION_OFFSET:
         raise ValueError(f"precision_offset must lie in max_offset … 2^62, got {precision_offset}")
     start = math.inf if seed is None else seed
-    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record, start, numerics)
+    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record, start, numerics, certify)
     search.search(branching, on_progress)
     started = time.perf_counter()
     minimum, argmin, others, evaluated, floor, least = _decide(encoding, search, digits, precision_offset)
@@ -1184,6 +1286,7 @@ def certified_separation(
         floor,
         seed,
         least,
+        search.tiling() if certify else None,
     )
 
 
