@@ -521,17 +521,18 @@ class TurnTable:
             np.array([v & _MASK64 for v in values], dtype=np.uint64),
         )
 
-    def words(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The turn positions of many offsets 0 ≤ k < 2^62 at once, exactly (k·F_i mod 2^128): shape
-        (offsets, d/2), (hi, lo) words, from products of 32-bit limbs (each exact in uint64)."""
+    def words(self, offsets: np.ndarray, columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The turn positions of many offsets 0 ≤ k < 2^62 at once, exactly (k·F_i mod 2^128), on the
+        frequencies `columns` (default all): shape (offsets, columns), (hi, lo) words, from products of
+        32-bit limbs (each exact in uint64)."""
         k = np.asarray(offsets, dtype=np.int64).astype(np.uint64)[:, None]
         k0, k1 = k & _MASK32, k >> np.uint64(32)
+        fixed = self.fixed if columns is None else [self.fixed[i] for i in columns.tolist()]
         limbs = [
-            np.array([(value >> (32 * j)) & 0xFFFFFFFF for value in self.fixed], dtype=np.uint64)
-            for j in range(4)
+            np.array([(value >> (32 * j)) & 0xFFFFFFFF for value in fixed], dtype=np.uint64) for j in range(4)
         ]
         shift = np.uint64(32)
-        total = [np.zeros((k.shape[0], len(self.fixed)), dtype=np.uint64) for _ in range(4)]
+        total = [np.zeros((k.shape[0], len(fixed)), dtype=np.uint64) for _ in range(4)]
         for j in range(4):
             for factor, at in ((k0, j), (k1, j + 1)):
                 if at > 3:

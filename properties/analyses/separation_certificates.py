@@ -28,19 +28,22 @@ import numpy as np
 
 from ..encodings.sinusoidal import Sinusoidal
 from .separation import (
+    _U64,
+    TURN_MARGIN,
     Tiling,
     TurnTable,
-    add_turns,
     arc_lower_bounds,
     float_down,
     float_up,
     minimum_ball,
-    sum_lower,
     turns_float,
 )
 
-#: Turn positions re-derived at once (pieces or offsets × d/2): 16 MiB of words and their temporaries.
+#: Turn positions re-derived at once (pieces × frequencies): 16 MiB of words and their temporaries.
 _ENTRIES = 2**20
+
+#: Frequencies added to a bound at a time, slowest first; a piece is done once its partial bound suffices.
+_COLUMNS = 16
 
 #: Offsets at most, over all chunks, whose re-derived bound does not exceed the minimum and that are
 #: evaluated in ball arithmetic; more leave the answer uncertified (a certificate that claims next to
@@ -59,60 +62,47 @@ class Checked:
     next_squared: float
 
 
-def _pieces(tiling: Tiling, mask: np.ndarray, cut: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The pieces selected by `mask`, each cut into pieces of at most `cut` offsets: their starts, lengths
-    and claims."""
-    starts, lengths, claims = tiling.starts[mask], tiling.lengths[mask], tiling.bounds[mask]
-    parts = np.maximum(-(-lengths // cut), 1)
-    index = np.repeat(np.arange(starts.size), parts)
-    first = np.cumsum(parts) - parts
-    within = np.arange(index.size) - first[index]
-    piece_starts = starts[index] + within * cut
-    return piece_starts, np.minimum(cut, starts[index] + lengths[index] - piece_starts), claims[index]
+def _quarters(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each piece [start, start + length) of two or more offsets cut into up to four nearly equal parts:
+    their starts, lengths, and the index of the piece each comes from."""
+    part = -(-lengths // 4)
+    index = np.repeat(np.arange(starts.size), 4)
+    offset = np.tile(np.arange(4), starts.size) * part[index]
+    keep = offset < lengths[index]
+    index, offset = index[keep], offset[keep]
+    return starts[index] + offset, np.minimum(part[index], lengths[index] - offset), index
 
 
 class _Rederived:
-    """Re-derived lower bounds on S over pieces and at single offsets of one encoding, from exact turn
-    positions."""
+    """Re-derived lower bounds on S over pieces of offsets of one encoding, from exact turn positions."""
 
     def __init__(self, encoding: Sinusoidal) -> None:
         self.table = TurnTable.of(encoding)
         self.n = encoding.d // 2
-        self.steps: tuple[np.ndarray, np.ndarray] | None = None
+        self.slowest = np.argsort(self.table.rates, kind="stable")
 
-    def arcs(self, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Per piece [start, start + length), the arc bound over it on every frequency."""
-        bounds = np.empty(starts.size)
-        block = max(1, _ENTRIES // self.n)
-        for first in range(0, starts.size, block):
-            part = slice(first, first + block)
-            hi, _ = self.table.words(starts[part])
-            advance = (lengths[part, None] - 1) * self.table.rates[None, :]
-            bounds[part] = sum_lower(arc_lower_bounds(turns_float(hi), advance))
+    def arcs(self, starts: np.ndarray, lengths: np.ndarray, enough: np.ndarray) -> np.ndarray:
+        """Per piece [start, start + length), the arc bound over it (`arc_lower_bounds`, `sum_lower`) on the
+        frequencies whose arc is shorter than a turn (the others add 0), summed slowest first in blocks of
+        _COLUMNS; a piece is left with its partial bound (still a lower bound) once that reaches `enough`."""
+        bounds = np.zeros(starts.size)
+        for length in np.unique(lengths).tolist():
+            group = np.flatnonzero(lengths == length)
+            advance = (length - 1) * self.table.rates
+            columns = self.slowest[advance[self.slowest] + 2 * TURN_MARGIN < 1]
+            factor = 1 - (columns.size + 2) * 2 * _U64
+            block = max(1, _ENTRIES // max(columns.size, 1))
+            for first in range(0, group.size, block):
+                alive = group[first : first + block]
+                for at in range(0, columns.size, _COLUMNS):
+                    part = columns[at : at + _COLUMNS]
+                    hi, _ = self.table.words(starts[alive], part)
+                    bounds[alive] += arc_lower_bounds(turns_float(hi), advance[part][None, :]).sum(axis=-1)
+                    alive = alive[bounds[alive] * factor < enough[alive]]
+                    if not alive.size:
+                        break
+            bounds[group] *= factor
         return bounds
-
-    def offsets(self, starts: np.ndarray, lengths: np.ndarray, cut: int) -> tuple[np.ndarray, np.ndarray]:
-        """Every offset of pieces of 1 to `cut` offsets, and the enclosure's lower bound on S at each (its
-        turn positions the piece start's plus exact steps of one offset)."""
-        if self.steps is None or self.steps[0].shape[0] < cut:
-            self.steps = self.table.steps(1, cut)
-        step_hi, step_lo = self.steps
-        ends = np.cumsum(lengths)
-        offsets = np.empty(int(ends[-1]) if ends.size else 0, dtype=np.int64)
-        bounds = np.empty(offsets.size)
-        block = max(1, _ENTRIES // (self.n * cut))
-        for first in range(0, starts.size, block):
-            part = slice(first, first + block)
-            hi, lo = self.table.words(starts[part])
-            local = np.cumsum(lengths[part])
-            piece = np.repeat(np.arange(hi.shape[0]), lengths[part])
-            within = np.arange(piece.size) - (local - lengths[part])[piece]
-            turn_hi, _ = add_turns(hi[piece], lo[piece], step_hi[within], step_lo[within])
-            where = slice(int(ends[first] - lengths[first]), int(ends[first] - lengths[first]) + piece.size)
-            offsets[where] = starts[part][piece] + within
-            turns = turns_float(turn_hi)
-            bounds[where] = sum_lower(arc_lower_bounds(turns, np.zeros_like(turns)))
-        return offsets, bounds
 
 
 def _tiling_problem(tiling: Tiling, first: int, stop: int) -> str | None:
@@ -135,8 +125,44 @@ def _tiling_problem(tiling: Tiling, first: int, stop: int) -> str | None:
     return None
 
 
-#: Offsets a piece is cut into when its offsets are re-derived one by one (a leaf holds at most 4096).
-_CUT = 4096
+def _check_pieces(
+    rederived: _Rederived, tiling: Tiling, upper: float, wanted: float, near: list[int]
+) -> tuple[str | None, float]:
+    """Check each piece's claim and that it lies above `upper` by its re-derived arc bound; a piece of a
+    leaf bounded one by one, or excluded as a whole but not bounded above `upper`, is cut in quarters and
+    its parts checked the same way, down to single offsets, whose bound is the enclosure of one offset (a
+    part of a leaf is cut too while its bound is below `wanted`).
+    Single offsets not above `upper` are added to `near`. The first failing piece (None when all check), and
+    the least bound found above `upper` (each bound summed until it reaches its claim, `upper` and `wanted`,
+    or in full)."""
+    starts, lengths, claims, splits = tiling.starts, tiling.lengths, tiling.bounds, tiling.one_by_one
+    lowest, split_offsets = math.inf, 0
+    while starts.size:
+        bounds = rederived.arcs(
+            starts, lengths, np.maximum(claims, max(np.nextafter(upper, math.inf), wanted))
+        )
+        passed = (bounds >= claims) & (bounds > upper) & ((bounds >= wanted) | ~splits | (lengths == 1))
+        lowest = min(lowest, float(bounds[passed].min(initial=math.inf)))
+        short = np.flatnonzero((bounds < claims) & (~splits | (lengths == 1)))
+        if short.size:
+            i = int(short[0])
+            start, end, kind = (
+                int(starts[i]),
+                int(starts[i] + lengths[i]),
+                "piece" if splits[i] else "interval",
+            )
+            return (
+                f"the {kind} {start} ≤ k < {end} claims S ≥ {claims[i]!r}, its bound re-derives {bounds[i]!r}"
+            ), lowest
+        failed = ~passed
+        near += starts[failed & (lengths == 1)].tolist()
+        cut = np.flatnonzero(failed & (lengths > 1))
+        split_offsets += int(lengths[cut][~splits[cut]].sum())
+        if split_offsets > MAX_NEAR * 4096:
+            return "its intervals excluded as a whole are not bounded above the minimum", lowest
+        starts, lengths, index = _quarters(starts[cut], lengths[cut])
+        claims, splits = claims[cut][index], np.ones(index.size, dtype=bool)
+    return None, lowest
 
 
 def check_chunks(
@@ -146,10 +172,13 @@ def check_chunks(
     minimum_at: int,
     argmin: tuple[int, ...],
     prec: int,
+    wanted: float = 0.0,
 ) -> Checked:
     """Check the certificates of chunks (first offset, end, tiling) against the merged minimum ball `minimum`,
     claimed at `minimum_at`, with `argmin` the offsets claimed to attain it, at the precision `prec` of the
-    last evaluation (see the module's docstring)."""
+    last evaluation (see the module's docstring). Bounds are summed until they reach `wanted` too (a bound on
+    S at the other offsets that the answer would state), so that `Checked.next_squared` reaches it where the
+    certificates support it."""
     problems: list[str] = []
     with flint.ctx.workprec(prec):
         again = minimum_ball(encoding, minimum_at, prec)
@@ -169,38 +198,10 @@ def check_chunks(
         if problem is not None:
             problems.append(where + problem)
             continue
-        whole = ~tiling.one_by_one
-        arcs = rederived.arcs(tiling.starts[whole], tiling.lengths[whole])
-        claims = tiling.bounds[whole]
-        short = np.flatnonzero(arcs < claims)
-        if short.size:
-            i = int(short[0])
-            start = int(tiling.starts[whole][i])
-            problems.append(
-                f"{where}the piece {start} ≤ k < {start + int(tiling.lengths[whole][i])} claims S ≥ "
-                f"{claims[i]!r}, its arc bound re-derives {arcs[i]!r}"
-            )
-            continue
-        above = arcs > upper
-        next_squared = min(next_squared, float(arcs[above].min(initial=math.inf)))
-        if int(tiling.lengths[whole][~above].sum()) > MAX_NEAR * _CUT:
-            problems.append(f"{where}its pieces excluded as a whole are not bounded above the minimum")
-            continue
-        singly = tiling.one_by_one.copy()
-        singly[np.flatnonzero(whole)[~above]] = True  # arcs not above the minimum: offset by offset
-        starts, lengths, claims = _pieces(tiling, singly, _CUT)
-        offsets, bounds = rederived.offsets(starts, lengths, _CUT)
-        claimed = np.repeat(claims, lengths)
-        short = np.flatnonzero(bounds < claimed)
-        if short.size:
-            i = int(short[0])
-            problems.append(
-                f"{where}k = {int(offsets[i])} lies in a piece that claims S ≥ {claimed[i]!r}, its enclosure "
-                f"re-derives {bounds[i]!r}"
-            )
-            continue
-        next_squared = min(next_squared, float(bounds[bounds > upper].min(initial=math.inf)))
-        near += offsets[bounds <= upper].tolist()
+        failure, lowest = _check_pieces(rederived, tiling, upper, wanted, near)
+        next_squared = min(next_squared, lowest)
+        if failure is not None:
+            problems.append(where + failure)
     if len(near) > MAX_NEAR:
         problems.append(
             f"{len(near)} offsets are not bounded above the minimum, more than {MAX_NEAR} to evaluate"

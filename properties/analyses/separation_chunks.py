@@ -54,6 +54,7 @@ import flint
 from ..encodings.sinusoidal import Sinusoidal
 from ..numerics.validation import require_positive_int
 from .separation import (
+    CLAIM_SLACK,
     MAX_SEPARATION_OFFSET,
     NUMPY_SCREEN,
     InconsistentEnclosures,
@@ -242,7 +243,9 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
     started = time.process_time()
     prec = decision_precision(encoding, max(run.precision_offset for run in runs), DIGITS)
     tilings = [(run.chunk.from_offset, run.chunk.max_offset, run.separation.tiling) for run in runs]
-    checked = check_chunks(encoding, tilings, least.minimum, least.minimum_at, argmin, prec)
+    claimed = min([part.next_squared for part in parts] + others)
+    wanted = claimed * (1 - CLAIM_SLACK[0]) - encoding.d * CLAIM_SLACK[1] if math.isfinite(claimed) else 0.0
+    checked = check_chunks(encoding, tilings, least.minimum, least.minimum_at, argmin, prec, wanted)
     problems += checked.problems
     check_seconds = time.process_time() - started
     floors = [part.lower_bound for part in parts]
@@ -255,7 +258,7 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
         max_offset,
         least.minimum,
         argmin,
-        min([part.next_squared for part in parts] + others + [checked.next_squared]),
+        min(claimed, checked.next_squared),
         sum(part.by_bounds for part in parts),
         sum(part.by_screen for part in parts),
         sum(part.by_points for part in parts),

@@ -33,8 +33,9 @@ def _checked(encoding: Sinusoidal, first: int, stop: int, tiling) -> tuple:
     found = certified_separation(encoding, stop, first, certify=True)
     prec = decision_precision(encoding, stop, 50)
     tiling = found.tiling if tiling is None else tiling(found.tiling)
+    wanted = found.next_squared * (1 - 2.0**-38)
     return found, check_chunks(
-        encoding, [(first, stop, tiling)], found.minimum, found.minimum_at, found.argmin_offsets, prec
+        encoding, [(first, stop, tiling)], found.minimum, found.minimum_at, found.argmin_offsets, prec, wanted
     )
 
 
@@ -49,7 +50,7 @@ def test_a_searchs_certificate_tiles_its_range_within_its_estimate_and_checks(
     found, checked = _checked(encoding, first, stop, None)
     assert checked.problems == () and found.certified
     assert found.tiling.nbytes <= tiling_memory(d, stop - first) // 2
-    assert checked.evaluated >= 1 and checked.next_squared >= found.next_squared * (1 - 2.0**-30)
+    assert checked.evaluated >= 1 and checked.next_squared >= found.next_squared * (1 - 2.0**-38)
 
 
 def _short(tiling):

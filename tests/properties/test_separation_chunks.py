@@ -159,7 +159,7 @@ def test_twin_an_overstated_bound_is_rejected(runs, one_by_one: bool) -> None:
     squared = offset_squared_distances(start + length, encoding.frequencies_mp(FIXED_POINT_DPS))
     bounds = tiling.bounds.copy()
     bounds[index] = float(squared[start:].min()) + 1e-9
-    words = f"the piece {start} ≤ k" if not one_by_one else f"in a piece that claims S ≥ {bounds[index]!r}"
+    words = f"the interval {start} ≤ k" if not one_by_one else f"claims S ≥ {bounds[index]!r}"
     assert _rejected(merge(encoding, _forged(parts, 2, bounds=bounds), 1, 60_000), words)
 
 
