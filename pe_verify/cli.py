@@ -876,7 +876,11 @@ def run_separation(args: argparse.Namespace) -> int:
     address, its workers' self-check: `ClusterError`), named by its address. Chunks whose workers are lost
     past retrying end the run with one line and status 3 (`WorkerLost`, an OSError); Dask's own log shows
     only with --debug. A range of one offset has no other offset to bound."""
-    from pe_verify.properties.analyses.separation import certified_separation, separation_memory
+    from pe_verify.properties.analyses.separation import (
+        certified_separation,
+        separation_memory,
+        separation_seconds,
+    )
     from pe_verify.properties.analyses.separation_chunks import (
         ClusterError,
         chunked_memory,
@@ -909,10 +913,16 @@ def run_separation(args: argparse.Namespace) -> int:
             f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} ({local} worker(s)) and the "
             f"limit is {args.max_memory:g} GiB (raise --max-memory)"
         )
-    seconds = chunked_seconds(args.d, float(Fraction(base)), chunks, local)
-    if not cluster and seconds > args.max_minutes * 60:
+    rate, first, end = float(Fraction(base)), args.from_offset, args.max_offset
+    if cluster:  # the chunks run on the cluster's time; the check of their certificates here
+        seconds, what = separation_seconds(args.d, rate, end, first, check=True), "the certificates' check"
+    elif len(chunks) > 1:
+        seconds, what = chunked_seconds(args.d, rate, chunks, local), "the search and its certificates' check"
+    else:
+        seconds, what = separation_seconds(args.d, rate, end, first), "the search"
+    if seconds > args.max_minutes * 60:
         raise UsageError(
-            f"the search would take about {seconds / 60:.3g} minutes at d = {args.d} over "
+            f"{what} would take about {seconds / 60:.3g} minutes at d = {args.d} over "
             f"{args.max_offset - args.from_offset} offsets on {local} worker(s) (a rough estimate) and the "
             f"limit is {args.max_minutes:g} minutes (lower --max-offset, add workers or raise --max-minutes)"
         )

@@ -822,10 +822,22 @@ _SECONDS_PER_BOUNDED = 1e-7  # an interval bounded, when few pairs leave the min
 _SECONDS_PER_BOUNDED_OFFSET = (5e-10, 1.2e-9)  # the least rate an offset at d ≤ 6, and at 8 ≤ d ≤ 12
 _FEW_PAIRS = 12  # up to this d the arc bounds decide most offsets beyond the longest wavelength
 
+# Rates behind `separation_seconds(..., check=True)`, the check of a certificate (`separation_certificates`),
+# measured with benchmarks/chunk_certificates.py at d = 6, 64 and 512 and rounded up: an offset the screen
+# decided is checked one by one, each frequency pair in full (no bound stops early that far out); with the
+# minimum near k = 1 the intervals and the few screened leaves took 1e-10 (d = 512) to 2.3e-9 (d = 64) s an
+# offset; with few pairs the check took up to 1.7 times the search.
+_CHECK_SECONDS_PER_SCREENED_PAIR = 1.5e-8
+_CHECK_SECONDS_PER_EXCLUDED = 3e-9
+_CHECK_FEW_PAIRS = 2.0
 
-def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 1) -> float:
+
+def separation_seconds(
+    d: int, base: float, max_offset: int, from_offset: int = 1, *, check: bool = False
+) -> float:
     """A rough estimate of the seconds `certified_separation` takes over from_offset ≤ k < max_offset, in
-    closed form from d, the base and the range (nothing of their size is built), on a 2-core machine.
+    closed form from d, the base and the range (nothing of their size is built), on a 2-core machine; with
+    `check`, of the seconds the check of its certificate takes (`separation_certificates.check_chunks`).
 
     Beyond the longest wavelength λ = 2π·base^((d − 2)/d) the distance behaves like a sum of d/2 independent
     terms, whose least value over N offsets is near d − √d·√(2 ln N). When the range starts below λ and the
@@ -846,8 +858,10 @@ def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 
     far_minimum = 2 * n - math.sqrt(2 * n) * math.sqrt(2 * math.log(max(far, 2.0)))
     fixed = _SECONDS_FIXED + _SECONDS_PER_DIM * d
     if from_offset < far_start and (far == 0 or near_minimum < far_minimum):
-        return fixed + count * _SECONDS_PER_EXCLUDED
+        return fixed + count * (_CHECK_SECONDS_PER_EXCLUDED if check else _SECONDS_PER_EXCLUDED)
     if d > _FEW_PAIRS:
+        if check:
+            return fixed + count * n * _CHECK_SECONDS_PER_SCREENED_PAIR
         return fixed + count * (_SECONDS_PER_SCREENED + _SECONDS_PER_SCREENED_PAIR * n)
     leaf, branching = search_shape(d)
     rates = [math.exp(float(frequency_exponent(i, d)) * log_base) / (2 * math.pi) for i in range(n)]
@@ -856,7 +870,7 @@ def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 
         bounded += math.prod(min(1.0, branching * length * rate) for rate in rates) / length
         length *= branching
     least = _SECONDS_PER_BOUNDED_OFFSET[d > 6]
-    return fixed + count * max(_SECONDS_PER_BOUNDED * bounded, least)
+    return (fixed + count * max(_SECONDS_PER_BOUNDED * bounded, least)) * (_CHECK_FEW_PAIRS if check else 1)
 
 
 class _Search:

@@ -1134,6 +1134,9 @@ def chunked_memory(d: int, chunks: Sequence[Chunk], workers: int) -> int:
 
 def chunked_seconds(d: int, base: float, chunks: Sequence[Chunk], workers: int) -> float:
     """A rough estimate of the whole run's wall seconds over `workers` (`separation_seconds` per chunk, added
-    up: a seeded chunk far from k = 1 prunes no less than this says)."""
+    up: a seeded chunk far from k = 1 prunes no less than this says), and of the check of the chunks'
+    certificates in this process after, as of one certificate of the whole range (`separation_seconds` with
+    `check`: the seeded chunks exclude what a single run would)."""
     each = [separation_seconds(d, base, chunk.max_offset, chunk.from_offset) for chunk in chunks]
-    return sum(each) / max(1, workers)
+    first, end = chunks[0].from_offset, chunks[-1].max_offset
+    return sum(each) / max(1, workers) + separation_seconds(d, base, end, first, check=True)

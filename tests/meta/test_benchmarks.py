@@ -25,6 +25,7 @@ RUNS = [
     ("check_libraries.py", ["--library", "rotary-embedding-torch", "--repeat", "1"], "ratio"),
     ("model_answers.py", ["--context", "256", "--model", "phi-2"], "ratio"),
     ("separation_workers.py", ["--max-offset", "300000", "--chunks", "2", "--no-dask"], "ratio one worker"),
+    ("chunk_certificates.py", ["--max-offset", "200000", "--chunks", "2"], "ratio check / search"),
 ]
 
 

@@ -36,7 +36,17 @@ HERE = Path(__file__).resolve().parent
 
 #: A run of some seconds: d = 512 beyond its longest wavelength, screened offset by offset (about 6 s on two
 #: workers here), long enough for a fault to land in the middle of it.
-LONG = ["--d", "512", "--from-offset", "60612", "--max-offset", "2147483648", "--quiet"]
+LONG = [
+    "--d",
+    "512",
+    "--from-offset",
+    "60612",
+    "--max-offset",
+    "2147483648",
+    "--max-minutes",
+    "1000",
+    "--quiet",
+]
 
 
 # ------------------------------------------------------------------------------------------- helpers
