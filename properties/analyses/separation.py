@@ -233,9 +233,15 @@ def point_upper_bounds(turns: np.ndarray) -> np.ndarray:
     return chord_upper(np.minimum(turns, 1 - turns) + TURN_MARGIN)
 
 
+def summation_factor(terms: int) -> float:
+    """1 − (m + 2)·2^-52: a float64 sum of m non-negative terms, in any order, times this lies at or below
+    their exact sum."""
+    return 1 - (terms + 2) * 2 * _U64
+
+
 def sum_lower(terms: np.ndarray) -> np.ndarray:
     """A lower bound on the exact sum of each row of non-negative float64 terms (any summation order)."""
-    return terms.sum(axis=-1) * (1 - (terms.shape[-1] + 2) * 2 * _U64)
+    return terms.sum(axis=-1) * summation_factor(terms.shape[-1])
 
 
 def sum_upper(terms: np.ndarray) -> np.ndarray:

@@ -4,11 +4,13 @@ every offset of the piece. `check_chunks` trusts nothing of it but the pieces' e
 
 * the pieces of each chunk follow end to end from its first offset to its last (no gap, no overlap);
 * the turn positions of each piece's start are computed anew, exactly (`TurnTable.words`), and the arc bound
-  over a piece excluded as a whole re-derived from them (`arc_lower_bounds`, `sum_lower`: O(d) a piece, no
-  screen); a piece of a leaf bounded one by one is re-derived offset by offset (the enclosure of a single
-  offset, O(d) each: the screen's float32 products are not redone);
+  over the piece re-derived from them (`arc_lower_bounds`, `summation_factor`; no float32 screen): O(d)
+  a piece at most, over the frequencies whose arc is shorter than a turn, slowest first, stopping once the
+  bound reaches what it must;
 * each re-derived bound must reach the piece's claim and exceed the upper end U of the merged minimum's
-  square; an offset whose bound does not exceed U is evaluated in ball arithmetic (at the precision of the
+  square; a leaf the search bounded offset by offset is cut in quarters where its bound falls short, down to
+  single offsets (the enclosure of one offset), and so is an interval that does not exceed U;
+* a single offset whose bound does not exceed U is evaluated in ball arithmetic (at the precision of the
   merged minimum), and must lie above the minimum or be one of the merged argmin offsets, each of which must
   overlap it;
 * the merged minimum is the ball recomputed at its offset.
@@ -28,7 +30,6 @@ import numpy as np
 
 from ..encodings.sinusoidal import Sinusoidal
 from .separation import (
-    _U64,
     TURN_MARGIN,
     Tiling,
     TurnTable,
@@ -36,6 +37,7 @@ from .separation import (
     float_down,
     float_up,
     minimum_ball,
+    summation_factor,
     turns_float,
 )
 
@@ -82,15 +84,16 @@ class _Rederived:
         self.slowest = np.argsort(self.table.rates, kind="stable")
 
     def arcs(self, starts: np.ndarray, lengths: np.ndarray, enough: np.ndarray) -> np.ndarray:
-        """Per piece [start, start + length), the arc bound over it (`arc_lower_bounds`, `sum_lower`) on the
-        frequencies whose arc is shorter than a turn (the others add 0), summed slowest first in blocks of
-        _COLUMNS; a piece is left with its partial bound (still a lower bound) once that reaches `enough`."""
+        """Per piece [start, start + length), the arc bound over it (`arc_lower_bounds`, `summation_factor`)
+        on the frequencies whose arc is shorter than a turn (the others add 0), summed slowest first in blocks
+        of _COLUMNS; a piece is left with its partial bound (still a lower bound) once that reaches
+        `enough`."""
         bounds = np.zeros(starts.size)
         for length in np.unique(lengths).tolist():
             group = np.flatnonzero(lengths == length)
             advance = (length - 1) * self.table.rates
             columns = self.slowest[advance[self.slowest] + 2 * TURN_MARGIN < 1]
-            factor = 1 - (columns.size + 2) * 2 * _U64
+            factor = summation_factor(columns.size)
             block = max(1, _ENTRIES // max(columns.size, 1))
             for first in range(0, group.size, block):
                 alive = group[first : first + block]
