@@ -527,31 +527,26 @@ class TurnTable:
             np.array([v & _MASK64 for v in values], dtype=np.uint64),
         )
 
-    def words(self, offsets: np.ndarray, columns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The turn positions of many offsets 0 ≤ k < 2^62 at once, exactly (k·F_i mod 2^128), on the
-        frequencies `columns` (default all): shape (offsets, columns), (hi, lo) words, from products of
-        32-bit limbs (each exact in uint64)."""
-        k = np.asarray(offsets, dtype=np.int64).astype(np.uint64)[:, None]
-        k0, k1 = k & _MASK32, k >> np.uint64(32)
+    def high_words(self, offsets: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
+        """The high words of the turn positions of many offsets 0 ≤ k < 2^62 at once, exactly (k·F_i mod
+        2^128, shifted down by 64 bits), on the frequencies `columns` (default all): shape (offsets,
+        columns). With F = F_h·2^64 + F_l, it is k·F_h mod 2^64 (uint64 arithmetic wraps) plus the high word
+        of k·F_l, from products of 32-bit limbs (each exact in uint64)."""
         fixed = self.fixed if columns is None else [self.fixed[i] for i in columns.tolist()]
-        limbs = [
-            np.array([(value >> (32 * j)) & 0xFFFFFFFF for value in fixed], dtype=np.uint64) for j in range(4)
-        ]
+        high = np.array([value >> 64 for value in fixed], dtype=np.uint64)
+        g1 = np.array([(value >> 32) & 0xFFFFFFFF for value in fixed], dtype=np.uint64)
+        g0 = np.array([value & 0xFFFFFFFF for value in fixed], dtype=np.uint64)
+        k = np.asarray(offsets, dtype=np.int64).astype(np.uint64)[:, None]
         shift = np.uint64(32)
-        total = [np.zeros((k.shape[0], len(fixed)), dtype=np.uint64) for _ in range(4)]
-        for j in range(4):
-            for factor, at in ((k0, j), (k1, j + 1)):
-                if at > 3:
-                    continue
-                product = factor * limbs[j][None, :]
-                total[at] += product & _MASK32
-                if at < 3:
-                    total[at + 1] += product >> shift
-        for j in range(3):
-            total[j + 1] += total[j] >> shift
-        hi = ((total[3] & _MASK32) << shift) | (total[2] & _MASK32)
-        lo = ((total[1] & _MASK32) << shift) | (total[0] & _MASK32)
-        return hi, lo
+        k0, k1 = k & _MASK32, k >> shift
+        cross, other = k1 * g0, k0 * g1
+        carry = ((cross & _MASK32) + (other & _MASK32) + ((k0 * g0) >> shift)) >> shift
+        words = k * high
+        words += k1 * g1
+        words += cross >> shift
+        words += other >> shift
+        words += carry
+        return words
 
     def steps(self, step: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The turn positions of 0, step, 2·step, …, (count − 1)·step: shape (count, d/2), by exact 128-bit

@@ -3,8 +3,8 @@ with its minimum, a `separation.Tiling` of its offsets into pieces, each with a 
 every offset of the piece. `check_chunks` trusts nothing of it but the pieces' ends and claims:
 
 * the pieces of each chunk follow end to end from its first offset to its last (no gap, no overlap);
-* the turn positions of each piece's start are computed anew, exactly (`TurnTable.words`), and the arc bound
-  over the piece re-derived from them (`arc_lower_bounds`, `summation_factor`; no float32 screen): O(d)
+* the turn positions of each piece's start are computed anew, exactly (`TurnTable.high_words`), and the arc
+  bound over the piece re-derived from them (`arc_lower_bounds`, `summation_factor`; no float32 screen): O(d)
   a piece at most, over the frequencies whose arc is shorter than a turn, slowest first, stopping once the
   bound reaches what it must;
 * each re-derived bound must reach the piece's claim and exceed the upper end U of the merged minimum's
@@ -99,7 +99,7 @@ class _Rederived:
                 alive = group[first : first + block]
                 for at in range(0, columns.size, _COLUMNS):
                     part = columns[at : at + _COLUMNS]
-                    hi, _ = self.table.words(starts[alive], part)
+                    hi = self.table.high_words(starts[alive], part)
                     bounds[alive] += arc_lower_bounds(turns_float(hi), advance[part][None, :]).sum(axis=-1)
                     alive = alive[bounds[alive] * factor < enough[alive]]
                     if not alive.size:

@@ -22,11 +22,15 @@ from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 def test_the_turn_positions_of_many_offsets_are_the_exact_ones() -> None:
     table = TurnTable.of(Sinusoidal(64, "10000"))
-    offsets = np.array([0, 1, 2, 12345, 2**32 - 1, 2**32, 2**40 + 7, 987654321987, 2**62 - 1], dtype=np.int64)
-    hi, lo = table.words(offsets)
-    for row, offset in enumerate(offsets.tolist()):
-        exact_hi, exact_lo = table.at(offset)
-        assert (hi[row] == exact_hi).all() and (lo[row] == exact_lo).all()
+    rng = np.random.default_rng(7)
+    edges = [0, 1, 2, 12345, 2**32 - 1, 2**32, 2**40 + 7, 987654321987, 2**62 - 1]
+    offsets = np.concatenate([np.array(edges), rng.integers(0, 2**62, size=200)]).astype(np.int64)
+    columns = np.array([0, 5, 31])
+    for chosen in (None, columns):
+        high = table.high_words(offsets, chosen)
+        for row, offset in enumerate(offsets.tolist()):
+            exact = table.at(offset)[0]
+            assert (high[row] == (exact if chosen is None else exact[columns])).all()
 
 
 def _checked(encoding: Sinusoidal, first: int, stop: int, tiling) -> tuple:
