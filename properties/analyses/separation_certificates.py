@@ -7,9 +7,11 @@ every offset of the piece. `check_chunks` trusts nothing of it but the pieces' e
   bound over the piece re-derived from them (`arc_lower_bounds`, `summation_factor`; no float32 screen): O(d)
   a piece at most, over the frequencies whose arc is shorter than a turn, slowest first, stopping once the
   bound reaches what it must;
-* each re-derived bound must reach the piece's claim and exceed the upper end U of the merged minimum's
-  square; a leaf the search bounded offset by offset is cut in quarters where its bound falls short, down to
-  single offsets (the enclosure of one offset), and so is an interval that does not exceed U;
+* each re-derived bound must exceed the upper end U of the merged minimum's square, and reach the bound the
+  answer states for the other offsets; an interval excluded as a whole must reach its claim; a leaf the
+  search bounded offset by offset is cut in quarters where its bound falls short, down to single offsets
+  (the enclosure of one offset), each of which must reach its leaf's claim as far as the answer relies on
+  it (up to those two bounds);
 * a single offset whose bound does not exceed U is evaluated in ball arithmetic (at the precision of the
   merged minimum), and must lie above the minimum or be one of the merged argmin offsets, each of which must
   overlap it;
@@ -131,29 +133,26 @@ def _tiling_problem(tiling: Tiling, first: int, stop: int) -> str | None:
 def _check_pieces(
     rederived: _Rederived, tiling: Tiling, upper: float, wanted: float, near: list[int]
 ) -> tuple[str | None, float]:
-    """Check each piece's claim and that it lies above `upper` by its re-derived arc bound; a piece of a
-    leaf bounded one by one, or excluded as a whole but not bounded above `upper`, is cut in quarters and
-    its parts checked the same way, down to single offsets, whose bound is the enclosure of one offset (a
-    part of a leaf is cut too while its bound is below `wanted`).
-    Single offsets not above `upper` are added to `near`. The first failing piece (None when all check), and
-    the least bound found above `upper` (each bound summed until it reaches its claim, `upper` and `wanted`,
-    or in full)."""
+    """Check each piece by its re-derived arc bound against T = max(`upper`, `wanted`) (just above `upper`):
+    an interval excluded as a whole must reach its claim; a leaf bounded one by one must reach T, else it is
+    cut in quarters and its parts checked the same way, down to single offsets (the enclosure of one offset),
+    each of which must reach its leaf's claim or T, whichever is less (a claim above T bounds nothing the
+    answer states), and is added to `near` when it does not exceed `upper`. So is an interval that reaches
+    its claim but not T. The first failing piece (None when all check), and the least bound found above
+    `upper` (each summed until it reaches what it must, or in full)."""
     starts, lengths, claims, splits = tiling.starts, tiling.lengths, tiling.bounds, tiling.one_by_one
+    enough = max(float(np.nextafter(upper, math.inf)), wanted)
     lowest, split_offsets = math.inf, 0
     while starts.size:
-        bounds = rederived.arcs(
-            starts, lengths, np.maximum(claims, max(np.nextafter(upper, math.inf), wanted))
-        )
-        passed = (bounds >= claims) & (bounds > upper) & ((bounds >= wanted) | ~splits | (lengths == 1))
+        required = np.where(splits, np.minimum(claims, enough), claims)
+        bounds = rederived.arcs(starts, lengths, np.where(splits, enough, np.maximum(claims, enough)))
+        passed = (bounds >= required) & (bounds > upper) & ((bounds >= wanted) | ~splits | (lengths == 1))
         lowest = min(lowest, float(bounds[passed].min(initial=math.inf)))
-        short = np.flatnonzero((bounds < claims) & (~splits | (lengths == 1)))
+        short = np.flatnonzero((bounds < required) & (~splits | (lengths == 1)))
         if short.size:
             i = int(short[0])
-            start, end, kind = (
-                int(starts[i]),
-                int(starts[i] + lengths[i]),
-                "piece" if splits[i] else "interval",
-            )
+            start, end = int(starts[i]), int(starts[i] + lengths[i])
+            kind = "piece" if splits[i] else "interval"
             return (
                 f"the {kind} {start} ≤ k < {end} claims S ≥ {claims[i]!r}, its bound re-derives {bounds[i]!r}"
             ), lowest

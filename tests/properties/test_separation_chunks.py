@@ -150,17 +150,23 @@ def test_twin_pieces_that_overlap_are_rejected(runs) -> None:
 
 @pytest.mark.parametrize("one_by_one", [False, True])
 def test_twin_an_overstated_bound_is_rejected(runs, one_by_one: bool) -> None:
-    """A piece (excluded as a whole, or a leaf bounded one by one) that claims a bound above the least S over
-    it (float64, within 1e-12 here)."""
+    """A piece that claims a bound above the least S over it (float64, within 1e-12 here): an interval
+    excluded as a whole, or the leaf bounded one by one that holds the minimum (a leaf's claim is checked as
+    far as the answer relies on it)."""
     encoding, parts = runs
-    tiling = parts[2].separation.tiling
-    index = int(np.flatnonzero(tiling.one_by_one == one_by_one)[-1])
-    start, length = int(tiling.starts[index]), int(tiling.lengths[index])
+    at = merge(encoding, parts, 1, 60_000).separation.minimum_at
+    index = next(i for i, run in enumerate(parts) if run.chunk.from_offset <= at < run.chunk.max_offset)
+    tiling = parts[index].separation.tiling
+    holds = (tiling.starts <= at) & (at < tiling.starts + tiling.lengths)
+    piece = int(np.flatnonzero(holds if one_by_one else ~tiling.one_by_one)[-1])
+    assert bool(tiling.one_by_one[piece]) == one_by_one
+    start, length = int(tiling.starts[piece]), int(tiling.lengths[piece])
     squared = offset_squared_distances(start + length, encoding.frequencies_mp(FIXED_POINT_DPS))
     bounds = tiling.bounds.copy()
-    bounds[index] = float(squared[start:].min()) + 1e-9
-    words = f"the interval {start} ≤ k" if not one_by_one else f"claims S ≥ {bounds[index]!r}"
-    assert _rejected(merge(encoding, _forged(parts, 2, bounds=bounds), 1, 60_000), words)
+    bounds[piece] = float(squared[start:].min()) + 1e-9
+    found = merge(encoding, _forged(parts, index, bounds=bounds), 1, 60_000)
+    kind = "piece" if one_by_one else f"interval {start} ≤ k"
+    assert _rejected(found, f"the {kind}") and _rejected(found, f"claims S ≥ {bounds[piece]!r}")
 
 
 def test_twin_a_forged_minimum_is_rejected(runs) -> None:
