@@ -204,7 +204,7 @@ def audit_chunk(run: ChunkRun) -> list[str]:
 class Chunked:
     """A range certified in chunks: the merged answer (a `Separation` whose `failed_assumptions` include
     every audit finding), each chunk's run, the audit's findings (the certificates' check among them), and
-    the seconds the check took."""
+    the CPU seconds the check took in this process."""
 
     separation: Separation
     runs: tuple[ChunkRun, ...]
