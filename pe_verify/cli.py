@@ -396,8 +396,8 @@ def _parser() -> argparse.ArgumentParser:
         separation,
         "--chunks",
         _whole("chunks", 1, inputs.MAX_CHUNKS),
-        "chunks the range is split into, each certified apart and merged after an audit (default: 1 with "
-        "one worker, 4 per worker otherwise, 16 on a cluster)",
+        "chunks the range is split into, each certified apart and merged once their certificates check "
+        "(default: 1 with one worker, 4 per worker otherwise, 16 on a cluster)",
     )
     separation.add_argument(
         "--scheduler",
@@ -908,12 +908,16 @@ def _separation_base(text: str) -> str:
 
 def run_separation(args: argparse.Namespace) -> int:
     """The certified least ‖PE(p + k) − PE(p)‖ over the user's range of offsets, in one search or in chunks
-    (local processes, a Dask cluster) merged after an audit; bad settings and settings beyond the memory or
-    time limit are usage errors, and so is a Dask cluster that cannot take the chunks (its address, its
-    workers' self-check: `ClusterError`), named by its address. Chunks whose workers are lost past retrying
-    end the run with one line and status 3 (`WorkerLost`, an OSError); Dask's own log shows only with
-    --debug. A range of one offset has no other offset to bound."""
-    from pe_verify.properties.analyses.separation import certified_separation
+    (local processes, a Dask cluster) merged once their certificates check; bad settings and settings beyond
+    the memory or time limit are usage errors, and so is a Dask cluster that cannot take the chunks (its
+    address, its workers' self-check: `ClusterError`), named by its address. Chunks whose workers are lost
+    past retrying end the run with one line and status 3 (`WorkerLost`, an OSError); Dask's own log shows
+    only with --debug. A range of one offset has no other offset to bound."""
+    from pe_verify.properties.analyses.separation import (
+        certified_separation,
+        separation_memory,
+        separation_seconds,
+    )
     from pe_verify.properties.analyses.separation_chunks import (
         ClusterError,
         chunked_memory,
@@ -936,16 +940,26 @@ def run_separation(args: argparse.Namespace) -> int:
     default_chunks = 16 if cluster else 1 if args.workers == 1 else 4 * args.workers
     chunks = split(args.from_offset, args.max_offset, args.chunks or default_chunks)
     local = 1 if cluster else args.workers
-    needed = chunked_memory(args.d, max(chunk.max_offset for chunk in chunks), local)
+    needed = (
+        chunked_memory(args.d, chunks, local)
+        if len(chunks) > 1
+        else separation_memory(args.d, args.max_offset)
+    )
     if needed > args.max_memory * GIB:
         raise UsageError(
             f"the search needs about {needed / GIB:.3g} GiB at d = {args.d} ({local} worker(s)) and the "
             f"limit is {args.max_memory:g} GiB (raise --max-memory)"
         )
-    seconds = chunked_seconds(args.d, float(Fraction(base)), chunks, local)
-    if not cluster and seconds > args.max_minutes * 60:
+    rate, first, end = float(Fraction(base)), args.from_offset, args.max_offset
+    if cluster:  # the chunks run on the cluster's time; the check of their certificates here
+        seconds, what = separation_seconds(args.d, rate, end, first, check=True), "the certificates' check"
+    elif len(chunks) > 1:
+        seconds, what = chunked_seconds(args.d, rate, chunks, local), "the search and its certificates' check"
+    else:
+        seconds, what = separation_seconds(args.d, rate, end, first), "the search"
+    if seconds > args.max_minutes * 60:
         raise UsageError(
-            f"the search would take about {seconds / 60:.3g} minutes at d = {args.d} over "
+            f"{what} would take about {seconds / 60:.3g} minutes at d = {args.d} over "
             f"{args.max_offset - args.from_offset} offsets on {local} worker(s) (a rough estimate) and the "
             f"limit is {args.max_minutes:g} minutes (lower --max-offset, add workers or raise --max-minutes)"
         )
@@ -1034,8 +1048,8 @@ def _print_separation(args: argparse.Namespace, base: str, found, runs) -> None:
     if runs:
         times = sorted(run.seconds for run in runs)
         print(
-            f"- {len(runs)} chunks, each certified apart and merged after an audit; seconds per chunk: "
-            f"{times[0]:.3g} to {times[-1]:.3g} (median {times[len(times) // 2]:.3g}), "
+            f"- {len(runs)} chunks, each certified apart and merged once their certificates checked; seconds "
+            f"per chunk: {times[0]:.3g} to {times[-1]:.3g} (median {times[len(times) // 2]:.3g}), "
             f"{sum(times):.3g} in all"
         )
 

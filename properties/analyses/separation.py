@@ -166,6 +166,7 @@ POLYNOMIAL_MARGIN = 2.0**-44
 _U32 = 2.0**-24
 _U64 = 2.0**-53
 _MASK64 = 2**64 - 1
+_MASK32 = np.uint64(2**32 - 1)
 
 
 def _horner(y: np.ndarray, divisors: tuple[int, ...]) -> np.ndarray:
@@ -233,9 +234,15 @@ def point_upper_bounds(turns: np.ndarray) -> np.ndarray:
     return chord_upper(np.minimum(turns, 1 - turns) + TURN_MARGIN)
 
 
+def summation_factor(terms: int) -> float:
+    """1 − (m + 2)·2^-52: a float64 sum of m non-negative terms, in any order, times this lies at or below
+    their exact sum."""
+    return 1 - (terms + 2) * 2 * _U64
+
+
 def sum_lower(terms: np.ndarray) -> np.ndarray:
     """A lower bound on the exact sum of each row of non-negative float64 terms (any summation order)."""
-    return terms.sum(axis=-1) * (1 - (terms.shape[-1] + 2) * 2 * _U64)
+    return terms.sum(axis=-1) * summation_factor(terms.shape[-1])
 
 
 def sum_upper(terms: np.ndarray) -> np.ndarray:
@@ -521,6 +528,27 @@ class TurnTable:
             np.array([v & _MASK64 for v in values], dtype=np.uint64),
         )
 
+    def high_words(self, offsets: np.ndarray, columns: np.ndarray | None = None) -> np.ndarray:
+        """The high words of the turn positions of many offsets 0 ≤ k < 2^62 at once, exactly (k·F_i mod
+        2^128, shifted down by 64 bits), on the frequencies `columns` (default all): shape (offsets,
+        columns). With F = F_h·2^64 + F_l, it is k·F_h mod 2^64 (uint64 arithmetic wraps) plus the high word
+        of k·F_l, from products of 32-bit limbs (each exact in uint64)."""
+        fixed = self.fixed if columns is None else [self.fixed[i] for i in columns.tolist()]
+        high = np.array([value >> 64 for value in fixed], dtype=np.uint64)
+        g1 = np.array([(value >> 32) & 0xFFFFFFFF for value in fixed], dtype=np.uint64)
+        g0 = np.array([value & 0xFFFFFFFF for value in fixed], dtype=np.uint64)
+        k = np.asarray(offsets, dtype=np.int64).astype(np.uint64)[:, None]
+        shift = np.uint64(32)
+        k0, k1 = k & _MASK32, k >> shift
+        cross, other = k1 * g0, k0 * g1
+        carry = ((cross & _MASK32) + (other & _MASK32) + ((k0 * g0) >> shift)) >> shift
+        words = k * high
+        words += k1 * g1
+        words += cross >> shift
+        words += other >> shift
+        words += carry
+        return words
+
     def steps(self, step: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The turn positions of 0, step, 2·step, …, (count − 1)·step: shape (count, d/2), by exact 128-bit
         additions."""
@@ -604,6 +632,45 @@ class Excluded:
 
 
 @dataclass(frozen=True)
+class Tiling:
+    """A searched range cut into pieces [start, start + length), ascending and end to end, each with a lower
+    bound on S the search claims at every offset of it: a piece excluded by one arc bound over it
+    (`one_by_one` False), or a leaf whose offsets were bounded one by one (by the screen, an enclosure, or
+    kept to the last phase), its bound the least of theirs. Each claim is taken down by CLAIM_SLACK, which
+    covers the summation order and the carry a re-derivation may differ in. A chunk's certificate, checked
+    by `separation_certificates.check_chunks` without trusting the search."""
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    bounds: np.ndarray
+    one_by_one: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes its arrays hold."""
+        return sum(array.nbytes for array in (self.starts, self.lengths, self.bounds, self.one_by_one))
+
+
+#: Bytes a `Tiling` holds per piece (start, length, bound and kind), and pieces at most per leaf of the range:
+#: excluded intervals hold at least a leaf each, except one cut short at the range's end per level.
+TILING_BYTES_PER_PIECE = 25
+
+
+def tiling_memory(d: int, size: int, leaf: int | None = None) -> int:
+    """Bytes the certificate (`Tiling`) of a search over `size` offsets holds at most, before it is built:
+    a piece per leaf screened or interval excluded (each at least a leaf long, but one per level of the tree),
+    twice over while its parts are joined."""
+    leaf = leaf or search_shape(d)[0]
+    return 2 * TILING_BYTES_PER_PIECE * (-(-size // leaf) + 64)
+
+
+#: Relative and absolute amounts a `Tiling`'s claims are taken down by: a re-derived arc bound may sum its
+#: d/2 terms in another order ((d/2 + 2)·2^-52 relative, below 2^-40 for d ≤ 4096) and read a turn position
+#: with the carry from the low word the search left out (below 2^-64 turns, 2^-60 of S per term).
+CLAIM_SLACK = (2.0**-38, 2.0**-52)
+
+
+@dataclass(frozen=True)
 class Separation:
     """min over from_offset ≤ k < max_offset of ‖PE(p + k) − PE(p)‖ for every p, with its certificate.
 
@@ -636,6 +703,8 @@ class Separation:
     seed: float | None = None
     #: The offset whose ball is `minimum` (one of `argmin_offsets`; None without a minimum).
     minimum_at: int | None = None
+    #: With `certify`, the certificate of the range: what every offset was excluded by (`Tiling`).
+    tiling: Tiling | None = None
 
     @property
     def certified(self) -> bool:
@@ -755,10 +824,23 @@ _SECONDS_PER_BOUNDED = 1e-7  # an interval bounded, when few pairs leave the min
 _SECONDS_PER_BOUNDED_OFFSET = (5e-10, 1.2e-9)  # the least rate an offset at d ≤ 6, and at 8 ≤ d ≤ 12
 _FEW_PAIRS = 12  # up to this d the arc bounds decide most offsets beyond the longest wavelength
 
+# Rates behind `separation_seconds(..., check=True)`, the check of a certificate (`separation_certificates`),
+# measured with benchmarks/chunk_certificates.py at d = 6, 64 and 512 and rounded up: an offset the screen
+# decided beyond the longest wavelength is checked one by one, each frequency pair in full, since the
+# minimum there lies close to every leaf's least value (5.6e-9 s a pair at d = 512); with the minimum near
+# k = 1 the intervals and leaves took 7.5e-11 (d = 512) to 1.5e-10 (d = 64) s an offset; with few pairs the
+# check took up to 0.64 times the search.
+_CHECK_SECONDS_PER_SCREENED_PAIR = 1e-8
+_CHECK_SECONDS_PER_EXCLUDED = 1e-9
+_CHECK_FEW_PAIRS = 1.0
 
-def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 1) -> float:
+
+def separation_seconds(
+    d: int, base: float, max_offset: int, from_offset: int = 1, *, check: bool = False
+) -> float:
     """A rough estimate of the seconds `certified_separation` takes over from_offset ≤ k < max_offset, in
-    closed form from d, the base and the range (nothing of their size is built), on a 2-core machine.
+    closed form from d, the base and the range (nothing of their size is built), on a 2-core machine; with
+    `check`, of the seconds the check of its certificate takes (`separation_certificates.check_chunks`).
 
     Beyond the longest wavelength λ = 2π·base^((d − 2)/d) the distance behaves like a sum of d/2 independent
     terms, whose least value over N offsets is near d − √d·√(2 ln N). When the range starts below λ and the
@@ -779,8 +861,10 @@ def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 
     far_minimum = 2 * n - math.sqrt(2 * n) * math.sqrt(2 * math.log(max(far, 2.0)))
     fixed = _SECONDS_FIXED + _SECONDS_PER_DIM * d
     if from_offset < far_start and (far == 0 or near_minimum < far_minimum):
-        return fixed + count * _SECONDS_PER_EXCLUDED
+        return fixed + count * (_CHECK_SECONDS_PER_EXCLUDED if check else _SECONDS_PER_EXCLUDED)
     if d > _FEW_PAIRS:
+        if check:
+            return fixed + count * n * _CHECK_SECONDS_PER_SCREENED_PAIR
         return fixed + count * (_SECONDS_PER_SCREENED + _SECONDS_PER_SCREENED_PAIR * n)
     leaf, branching = search_shape(d)
     rates = [math.exp(float(frequency_exponent(i, d)) * log_base) / (2 * math.pi) for i in range(n)]
@@ -789,7 +873,7 @@ def separation_seconds(d: int, base: float, max_offset: int, from_offset: int = 
         bounded += math.prod(min(1.0, branching * length * rate) for rate in rates) / length
         length *= branching
     least = _SECONDS_PER_BOUNDED_OFFSET[d > 6]
-    return fixed + count * max(_SECONDS_PER_BOUNDED * bounded, least)
+    return (fixed + count * max(_SECONDS_PER_BOUNDED * bounded, least)) * (_CHECK_FEW_PAIRS if check else 1)
 
 
 class _Search:
@@ -806,6 +890,7 @@ class _Search:
         record: bool,
         seed: float = math.inf,
         numerics: ScreenNumerics = NUMPY_SCREEN,
+        certify: bool = False,
     ) -> None:
         self.numerics = numerics
         self.table = TurnTable.of(encoding)
@@ -816,6 +901,7 @@ class _Search:
         self.by_bounds = self.by_screen = self.by_points = 0
         self.survivors: dict[int, float] = {}
         self.pruned: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.tiles: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] | None = [] if certify else None
         self.half = -(-leaf // 2)
         self.sin_b, self.cos_b = sin_cos_at_integers(
             np.arange(self.half + 1), encoding.frequencies_mp(FIXED_POINT_DPS)
@@ -898,15 +984,17 @@ class _Search:
             self.next_squared = min(self.next_squared, float(lower[gone].min()))
             if self.record:
                 self._keep(first, lengths, lower[gone])
+            if self.tiles is not None:
+                self.tiles.append((first, lengths, lower[gone], False))
             self._done(covered)
         self.seconds["bounds"] += time.perf_counter() - started
         return keep, lowest
 
-    def points(self, offsets: np.ndarray, hi: np.ndarray) -> None:
+    def points(self, offsets: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Single offsets with their turn positions: enclose S, lower `best`, keep those that may attain
-        it."""
+        it; their lower bounds on S."""
         if not offsets.size:
-            return
+            return np.zeros(0)
         turns = turns_float(hi)
         upper = sum_upper(self.bounds.point_upper(turns))
         lower = sum_lower(self.bounds.interval(turns, np.zeros_like(turns)))
@@ -918,6 +1006,7 @@ class _Search:
             if self.record:
                 self._keep(offsets[~keep], 1, lower[~keep])
         self.survivors.update(zip(offsets[keep].tolist(), lower[keep].tolist(), strict=True))
+        return lower
 
     def screen(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray) -> None:
         """Leaves [s, s + leaf) around anchors a = s + h (h = ⌈leaf/2⌉): with X = Σ_i cos bω_i cos aω_i and
@@ -965,7 +1054,7 @@ class _Search:
         tops = sums.max(axis=0)
         top = int(np.argmax(tops))
         row = int(np.argmax(sums[:, top]))
-        self._enclose(starts, hi, lo, np.array([row * starts.size + top]))
+        enclosed = [self._enclose(starts, hi, lo, np.array([row * starts.size + top]))]
         sums[row, top] = -np.inf
         tops[top] = sums[:, top].max()
         threshold = np.nextafter(np.float32((2 * self.n - self.screen_error - self.best) / 2), -np.inf)
@@ -986,13 +1075,26 @@ class _Search:
                 claimed = 2 * self.n - 2 * sums[row, leaf].astype(np.float64) - self.screen_error
                 self._keep(starts[leaf] + row, 1, claimed)
         row, column = np.nonzero(chosen)
-        self._enclose(starts, hi, lo, row * starts.size + open_leaves[column])
+        enclosed.append(self._enclose(starts, hi, lo, row * starts.size + open_leaves[column]))
+        if self.tiles is not None:
+            # Each leaf's claim: the least of the screen's bounds on its excluded offsets (the greatest sum
+            # below the threshold: all of a closed leaf's, the unchosen of an open one's) and of its enclosed
+            # offsets' bounds.
+            excluded = tops.copy()
+            excluded[open_leaves] = np.max(candidates, axis=0, where=~chosen, initial=-np.inf)
+            claims = 2 * self.n - 2 * excluded.astype(np.float64) - self.screen_error
+            for leaf, lower in enclosed:
+                np.minimum.at(claims, leaf, lower)
+            self.tiles.append((starts, lengths, claims, True))
         self._done(within + 1)
 
-    def _enclose(self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray) -> None:
+    def _enclose(
+        self, starts: np.ndarray, hi: np.ndarray, lo: np.ndarray, flat: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Enclose the offsets at `flat` (row-major in the leaves' sums): their leaves and lower bounds."""
         within, leaf = np.divmod(flat, starts.size)
         turn_hi, _ = add_turns(hi[leaf], lo[leaf], self.leaf_hi[within], self.leaf_lo[within])
-        self.points(starts[leaf] + within, turn_hi)
+        return leaf, self.points(starts[leaf] + within, turn_hi)
 
     def search(self, branching: int, on_progress: Callable[[int], None] | None) -> None:
         """Cover [first, stop) by one root interval of leaf·branching^m offsets and refine it depth first in
@@ -1011,6 +1113,21 @@ class _Search:
         """Record excluded intervals [start, start + length) with the bound that excluded them."""
         lengths = np.broadcast_to(lengths, starts.shape)
         self.pruned.append((starts.astype(np.int64), lengths.astype(np.int64), lower.astype(np.float64)))
+
+    def tiling(self) -> Tiling:
+        """The pieces collected with `certify`, ascending, their claims taken down by CLAIM_SLACK."""
+        assert self.tiles is not None
+        starts, lengths, bounds = (
+            np.concatenate([np.asarray(part[i], dtype) for part in self.tiles] or [np.zeros(0, dtype)])
+            for i, dtype in ((0, np.int64), (1, np.int64), (2, np.float64))
+        )
+        one_by_one = np.concatenate(
+            [np.full(len(part[0]), part[3]) for part in self.tiles] or [np.zeros(0, dtype=bool)]
+        )
+        order = np.argsort(starts, kind="stable")
+        relative, absolute = CLAIM_SLACK
+        claims = np.maximum(bounds[order] * (1 - relative) - self.n * absolute, 0.0)
+        return Tiling(starts[order], lengths[order], claims, one_by_one[order])
 
     def excluded(self) -> Excluded:
         """Every interval recorded by `_keep`."""
@@ -1121,6 +1238,7 @@ def certified_separation(
     seed: float | None = None,
     precision_offset: int | None = None,
     numerics: ScreenNumerics = NUMPY_SCREEN,
+    certify: bool = False,
 ) -> Separation:
     """The least ‖PE(p + k) − PE(p)‖ over from_offset ≤ k < max_offset (d even, the same for every p), the
     offsets attaining it, and a rigorous lower bound for every offset of the range, at the encoding's own
@@ -1143,6 +1261,7 @@ def certified_separation(
     the answer has no minimum), and passes the whole range's end as `precision_offset`, which sets the
     precision of the last evaluation (default `max_offset`): its balls are then those of a single run.
     `numerics` says where the screen computes (default numpy; `separation_torch.torch_screen` for torch).
+    With `certify` the answer carries its certificate, `tiling` (at most `tiling_memory` bytes).
     """
     d = require_even_dimension(encoding.d)
     from_offset = require_positive_int(from_offset, "from_offset")
@@ -1169,7 +1288,7 @@ def certified_separation(
     if not max_offset <= require_positive_int(precision_offset, "precision_offset") <= MAX_SEPARATION_OFFSET:
         raise ValueError(f"precision_offset must lie in max_offset … 2^62, got {precision_offset}")
     start = math.inf if seed is None else seed
-    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record, start, numerics)
+    search = _Search(encoding, from_offset, max_offset, bounds, leaf, record, start, numerics, certify)
     search.search(branching, on_progress)
     started = time.perf_counter()
     minimum, argmin, others, evaluated, floor, least = _decide(encoding, search, digits, precision_offset)
@@ -1192,6 +1311,7 @@ def certified_separation(
         floor,
         seed,
         least,
+        search.tiling() if certify else None,
     )
 
 

@@ -1,17 +1,17 @@
 """Certified separation in chunks: min over K0 ≤ k < K of ‖PE(p + k) − PE(p)‖ is the least of the minima over
 any chunks that cover the range, so the range is split, each chunk certified on its own (in turn, in local
-processes or on a Dask cluster), audited, and merged into one certificate.
+processes or on a Dask cluster), and merged into one answer once every chunk's certificate checks.
 
 A chunk is seeded with the least upper bound on S attained by the chunks done before it, so that it prunes
 against that value from the start (`separation.certified_separation`'s `seed`), and its last evaluation runs
 at the precision of the whole range (`precision_offset`), so that the ball of the minimum is the one a single
 run gives. The merge takes the least minimum, the offsets whose balls overlap it, the least bound on every
-other offset, and adds the tallies; its audit re-checks what each chunk reports where that is cheap: the
-chunks cover the range once, each chunk's tallies add up to its length, its minimum is the ball recomputed at
-its argmin, and S recomputed in ball arithmetic at its first and last offsets and at seeded sample offsets
-lies at or above the bounds it claims. An audit finding leaves the merged answer uncertified, naming the
-chunk. (The samples can catch a chunk that overstates its bounds, not prove that none does: the certificate
-of each chunk is the search itself.)
+other offset, and adds the tallies. Each chunk returns its certificate (`separation.Tiling`: its offsets cut
+into pieces, each with the lower bound on S it claims), and the merge checks them all without trusting the
+chunks (`separation_certificates.check_chunks`: the pieces tile the range, every bound is re-derived from
+exact turn positions, the offsets near the minimum are evaluated in ball arithmetic), and that the chunks
+cover the range once and each chunk's tallies add up to its length. A finding leaves the merged answer
+uncertified, naming the chunk and its first failing piece.
 
 Wherever the chunks run, every wait has a bound. A Dask scheduler must answer within CONNECT_SECONDS (the
 connection, Dask's handshake and a first exchange), else the address is refused (`ClusterError`); each chunk
@@ -47,21 +47,19 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from multiprocessing.connection import Connection
 
 import flint
-import numpy as np
 
 from ..encodings.sinusoidal import Sinusoidal
 from ..numerics.validation import require_positive_int
 from .separation import (
+    CLAIM_SLACK,
     MAX_SEPARATION_OFFSET,
     NUMPY_SCREEN,
     InconsistentEnclosures,
     ScreenNumerics,
     Separation,
-    _ball_value,
     certified_separation,
     decision_precision,
     float_down,
@@ -70,11 +68,9 @@ from .separation import (
     search_shape,
     separation_memory,
     separation_seconds,
-    squared_distance_ball,
+    tiling_memory,
 )
-
-#: Offsets of each chunk at which the audit recomputes S in ball arithmetic, beside its first and last.
-SAMPLES = 8
+from .separation_certificates import check_chunks
 
 #: Seconds to reach a Dask scheduler (the connection, Dask's handshake and a first answer) before the run is
 #: refused.
@@ -137,8 +133,8 @@ def screen_numerics(backend: str) -> ScreenNumerics:
 def run_chunk(
     encoding: Sinusoidal, chunk: Chunk, seed: float | None, precision_offset: int, backend: str = "numpy"
 ) -> ChunkRun:
-    """Certify one chunk (seeded, at the whole range's precision, its screen on `backend`) and time it where
-    it runs."""
+    """Certify one chunk (seeded, at the whole range's precision, its screen on `backend`), with its
+    certificate, and time it where it runs."""
     started = time.perf_counter()
     found = certified_separation(
         encoding,
@@ -148,6 +144,7 @@ def run_chunk(
         seed=seed,
         precision_offset=precision_offset,
         numerics=screen_numerics(backend),
+        certify=True,
     )
     return ChunkRun(encoding, chunk, found, time.perf_counter() - started, precision_offset)
 
@@ -189,17 +186,9 @@ def numerics_self_check(d: int, backend: str = "numpy") -> tuple[str, ...]:
     return screen_numerics(backend).failures({(-(-leaf // 2) + 1, d // 2)})
 
 
-def _distance_below(encoding: Sinusoidal, offset: int, bound: Fraction, prec: int) -> bool:
-    """Whether ‖PE(p + k) − PE(p)‖ at k = `offset` certainly lies below `bound` (ball arithmetic)."""
-    squared = squared_distance_ball(encoding, offset, prec)
-    upper = _ball_value(squared.upper())
-    return upper < bound * bound
-
-
-def audit_chunk(encoding: Sinusoidal, run: ChunkRun, samples: int = SAMPLES) -> list[str]:
+def audit_chunk(run: ChunkRun) -> list[str]:
     """What a chunk reports that its own numbers contradict: tallies that do not add up to its length, an
-    argmin outside it, a minimum that is not the ball at its argmin, a bound above S at its first or last
-    offset or at `samples` offsets drawn with the chunk's start as seed. Empty when nothing does."""
+    argmin outside it. Empty when nothing does (its certificate is checked by `merge`)."""
     chunk, part = run.chunk, run.separation
     where = f"chunk {chunk.from_offset} ≤ k < {chunk.max_offset}"
     problems = []
@@ -208,34 +197,19 @@ def audit_chunk(encoding: Sinusoidal, run: ChunkRun, samples: int = SAMPLES) -> 
         problems.append(f"{where}: its tallies add up to {tallied} offsets, not {chunk.size}")
     if not all(chunk.from_offset <= k < chunk.max_offset for k in part.argmin_offsets):
         problems.append(f"{where}: its argmin {part.argmin_offsets} lies outside it")
-    prec = 64 + max(chunk.max_offset, 2).bit_length() + 64
-    if part.minimum is not None and part.argmin_offsets:
-        with flint.ctx.workprec(prec):
-            again = squared_distance_ball(encoding, part.argmin_offsets[0], prec).sqrt()
-            if not again.overlaps(part.minimum):
-                problems.append(f"{where}: its minimum is not the distance at k = {part.argmin_offsets[0]}")
-    rng = np.random.default_rng(chunk.from_offset)
-    drawn = rng.integers(chunk.from_offset, chunk.max_offset, size=samples, dtype=np.int64).tolist()
-    probes = sorted({chunk.from_offset, chunk.max_offset - 1, *drawn})
-    others = part.next_lower_bound
-    for k in probes:
-        own = k in part.argmin_offsets
-        claimed = part.lower_bound if own or others is None else max(part.lower_bound, others)
-        if _distance_below(encoding, k, claimed, prec):
-            problems.append(
-                f"{where}: the distance at k = {k} lies below the bound {float(claimed):.12g} it claims"
-            )
     return problems
 
 
 @dataclass(frozen=True)
 class Chunked:
     """A range certified in chunks: the merged answer (a `Separation` whose `failed_assumptions` include
-    every audit finding), each chunk's run, and the audit's findings."""
+    every audit finding), each chunk's run, the audit's findings (the certificates' check among them), and
+    the CPU seconds the check took in this process."""
 
     separation: Separation
     runs: tuple[ChunkRun, ...]
     audit: tuple[str, ...]
+    check_seconds: float = 0.0
 
     @property
     def chunk_seconds(self) -> tuple[float, ...]:
@@ -244,8 +218,9 @@ class Chunked:
 
 def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_offset: int) -> Chunked:
     """One answer from chunks' answers: the least minimum (the chunk minima compared as balls), the offsets
-    whose balls overlap it, the least bound on every other offset, the summed tallies and phase seconds,
-    every failed assumption; audited first (`audit_chunk`, and that the chunks cover the range once)."""
+    whose balls overlap it, the least bound on every other offset (the least of the chunks' claims and of the
+    bounds their certificates re-derive), the summed tallies and phase seconds, every failed assumption;
+    audited (`audit_chunk`, that the chunks cover the range once, `check_chunks` on their certificates)."""
     runs = sorted(runs, key=lambda run: run.chunk.from_offset)
     problems: list[str] = []
     edges = [from_offset] + [edge for run in runs for edge in (run.chunk.from_offset, run.chunk.max_offset)]
@@ -253,7 +228,7 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
     if any(a != b for a, b in zip(edges[::2], edges[1::2], strict=True)):
         problems.append(f"the chunks do not cover {from_offset} ≤ k < {max_offset} once, end to end")
     for run in runs:
-        problems += audit_chunk(encoding, run)
+        problems += audit_chunk(run)
     parts = [run.separation for run in runs]
     found = [part for part in parts if part.minimum is not None]
     if not found:
@@ -265,6 +240,14 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
         others = [float_down((part.minimum * part.minimum).lower()) for part in apart]
     overlapping = [part for part, o in zip(found, overlaps, strict=True) if o]
     argmin = tuple(sorted(k for part in overlapping for k in part.argmin_offsets))
+    started = time.process_time()
+    prec = decision_precision(encoding, max(run.precision_offset for run in runs), DIGITS)
+    tilings = [(run.chunk.from_offset, run.chunk.max_offset, run.separation.tiling) for run in runs]
+    claimed = min([part.next_squared for part in parts] + others)
+    wanted = claimed * (1 - CLAIM_SLACK[0]) - encoding.d * CLAIM_SLACK[1] if math.isfinite(claimed) else 0.0
+    checked = check_chunks(encoding, tilings, least.minimum, least.minimum_at, argmin, prec, wanted)
+    problems += checked.problems
+    check_seconds = time.process_time() - started
     floors = [part.lower_bound for part in parts]
     failed = list(dict.fromkeys(failure for part in parts for failure in part.failed_assumptions))
     seconds = {phase: sum(part.seconds.get(phase, 0.0) for part in parts) for phase in least.seconds}
@@ -275,7 +258,7 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
         max_offset,
         least.minimum,
         argmin,
-        min([part.next_squared for part in parts] + others),
+        min(claimed, checked.next_squared),
         sum(part.by_bounds for part in parts),
         sum(part.by_screen for part in parts),
         sum(part.by_points for part in parts),
@@ -286,7 +269,7 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
         least_lower=min(floors),
         minimum_at=least.minimum_at,
     )
-    return Chunked(merged, tuple(runs), tuple(problems))
+    return Chunked(merged, tuple(runs), tuple(problems), check_seconds)
 
 
 # ------------------------------------------------------------------------------------------- running
@@ -1139,14 +1122,21 @@ def chunked_separation(
     return merge(encoding, runs, from_offset, max_offset)
 
 
-def chunked_memory(d: int, max_offset: int, workers: int) -> int:
-    """Bytes the chunked search holds at most on this machine: one search's (`separation_memory`) per
-    local worker process (a cluster's workers hold theirs on their own machines)."""
-    return separation_memory(d, max_offset) * max(1, workers)
+def chunked_memory(d: int, chunks: Sequence[Chunk], workers: int) -> int:
+    """Bytes the chunked search holds at most on this machine: one search's (`separation_memory`, to the
+    range's end) and its certificate's (`tiling_memory`, of the largest chunk) per local worker process (a
+    cluster's workers hold theirs on their own machines), and the certificates of every chunk, which the merge
+    holds and checks."""
+    end = max(chunk.max_offset for chunk in chunks)
+    each = separation_memory(d, end) + tiling_memory(d, max(chunk.size for chunk in chunks))
+    return each * max(1, workers) + sum(tiling_memory(d, chunk.size) for chunk in chunks)
 
 
 def chunked_seconds(d: int, base: float, chunks: Sequence[Chunk], workers: int) -> float:
     """A rough estimate of the whole run's wall seconds over `workers` (`separation_seconds` per chunk, added
-    up: a seeded chunk far from k = 1 prunes no less than this says)."""
+    up: a seeded chunk far from k = 1 prunes no less than this says), and of the check of the chunks'
+    certificates in this process after, as of one certificate of the whole range (`separation_seconds` with
+    `check`: the seeded chunks exclude what a single run would)."""
     each = [separation_seconds(d, base, chunk.max_offset, chunk.from_offset) for chunk in chunks]
-    return sum(each) / max(1, workers)
+    first, end = chunks[0].from_offset, chunks[-1].max_offset
+    return sum(each) / max(1, workers) + separation_seconds(d, base, end, first, check=True)

@@ -26,6 +26,7 @@ RUNS = [
     ("model_answers.py", ["--context", "256", "--model", "phi-2"], "ratio"),
     ("separation_threads.py", ["--max-offset", "1048576"], "ratio busy / quiet"),
     ("separation_workers.py", ["--max-offset", "300000", "--chunks", "2", "--no-dask"], "ratio one worker"),
+    ("chunk_certificates.py", ["--max-offset", "200000", "--chunks", "2"], "ratio check / search"),
 ]
 
 

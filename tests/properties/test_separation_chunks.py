@@ -18,8 +18,11 @@ from pe_verify.properties.analyses import separation_chunks
 from pe_verify.properties.analyses.near_collision import offset_squared_distances
 from pe_verify.properties.analyses.separation import (
     certified_separation,
+    decision_precision,
+    minimum_ball,
     separation_memory,
     separation_seconds,
+    tiling_memory,
 )
 from pe_verify.properties.analyses.separation_chunks import (
     BACKENDS,
@@ -107,28 +110,86 @@ def _twin(runs: list, index: int, **changes) -> list:
     return twin
 
 
-def test_honest_chunks_pass_the_audit(runs) -> None:
+def test_honest_chunks_pass_the_audit_and_their_certificates_check(runs) -> None:
     encoding, parts = runs
     found = merge(encoding, parts, 1, 60_000)
     assert found.audit == () and found.separation.certified
 
 
-def test_twin_a_chunk_that_claims_a_too_large_bound_is_caught(runs) -> None:
+def _forged(runs: list, index: int, **changes) -> list:
+    """`runs` with the certificate of run `index` changed."""
+    tiling = runs[index].separation.tiling
+    return _twin(runs, index, tiling=dataclasses.replace(tiling, **changes))
+
+
+def _rejected(found, words: str) -> bool:
+    return any(words in problem for problem in found.audit) and not found.separation.certified
+
+
+def test_twin_a_certificate_with_a_dropped_piece_is_rejected(runs) -> None:
     encoding, parts = runs
-    loose = next(
-        i for i, run in enumerate(parts) if run.separation.argmin_offsets[0] != run.chunk.from_offset
+    tiling = parts[1].separation.tiling
+    kept = np.arange(tiling.starts.size) != tiling.starts.size // 2
+    twin = _forged(
+        parts,
+        1,
+        **{name: getattr(tiling, name)[kept] for name in ("starts", "lengths", "bounds")},
+        one_by_one=tiling.one_by_one[kept],
     )
-    found = merge(encoding, _twin(parts, loose, next_squared=12.0), 1, 60_000)
-    assert any("lies below the bound" in problem for problem in found.audit)
-    assert not found.separation.certified and "lies below the bound" in found.separation.reason
+    start = int(tiling.starts[tiling.starts.size // 2])
+    assert _rejected(merge(encoding, twin, 1, 60_000), f"leaves offsets {start} ≤ k <")
 
 
-def test_twin_a_forged_minimum_is_caught(runs) -> None:
+def test_twin_pieces_that_overlap_are_rejected(runs) -> None:
     encoding, parts = runs
-    other = parts[1].separation.minimum
-    found = merge(encoding, _twin(parts, 0, minimum=other), 1, 60_000)
-    assert any("is not the distance" in problem for problem in found.audit)
-    assert not found.separation.certified
+    tiling = parts[0].separation.tiling
+    longer = tiling.lengths.copy()
+    longer[3] += 1
+    assert _rejected(merge(encoding, _forged(parts, 0, lengths=longer), 1, 60_000), "twice")
+
+
+@pytest.mark.parametrize("one_by_one", [False, True])
+def test_twin_an_overstated_bound_is_rejected(runs, one_by_one: bool) -> None:
+    """A piece that claims a bound above the least S over it (float64, within 1e-12 here): an interval
+    excluded as a whole, or the leaf bounded one by one that holds the minimum (a leaf's claim is checked as
+    far as the answer relies on it)."""
+    encoding, parts = runs
+    at = merge(encoding, parts, 1, 60_000).separation.minimum_at
+    index = next(i for i, run in enumerate(parts) if run.chunk.from_offset <= at < run.chunk.max_offset)
+    tiling = parts[index].separation.tiling
+    holds = (tiling.starts <= at) & (at < tiling.starts + tiling.lengths)
+    piece = int(np.flatnonzero(holds if one_by_one else ~tiling.one_by_one)[-1])
+    assert bool(tiling.one_by_one[piece]) == one_by_one
+    start, length = int(tiling.starts[piece]), int(tiling.lengths[piece])
+    squared = offset_squared_distances(start + length, encoding.frequencies_mp(FIXED_POINT_DPS))
+    bounds = tiling.bounds.copy()
+    bounds[piece] = float(squared[start:].min()) + 1e-9
+    found = merge(encoding, _forged(parts, index, bounds=bounds), 1, 60_000)
+    kind = "piece" if one_by_one else f"interval {start} ≤ k"
+    assert _rejected(found, f"the {kind}") and _rejected(found, f"claims S ≥ {bounds[piece]!r}")
+
+
+def test_twin_a_forged_minimum_is_rejected(runs) -> None:
+    encoding, parts = runs
+    honest = merge(encoding, parts, 1, 60_000).separation
+    index = next(i for i, run in enumerate(parts) if honest.minimum_at in run.separation.argmin_offsets)
+    chunk = parts[index].chunk
+    other = chunk.from_offset + (honest.minimum_at - chunk.from_offset + 1) % chunk.size
+    ball = minimum_ball(encoding, other, decision_precision(encoding, 60_000, separation_chunks.DIGITS))
+    twin = _twin(parts, index, minimum=ball, minimum_at=other, argmin_offsets=(other,))
+    found = merge(encoding, twin, 1, 60_000)
+    assert _rejected(found, f"the distance at k = {honest.minimum_at} lies below the merged minimum")
+    forged = _twin(parts, index, minimum=honest.minimum * 0.999)
+    assert _rejected(merge(encoding, forged, 1, 60_000), "the merged minimum is not the distance")
+
+
+def test_a_claimed_bound_on_other_offsets_is_not_carried_beyond_what_the_certificates_support(runs) -> None:
+    encoding, parts = runs
+    honest = merge(encoding, parts, 1, 60_000).separation
+    claims = [_twin(parts, i, next_squared=12.0)[i] for i in range(len(parts))]
+    found = merge(encoding, claims, 1, 60_000)
+    assert found.audit == () and found.separation.certified
+    assert found.separation.next_squared <= honest.next_squared < 12.0
 
 
 def test_twin_tallies_that_do_not_add_up_and_a_gap_are_caught(runs) -> None:
@@ -136,6 +197,7 @@ def test_twin_tallies_that_do_not_add_up_and_a_gap_are_caught(runs) -> None:
     short = _twin(parts, 2, by_screen=parts[2].separation.by_screen - 1)
     assert any("tallies add up" in problem for problem in merge(encoding, short, 1, 60_000).audit)
     assert any("do not cover" in problem for problem in merge(encoding, parts[:2], 1, 60_000).audit)
+    assert any("do not cover" in problem for problem in merge(encoding, [*parts, parts[1]], 1, 60_000).audit)
 
 
 def test_this_machines_numerics_pass_the_self_check() -> None:
@@ -200,7 +262,10 @@ def test_the_command_certifies_in_chunks_and_says_how_long_each_took(
     ]
     assert [c["seeded"] for c in report["chunks"]] == [False, True, True, True]
     assert cli.main([*argv[:-1], "--quiet"]) == 0
-    assert "- 4 chunks, each certified apart and merged after an audit" in capsys.readouterr().out
+    assert (
+        "- 4 chunks, each certified apart and merged once their certificates checked"
+        in capsys.readouterr().out
+    )
 
 
 def test_a_cluster_without_dask_or_out_of_reach_is_one_line(
@@ -239,7 +304,10 @@ def test_the_memory_and_time_estimates_count_every_worker_and_chunk(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     chunks = split(60612, 2**31, 8)
-    assert separation_chunks.chunked_memory(512, 2**31, 4) == 4 * separation_memory(512, 2**31)
+    certificates = [tiling_memory(512, chunk.size) for chunk in chunks]
+    assert separation_chunks.chunked_memory(512, chunks, 4) == 4 * (
+        separation_memory(512, 2**31) + max(certificates)
+    ) + sum(certificates)
     alone = separation_seconds(512, 1e4, 2**31, 60612)
     assert separation_chunks.chunked_seconds(512, 1e4, chunks, 1) >= alone / 2
     assert separation_chunks.chunked_seconds(512, 1e4, chunks, 4) < separation_chunks.chunked_seconds(
@@ -249,3 +317,10 @@ def test_the_memory_and_time_estimates_count_every_worker_and_chunk(
     assert cli.main([*argv, "--workers", "200"]) == 2
     err = capsys.readouterr().err
     assert "200 worker(s)" in err and "raise --max-memory" in err and len(err.splitlines()) == 1
+    check = separation_seconds(512, 1e4, 2**31, 60612, check=True)
+    assert separation_chunks.chunked_seconds(512, 1e4, chunks, 64) > check > 3600
+    far = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", "2147483648"]
+    for where in (["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:1"]):
+        assert cli.main([*far, *where]) == 2
+        err = capsys.readouterr().err
+        assert "certificates' check would take about" in err and len(err.splitlines()) == 1

@@ -36,7 +36,17 @@ HERE = Path(__file__).resolve().parent
 
 #: A run of some seconds: d = 512 beyond its longest wavelength, screened offset by offset (about 6 s on two
 #: workers here), long enough for a fault to land in the middle of it.
-LONG = ["--d", "512", "--from-offset", "60612", "--max-offset", "2147483648", "--quiet"]
+LONG = [
+    "--d",
+    "512",
+    "--from-offset",
+    "60612",
+    "--max-offset",
+    "2147483648",
+    "--max-minutes",
+    "1000",
+    "--quiet",
+]
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -339,7 +349,7 @@ def test_a_local_worker_stopped_or_killed_mid_run_is_noticed_and_its_chunk_runs_
     signum: int, leave_no_process: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(separation_chunks, "STOPPED_SECONDS", 1, raising=False)
-    encoding, first, stop = Sinusoidal(512, "10000"), 60612, 2**28
+    encoding, first, stop = Sinusoidal(512, "10000"), 1, 2**34
     on_chunk = _spawned(signum, set(_children()))
     run = lambda: chunked_separation(encoding, stop, first, chunks=8, workers=2, on_chunk=on_chunk)  # noqa: E731
     found, _ = _bounded(run, 60)
@@ -470,7 +480,7 @@ def test_the_only_dask_worker_stopped_mid_run_is_refused_in_one_line(leave_no_pr
 
 @pytest.mark.slow
 def test_the_only_dask_worker_killed_mid_run_is_restarted_checked_and_used(leave_no_process: None) -> None:
-    encoding, first, stop = Sinusoidal(512, "10000"), 60612, 2**28
+    encoding, first, stop = Sinusoidal(512, "10000"), 1, 2**34
     with _cluster() as cluster:
         address = cluster.scheduler_address
         _when_a_chunk_runs(cluster, lambda pid, _: os.kill(pid, signal.SIGKILL))
@@ -483,7 +493,7 @@ def test_the_only_dask_worker_killed_mid_run_is_restarted_checked_and_used(leave
 @pytest.mark.slow
 def test_a_dask_worker_restarted_by_its_nanny_is_checked_again_and_used(leave_no_process: None) -> None:
     distributed = pytest.importorskip("distributed")
-    encoding, first, stop = Sinusoidal(512, "10000"), 60612, 2**28
+    encoding, first, stop = Sinusoidal(512, "10000"), 1, 2**34
     with _cluster() as cluster, distributed.Client(cluster, timeout=30, set_as_default=False) as client:
         address = cluster.scheduler_address
         restarted: list[str] = []
