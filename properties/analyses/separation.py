@@ -1217,9 +1217,9 @@ def beyond_longest_wavelength(encoding: Sinusoidal) -> int:
     return max(int(ceiling.unique_fmpz()) for ceiling in ceilings)
 
 
-#: The BLAS threads the search's matrix products run on: one. Its products are small blocks, so more threads
-#: buy little on a quiet machine, while beside a busy neighbour OpenBLAS's threads wait on each other
-#: (`benchmarks/separation_threads.py` measures both cases, at one thread and at every core, in one run).
+#: The BLAS threads the search's matrix products run on: one. Its products are small blocks: beside a busy
+#: neighbour OpenBLAS's threads wait on each other, and a second thread, which buys 1.5× on a quiet 2-core
+#: machine, cost 2.2× instead (`benchmarks/separation_threads.py` measures both cases in one run).
 SEARCH_BLAS_THREADS = 1
 
 
