@@ -249,7 +249,8 @@ _SCAN_BYTES_PER_PAIR = 256 * 3 * 8
 
 def analysis_cost(setup: ModelSetup, context: int | None = None) -> tuple[float, int]:
     """A rough estimate of `analyse`'s seconds and of the bytes it holds at most, in closed form from each
-    RoPE group's rotated dims, base and reach (groups that share answers counted once), before anything is
+    RoPE group's rotated dims, its frequencies as scaled (at the reach, for a rule that depends on the
+    running length) and its reach (groups that share answers counted once), before anything is
     allocated."""
     chosen = planned_context(setup, context)
     seconds, most = 0.0, 0
@@ -269,7 +270,12 @@ def analysis_cost(setup: ModelSetup, context: int | None = None) -> tuple[float,
             * reach
             * (_SECONDS_PER_SCAN_OFFSET + _SECONDS_PER_SCAN_OFFSET_PAIR * pairs)
         )
-        seconds += _SECONDS_PER_GROUP + scans + separation_seconds(rule.rotary_dim, rule.base, reach)
+        scaling = rule.scaling if rule.scaling is not None else RopeScaling()
+        if rule.rule is not None and rule.rule.running_length:
+            scaling = _with_length(scaling, reach)
+        omegas = scaling.frequencies(rule.rotary_dim, float(rule.base))
+        separation = separation_seconds(rule.rotary_dim, rule.base, reach, omegas=omegas)
+        seconds += _SECONDS_PER_GROUP + scans + separation
         most = max(most, separation_memory(rule.rotary_dim, reach) + pairs * _SCAN_BYTES_PER_PAIR)
     return seconds, most
 

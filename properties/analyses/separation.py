@@ -29,7 +29,7 @@ import flint
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..encodings.frequencies import frequency_exponent
+from ..encodings.frequencies import frequencies
 from ..encodings.sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
 from ..numerics.validation import require_even_dimension, require_positive_int
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
@@ -836,27 +836,35 @@ _CHECK_FEW_PAIRS = 1.0
 
 
 def separation_seconds(
-    d: int, base: float, max_offset: int, from_offset: int = 1, *, check: bool = False
+    d: int,
+    base: float,
+    max_offset: int,
+    from_offset: int = 1,
+    *,
+    check: bool = False,
+    omegas: np.ndarray | None = None,
 ) -> float:
     """A rough estimate of the seconds `certified_separation` takes over from_offset ≤ k < max_offset, in
-    closed form from d, the base and the range (nothing of their size is built), on a 2-core machine; with
-    `check`, of the seconds the check of its certificate takes (`separation_certificates.check_chunks`).
+    closed form from d, the frequencies and the range (nothing of the range's size is built), on a 2-core
+    machine; with `check`, of the seconds the check of its certificate takes
+    (`separation_certificates.check_chunks`). The frequencies are base^(−2i/d), or the given `omegas` (a
+    scaled RoPE's, whose pairs a factor slows unevenly; pairs that do not turn are left out).
 
-    Beyond the longest wavelength λ = 2π·base^((d − 2)/d) the distance behaves like a sum of d/2 independent
-    terms, whose least value over N offsets is near d − √d·√(2 ln N). When the range starts below λ and the
+    Beyond the longest wavelength λ = 2π/ω_min the distance behaves like a sum of d/2 independent terms,
+    whose least value over N offsets is near d − √d·√(2 ln N). When the range starts below λ and the
     Lipschitz bound k²‖ω‖² at its first offset is below that, the minimum lies near the start and the rest
     is excluded by long intervals; else the offsets are screened one by one (d > 12) or, with few pairs, the
     arc bounds exclude all but a fraction of them: an interval of L offsets survives its bound when every
     pair may reach a whole turn inside it, with probability Π_i min(1, L·f_i) (f_i = ω_i/2π).
     """
     n = d // 2
+    turning = frequencies(d, base, count=n) if omegas is None else np.asarray(omegas, dtype=np.float64)
+    turning = turning[turning > 0]
     count = max(max_offset - from_offset, 0)
-    log_base = math.log(base)
-    slowest = -float(frequency_exponent(n - 1, d)) * log_base  # ln(1/ω_min)
+    slowest = -math.log(float(turning.min()))  # ln(1/ω_min)
     far_start = math.exp(min(math.log(2 * math.pi) + slowest, 63 * math.log(2)))
     far = max(max_offset - max(from_offset, far_start), 0.0)
-    step = 2 * float(frequency_exponent(1, d)) * log_base  # ln(ω_(i+1)²/ω_i²)
-    squared_norm = math.expm1(n * step) / math.expm1(step)  # Σ_i ω_i², a geometric sum
+    squared_norm = float(np.sum(turning**2))  # Σ_i ω_i²
     near_minimum = min(4.0 * n, from_offset**2 * squared_norm) if from_offset < 2**32 else 4.0 * n
     far_minimum = 2 * n - math.sqrt(2 * n) * math.sqrt(2 * math.log(max(far, 2.0)))
     fixed = _SECONDS_FIXED + _SECONDS_PER_DIM * d
@@ -867,13 +875,28 @@ def separation_seconds(
             return fixed + count * n * _CHECK_SECONDS_PER_SCREENED_PAIR
         return fixed + count * (_SECONDS_PER_SCREENED + _SECONDS_PER_SCREENED_PAIR * n)
     leaf, branching = search_shape(d)
-    rates = [math.exp(float(frequency_exponent(i, d)) * log_base) / (2 * math.pi) for i in range(n)]
+    rates = turning / (2 * math.pi)
     bounded, length = 0.0, leaf
     while length < max(count, leaf) * branching:
-        bounded += math.prod(min(1.0, branching * length * rate) for rate in rates) / length
+        bounded += math.prod(min(1.0, branching * length * float(rate)) for rate in rates) / length
         length *= branching
     least = _SECONDS_PER_BOUNDED_OFFSET[d > 6]
     return (fixed + count * max(_SECONDS_PER_BOUNDED * bounded, least)) * (_CHECK_FEW_PAIRS if check else 1)
+
+
+def encoding_seconds(
+    encoding: Sinusoidal, max_offset: int, from_offset: int = 1, *, check: bool = False
+) -> float:
+    """`separation_seconds` for `encoding`: at its given frequencies, or at its base's."""
+    omegas = None if encoding.omegas is None else encoding.frequencies64()
+    return separation_seconds(
+        encoding.d, float(encoding.base), max_offset, from_offset, check=check, omegas=omegas
+    )
+
+
+def base_text(encoding: Sinusoidal) -> str:
+    """The base a result names: the encoding's, or "given frequencies" when it reads its own `omegas`."""
+    return str(encoding.base) if encoding.omegas is None else "given frequencies"
 
 
 class _Search:
@@ -1295,7 +1318,7 @@ def certified_separation(
     search.seconds["points"] = time.perf_counter() - started
     return Separation(
         d,
-        str(encoding.base),
+        base_text(encoding),
         from_offset,
         max_offset,
         minimum,

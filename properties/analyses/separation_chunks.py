@@ -60,8 +60,10 @@ from .separation import (
     InconsistentEnclosures,
     ScreenNumerics,
     Separation,
+    base_text,
     certified_separation,
     decision_precision,
+    encoding_seconds,
     float_down,
     float_up,
     minimum_ball,
@@ -253,7 +255,7 @@ def merge(encoding: Sinusoidal, runs: Sequence[ChunkRun], from_offset: int, max_
     seconds = {phase: sum(part.seconds.get(phase, 0.0) for part in parts) for phase in least.seconds}
     merged = Separation(
         encoding.d,
-        str(encoding.base),
+        base_text(encoding),
         from_offset,
         max_offset,
         least.minimum,
@@ -325,12 +327,11 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def chunk_deadline(d: int, base: float, chunk: Chunk) -> float:
+def chunk_deadline(encoding: Sinusoidal, chunk: Chunk) -> float:
     """The seconds a worker may take to answer for `chunk` before it is deemed lost: CHUNK_MARGIN times the
-    chunk's own estimate (`separation_seconds`) plus CHUNK_FLOOR_SECONDS."""
-    return CHUNK_FLOOR_SECONDS + CHUNK_MARGIN * separation_seconds(
-        d, base, chunk.max_offset, chunk.from_offset
-    )
+    chunk's own estimate (`encoding_seconds`) plus CHUNK_FLOOR_SECONDS."""
+    estimate = encoding_seconds(encoding, chunk.max_offset, chunk.from_offset)
+    return CHUNK_FLOOR_SECONDS + CHUNK_MARGIN * estimate
 
 
 def _named(chunk: Chunk) -> str:
@@ -596,7 +597,7 @@ def _on_processes(
     SIGHUP too (`_ended_with_run`), and with this process even when it is killed (`_end_with_parent`; on Linux
     that is tied to the thread that started them, which is this call's)."""
     context = multiprocessing.get_context("spawn")
-    base, clock = float(encoding.base), _Clock()
+    clock = _Clock()
     queue: collections.deque[tuple[Chunk, int]] = collections.deque((chunk, 1) for chunk in pieces)
     pool: list[_LocalWorker] = []
     runs: list[ChunkRun] = []
@@ -611,7 +612,7 @@ def _on_processes(
                     worker = _LocalWorker(context)
                     pool.append(worker)
                 chunk, attempt = queue.popleft()
-                seconds = chunk_deadline(encoding.d, base, chunk)
+                seconds = chunk_deadline(encoding, chunk)
                 seed = None if math.isinf(best) else best
                 worker.give(
                     _Job(chunk, attempt, clock.now() + seconds, seconds),
@@ -819,7 +820,7 @@ class _DaskRun:
     ) -> None:
         self.client, self.scheduler, self.encoding = client, scheduler, encoding
         self.backend, self.precision_offset, self.on_chunk = backend, precision_offset, on_chunk
-        self.base, self.clock, self.wake = float(encoding.base), _Clock(), threading.Event()
+        self.clock, self.wake = _Clock(), threading.Event()
         self.workers: dict[str, _DaskWorker] = {}
         self.running: dict[object, tuple[_Job, str]] = {}
         self.queue: collections.deque[tuple[Chunk, int]] = collections.deque()
@@ -1011,7 +1012,7 @@ class _DaskRun:
                 return
             worker = min(free, key=lambda worker: (load[worker.address], worker.address))
             chunk, attempt = self.queue.popleft()
-            seconds = chunk_deadline(self.encoding.d, self.base, chunk)
+            seconds = chunk_deadline(self.encoding, chunk)
             seed = None if math.isinf(self.best) else self.best
             arguments = (self.encoding, chunk, seed, self.precision_offset, self.backend)
             future = self._submit(_chunk_on_worker, *arguments, address=worker.address)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import flint
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 from threadpoolctl import threadpool_info, threadpool_limits
@@ -16,8 +17,10 @@ from pe_verify.properties.analyses.separation import (
     nearest_offset,
     offset_distance,
     offset_distances,
+    separation_seconds,
     unit_step_against_bound,
 )
+from pe_verify.properties.encodings.frequencies import frequencies
 from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 PREC = 170
@@ -123,3 +126,19 @@ def test_the_search_runs_its_products_on_the_blas_threads_it_chooses() -> None:
     with threadpool_limits(limits=2, user_api="blas"):
         assert _blas_threads_seen(certified_separation) == {SEARCH_BLAS_THREADS}
         assert _blas_threads_seen(certified_separation.__wrapped__) == {2}
+
+
+def test_the_time_estimate_reads_the_frequencies_it_is_given() -> None:
+    """Given the unscaled frequencies, the estimate is the base form's; given a proportional RoPE's, whose
+    last pair does not turn, it is another (fewer pairs to turn a whole circle inside an interval)."""
+    unscaled = frequencies(6, 10000.0, count=3)
+    base_form = separation_seconds(6, 10000.0, 2**24)
+    assert separation_seconds(6, 10000.0, 2**24, omegas=unscaled) == pytest.approx(base_form, rel=1e-12)
+    proportional = np.r_[unscaled[:2], 0.0]
+    assert separation_seconds(6, 10000.0, 2**24, omegas=proportional) != pytest.approx(base_form, rel=1e-3)
+
+
+def test_a_result_at_given_frequencies_names_no_base() -> None:
+    given = certified_separation(Sinusoidal(4, omegas=(sp.Rational(1, 3), sp.Rational(1, 700))), 2**10)
+    assert given.base == "given frequencies"
+    assert certified_separation(Sinusoidal(4, "10000"), 2**10).base == "10000"
