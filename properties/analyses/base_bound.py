@@ -106,38 +106,82 @@ def _power_law_balls(d: int, base: flint.arb) -> list[flint.arb]:
     return found
 
 
-def scan_error(limit: int, base: Fraction, terms: int) -> float:
-    """An a-priori bound on the float64 error of each value B(m), m ≤ limit, that `scan` computes.
+def value_errors(limit: int, base: Fraction) -> tuple[float, float]:
+    """(δ_a, δ_t): a-priori bounds on the float64 error of an anchor's cos and sin, cos(m0·θ_i) for m0 ≤
+    limit, and of the table's, cos(k·θ_i) for k < TABLE, against their exact values at the exact θ_i.
 
     With ε = 2^−52 and λ = ln b: θ_i = b^x (x = −2i/d and b each rounded, pow within an ulp) is off by at
     most ε(3 + λ)·θ_i; the angle m·θ_i, one more rounding, by ε(4 + λ)·m (θ_i ≤ 1); cos and sin (within 4
-    ulp) add 4ε. An anchor's cos and sin are off by δ_a ≤ ε((4 + λ)·limit + 4), the table's by δ_t ≤ ε((4 +
-    λ)·TABLE + 4), so each product term cos·cos − sin·sin by 2(δ_a + δ_t + δ_a·δ_t); the 2·terms products of
-    the dot product sum with an error of at most (2·terms)²·ε·(1 + δ_a + δ_t)². A factor 2 covers the rest.
-    """
+    ulp) add 4ε: δ = ε((4 + λ)·m + 4)."""
     log_base = math.log(float(base))
-    anchor = EPS64 * ((4 + log_base) * limit + 4)
-    table = EPS64 * ((4 + log_base) * TABLE + 4)
+    return EPS64 * ((4 + log_base) * limit + 4), EPS64 * ((4 + log_base) * TABLE + 4)
+
+
+def scan_error(limit: int, base: Fraction, terms: int) -> float:
+    """An a-priori bound on the float64 error of each value B(m), m ≤ limit, that `scan` computes.
+
+    An anchor's cos and sin are off by δ_a, the table's by δ_t (`value_errors`), so each product term cos·cos
+    − sin·sin by 2(δ_a + δ_t + δ_a·δ_t); the 2·terms products of the dot product sum with an error of at
+    most (2·terms)²·ε·(1 + δ_a + δ_t)². A factor 2 covers the rest.
+    """
+    anchor, table = value_errors(limit, base)
     per_term = 2 * (anchor + table + anchor * table)
     return 2 * (terms * per_term + (2 * terms) ** 2 * EPS64 * (1 + anchor + table) ** 2)
 
 
-def float_blocks(theta: np.ndarray, limit: int) -> Iterator[tuple[int, np.ndarray]]:
+#: What `float_blocks` checks its cos and sin values against: θ_i as balls and (δ_a, δ_t) (`value_errors`).
+Exact = tuple[Sequence[flint.arb], tuple[float, float]]
+
+
+def _within(
+    values: np.ndarray, positions: np.ndarray, exact: Sequence[flint.arb], bound: float, trig: str
+) -> None:
+    """ArithmeticError unless each values[k, i] lies within `bound` of trig(positions[k]·θ_i), θ_i the exact
+    ball `exact[i]`: the float64 library's cos or sin checked where it ran, in arb at `BITS` bits."""
+    with flint.ctx.workprec(BITS):
+        allowed = flint.arb(bound)
+        for i, theta in enumerate(exact):
+            for k, position in enumerate(positions.tolist()):
+                angle = flint.arb(int(position)) * theta
+                true = angle.cos() if trig == "cos" else angle.sin()
+                if not abs(true - float(values[k, i])) <= allowed:
+                    raise ArithmeticError(
+                        f"float64 {trig}({int(position)}·θ_{i}) = {float(values[k, i])!r} is not within "
+                        f"{bound:.1e} of {true.str(20, radius=False)}"
+                    )
+
+
+def float_blocks(
+    theta: np.ndarray, limit: int, exact: Exact | None = None
+) -> Iterator[tuple[int, np.ndarray]]:
     """B(m) = Σ_i cos(m·θ_i) for m = 0 … limit in float64, block after block in increasing m: (first
     position, values). The first block is the table itself; each later one is a matrix product of at most
     MOST_ANCHORS anchors, small enough for BLAS to run it on one thread (at these sizes, starting threads
-    costs more than it saves)."""
+    costs more than it saves). Given `exact`, every cos and sin the blocks are built from is first checked
+    against its exact value (`_within`): the values then hold their bound whatever the platform's float64
+    cos, sin and pow are, resting on IEEE products and sums alone."""
     angles = np.outer(np.arange(TABLE, dtype=np.float64), theta)
     cos_table = np.cos(angles)
+    table_positions = np.arange(min(TABLE, limit + 1))
+    if exact is not None:
+        _within(cos_table, table_positions, exact[0], exact[1][1], "cos")
     yield 0, cos_table.sum(axis=1)[: limit + 1]
     if limit < TABLE:
         return
-    table = np.hstack([cos_table, -np.sin(angles)])
+    sin_table = np.sin(angles)
+    if exact is not None:
+        _within(sin_table, np.arange(TABLE), exact[0], exact[1][1], "sin")
+    table = np.hstack([cos_table, -sin_table])
     start, anchors = TABLE, 1
     while start <= limit:
         anchors = min(anchors, -(-(limit + 1 - start) // TABLE))
-        phases = np.outer(theta, start + TABLE * np.arange(anchors, dtype=np.float64))
-        values = (table @ np.vstack([np.cos(phases), np.sin(phases)])).T.reshape(-1)
+        positions = start + TABLE * np.arange(anchors, dtype=np.float64)
+        phases = np.outer(theta, positions)
+        cos, sin = np.cos(phases), np.sin(phases)
+        if exact is not None:
+            _within(cos.T, positions, exact[0], exact[1][0], "cos")
+            _within(sin.T, positions, exact[0], exact[1][0], "sin")
+        values = (table @ np.vstack([cos, sin])).T.reshape(-1)
         yield start, values[: limit + 1 - start]
         start += TABLE * anchors
         anchors = min(2 * anchors, MOST_ANCHORS)
@@ -207,14 +251,20 @@ def _sign(cosine: CosineSum, m: int) -> Value:
     raise ArithmeticError(f"the sign of B({m}) at base {cosine.base} is not decided at {RETRY_BITS[-1]} bits")
 
 
-def scan(cosine: CosineSum, limit: int, track_least: bool = True) -> Scan:
+def scan(cosine: CosineSum, limit: int, track_least: bool = True, checked: bool = False) -> Scan:
     """Check B(m) ≥ 0 at every 0 ≤ m ≤ limit, stopping at the first negative value (see the module); with
-    `track_least` False an admissible base's least value is not looked for (`least_at` None)."""
+    `track_least` False an admissible base's least value is not looked for (`least_at` None). With
+    `checked`, every float64 cos and sin the scan is built from is checked in arb first (`float_blocks`), so
+    its error bound rests on IEEE products and sums alone (ArithmeticError naming a value that is off)."""
     limit = require_positive_int(limit, "limit")
     error = scan_error(limit, cosine.base, len(cosine.theta))
+    exact = None
+    if checked:
+        with flint.ctx.workprec(BITS):
+            exact = (cosine.frequency_balls(_ball(cosine.base)), value_errors(limit, cosine.base))
     least: list[tuple[float, int]] = []
     in_balls = 0
-    for start, values in float_blocks(cosine.theta, limit):
+    for start, values in float_blocks(cosine.theta, limit, exact):
         below = np.flatnonzero(values < -error)
         end = int(below[0]) if below.size else values.size
         for k in np.flatnonzero(np.abs(values[:end]) <= error):
@@ -596,8 +646,8 @@ def check_infimum(
     without a gap from `start`, and each failing one up to the first other cell fails at its witness
     (`_fails_throughout`, in arb on the ball of the cell's bases); the bisection's intervals run on from
     them to `low`, each with B(m) < 0 at its top and rising across it (`rises`); `high` is admissible
-    (`scan`). With `every_cell`, every decided cell past the first island's edge is re-checked too (a full
-    scan for each admissible one)."""
+    (`scan`, every float64 cos and sin it is built from checked in arb). With `every_cell`, every decided
+    cell past the first island's edge is re-checked too (a full scan for each admissible one)."""
     point = found.start
     for cell in found.cells:
         if cell.low != point or not cell.low < cell.high:
@@ -617,7 +667,7 @@ def check_infimum(
         point = cell.high
     if point != found.low or not found.low < found.high:
         raise ArithmeticError(f"the failing bases end at {float(point)}, not at the infimum's low end")
-    if not scan(build(found.high, d), found.length, track_least=False).admissible:
+    if not scan(build(found.high, d), found.length, track_least=False, checked=True).admissible:
         raise ArithmeticError(f"the base {found.high} is not admissible for L = {found.length}")
     rest = found.cells[len(failing) :] if every_cell else ()
     for cell in rest:

@@ -399,3 +399,15 @@ def test_an_admissible_cell_claimed_too_wide_is_caught_by_the_cell_by_cell_check
 def test_a_text_that_is_no_certificate_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="not a base-bound certificate"):
         bb.read_certificate(text)
+
+
+def test_a_checked_scan_refuses_a_float64_cos_that_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A platform whose cos is off by 1e-9 (far beyond the 4 ulp the error bound allows): the plain scan takes
+    its word, the checked scan (the certificates' top base) names the value instead of trusting it."""
+    cosine = bb.cosine_sum(10000)
+    assert bb.scan(cosine, 1024, checked=True).admissible
+    real = np.cos
+    monkeypatch.setattr(np, "cos", lambda x, *args, **kwargs: real(x, *args, **kwargs) + 1e-9)
+    assert bb.scan(cosine, 1024).admissible
+    with pytest.raises(ArithmeticError, match=r"float64 cos\(0·θ_0\) = 1\.000000001 is not within"):
+        bb.scan(cosine, 1024, checked=True)
