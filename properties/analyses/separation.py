@@ -29,7 +29,7 @@ import flint
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..encodings.frequencies import frequencies
+from ..encodings.frequencies import frequencies, frequency_exponent
 from ..encodings.sinusoidal import FIXED_POINT_DPS, MAX_POSITION, Sinusoidal, sin_cos_at_integers
 from ..numerics.validation import require_even_dimension, require_positive_int
 from .near_collision import nearest_vector_offsets, offset_error_bound, offset_squared_distances
@@ -858,13 +858,18 @@ def separation_seconds(
     pair may reach a whole turn inside it, with probability Π_i min(1, L·f_i) (f_i = ω_i/2π).
     """
     n = d // 2
-    turning = frequencies(d, base, count=n) if omegas is None else np.asarray(omegas, dtype=np.float64)
-    turning = turning[turning > 0]
     count = max(max_offset - from_offset, 0)
-    slowest = -math.log(float(turning.min()))  # ln(1/ω_min)
+    if omegas is None:  # geometric in i: closed forms, so that a huge d builds nothing of its size
+        log_base = math.log(base)
+        slowest = -float(frequency_exponent(n - 1, d)) * log_base  # ln(1/ω_min)
+        step = 2 * float(frequency_exponent(1, d)) * log_base  # ln(ω_(i+1)²/ω_i²)
+        squared_norm = math.expm1(n * step) / math.expm1(step)  # Σ_i ω_i², a geometric sum
+    else:
+        turning = np.asarray(omegas, dtype=np.float64)
+        turning = turning[turning > 0]
+        slowest, squared_norm = -math.log(float(turning.min())), float(np.sum(turning**2))
     far_start = math.exp(min(math.log(2 * math.pi) + slowest, 63 * math.log(2)))
     far = max(max_offset - max(from_offset, far_start), 0.0)
-    squared_norm = float(np.sum(turning**2))  # Σ_i ω_i²
     near_minimum = min(4.0 * n, from_offset**2 * squared_norm) if from_offset < 2**32 else 4.0 * n
     far_minimum = 2 * n - math.sqrt(2 * n) * math.sqrt(2 * math.log(max(far, 2.0)))
     fixed = _SECONDS_FIXED + _SECONDS_PER_DIM * d
@@ -875,7 +880,8 @@ def separation_seconds(
             return fixed + count * n * _CHECK_SECONDS_PER_SCREENED_PAIR
         return fixed + count * (_SECONDS_PER_SCREENED + _SECONDS_PER_SCREENED_PAIR * n)
     leaf, branching = search_shape(d)
-    rates = turning / (2 * math.pi)
+    rates = frequencies(d, base, count=n) if omegas is None else turning
+    rates = rates / (2 * math.pi)
     bounded, length = 0.0, leaf
     while length < max(count, leaf) * branching:
         bounded += math.prod(min(1.0, branching * length * float(rate)) for rate in rates) / length
