@@ -585,12 +585,14 @@ def _yarn_keep_mp(scaling: RopeScaling, d: int, base: mpmath.mpf) -> list[mpmath
 
 def _llama3_frequencies(scaling: RopeScaling, theta: np.ndarray) -> np.ndarray:
     """Llama 3: with λ_i = 2π/θ_i and σ_i = (L₀/λ_i − low)/(high − low), θ'_i is θ_i when λ_i < L₀/high,
-    θ_i/s when λ_i > L₀/low, and (1 − σ_i)·θ_i/s + σ_i·θ_i in between."""
+    θ_i/s when λ_i > L₀/low, and (1 − σ_i)·θ_i/s + σ_i·θ_i in between (an empty band when low = high, as
+    Llama 4 sets them: σ_i, 0/0 there, is computed for every pair and kept for none)."""
     s, context = scaling.factor, scaling.original_context
     low, high = scaling.low_freq_factor, scaling.high_freq_factor
     wavelength = 2.0 * math.pi / theta
-    smooth = (context / wavelength - low) / (high - low)
-    blended = (1.0 - smooth) * theta / s + smooth * theta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        smooth = (context / wavelength - low) / (high - low)
+        blended = (1.0 - smooth) * theta / s + smooth * theta
     interpolated = np.where(wavelength > context / low, theta / s, blended)
     return np.where(wavelength < context / high, theta, interpolated)
 

@@ -853,3 +853,13 @@ def test_the_temperature_steps_hold_and_fail_without_the_scale() -> None:
     assert scaling_proofs.block_scaling_step().check()
     assert scaling_proofs.block_sum_step().check() and scaling_proofs.scaled_score_step().check()
     assert not scaling_proofs.block_scaling_step(Unscaled(2, scale=scaling_proofs.SCALE)).check()
+
+
+def test_llama_4_s_equal_frequency_factors_leave_no_band_between() -> None:
+    """low_freq_factor = high_freq_factor (Llama 4 Scout's 1 and 1): every pair is kept or divided by s, the
+    same in float64 as at 50 digits, and no warning is raised (the test run turns warnings into errors)."""
+    scaling = RopeScaling("llama3", 16.0, original_context=8192, low_freq_factor=1.0, high_freq_factor=1.0)
+    fast = scaling.frequencies(128, 500000.0)
+    assert np.isfinite(fast).all()
+    exact = [float(value) for value in scaling.frequencies_mp(128, 500000, 50)]
+    assert fast == pytest.approx(exact, rel=1e-12)
