@@ -61,6 +61,8 @@ def _cut_long_words(message: str) -> str:
 COMPLETION_SHELLS = ("bash", "zsh", "tcsh")
 #: How close (difflib's ratio) an unknown option must be to a known one to be suggested.
 OPTION_CUTOFF = 0.8
+#: The largest saved document `check --rerun` reads (a check document is a few kilobytes).
+MAX_SAVED_BYTES = 16 * 2**20
 
 
 class _Parser(argparse.ArgumentParser):
@@ -1231,13 +1233,19 @@ def _saved_check(args: argparse.Namespace) -> tuple[records.CheckDocument, argpa
         raise UsageError(f"{where} takes every setting from the saved document; drop {given[0]}")
     path = Path(args.rerun)
     if not path.is_file():
-        raise UsageError(f"{where}: no such file")
+        raise UsageError(f"{where}: {'not a regular file' if os.path.exists(path) else 'no such file'}")
     try:
+        size = path.stat().st_size
+        if size > MAX_SAVED_BYTES:
+            limit = f"a saved check document holds at most {MAX_SAVED_BYTES}"
+            raise UsageError(f"{where} has {size} bytes; {limit}")
         found = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise UsageError(f"{where} is not UTF-8 text") from None
     except (ValueError, RecursionError):
         raise UsageError(f"{where} is not JSON") from None
+    except OSError as exc:
+        raise UsageError(f"{where} cannot be read: {exc.strerror or exc}") from None
     command = found.get("command") if isinstance(found, dict) else None
     if command != "check":
         whose = f" but a {inputs.shown(command)} one" if isinstance(command, str) else ""

@@ -84,6 +84,8 @@ def test_a_document_that_cannot_rerun_is_one_line_with_exit_2(capsys, saved, cha
     ("argv", "message"),
     [
         (["--rerun", "{dir}/none.json"], ": no such file"),
+        (["--rerun", "{dir}"], ": not a regular file"),
+        (["--rerun", "/dev/zero"], ": not a regular file"),
         (["--rerun", "{dir}/slopes.py"], " is not JSON"),
         (["--rerun", "{saved}", "--seed", "3"], "takes every setting from the saved document; drop --seed"),
         (["--rerun", "{saved}", "--family", "rope"], "drop --family"),
@@ -97,3 +99,10 @@ def test_a_rerun_given_wrongly_is_one_line_with_exit_2(capsys, saved, argv: list
     argv = [a.format(dir=target.parent, saved=path) for a in argv]
     status, out, err = _main(capsys, "check", *argv)
     assert (status, out) == (cli.EXIT_USAGE, "") and err.count("\n") == 1 and message in err
+
+
+def test_a_saved_document_too_large_is_refused_before_it_is_read(capsys, saved, monkeypatch) -> None:
+    _, path, _ = saved
+    monkeypatch.setattr(cli, "MAX_SAVED_BYTES", path.stat().st_size - 1)
+    status, out, err = _main(capsys, "check", "--rerun", str(path))
+    assert (status, out) == (cli.EXIT_USAGE, "") and "bytes; a saved check document holds at most" in err
