@@ -584,27 +584,43 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies, 
     return Answer(f"the scaling rule at {DIGITS} significant digits, shown to {SHOWN}", summary, rows)
 
 
+def cos_sin_factor(setup: PositionalSetup) -> tuple[mpmath.mpf, str]:
+    """The factor the reference multiplies cos and sin by, at the current mpmath precision, and its rule in
+    words: the config's attention_factor; else, for YaRN, get_mscale(s, mscale)/get_mscale(s, mscale_all_dim)
+    when both are non-zero; else the rule's own factor (`scaling.FORMS`' ``attention_mp``); else 1."""
+    scaling, rule = setup.scaling, setup.rule
+    if setup.attention_factor is not None:
+        return mpmath.mpf(setup.attention_factor), "the config's attention_factor"
+    if rule.attention and setup.mscale and setup.mscale_all_dim:
+        s = scaling.factor
+        factor = yarn_factor_mp(s, setup.mscale) / yarn_factor_mp(s, setup.mscale_all_dim)
+        return factor, "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
+    if rule.attention:
+        return FORMS[scaling.kind].attention_mp(scaling), rule.attention
+    return mpmath.mpf(1), "no attention factor for this scaling"
+
+
+def softmax_factor(setup: PositionalSetup) -> mpmath.mpf | None:
+    """The factor the model's softmax scale 1/√d_head is multiplied by (DeepSeek's get_mscale(s,
+    mscale_all_dim)², for the model types whose transformers code applies it), at the current mpmath
+    precision; None where there is none."""
+    versions = layer_schedule.architecture(setup.model_type).softmax_mscale
+    if versions and setup.mscale_all_dim:
+        return yarn_factor_mp(setup.scaling.factor, setup.mscale_all_dim) ** 2
+    return None
+
+
 def _attention_answer(found: GroupAnalysis) -> Answer:
-    setup, scaling, rule = found.setup, found.setup.scaling, found.setup.rule
+    setup = found.setup
     value: dict[str, object] = {}
     with mpmath.workdps(DIGITS):
-        if setup.attention_factor is not None:
-            factor, words = mpmath.mpf(setup.attention_factor), "the config's attention_factor"
-        elif rule.attention and setup.mscale and setup.mscale_all_dim:
-            factor = yarn_factor_mp(scaling.factor, setup.mscale) / yarn_factor_mp(
-                scaling.factor, setup.mscale_all_dim
-            )
-            words = "get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)"
-        elif rule.attention:
-            factor, words = FORMS[scaling.kind].attention_mp(scaling), rule.attention
-        else:
-            factor, words = mpmath.mpf(1), "no attention factor for this scaling"
+        factor, words = cos_sin_factor(setup)
         value["cos_sin_factor"] = _shown(factor)
         value["rule"] = words
         summary = f"cos and sin are multiplied by {_shown(factor)} ({words})"
         versions = layer_schedule.architecture(setup.model_type).softmax_mscale
-        if versions and setup.mscale_all_dim:
-            softmax = yarn_factor_mp(scaling.factor, setup.mscale_all_dim) ** 2
+        softmax = softmax_factor(setup)
+        if softmax is not None:
             value["softmax_scale_factor"] = _shown(softmax)
             value["softmax_scale_versions"] = versions
             summary += (

@@ -418,7 +418,7 @@ def read_config(config: object) -> ModelSetup:
     if not isinstance(config, Mapping):
         raise ConfigError(f"a config must be a JSON object, got {type(config).__name__}")
     model = ModelSetup()
-    text, nested = _text_model(config)
+    text, nested = text_model(config)
     reader = _Reader(text, model, f"{nested}." if nested else "")
     outer = _Reader(config, model)
     model.nested = nested
@@ -451,7 +451,7 @@ def read_config(config: object) -> ModelSetup:
     return model
 
 
-def _text_model(config: Mapping[str, object]) -> tuple[Mapping[str, object], str | None]:
+def text_model(config: Mapping[str, object]) -> tuple[Mapping[str, object], str | None]:
     """The text model's block and its key (None: the config itself)."""
     for key in NESTED:
         inner = config.get(key)

@@ -1,0 +1,451 @@
+"""One config read by several runtimes: what each computes for each RoPE layer group, and the first offset at
+which its rotated scores part from the reference's.
+
+For a layer group, a runtime's reading (`Reading`) is the reference's (`model_config.PositionalSetup`, as
+transformers 5 reads the config) with each rule of its profile (`encodings.runtimes`) applied: the base, the
+rotated dims, the scaling and its factor, the factor on cos and sin and on the softmax scale, and, for the
+rules that depend on the running length (LongRoPE's switch, dynamic NTK), the length they are evaluated at.
+
+Two readings are compared on what they do to a score. With the factor c = a²·σ each puts on a logit (a on cos
+and sin, σ on the softmax scale) and the frequencies θ_i, the score of unit vectors q, k at offset m is
+qᵀ·c·R(mθ)·k, so the largest change over unit q, k is the spectral norm of c'R(mθ') − cR(mθ): on rotated
+dims paired alike, max_i |c'·e^{imθ'_i} − c·e^{imθ_i}| exactly, since each pair turns as a complex number.
+The first offset at which it exceeds `TOLERANCE` is found per pair in closed form,
+m_i = ⌈arccos(κ_i)/|θ'_i − θ_i|⌉ with κ_i = (c'² + c² − ε²)/(2c'c), and checked at m_i − 1 and m_i, at
+`DIGITS` digits. Readings that rotate different dims are compared on the whole head's matrices in float64,
+offset by offset up to `DENSE_OFFSETS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+
+from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup, text_model
+from ..encodings.runtimes import BY_NAME, PROFILES, REFERENCE, RULES, Behaviour, Profile
+from ..encodings.scaling import RopeScaling, yarn_factor_mp
+from .model_setup import DIGITS, SHOWN, cos_sin_factor, softmax_factor
+
+#: The change in a score of unit q, k (before 1/√d) a divergence must exceed: 2^-8, half of bfloat16's
+#: spacing at 1.
+TOLERANCE = 2.0**-8
+#: Offsets scanned when two readings rotate different dims.
+DENSE_OFFSETS = 64
+#: The base a runtime takes when it finds no top-level rope_theta.
+FALLBACK_BASE = 10000.0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one runtime computes for one RoPE layer group at one sequence length: the base, the rotated
+    dims, the scaling, the factor on cos and sin, the factor on the softmax scale (1 where none), whether
+    LongRoPE's long factors are used (None for other rules) and which rule of each quantity applied."""
+
+    base: float
+    rotary_dim: int
+    head_dim: int
+    scaling: RopeScaling
+    cos_sin: mpmath.mpf
+    softmax: mpmath.mpf
+    long: bool | None
+    rules: dict[str, str]
+
+    def frequencies(self) -> list[mpmath.mpf]:
+        """θ'_i at `DIGITS` digits."""
+        base = str(int(self.base)) if float(self.base).is_integer() else repr(self.base)
+        return self.scaling.frequencies_mp(self.rotary_dim, base, DIGITS)
+
+    @property
+    def logit_factor(self) -> mpmath.mpf:
+        return self.cos_sin**2 * self.softmax
+
+
+@dataclass
+class Divergence:
+    """A runtime computing a group's scores differently from the reference: which quantities differ (with
+    both values), for which sequence lengths, and the first offset whose score differs by more than
+    `TOLERANCE` (None: not within the offsets the group sees)."""
+
+    profile: Profile
+    quantities: dict[str, tuple[str, str]]
+    lengths: str
+    first_offset: int | None
+    largest: float
+    sources: tuple[str, ...] = ()
+    reports: tuple[str, ...] = ()
+
+
+@dataclass
+class GroupRuntimes:
+    """The readings of one layer group by every profile asked for, and their divergences."""
+
+    group: LayerGroup
+    table: dict[str, dict[str, str]] = field(default_factory=dict)
+    divergences: list[Divergence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def profiles_named(names: Sequence[str] | None) -> tuple[Profile, ...]:
+    """The profiles of `names` (every profile when None), a ValueError naming an unknown one."""
+    if not names:
+        return PROFILES
+    unknown = [name for name in names if name not in BY_NAME]
+    if unknown:
+        raise ValueError(f"unknown runtime {unknown[0]!r} (known: {', '.join(BY_NAME)})")
+    return tuple(BY_NAME[name] for name in names)
+
+
+def _lengths(setup: PositionalSetup, served: int) -> list[int]:
+    """The sequence lengths a group is compared at: the served context, and for a rule that depends on the
+    running length, the original context L₀ and L₀ + 1 when they lie within it."""
+    if not setup.rule.running_length:
+        return [served]
+    original = setup.scaling.original_context
+    return sorted({min(original, served), *([original + 1] if original + 1 <= served else []), served})
+
+
+def _with(scaling: RopeScaling, **changes: object) -> RopeScaling:
+    return dataclasses.replace(scaling, **changes)
+
+
+def _long(rule: str, length: int, served: int, original: int) -> bool:
+    """Whether LongRoPE's long factors are used for a sequence of `length` tokens under a switch rule."""
+    if rule == "sequence":
+        return length > original
+    if rule == "sequence-inclusive":
+        return length >= original
+    if rule == "any-position":
+        return length - 1 > original
+    if rule == "max-model-len":
+        return served > original
+    if rule == "allocated-context":
+        return -(-served // 256) * 256 > original
+    if rule == "always-long":
+        return True
+    raise ValueError(f"unknown LongRoPE switch {rule!r}")
+
+
+def read(
+    profile: Profile,
+    model: ModelSetup,
+    group: LayerGroup,
+    config: Mapping[str, object],
+    length: int,
+    served: int,
+) -> Reading:
+    """What `profile` computes for a RoPE group (with its frequencies computable) at `length` tokens of a
+    context served at `served` tokens."""
+    text, _ = text_model(config)
+    setup = group.position
+    applied: dict[str, str] = {}
+
+    def rule(quantity: str) -> str:
+        behaviour = profile.rule(quantity, setup.model_type)
+        chosen = behaviour.rule if behaviour else next(iter(RULES[quantity]))
+        applied[quantity] = chosen
+        return chosen
+
+    if setup.rule.kind != "none" or group.layer_type == "sliding_attention":
+        full = _full_attention(model)
+        if group.layer_type == "sliding_attention" and full is not None and rule("sliding_rope") == "global":
+            setup = dataclasses.replace(
+                setup,
+                base=full.base,
+                scaling=full.scaling,
+                rule=full.rule,
+                attention_factor=full.attention_factor,
+                mscale=full.mscale,
+                mscale_all_dim=full.mscale_all_dim,
+            )
+    base = setup.base
+    if _theta_only_inside(text) and rule("theta") == "top-level":
+        base = FALLBACK_BASE
+    rotary_dim, head_dim = setup.rotary_dim, setup.head_dim or setup.rotary_dim
+    if rotary_dim < head_dim and rule("partial_rotary") == "full-head":
+        rotary_dim = head_dim
+    scaling, kind = setup.scaling, setup.rule.kind
+    long = None
+    if kind == "yarn":
+        if rule("yarn_factor") == "context-ratio" and setup.original_context and setup.max_positions:
+            ratio = setup.max_positions / setup.original_context
+            if ratio >= 1:
+                scaling = _with(scaling, factor=ratio)
+        if rule("yarn_truncate") == "always":
+            scaling = _with(scaling, truncate=True)
+    elif kind == "longrope":
+        original = scaling.original_context
+        long = _long(rule("longrope_switch"), length, served, original)
+        scaling = _with(scaling, seq_len=original + 1 if long else original)
+        if (
+            rule("longrope_factor") == "context-ratio-when-top-level"
+            and "original_max_position_embeddings" in text
+            and setup.max_positions
+        ):
+            scaling = _with(scaling, factor=max(1.0, setup.max_positions / original))
+    elif kind == "dynamic-ntk":
+        how = rule("dynamic")
+        if how == "running":
+            scaling = _with(scaling, seq_len=length)
+        elif how == "plain":
+            scaling = _with(scaling, seq_len=None)
+        else:
+            scaling = _with(scaling, seq_len=round(scaling.factor * scaling.original_context))
+    elif kind == "proportional" and rule("proportional_factor") == "dropped":
+        scaling = _with(scaling, factor=1.0)
+    if setup.mrope_section is not None:
+        rule("mrope_layout")
+    setup = dataclasses.replace(setup, base=base, rotary_dim=rotary_dim, scaling=scaling)
+    with mpmath.workdps(DIGITS):
+        cos_sin = _cos_sin(setup, rule, text)
+        softmax = softmax_factor(setup) or mpmath.mpf(1)
+    return Reading(base, rotary_dim, head_dim, scaling, cos_sin, softmax, long, applied)
+
+
+def _theta_only_inside(text: Mapping[str, object]) -> bool:
+    """Whether the config states its base only inside ``rope_parameters`` (transformers 5's layout, flat or
+    one block per layer type), not at its top level."""
+    if "rope_theta" in text or "rotary_emb_base" in text:
+        return False
+    block = text.get("rope_parameters")
+    if not isinstance(block, Mapping):
+        return False
+    return "rope_theta" in block or any(isinstance(v, Mapping) and "rope_theta" in v for v in block.values())
+
+
+def _full_attention(model: ModelSetup) -> PositionalSetup | None:
+    for group in model.groups:
+        if group.layer_type == "full_attention" and group.position.scheme == "rope":
+            return group.position
+    return None
+
+
+def _cos_sin(setup: PositionalSetup, rule, text: Mapping[str, object]) -> mpmath.mpf:
+    """The factor on cos and sin under the profile's rule of the group's kind."""
+    scaling, kind = setup.scaling, setup.rule.kind
+    if kind == "yarn":
+        how = rule("yarn_attention")
+        s = scaling.factor
+        if how == "get-mscale":
+            return yarn_factor_mp(s)
+        if how == "ratio-if-present":
+            if setup.mscale is not None and setup.mscale_all_dim is not None:
+                return yarn_factor_mp(s, setup.mscale) / yarn_factor_mp(s, setup.mscale_all_dim)
+            return yarn_factor_mp(s)
+        if how == "ratio-with-defaults":
+            mscale = 1.0 if setup.mscale is None else setup.mscale
+            every = 0.0 if setup.mscale_all_dim is None else setup.mscale_all_dim
+            return yarn_factor_mp(s, mscale) / yarn_factor_mp(s, every)
+        if how == "log-multiplier":
+            if setup.mscale_all_dim:
+                return yarn_factor_mp(s) / yarn_factor_mp(s, setup.mscale_all_dim)
+            return yarn_factor_mp(s)
+        if how == "log-multiplier-deepseek":
+            return mpmath.mpf(1) if setup.mscale_all_dim else yarn_factor_mp(s)
+        if how == "attention-factor-times-get-mscale":
+            given = mpmath.mpf(1) if setup.attention_factor is None else mpmath.mpf(setup.attention_factor)
+            return given * yarn_factor_mp(s)
+    if kind == "longrope" and rule("longrope_attention") == "context-ratio":
+        original = scaling.original_context
+        s = mpmath.mpf(setup.max_positions or original) / original
+        return mpmath.mpf(1) if s <= 1 else mpmath.sqrt(1 + mpmath.log(s) / mpmath.log(original))
+    return cos_sin_factor(setup)[0]
+
+
+def first_divergence(reference: Reading, other: Reading, offsets: int) -> tuple[int | None, float]:
+    """The first offset 0 ≤ m < `offsets` at which some unit q, k's score differs by more than `TOLERANCE`
+    between two readings (None if none does), and the largest difference at that offset (or at the last
+    offset scanned)."""
+    if reference.rotary_dim != other.rotary_dim:
+        return _dense_divergence(reference, other, offsets)
+    with mpmath.workdps(DIGITS):
+        c, c2 = reference.logit_factor, other.logit_factor
+        eps = mpmath.mpf(TOLERANCE)
+
+        def gap(delta: mpmath.mpf, m: int) -> mpmath.mpf:
+            return mpmath.sqrt(abs(c2 * c2 + c * c - 2 * c2 * c * mpmath.cos(m * delta)))
+
+        best: int | None = None
+        for theta, theta2 in zip(reference.frequencies(), other.frequencies(), strict=True):
+            delta = abs(theta2 - theta)
+            if gap(delta, 0) > eps:
+                return 0, float(gap(delta, 0))
+            if delta == 0:
+                continue
+            kappa = (c2 * c2 + c * c - eps * eps) / (2 * c2 * c)
+            if kappa < -1:
+                continue
+            m = int(mpmath.ceil(mpmath.acos(min(kappa, mpmath.mpf(1))) / delta))
+            while m > 0 and gap(delta, m - 1) > eps:
+                m -= 1
+            while gap(delta, m) <= eps:
+                m += 1
+            if m < offsets and (best is None or m < best):
+                best = m
+        if best is None:
+            return None, 0.0
+        largest = max(
+            gap(abs(t2 - t), best) for t, t2 in zip(reference.frequencies(), other.frequencies(), strict=True)
+        )
+        return best, float(largest)
+
+
+def _dense_divergence(reference: Reading, other: Reading, offsets: int) -> tuple[int | None, float]:
+    """`first_divergence` for readings that rotate different dims: the whole head's matrices (half-split
+    pairs over each reading's rotated dims, the rest passed through) in float64, offset by offset."""
+    head = max(reference.head_dim, other.head_dim, reference.rotary_dim, other.rotary_dim)
+
+    def matrix(reading: Reading, m: int) -> np.ndarray:
+        out = np.eye(head)
+        half = reading.rotary_dim // 2
+        factor = float(reading.logit_factor)
+        for i, theta in enumerate(float(t) for t in reading.frequencies()):
+            c, s = math.cos(m * theta), math.sin(m * theta)
+            a, b = i, i + half
+            out[a, a], out[a, b], out[b, a], out[b, b] = c, -s, s, c
+        out[: reading.rotary_dim, : reading.rotary_dim] *= factor
+        return out
+
+    norm = 0.0
+    for m in range(min(offsets, DENSE_OFFSETS)):
+        norm = float(np.linalg.norm(matrix(other, m) - matrix(reference, m), 2))
+        if norm > TOLERANCE:
+            return m, norm
+    return None, norm
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, mpmath.mpf):
+        return mpmath.nstr(value, SHOWN)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _quantities(reading: Reading) -> dict[str, str]:
+    scaling = reading.scaling
+    shown = {
+        "base": _shown(reading.base),
+        "rotary_dim": str(reading.rotary_dim),
+        "scaling": f"{scaling.kind} × {_shown(scaling.factor)}" if scaling.kind != "none" else "none",
+        "cos_sin_factor": _shown(reading.cos_sin),
+        "softmax_factor": _shown(reading.softmax),
+    }
+    if reading.long is not None:
+        shown["longrope_factors"] = "long" if reading.long else "short"
+    if scaling.kind == "yarn":
+        shown["truncate"] = str(scaling.truncate)
+    if scaling.kind == "dynamic-ntk":
+        shown["dynamic_length"] = str(scaling.sequence_length)
+    return shown
+
+
+def compare_runtimes(
+    model: ModelSetup,
+    config: Mapping[str, object],
+    served: int,
+    profiles: Sequence[Profile] = PROFILES,
+    reach: Mapping[int, int] | None = None,
+) -> list[GroupRuntimes]:
+    """Per RoPE layer group whose frequencies can be computed: each profile's reading at the served context
+    (`table`, quantity by quantity) and its divergences from the reference (`REFERENCE`). `reach` gives,
+    per group index, the offsets a query of that group sees (its window), default the served context."""
+    found: list[GroupRuntimes] = []
+    for index, group in enumerate(model.groups):
+        setup = group.position
+        if setup.scheme != "rope" or None in (setup.rotary_dim, setup.base, setup.scaling, setup.rule):
+            continue
+        entry = GroupRuntimes(group)
+        offsets = (reach or {}).get(index, served)
+        lengths = _lengths(setup, served)
+        references = {n: read(REFERENCE, model, group, config, n, served) for n in lengths}
+        entry.table[REFERENCE.name] = _quantities(references[served])
+        for profile in profiles:
+            if profile is REFERENCE:
+                continue
+            readings = {n: read(profile, model, group, config, n, served) for n in lengths}
+            entry.table[profile.name] = _quantities(readings[served])
+            differing: dict[int, tuple[int | None, float, dict[str, tuple[str, str]]]] = {}
+            departed: set[str] = set()
+            for n in lengths:
+                ref_q, rt_q = _quantities(references[n]), _quantities(readings[n])
+                changed = {k: (ref_q[k], rt_q[k]) for k in ref_q if ref_q[k] != rt_q.get(k)}
+                frequencies_differ = references[n].frequencies() != readings[n].frequencies()
+                if not changed and not frequencies_differ:
+                    continue
+                if frequencies_differ and not changed:
+                    changed["frequencies"] = ("reference", "different")
+                first, largest = first_divergence(references[n], readings[n], min(n, offsets))
+                differing[n] = (first, largest, changed)
+                departed |= {q for q, r in readings[n].rules.items() if r != next(iter(RULES[q]))}
+            if differing:
+                behaviours = [profile.rule(q, setup.model_type) for q in sorted(departed)]
+                entry.divergences.append(_divergence(profile, setup, differing, lengths, behaviours))
+            if setup.mrope_section is not None and profile.rule("mrope_layout", setup.model_type):
+                layout = profile.rule("mrope_layout", setup.model_type).rule
+                entry.notes.append(
+                    f"{profile.runtime} {profile.versions}: {RULES['mrope_layout'][layout]}; text tokens are "
+                    "unaffected (their three position rows are equal), image and video tokens are not"
+                )
+        found.append(entry)
+    return found
+
+
+def _divergence(
+    profile: Profile,
+    setup: PositionalSetup,
+    differing: dict[int, tuple[int | None, float, dict[str, tuple[str, str]]]],
+    lengths: list[int],
+    behaviours: list[Behaviour],
+) -> Divergence:
+    ns = sorted(differing)
+    if len(lengths) == 1:
+        said = "at every length"
+    else:
+        said = "for sequences of " + ", ".join(_length_class(n, setup, lengths) for n in ns)
+    firsts = [differing[n][0] for n in ns if differing[n][0] is not None]
+    first = min(firsts) if firsts else None
+    largest = max(differing[n][1] for n in ns)
+    quantities: dict[str, tuple[str, str]] = {}
+    for n in ns:
+        quantities |= differing[n][2]
+    return Divergence(
+        profile,
+        quantities,
+        said,
+        first,
+        largest,
+        tuple(b.source for b in behaviours),
+        tuple(b.report for b in behaviours if b.report),
+    )
+
+
+def _length_class(n: int, setup: PositionalSetup, lengths: list[int]) -> str:
+    """The sequence lengths a compared length stands for: up to L₀, L₀ + 1, and beyond (LongRoPE's
+    switches differ only at L₀ + 1 and L₀ + 2)."""
+    original = setup.scaling.original_context
+    if n == lengths[0] and n <= original:
+        return f"up to {n} tokens"
+    if n == original + 1 or setup.rule.kind != "longrope":
+        return f"{n} tokens"
+    return f"{original + 2} to {n} tokens"
+
+
+def divergence_message(divergence: Divergence) -> str:
+    """One line: the runtime and versions, what differs, for which lengths, and the first offset."""
+    profile = divergence.profile
+    parts = ", ".join(f"{k} {ref} → {rt}" for k, (ref, rt) in divergence.quantities.items())
+    if divergence.first_offset is None:
+        where = "scores stay within 2^-8 of the reference's over the offsets these layers see"
+    else:
+        where = (
+            f"scores of unit q, k first differ by more than 2^-8 at offset {divergence.first_offset} "
+            f"(by {divergence.largest:.3g})"
+        )
+    reports = f" [{'; '.join(divergence.reports)}]" if divergence.reports else ""
+    said = f"{profile.runtime} {profile.versions} ({profile.name})"
+    return f"{said}: {parts} {divergence.lengths}; {where}{reports}"
