@@ -439,6 +439,18 @@ def _parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--no-cross-check", action="store_true", help="skip the comparison with transformers' own computation"
     )
+    model.add_argument(
+        "--runtimes",
+        nargs="?",
+        const="",
+        metavar="NAMES",
+        help="compare what each runtime (transformers versions, vLLM, SGLang, mlx-lm, llama.cpp, …) computes "
+        "from the config with transformers 5, layer group by layer group: every profile, or the "
+        "comma-separated NAMES (pe-verify model --list-runtimes)",
+    )
+    model.add_argument(
+        "--list-runtimes", action="store_true", help="list the runtime profiles and where each was read"
+    )
     model.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     model.add_argument("--markdown", action="store_true", help="print a markdown section")
     atlas = command(
@@ -464,7 +476,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 #: Options that choose how a result is shown, not what is computed: never echoed in `--json`'s settings.
-_PRESENTATION = frozenset({"help", "json", "markdown", "debug", "quiet", "list", "rerun"})
+_PRESENTATION = frozenset({"help", "json", "markdown", "debug", "quiet", "list", "list_runtimes", "rerun"})
 
 
 def _settings(args: argparse.Namespace) -> dict[str, object]:
@@ -1073,6 +1085,14 @@ def run_model(args: argparse.Namespace) -> int:
         for name, bundled in bundled_models().items():
             print(f"{name:<26} {bundled.model} — {bundled.source}")
         return EXIT_OK
+    if args.list_runtimes:
+        from pe_verify.properties.encodings.runtimes import PROFILES
+
+        for profile in PROFILES:
+            tested = f"; tested against {profile.tested}" if profile.tested else "; from source only"
+            read = f"read at {profile.read_at}{tested}"
+            print(f"{profile.name:<24} {profile.runtime} {profile.versions} ({read})")
+        return EXIT_OK
     if args.path is None:
         raise UsageError(
             "name a config.json, a folder holding one, or a bundled model (pe-verify model --list)"
@@ -1095,6 +1115,7 @@ def run_model(args: argparse.Namespace) -> int:
                 on_total=total,
                 max_seconds=args.max_minutes * 60,
                 max_bytes=args.max_memory * GIB,
+                runtimes=None if args.runtimes is None else [n for n in args.runtimes.split(",") if n],
             )
     except models.ModelInputError as exc:
         raise UsageError(str(exc)) from None

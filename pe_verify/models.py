@@ -19,7 +19,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 #: Largest config file read: real configs are a few kilobytes (LongRoPE's factor lists included).
@@ -305,15 +305,22 @@ def analyse_model(
     on_total: Callable[[int], None] | None = None,
     max_seconds: float = math.inf,
     max_bytes: float = math.inf,
+    runtimes: Sequence[str] | None = None,
 ) -> dict:
     """The record of one model (see the module): `context` is the length planned (default: the bundled
     model's documented context, else ``max_position_embeddings``); `on_total` and `on_answer` hear of the
     progress (`model_setup.analyse`). Work estimated (`model_setup.analysis_cost`) to take more than
-    `max_seconds` or to hold more than `max_bytes` is refused, a `ModelInputError`, before it starts."""
+    `max_seconds` or to hold more than `max_bytes` is refused, a `ModelInputError`, before it starts.
+    `runtimes` names the runtime profiles to compare (`encodings.runtimes`; empty: every one; None: none)."""
     from pe_verify.properties.analyses.model_setup import ContextError, analyse, analysis_cost
+    from pe_verify.properties.analyses.runtime_divergence import profiles_named, runtimes_record
     from pe_verify.properties.battery.transformers_rope import compare
     from pe_verify.properties.encodings.model_config import ConfigError, read_config
 
+    try:
+        profiles = None if runtimes is None else profiles_named(runtimes)
+    except ValueError as exc:
+        raise ModelInputError(str(exc)) from None
     config, name, cited = resolve(source)
     if context is None and cited is not None:
         context = cited.get("context")
@@ -335,6 +342,9 @@ def analyse_model(
         raise ModelInputError(str(exc)) from None
     record = {"config": name, "bundled": cited, **found.as_json()}
     record["cross_check"] = compare(config, found) if cross_check else {"skipped": "not asked for"}
+    record["runtimes"] = (
+        {"skipped": "not asked for"} if profiles is None else runtimes_record(found, config, profiles)
+    )
     return record
 
 

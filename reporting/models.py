@@ -43,7 +43,12 @@ NEWER_THAN: dict[str, str] = {
 def record_findings(record: dict) -> list[dict]:
     """Every finding of a record: the model's, then each layer group's (a finding shared by groups once)."""
     found: list[dict] = []
-    for finding in (*record["findings"], *(f for group in record["groups"] for f in group["findings"])):
+    runtimes = [f for group in record.get("runtimes", {}).get("groups", []) for f in group["findings"]]
+    for finding in (
+        *record["findings"],
+        *(f for group in record["groups"] for f in group["findings"]),
+        *runtimes,
+    ):
         if finding not in found:
             found.append(finding)
     return found
@@ -209,7 +214,66 @@ def model_text(record: dict) -> str:
         for key, reason in group["skipped"].items():
             lines.append(f"{indent}- {key}: skipped ({reason})")
     lines.append(f"  {_cross_line(record)}")
+    lines += _runtime_lines(record)
     return "\n".join(lines) + "\n"
+
+
+#: The quantities a runtimes table shows, in order, with their column titles.
+RUNTIME_COLUMNS = {
+    "base": "base",
+    "rotary_dim": "rotated dims",
+    "scaling": "scaling",
+    "cos_sin_factor": "factor on cos, sin",
+    "softmax_factor": "factor on softmax scale",
+    "longrope_factors": "LongRoPE factors at the context",
+    "truncate": "YaRN truncate",
+    "dynamic_length": "dynamic NTK length",
+}
+
+
+def _runtime_lines(record: dict) -> list[str]:
+    """The runtimes comparison as text lines (none when it was not asked for)."""
+    runtimes = record.get("runtimes", {"skipped": "not asked for"})
+    if runtimes.get("skipped") == "not asked for":
+        return []
+    lines = [f"  runtimes, against {runtimes['reference']} (tolerance {runtimes['tolerance']}):"]
+    if "skipped" in runtimes:
+        return [*lines, f"    skipped ({runtimes['skipped']})"]
+    for group in runtimes["groups"]:
+        lines.append(f"    {group['layer_type']} layers: {len(group['findings'])} divergences")
+        for finding in group["findings"]:
+            lines.append(f"      finding {_finding_line(finding)}")
+    return lines
+
+
+def runtime_table(group: dict) -> list[str]:
+    """One group's runtimes as a markdown table: a row per profile, a column per quantity any row shows;
+    a cell that departs from the reference's row is bold."""
+    table = group["table"]
+    columns = [key for key in RUNTIME_COLUMNS if any(key in row for row in table.values())]
+    reference = next(iter(table.values()))
+    lines = [
+        "| runtime | " + " | ".join(RUNTIME_COLUMNS[key] for key in columns) + " | first offset differing |",
+        "|---|" + "---|" * len(columns) + "---:|",
+    ]
+    firsts = {
+        f["profile"]: f["first_offset"] if f["text_tokens"] else "image and video tokens only"
+        for f in group["findings"]
+    }
+    same = [name for name, row in list(table.items())[1:] if row == reference and name not in firsts]
+    for name, row in table.items():
+        if name in same:
+            continue
+        cells = []
+        for key in columns:
+            value = row.get(key, "—")
+            cells.append(f"**{cell(value)}**" if value != reference.get(key, "—") else cell(value))
+        first = firsts.get(name)
+        shown = "—" if name not in firsts else ("beyond the context" if first is None else str(first))
+        lines.append(f"| {cell(name)} | " + " | ".join(cells) + f" | {shown} |")
+    if same:
+        lines += ["", f"Computing the same as the reference: {', '.join(same)}."]
+    return lines
 
 
 def _pair_table(group: dict) -> list[str]:
@@ -289,6 +353,18 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
                 ]
     if "skipped" not in record["cross_check"] or record["cross_check"]["skipped"] != "not asked for":
         lines += [_cross_line(record), ""]
+    runtimes = record.get("runtimes", {"skipped": "not asked for"})
+    if "skipped" not in runtimes:
+        for group in runtimes["groups"]:
+            title = f" ({group['layer_type']})" if several else ""
+            lines += [
+                f"Runtimes{title}, against {runtimes['reference']}: a bold cell departs from it; the last "
+                f"column is the first offset at which a unit q, k's score differs by more than 2^-8 "
+                "(— : none differs).",
+                "",
+                *runtime_table(group),
+                "",
+            ]
     return "\n".join(lines)
 
 

@@ -27,9 +27,9 @@ import mpmath
 import numpy as np
 
 from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup, text_model
-from ..encodings.runtimes import BY_NAME, PROFILES, REFERENCE, RULES, Behaviour, Profile
+from ..encodings.runtimes import BY_NAME, PROFILES, REFERENCE, REFERENCE_VERSION, RULES, Behaviour, Profile
 from ..encodings.scaling import RopeScaling, yarn_factor_mp
-from .model_setup import DIGITS, SHOWN, cos_sin_factor, softmax_factor
+from .model_setup import DIGITS, SHOWN, Finding, ModelAnalysis, cos_sin_factor, softmax_factor
 
 #: The change in a score of unit q, k (before 1/√d) a divergence must exceed: 2^-8, half of bfloat16's
 #: spacing at 1.
@@ -78,6 +78,7 @@ class Divergence:
     largest: float
     sources: tuple[str, ...] = ()
     reports: tuple[str, ...] = ()
+    text_tokens: bool = True
 
 
 @dataclass
@@ -87,7 +88,6 @@ class GroupRuntimes:
     group: LayerGroup
     table: dict[str, dict[str, str]] = field(default_factory=dict)
     divergences: list[Divergence] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def profiles_named(names: Sequence[str] | None) -> tuple[Profile, ...]:
@@ -373,11 +373,10 @@ def compare_runtimes(
             departed: set[str] = set()
             for n in lengths:
                 ref_q, rt_q = _quantities(references[n]), _quantities(readings[n])
-                changed = {k: (ref_q[k], rt_q[k]) for k in ref_q if ref_q[k] != rt_q.get(k)}
-                frequencies_differ = references[n].frequencies() != readings[n].frequencies()
-                if not changed and not frequencies_differ:
+                if _computes_alike(references[n], readings[n]):
                     continue
-                if frequencies_differ and not changed:
+                changed = {k: (ref_q[k], rt_q[k]) for k in ref_q if ref_q[k] != rt_q.get(k)}
+                if not changed:
                     changed["frequencies"] = ("reference", "different")
                 first, largest = first_divergence(references[n], readings[n], min(n, offsets))
                 differing[n] = (first, largest, changed)
@@ -385,14 +384,34 @@ def compare_runtimes(
             if differing:
                 behaviours = [profile.rule(q, setup.model_type) for q in sorted(departed)]
                 entry.divergences.append(_divergence(profile, setup, differing, lengths, behaviours))
-            if setup.mrope_section is not None and profile.rule("mrope_layout", setup.model_type):
-                layout = profile.rule("mrope_layout", setup.model_type).rule
-                entry.notes.append(
-                    f"{profile.runtime} {profile.versions}: {RULES['mrope_layout'][layout]}; text tokens are "
-                    "unaffected (their three position rows are equal), image and video tokens are not"
+            layout = profile.rule("mrope_layout", setup.model_type) if setup.mrope_section else None
+            if layout is not None and (layout.rule == "unused" or setup.mrope_interleaved):
+                ours = "interleaved" if setup.mrope_interleaved else "blocked"
+                entry.divergences.append(
+                    Divergence(
+                        profile,
+                        {"mrope_layout": (ours, layout.rule)},
+                        "for image and video tokens only (a text token's three position rows are equal, so "
+                        "every layout turns it alike)",
+                        None,
+                        0.0,
+                        (layout.source,),
+                        (layout.report,) if layout.report else (),
+                        text_tokens=False,
+                    )
                 )
         found.append(entry)
     return found
+
+
+def _computes_alike(one: Reading, other: Reading) -> bool:
+    """Whether two readings compute the same scores: the same rotated dims, frequencies and factors (the
+    rule that chose them may differ, as LongRoPE's switch between equal factor lists)."""
+    return (
+        one.rotary_dim == other.rotary_dim
+        and one.logit_factor == other.logit_factor
+        and one.frequencies() == other.frequencies()
+    )
 
 
 def _divergence(
@@ -439,7 +458,9 @@ def divergence_message(divergence: Divergence) -> str:
     """One line: the runtime and versions, what differs, for which lengths, and the first offset."""
     profile = divergence.profile
     parts = ", ".join(f"{k} {ref} → {rt}" for k, (ref, rt) in divergence.quantities.items())
-    if divergence.first_offset is None:
+    if not divergence.text_tokens:
+        where = "not measured on text positions"
+    elif divergence.first_offset is None:
         where = "scores stay within 2^-8 of the reference's over the offsets these layers see"
     else:
         where = (
@@ -447,5 +468,57 @@ def divergence_message(divergence: Divergence) -> str:
             f"(by {divergence.largest:.3g})"
         )
     reports = f" [{'; '.join(divergence.reports)}]" if divergence.reports else ""
-    said = f"{profile.runtime} {profile.versions} ({profile.name})"
-    return f"{said}: {parts} {divergence.lengths}; {where}{reports}"
+    return f"{profile.name}: {parts} {divergence.lengths}; {where}{reports}"
+
+
+def runtimes_record(
+    found: ModelAnalysis, config: Mapping[str, object], profiles: Sequence[Profile] = PROFILES
+) -> dict[str, object]:
+    """The record `pe-verify model --runtimes` prints: the reference, the tolerance, every profile asked for
+    (its versions, the version its source was read at, and where it is tested against real code), and per
+    RoPE layer group the table profile × quantity and the divergences as findings."""
+    record: dict[str, object] = {
+        "reference": f"transformers {REFERENCE_VERSION}",
+        "tolerance": "2^-8 on the score of unit q, k",
+        "profiles": [
+            {
+                "name": p.name,
+                "runtime": p.runtime,
+                "versions": p.versions,
+                "read_at": p.read_at,
+                "tested": p.tested or None,
+            }
+            for p in profiles
+        ],
+        "groups": [],
+    }
+    if found.context is None:
+        record["skipped"] = "the config states no context: give --context"
+        return record
+    reach = {i: g.reach for i, g in enumerate(found.groups) if g.reach is not None}
+    for entry in compare_runtimes(found.setup, config, found.context, profiles, reach):
+        record["groups"].append(
+            {
+                "layer_type": entry.group.layer_type,
+                "layers": list(entry.group.layers),
+                "table": entry.table,
+                "findings": [
+                    Finding(
+                        "runtime-divergence",
+                        divergence_message(d),
+                        "note" if d.text_tokens and d.first_offset is None else "warning",
+                        f"{d.profile.runtime} {d.profile.versions}",
+                    ).as_json()
+                    | {
+                        "profile": d.profile.name,
+                        "quantities": {k: list(v) for k, v in d.quantities.items()},
+                        "first_offset": d.first_offset,
+                        "text_tokens": d.text_tokens,
+                        "sources": list(d.sources),
+                        "reports": list(d.reports),
+                    }
+                    for d in entry.divergences
+                ],
+            }
+        )
+    return record

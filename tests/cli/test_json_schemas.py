@@ -61,6 +61,10 @@ RUNS = {
     "collisions": (["--d", "8", "--max-pos", "16"], 0),
     "list": ([], 1),
     "model": (["phi-2", "--no-cross-check", "--context", "64"], 0),
+    "model-runtimes": (
+        ["phi-3-mini-128k-instruct", "--no-cross-check", "--context", "4097", "--runtimes"],
+        0,
+    ),
     "proofs": ([], 0),
     "reproduce": (["critical_dimension"], 0),
     "separation": (["--d", "8", "--max-offset", "100"], 0),
@@ -133,6 +137,7 @@ DEEP_TWINS = {
     "collisions": lambda d: d["collisions"]["answers"].pop("vector_nearest"),
     "list": lambda d: d["claims"][0].update(verdict="proved beyond doubt"),
     "model": lambda d: d["model"]["keys"].update(used="hidden_size"),
+    "model-runtimes": lambda d: d["model"]["runtimes"]["groups"][0]["findings"][0].update(first_offset=-1),
     "proofs": lambda d: d["derivations"][0]["steps"][0].update(holds="yes"),
     "reproduce": lambda d: d["reproductions"][0]["rows"][0].pop("agrees"),
     "separation": lambda d: d["separation"].update(certified=None),
@@ -143,10 +148,10 @@ DEEP_TWINS = {
 @pytest.mark.parametrize("command", DEEP_TWINS)
 @pytest.mark.parametrize("twin", [*TWINS, "deep"])
 def test_a_document_missing_a_field_or_of_the_wrong_type_does_not_validate(printed, command, twin) -> None:
-    document = validated(command, printed[command])
+    document = validated(_command(command), printed[command])
     (DEEP_TWINS[command] if twin == "deep" else TWINS[twin])(document)
     with pytest.raises(jsonschema.ValidationError):
-        validator(command).validate(document)
+        validator(_command(command)).validate(document)
 
 
 def test_one_valid_schema_for_each_command_that_prints_json() -> None:
