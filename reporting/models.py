@@ -20,6 +20,7 @@ import mpmath
 from matplotlib.figure import Figure
 
 from pe_verify.properties.analyses.model_setup import SHOWN, analyse
+from pe_verify.properties.analyses.runtime_divergence import runtimes_record
 from pe_verify.properties.encodings.model_config import bundled_models, read_config
 from pe_verify.properties.encodings.rope_rules import RULES
 
@@ -370,7 +371,8 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
 
 @functools.cache
 def bundled_records() -> tuple[dict, ...]:
-    """Every bundled model's record at its documented context, without the transformers comparison."""
+    """Every bundled model's record at its documented context, with every runtime profile's reading and
+    without the transformers comparison."""
     records = []
     for name, bundled in bundled_models().items():
         found = analyse(read_config(bundled.config), bundled.context)
@@ -379,13 +381,14 @@ def bundled_records() -> tuple[dict, ...]:
             cited["note"] = bundled.note
         record = {"config": name, "bundled": cited, **found.as_json()}
         record["cross_check"] = {"skipped": "not asked for"}
+        record["runtimes"] = runtimes_record(found, bundled.config)
         records.append(record)
     return tuple(records)
 
 
 def _row(record: dict, slug: Callable[[str], str]) -> str:
     setup = record["setup"]
-    labels = sorted({f["label"] for f in record_findings(record)})
+    labels = sorted({f["label"] for f in record_findings(record) if f["label"] != "runtime-divergence"})
     findings = ", ".join(f"`{label}`" for label in labels) or "—"
     anchor = slug(_title(record))
     return (
@@ -538,6 +541,52 @@ def rules_table() -> list[str]:
     return [*lines, ""]
 
 
+def runtimes_section(records: tuple[dict, ...]) -> list[str]:
+    """The models page's runtimes: every profile (where its source was read, whether a test runs its real
+    code), and per bundled model and RoPE layer group the profiles that compute its scores differently."""
+    profiles = records[0]["runtimes"]["profiles"]
+    lines = [
+        "## One config, several runtimes",
+        "",
+        "What each runtime computes from the same `config.json` (`pe-verify model NAME --runtimes`), against "
+        f"{records[0]['runtimes']['reference']}, whose reading the audit follows. A profile lists where a "
+        "runtime at a version range departs from it, each departure read from the runtime's own source "
+        "(file, function and version: `pe-verify model --list-runtimes`, and "
+        "`properties/encodings/runtimes.py`). A divergence is named with the first offset at which the "
+        f"score of unit q, k moves by more than {records[0]['runtimes']['tolerance'].split(' on ')[0]}.",
+        "",
+        "| profile | runtime | versions | source read at | tested against real code |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{p['name']}` | {cell(p['runtime'])} | {cell(p['versions'])} | {cell(p['read_at'])} | "
+        f"{cell(p['tested']) if p['tested'] else 'no: from source only'} |"
+        for p in profiles
+    ]
+    lines += [
+        "",
+        "| model | layers | profiles that compute differently (first offset whose score differs) |",
+        "|---|---|---|",
+    ]
+    for record in records:
+        for group in record["runtimes"]["groups"]:
+            shown = []
+            for finding in group["findings"]:
+                if not finding["text_tokens"]:
+                    where = "image and video tokens only"
+                elif finding["first_offset"] is None:
+                    where = "within 2^-8"
+                else:
+                    where = str(finding["first_offset"])
+                quantities = ", ".join(finding["quantities"])
+                shown.append(f"`{finding['profile']}` ({where}; {quantities})")
+            lines.append(
+                f"| {cell(record['bundled']['model'])} | {cell(group['layer_type'])} | "
+                f"{cell('; '.join(shown)) if shown else 'none'} |"
+            )
+    return [*lines, ""]
+
+
 def models_page(
     records: tuple[dict, ...], marker: str, plot: figures.Plot, figure_link: str, slug: Callable[[str], str]
 ) -> str:
@@ -571,6 +620,7 @@ def models_page(
         "",
     ]
     lines += rules_table()
+    lines += runtimes_section(records)
     for record in records:
         lines.append(model_markdown(record, level=2))
     return "\n".join(lines).rstrip("\n") + "\n"
