@@ -147,18 +147,31 @@ def turn_cos_sin(hi: np.ndarray, sectors: tuple[np.ndarray, np.ndarray]) -> tupl
     return cos_a * cos_x - sin_a * sin_x, sin_a * cos_x + cos_a * sin_x
 
 
-def product_error(n: int) -> float:
-    """A bound B such that S ≥ fl(2n − 2P) − B at every offset, P the float64 dot product of a leaf's
+def dot_error(n: int) -> float:
+    """A bound E on |P − Σ_i cos ω_i·k| at every offset k = s + j, P the float64 dot product of a leaf's
     anchors (cos, sin of ω_i·s) and its table's column (cos, −sin of ω_i·j) over the n pairs: the values'
-    errors, 2n·δ(2 + δ) in P (δ = VALUE_ERROR); the dot product's rounding in any order, γ_2n·Σ|x||y| ≤
-    γ_2n·n(1 + 2δ)² (Higham; |cos|·|cos'| + |sin|·|sin'| ≤ 1 per pair by Cauchy–Schwarz, widened by the
-    values' errors), and underflow, below 2^-1000 a term; doubled for S; and the rounding of 2n − 2P
-    (|2n − 2P| ≤ 4n + 2), counted twice, once for the subtraction and once for the bound's own. Widened by
-    2^-40 for the rounding of this sum."""
+    errors, 2n·δ(2 + δ) (δ = VALUE_ERROR); the dot product's rounding in any order and with or without fused
+    multiply-adds, γ_2n·Σ|x||y| ≤ γ_2n·n(1 + 2δ)² (Higham; |cos|·|cos'| + |sin|·|sin'| ≤ 1 per pair by
+    Cauchy–Schwarz, widened by the values' errors); and underflow, below 2^-1000 a term. Widened by 2^-40
+    for the rounding of this sum."""
     delta, terms = VALUE_ERROR, 2 * n
     gamma = terms * _U / (1 - terms * _U)
-    in_p = terms * delta * (2 + delta) + gamma * n * (1 + 2 * delta) ** 2 + terms * 2.0**-1000
-    return (2 * in_p + 2 * _U * (4 * n + 2)) * (1 + 2.0**-40)
+    error = terms * delta * (2 + delta) + gamma * n * (1 + 2 * delta) ** 2 + terms * 2.0**-1000
+    return error * (1 + 2.0**-40)
+
+
+def product_error(n: int) -> float:
+    """A bound B such that S ≥ fl(fl(2n − 2P) − B) at every offset, P as in `dot_error`: 2E for S = 2n −
+    2Σ_i cos, and the two roundings, each at most u·(4n + 2) (|2n − 2P| ≤ 4n + 2), widened by 2^-40."""
+    return (2 * dot_error(n) + 2 * _U * (4 * n + 2)) * (1 + 2.0**-40)
+
+
+def product_limits(n: int, thresholds: np.ndarray) -> np.ndarray:
+    """Per threshold T, a float64 limit p with S ≥ T wherever the computed dot product P (`dot_error`) is at
+    most p: S ≥ 2n − 2P − 2E ≥ T once P ≤ n − E − T/2, which the computed limit lies below by the
+    margin 8u·(n + |T|), twice the rounding of its four operations."""
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    return (n - dot_error(n) - thresholds / 2) - 8 * _U * (n + np.abs(thresholds))
 
 
 class _Rederived:
@@ -186,12 +199,15 @@ class _Rederived:
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """Lower bounds on S at every offset of the pieces [start, start + length) (length ≤ PRODUCT_LENGTH)
         by float64 block products: per piece the anchors cos and sin of ω_i·start, times the table of
-        ω_i·j, give Σ_i cos ω_i(start + j), hence S = 2n − 2Σ, less `product_error`. An offset whose bound
-        reaches its piece's `threshold` and exceeds `upper` is done; the others are returned, with the index
-        of their piece, to be bounded alone; and the least bound of those done (+∞ when none)."""
+        ω_i·j, give P ≈ Σ_i cos ω_i(start + j) within `dot_error`, hence S = 2n − 2Σ. An offset whose P lies
+        at or below its piece's limit (`product_limits`: S reaches the piece's `threshold` and exceeds
+        `upper`) is done; the others are returned, with the index of their piece, to be bounded alone; and
+        the least bound on S of those done, fl(2n − 2P) − `product_error` at the largest P done (+∞ when
+        none)."""
         left: list[np.ndarray] = []
         pieces: list[np.ndarray] = []
-        lowest = math.inf
+        largest = -math.inf
+        limits = product_limits(self.n, np.maximum(threshold, np.nextafter(upper, math.inf)))
         for length in np.unique(lengths).tolist():
             group = np.flatnonzero(lengths == length)
             steps = self._steps(length)
@@ -200,13 +216,12 @@ class _Rederived:
                 chosen = group[first : first + block]
                 cos, sin = turn_cos_sin(self.table.high_words(starts[chosen]), self.sectors)
                 sums = np.hstack([cos, sin]) @ steps
-                bounds = (2 * self.n - 2 * sums) - self.error
-                enough = threshold[chosen][:, None]
-                done = (bounds >= enough) & (bounds > upper)
-                lowest = min(lowest, float(bounds[done].min(initial=math.inf)))
+                done = sums <= limits[chosen][:, None]
+                largest = max(largest, float(sums.max(where=done, initial=-math.inf)))
                 row, column = np.nonzero(~done)
                 left.append(starts[chosen][row] + column)
                 pieces.append(chosen[row])
+        lowest = (2 * self.n - 2 * largest) - self.error if largest > -math.inf else math.inf
         if not left:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp), lowest
         return np.concatenate(left), np.concatenate(pieces), lowest
