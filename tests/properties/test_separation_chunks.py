@@ -365,9 +365,11 @@ def test_the_memory_and_time_estimates_count_every_worker_and_chunk(
     assert cli.main([*argv, "--workers", "200"]) == 2
     err = capsys.readouterr().err
     assert "200 worker(s)" in err and "raise --max-memory" in err and len(err.splitlines()) == 1
-    check = separation_seconds(512, 1e4, 2**31, 60612, check=True)
+    assert separation_seconds(512, 1e4, 2**31, 60612, check=True) < 600  # within the default --max-minutes
+    chunks = split(60612, 2**37, 64)
+    check = separation_seconds(512, 1e4, 2**37, 60612, check=True)
     assert separation_chunks.chunked_seconds(512, 1e4, chunks, 64) > check > 3600
-    far = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", "2147483648"]
+    far = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", str(2**37)]
     for where in (["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:1"]):
         assert cli.main([*far, *where]) == 2
         err = capsys.readouterr().err
