@@ -28,6 +28,10 @@ CONFIGURATIONS = (
     ("d6-2^26", 6, 2**26, False),
     ("d6-far-2^24", 6, 2**24, True),
     ("d512-far-2^21", 512, 2**21, True),
+    # Larger ranges, where the check's fixed costs (tables, the minimum's ball) no longer hide its per-offset
+    # and per-piece costs: few pairs from k = 1, and the far range at d = 512.
+    ("d6-2^28", 6, 2**28, False),
+    ("d512-far-2^24", 512, 2**24, True),
 )
 
 

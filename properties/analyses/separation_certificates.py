@@ -8,10 +8,13 @@ every offset of the piece. `check_chunks` trusts nothing of it but the pieces' e
   a piece at most, over the frequencies whose arc is shorter than a turn, slowest first, stopping once the
   bound reaches what it must;
 * each re-derived bound must exceed the upper end U of the merged minimum's square, and reach the bound the
-  answer states for the other offsets; an interval excluded as a whole must reach its claim; a leaf the
-  search bounded offset by offset is cut in quarters where its bound falls short, down to single offsets
-  (the enclosure of one offset), each of which must reach its leaf's claim as far as the answer relies on
-  it (up to those two bounds);
+  answer states for the other offsets; an interval excluded as a whole must reach its claim (else it is cut
+  in quarters, and those are checked as leaves); a leaf the search bounded offset by offset, where its arc
+  bound falls short, is bounded at every offset at once by float64 block products (`_Rederived.products`:
+  S = 2n − 2·Σ_i cos ω_i(s + j), from cos and sin of the exact turn positions of the leaf's start s and of
+  0 ≤ j < L, with an a-priori error bound), and each offset must reach its leaf's claim as far as the answer
+  relies on it (up to those two bounds); an offset whose product bound falls short is bounded alone by the
+  enclosure of one offset, which must reach it;
 * a single offset whose bound does not exceed U is evaluated in ball arithmetic (at the precision of the
   merged minimum), and must lie above the minimum or be one of the merged argmin offsets, each of which must
   overlap it;
@@ -19,6 +22,14 @@ every offset of the piece. `check_chunks` trusts nothing of it but the pieces' e
 
 The re-derived bounds then bound every other offset of the range (`Checked.next_squared`). A finding names the
 first failing piece of its chunk, and leaves the merged answer uncertified.
+
+No float64 library cos or sin is trusted. The block products' cos and sin of a turn position t (in turns,
+exact to below 2^-63 from its 128-bit word) split t = a/2^11 + r: cos and sin of 2π·a/2^11 come from one
+table of 2^11 float64 values each, every one checked in arb within SECTOR_ERROR before it is used
+(`base_bound._within`, the check the base-bound scan runs on its own values), and those of 2πr, |2πr| <
+0.0031, from Taylor polynomials of IEEE products and sums; the two combine by the angle-addition formulas.
+Each value is then within VALUE_ERROR of its exact cos or sin (`turn_cos_sin`), and each product bound rests
+on IEEE float64 products and sums in any order (`product_error`).
 """
 
 from __future__ import annotations
@@ -29,9 +40,12 @@ from dataclasses import dataclass
 
 import flint
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..encodings.sinusoidal import Sinusoidal
+from .base_bound import BITS, _within
 from .separation import (
+    SEARCH_BLAS_THREADS,
     TURN_MARGIN,
     Tiling,
     TurnTable,
@@ -53,6 +67,30 @@ _COLUMNS = 16
 #: evaluated in ball arithmetic; more leave the answer uncertified (a certificate that claims next to
 #: nothing).
 MAX_NEAR = 4096
+
+#: Leaves at most this long are bounded at every offset by block products; longer pieces are cut in quarters
+#: first. Leaves of 4096 cut once before their products checked d = 512 beyond the longest wavelength in
+#: 0.07 s where products of the whole leaves took 0.10 s and leaves cut twice 0.11 s (60612 ≤ k < 2^21), and
+#: let the leaves of d = 64 from k = 1 pass whole or in quarters as before (0.02 s, whole products 0.05 s).
+PRODUCT_LENGTH = 1024
+
+#: The top bits of a turn position that pick its sector, 2π·a/2^SECTOR_BITS, in the checked table.
+SECTOR_BITS = 11
+
+#: Bound on each float64 cos and sin of the sector table, 2π·a/2^11 rounded (within 2π·2^-52, its angle
+#: reduced to [−π, π)) and the library's cos or sin (a few ulp): checked in arb for each of the 2·2^11 values.
+SECTOR_ERROR = 2.0**-48
+
+_U = 2.0**-53
+
+#: Bound on each cos and sin of a turn position from `turn_cos_sin`, against the exact value at the exact
+#: frequency. Its parts, in units of u = 2^-53: the table's SECTOR_ERROR (32u) times at most 1 + 0.0031
+#: (the factors it multiplies: |cos 2πr| ≤ 1, |sin 2πr| ≤ 0.0031); the polynomials' error on 2πr, at most
+#: u each (the argument 2π̂·r within 0.0062u, truncation below 0.02u, their rounding below 0.6u), counted
+#: twice, 2u each; the three roundings of the angle addition, below 2.01u; and the turn position's own error,
+#: below 2^-63 turns (128-bit rounding of ω/2π times k < 2^62, and the dropped low word), 2^-60 = u/128.
+#: In all below 32.1 + 4 + 2.01 + 0.008 < 64 u.
+VALUE_ERROR = 2.0**-47
 
 
 @dataclass(frozen=True)
@@ -77,6 +115,65 @@ def _quarters(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.n
     return starts[index] + offset, np.minimum(part[index], lengths[index] - offset), index
 
 
+def sector_table() -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of 2π·a/2^11, 0 ≤ a < 2^11, in float64 (numpy's), each checked in arb to lie within
+    SECTOR_ERROR of its exact value (`base_bound._within`; ArithmeticError naming the first that does not)."""
+    sectors = 2**SECTOR_BITS
+    a = np.arange(sectors)
+    angle = (2 * np.pi) * ((a - sectors * (a >= sectors // 2)) / sectors)
+    cos, sin = np.cos(angle), np.sin(angle)
+    with flint.ctx.workprec(BITS):
+        step = [flint.arb.pi() * 2 / sectors]
+    try:
+        _within(cos[:, None], a, step, SECTOR_ERROR, "cos")
+        _within(sin[:, None], a, step, SECTOR_ERROR, "sin")
+    except ArithmeticError as error:
+        raise ArithmeticError(f"{error} (θ_0 = 2π/{sectors}, the check's sector table)") from None
+    return cos, sin
+
+
+def turn_cos_sin(hi: np.ndarray, sectors: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """cos 2πt and sin 2πt for the turn positions t = hi·2^-64 (the high words of exact turn positions), each
+    within VALUE_ERROR of the exact value at the exact frequency: t = a/2^11 + r, a its top 11 bits and r
+    the rest (exact in float64), cos and sin of 2π·a/2^11 from the checked `sectors` (`sector_table`) and of
+    x = 2π·r (|x| < 0.0031) from Taylor polynomials to x⁴ and x⁵, combined by the angle-addition formulas.
+    No library cos or sin runs here."""
+    sector = (hi >> np.uint64(64 - SECTOR_BITS)).astype(np.intp)
+    x = (hi & np.uint64(2 ** (64 - SECTOR_BITS) - 1)).astype(np.float64) * (2.0**-64 * 2 * np.pi)
+    z = x * x
+    cos_x = 1 - z * (0.5 - z * (1 / 24))
+    sin_x = x * (1 - z * (1 / 6 - z * (1 / 120)))
+    cos_a, sin_a = sectors[0][sector], sectors[1][sector]
+    return cos_a * cos_x - sin_a * sin_x, sin_a * cos_x + cos_a * sin_x
+
+
+def dot_error(n: int) -> float:
+    """A bound E on |P − Σ_i cos ω_i·k| at every offset k = s + j, P the float64 dot product of a leaf's
+    anchors (cos, sin of ω_i·s) and its table's column (cos, −sin of ω_i·j) over the n pairs: the values'
+    errors, 2n·δ(2 + δ) (δ = VALUE_ERROR); the dot product's rounding in any order and with or without fused
+    multiply-adds, γ_2n·Σ|x||y| ≤ γ_2n·n(1 + 2δ)² (Higham; |cos|·|cos'| + |sin|·|sin'| ≤ 1 per pair by
+    Cauchy–Schwarz, widened by the values' errors); and underflow, below 2^-1000 a term. Widened by 2^-40
+    for the rounding of this sum."""
+    delta, terms = VALUE_ERROR, 2 * n
+    gamma = terms * _U / (1 - terms * _U)
+    error = terms * delta * (2 + delta) + gamma * n * (1 + 2 * delta) ** 2 + terms * 2.0**-1000
+    return error * (1 + 2.0**-40)
+
+
+def product_error(n: int) -> float:
+    """A bound B such that S ≥ fl(fl(2n − 2P) − B) at every offset, P as in `dot_error`: 2E for S = 2n −
+    2Σ_i cos, and the two roundings, each at most u·(4n + 2) (|2n − 2P| ≤ 4n + 2), widened by 2^-40."""
+    return (2 * dot_error(n) + 2 * _U * (4 * n + 2)) * (1 + 2.0**-40)
+
+
+def product_limits(n: int, thresholds: np.ndarray) -> np.ndarray:
+    """Per threshold T, a float64 limit p with S ≥ T wherever the computed dot product P (`dot_error`) is at
+    most p: S ≥ 2n − 2P − 2E ≥ T once P ≤ n − E − T/2, which the computed limit lies below by the
+    margin 8u·(n + |T|), twice the rounding of its four operations."""
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    return (n - dot_error(n) - thresholds / 2) - 8 * _U * (n + np.abs(thresholds))
+
+
 class _Rederived:
     """Re-derived lower bounds on S over pieces of offsets of one encoding, from exact turn positions."""
 
@@ -84,6 +181,50 @@ class _Rederived:
         self.table = TurnTable.of(encoding)
         self.n = encoding.d // 2
         self.slowest = np.argsort(self.table.rates, kind="stable")
+        self.sectors = sector_table()
+        self.error = product_error(self.n)
+        self.steps = np.zeros((2 * self.n, 0))
+
+    def _steps(self, length: int) -> np.ndarray:
+        """The table (cos ω_i·j; −sin ω_i·j) over the pairs i, 0 ≤ j < length: 2n × length, grown to a power
+        of two and kept."""
+        if self.steps.shape[1] < length:
+            size = 1 << (length - 1).bit_length()
+            cos, sin = turn_cos_sin(self.table.high_words(np.arange(size)), self.sectors)
+            self.steps = np.ascontiguousarray(np.vstack([cos.T, -sin.T]))
+        return self.steps[:, :length]
+
+    def products(
+        self, starts: np.ndarray, lengths: np.ndarray, threshold: np.ndarray, upper: float
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """Lower bounds on S at every offset of the pieces [start, start + length) (length ≤ PRODUCT_LENGTH)
+        by float64 block products: per piece the anchors cos and sin of ω_i·start, times the table of
+        ω_i·j, give P ≈ Σ_i cos ω_i(start + j) within `dot_error`, hence S = 2n − 2Σ. An offset whose P lies
+        at or below its piece's limit (`product_limits`: S reaches the piece's `threshold` and exceeds
+        `upper`) is done; the others are returned, with the index of their piece, to be bounded alone; and
+        the least bound on S of those done, fl(2n − 2P) − `product_error` at the largest P done (+∞ when
+        none)."""
+        left: list[np.ndarray] = []
+        pieces: list[np.ndarray] = []
+        largest = -math.inf
+        limits = product_limits(self.n, np.maximum(threshold, np.nextafter(upper, math.inf)))
+        for length in np.unique(lengths).tolist():
+            group = np.flatnonzero(lengths == length)
+            steps = self._steps(length)
+            block = max(1, _ENTRIES // length)
+            for first in range(0, group.size, block):
+                chosen = group[first : first + block]
+                cos, sin = turn_cos_sin(self.table.high_words(starts[chosen]), self.sectors)
+                sums = np.hstack([cos, sin]) @ steps
+                done = sums <= limits[chosen][:, None]
+                largest = max(largest, float(sums.max(where=done, initial=-math.inf)))
+                row, column = np.nonzero(~done)
+                left.append(starts[chosen][row] + column)
+                pieces.append(chosen[row])
+        lowest = (2 * self.n - 2 * largest) - self.error if largest > -math.inf else math.inf
+        if not left:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp), lowest
+        return np.concatenate(left), np.concatenate(pieces), lowest
 
     def arcs(self, starts: np.ndarray, lengths: np.ndarray, enough: np.ndarray) -> np.ndarray:
         """Per piece [start, start + length), the arc bound over it (`arc_lower_bounds`, `summation_factor`)
@@ -134,12 +275,14 @@ def _check_pieces(
     rederived: _Rederived, tiling: Tiling, upper: float, wanted: float, near: list[int]
 ) -> tuple[str | None, float]:
     """Check each piece by its re-derived arc bound against T = max(`upper`, `wanted`) (just above `upper`):
-    an interval excluded as a whole must reach its claim; a leaf bounded one by one must reach T, else it is
-    cut in quarters and its parts checked the same way, down to single offsets (the enclosure of one offset),
-    each of which must reach its leaf's claim or T, whichever is less (a claim above T bounds nothing the
-    answer states), and is added to `near` when it does not exceed `upper`. So is an interval that reaches
-    its claim but not T. The first failing piece (None when all check), and the least bound found above
-    `upper` (each summed until it reaches what it must, or in full)."""
+    an interval excluded as a whole must reach its claim; a leaf bounded one by one must reach T, else every
+    offset of it is bounded by block products (`_Rederived.products`), and those whose bound falls short of
+    their leaf's claim or T, whichever is less (a claim above T bounds nothing the answer states), or of
+    `wanted`, or does not exceed `upper`, are bounded alone (the enclosure of one offset), which must reach
+    the former; an offset whose bound does not exceed `upper` is added to `near`. An interval that reaches
+    its claim but not T is cut in quarters, checked as leaves (by products once PRODUCT_LENGTH long at
+    most). The first failing piece (None when all check), and the least bound found above `upper` (each
+    summed until it reaches what it must, or in full)."""
     starts, lengths, claims, splits = tiling.starts, tiling.lengths, tiling.bounds, tiling.one_by_one
     enough = max(float(np.nextafter(upper, math.inf)), wanted)
     lowest, split_offsets = math.inf, 0
@@ -158,15 +301,24 @@ def _check_pieces(
             ), lowest
         failed = ~passed
         near += starts[failed & (lengths == 1)].tolist()
-        cut = np.flatnonzero(failed & (lengths > 1))
+        several = failed & (lengths > 1)
+        leaves = np.flatnonzero(several & splits & (lengths <= PRODUCT_LENGTH))
+        cut = np.flatnonzero(several & ~(splits & (lengths <= PRODUCT_LENGTH)))
         split_offsets += int(lengths[cut][~splits[cut]].sum())
         if split_offsets > MAX_NEAR * 4096:
             return "its intervals excluded as a whole are not bounded above the minimum", lowest
-        starts, lengths, index = _quarters(starts[cut], lengths[cut])
-        claims, splits = claims[cut][index], np.ones(index.size, dtype=bool)
+        threshold = np.maximum(required[leaves], wanted)
+        alone, index, least = rederived.products(starts[leaves], lengths[leaves], threshold, upper)
+        lowest = min(lowest, least)
+        quartered, parts, part_index = _quarters(starts[cut], lengths[cut])
+        starts = np.concatenate([quartered, alone])
+        lengths = np.concatenate([parts, np.ones(alone.size, dtype=parts.dtype)])
+        claims = np.concatenate([claims[cut][part_index], claims[leaves][index]])
+        splits = np.ones(starts.size, dtype=bool)
     return None, lowest
 
 
+@threadpool_limits.wrap(limits=SEARCH_BLAS_THREADS, user_api="blas")
 def check_chunks(
     encoding: Sinusoidal,
     chunks: Sequence[tuple[int, int, Tiling | None]],
@@ -188,7 +340,10 @@ def check_chunks(
             problems.append(f"the merged minimum is not the distance at k = {minimum_at}")
         square = again * again
         upper = float_up(square.upper())
-    rederived = _Rederived(encoding)
+    try:
+        rederived = _Rederived(encoding)
+    except ArithmeticError as error:
+        return Checked((*problems, str(error)), 0, 0.0)
     near: list[int] = []
     next_squared = math.inf
     for first, stop, tiling in chunks:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import flint
 import numpy as np
 import pytest
 
@@ -14,9 +15,16 @@ from pe_verify.properties.analyses.separation import (
     beyond_longest_wavelength,
     certified_separation,
     decision_precision,
+    squared_distance_ball,
     tiling_memory,
 )
-from pe_verify.properties.analyses.separation_certificates import check_chunks
+from pe_verify.properties.analyses.separation_certificates import (
+    VALUE_ERROR,
+    _Rederived,
+    check_chunks,
+    sector_table,
+    turn_cos_sin,
+)
 from pe_verify.properties.encodings.sinusoidal import Sinusoidal
 
 
@@ -72,3 +80,43 @@ def test_twin_a_certificate_that_stops_short_or_claims_too_much_is_rejected() ->
         encoding, 1, 100_000, lambda tiling: dataclasses.replace(tiling, bounds=tiling.bounds + 1)
     )
     assert high.problems and "claims S ≥" in high.problems[0]
+
+
+def test_the_checks_cos_and_sin_of_turn_positions_hold_their_bound() -> None:
+    """`turn_cos_sin` against arb on random and edge turn words (sector boundaries, the ends of a turn): every
+    value within VALUE_ERROR of the exact cos and sin of 2π·hi/2^64."""
+    rng = np.random.default_rng(11)
+    edges = [0, 1, 2**53 - 1, 2**53, 2**63 - 1, 2**63, 2**64 - 2**53, 2**64 - 1]
+    hi = np.concatenate([np.array(edges, dtype=np.uint64), rng.integers(0, 2**64, 500, dtype=np.uint64)])
+    cos, sin = turn_cos_sin(hi, sector_table())
+    with flint.ctx.workprec(192):
+        turn = flint.arb.pi() * 2 / flint.arb(2) ** 64
+        for word, c, s in zip(hi.tolist(), cos.tolist(), sin.tolist(), strict=True):
+            angle = flint.arb(word) * turn
+            assert abs(angle.cos() - c) <= VALUE_ERROR and abs(angle.sin() - s) <= VALUE_ERROR
+
+
+@pytest.mark.parametrize("d", [6, 64, 512])
+def test_the_block_products_bound_each_offset_below_its_distance_and_name_those_short(d: int) -> None:
+    """The product bound at every offset of leaves near k = 1, beyond the longest wavelength and near 2^40
+    lies below S (a ball) by at most twice `product_error`; with a leaf's threshold just above its least S,
+    exactly the offsets below it are handed back to be bounded alone."""
+    encoding = Sinusoidal(d, "10000")
+    rederived = _Rederived(encoding)
+    starts = np.array([1, beyond_longest_wavelength(encoding), 2**40 + 3])
+    lengths = np.array([64, 64, 64])
+    exact = np.array(
+        [[float(squared_distance_ball(encoding, int(s) + j, 128).mid()) for j in range(64)] for s in starts]
+    )
+    _, _, lowest = rederived.products(starts, lengths, np.zeros(3), -1.0)
+    assert exact.min() - 2 * rederived.error <= lowest <= exact.min()
+    threshold = exact.min(axis=1) + 4 * rederived.error
+    alone, pieces, _ = rederived.products(starts, lengths, threshold, -1.0)
+
+    def offsets(margin: float) -> set[int]:
+        return {
+            int(s) + j for i, s in enumerate(starts) for j in range(64) if exact[i, j] < threshold[i] + margin
+        }
+
+    assert len(offsets(0.0)) >= 3 and offsets(0.0) <= set(alone.tolist()) <= offsets(2 * rederived.error)
+    assert ((starts[pieces] <= alone) & (alone < starts[pieces] + 64)).all()

@@ -22,6 +22,7 @@ from pe_verify.properties.analyses.separation import (
     minimum_ball,
     separation_memory,
     separation_seconds,
+    squared_distance_ball,
     tiling_memory,
 )
 from pe_verify.properties.analyses.separation_chunks import (
@@ -183,6 +184,53 @@ def test_twin_a_forged_minimum_is_rejected(runs) -> None:
     assert _rejected(merge(encoding, forged, 1, 60_000), "the merged minimum is not the distance")
 
 
+@pytest.fixture(scope="module")
+def far_runs() -> tuple[Sinusoidal, list]:
+    """Three honest chunks of d = 512 beyond the longest wavelength, 60612 ≤ k < 250 000: every leaf decided
+    by the screen, and checked by the block products."""
+    encoding = Sinusoidal(512, "10000")
+    return encoding, [run_chunk(encoding, chunk, None, 250_000) for chunk in split(60612, 250_000, 3)]
+
+
+def test_twin_a_leaf_the_block_products_check_is_rejected_when_it_overstates_or_hides_the_minimum(
+    far_runs,
+) -> None:
+    """Where the block products decide: the leaf that holds the minimum claiming S a little above its least
+    value (1e-9, below the 2^-38 slack of a claim), and a chunk whose minimum is moved to another offset of
+    the same leaf, which hides the true one. (The products hand the offsets below the bound the answer states
+    for the others to the enclosure of one offset, which names the leaf, or to ball arithmetic; how close
+    the products' own bounds are is tested in test_separation_certificates.py.)"""
+    encoding, parts = far_runs
+    honest = merge(encoding, parts, 60612, 250_000)
+    assert honest.audit == () and honest.separation.certified
+    at = honest.separation.minimum_at
+    index = next(i for i, run in enumerate(parts) if run.chunk.from_offset <= at < run.chunk.max_offset)
+    tiling = parts[index].separation.tiling
+    piece = int(np.flatnonzero((tiling.starts <= at) & (at < tiling.starts + tiling.lengths))[0])
+    assert tiling.one_by_one[piece] and tiling.lengths[piece] == 4096
+    least = float(squared_distance_ball(encoding, at, 128).mid())
+    bounds = tiling.bounds.copy()
+    bounds[piece] = least + 1e-9
+    found = merge(encoding, _forged(parts, index, bounds=bounds), 60612, 250_000)
+    assert _rejected(found, f"claims S ≥ {bounds[piece]!r}")
+    other = at + 1 if at + 1 < int(tiling.starts[piece] + tiling.lengths[piece]) else at - 1
+    ball = minimum_ball(encoding, other, decision_precision(encoding, 250_000, separation_chunks.DIGITS))
+    twin = _twin(parts, index, minimum=ball, minimum_at=other, argmin_offsets=(other,))
+    assert _rejected(merge(encoding, twin, 60612, 250_000), f"the distance at k = {at} lies below")
+
+
+def test_twin_a_float64_cos_that_is_off_is_named_not_trusted(
+    far_runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A platform whose cos is off by 1e-9 (far beyond the 2^-48 the check's sector table may err by): the
+    check names the value and leaves the merged answer uncertified."""
+    encoding, parts = far_runs
+    real = np.cos
+    monkeypatch.setattr(np, "cos", lambda x, *args, **kwargs: real(x, *args, **kwargs) + 1e-9)
+    found = merge(encoding, parts, 60612, 250_000)
+    assert _rejected(found, "float64 cos(0·θ_0) = 1.000000001 is not within")
+
+
 def test_a_claimed_bound_on_other_offsets_is_not_carried_beyond_what_the_certificates_support(runs) -> None:
     encoding, parts = runs
     honest = merge(encoding, parts, 1, 60_000).separation
@@ -317,9 +365,11 @@ def test_the_memory_and_time_estimates_count_every_worker_and_chunk(
     assert cli.main([*argv, "--workers", "200"]) == 2
     err = capsys.readouterr().err
     assert "200 worker(s)" in err and "raise --max-memory" in err and len(err.splitlines()) == 1
-    check = separation_seconds(512, 1e4, 2**31, 60612, check=True)
+    assert separation_seconds(512, 1e4, 2**31, 60612, check=True) < 600  # within the default --max-minutes
+    chunks = split(60612, 2**37, 64)
+    check = separation_seconds(512, 1e4, 2**37, 60612, check=True)
     assert separation_chunks.chunked_seconds(512, 1e4, chunks, 64) > check > 3600
-    far = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", "2147483648"]
+    far = ["separation", "--d", "512", "--from-offset", "60612", "--max-offset", str(2**37)]
     for where in (["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:1"]):
         assert cli.main([*far, *where]) == 2
         err = capsys.readouterr().err
