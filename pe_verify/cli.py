@@ -423,8 +423,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     model.add_argument(
         "path",
-        help="a Hugging Face config.json, a folder holding one, or a bundled model (--list shows them)",
+        help="a Hugging Face config.json, a folder holding one, a GGUF file (read as llama.cpp reads it), or "
+        "a bundled model (--list shows them)",
         nargs="?",
+    )
+    model.add_argument(
+        "--gguf",
+        metavar="FILE",
+        help="a GGUF file converted from the config: audit the conversion (every rope key, the per-pair "
+        "tensors, and what llama.cpp computes from the file against transformers from the config)",
     )
     _numeric(
         model,
@@ -1116,6 +1123,7 @@ def run_model(args: argparse.Namespace) -> int:
                 max_seconds=args.max_minutes * 60,
                 max_bytes=args.max_memory * GIB,
                 runtimes=None if args.runtimes is None else [n for n in args.runtimes.split(",") if n],
+                gguf=args.gguf,
             )
     except models.ModelInputError as exc:
         raise UsageError(str(exc)) from None

@@ -1,12 +1,14 @@
 """`analyse_model`: the suite's answers for one real model's positional setup, from its Hugging Face config.
 
 `analyse_model(source, context=None)` takes a parsed config (a dict), a path to a ``config.json`` or to a
-folder holding one, or the name of a bundled model (`bundled_names`), and returns the record
+folder holding one, a GGUF file (recognised by its magic, read as llama.cpp reads it:
+`gguf_metadata.gguf_config`), or the name of a bundled model (`bundled_names`), and returns the record
 ``pe-verify model --json`` prints: the setup read, the keys used and ignored, every answer with its evidence
 kind, the findings, and the cross-check against transformers (skipped, saying so, when transformers is not
 installed). A file that is no JSON object, a folder without ``config.json`` or a context out of range is a
 `ModelInputError`; a key with an unusable value is listed under ``problems`` and only the answers that need
-it are skipped.
+it are skipped. With `gguf` (a GGUF file), the config's conversion into that file is audited as well
+(`gguf_conversion.audit`): its findings join the record's, and the record's ``gguf`` part says what was read.
 """
 
 from __future__ import annotations
@@ -253,6 +255,53 @@ def read_config_file(path: str | os.PathLike[str]) -> tuple[dict, str]:
     return config, str(target)
 
 
+class FromGguf(dict):
+    """The config a GGUF file amounts to as llama.cpp reads it (`gguf_metadata.gguf_config`), with what was
+    read: `metadata` (`gguf_metadata.GgufMetadata`) and `reading` (`gguf_metadata.GgufConfig`)."""
+
+    def __init__(self, metadata: object, reading: object) -> None:
+        super().__init__(reading.config)
+        self.metadata = metadata
+        self.reading = reading
+
+    def record(self) -> dict:
+        """The record's ``gguf`` part: the file, its architecture, the keys and tensors read, the keys absent
+        (their defaults taken) and the GGUF key each config key came from."""
+        return {
+            "read_from": "gguf",
+            **self.metadata.as_json(),
+            "absent": list(self.reading.absent),
+            "sources": dict(self.reading.sources),
+        }
+
+
+def read_gguf_file(path: str | os.PathLike[str]) -> FromGguf:
+    """The config of the GGUF file at `path` as llama.cpp reads it; a `ModelInputError` in one line for a file
+    that cannot be read (truncated, not GGUF, past the metadata bounds, a key of the wrong type)."""
+    from pe_verify.properties.encodings.gguf_metadata import GgufError, gguf_config, read_gguf
+
+    try:
+        metadata = read_gguf(path)
+    except GgufError as exc:
+        raise ModelInputError(_printable(str(exc))) from None
+    return FromGguf(metadata, gguf_config(metadata))
+
+
+def _gguf_path(source: object) -> bool:
+    """Whether `source` names a regular file that starts with GGUF's magic (whatever its suffix); a
+    ``.gguf`` name that is a file without it is read as GGUF, to be refused as not GGUF."""
+    from pe_verify.properties.encodings.gguf_metadata import is_gguf
+
+    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "":
+        return False
+    try:
+        if not Path(source).is_file():
+            return False
+    except (OSError, ValueError):
+        return False
+    return is_gguf(source) or os.fspath(source).lower().endswith(".gguf")
+
+
 def _exists(path: str | os.PathLike[str]) -> bool:
     try:
         return Path(path).exists()
@@ -263,9 +312,10 @@ def _exists(path: str | os.PathLike[str]) -> bool:
 def resolve(source: Mapping | str | os.PathLike[str]) -> tuple[Mapping, str, dict | None]:
     """The config, a name for it, and the bundled record's citation (None for a user's config).
 
-    `source` is, in this order: a Mapping; a bundled model's name (unless a path of that name exists); a file
-    or a folder; a Hugging Face hub id, ``owner/name`` or ``owner/name@revision`` (`pe_verify.hub`: the local
-    hub cache, else a download of its ``config.json``), named ``owner/name@commit``.
+    `source` is, in this order: a Mapping; a bundled model's name (unless a path of that name exists); a GGUF
+    file (by its magic ``GGUF``, or a ``.gguf`` name), answered as a `FromGguf` config; a file or a folder;
+    a Hugging Face hub id, ``owner/name`` or ``owner/name@revision`` (`pe_verify.hub`: the local hub cache,
+    else a download of its ``config.json``), named ``owner/name@commit``.
     """
     from pe_verify.properties.encodings.model_config import bundled_models
 
@@ -281,6 +331,8 @@ def resolve(source: Mapping | str | os.PathLike[str]) -> tuple[Mapping, str, dic
         if model.context is not None:
             cited["context"] = model.context
         return model.config, source, cited
+    if _gguf_path(source):
+        return read_gguf_file(source), _printable(os.fspath(source)), None
     if isinstance(source, str) and not _exists(source):
         from pe_verify import hub
 
@@ -306,12 +358,15 @@ def analyse_model(
     max_seconds: float = math.inf,
     max_bytes: float = math.inf,
     runtimes: Sequence[str] | None = None,
+    gguf: str | os.PathLike[str] | None = None,
 ) -> dict:
     """The record of one model (see the module): `context` is the length planned (default: the bundled
     model's documented context, else ``max_position_embeddings``); `on_total` and `on_answer` hear of the
     progress (`model_setup.analyse`). Work estimated (`model_setup.analysis_cost`) to take more than
     `max_seconds` or to hold more than `max_bytes` is refused, a `ModelInputError`, before it starts.
-    `runtimes` names the runtime profiles to compare (`encodings.runtimes`; empty: every one; None: none)."""
+    `runtimes` names the runtime profiles to compare (`encodings.runtimes`; empty: every one; None: none).
+    `gguf` names a GGUF file converted from the config, to audit (a `ModelInputError` with a bundled model,
+    whose config is an excerpt, or a GGUF file as the source)."""
     from pe_verify.properties.analyses.model_setup import ContextError, analyse, analysis_cost
     from pe_verify.properties.analyses.runtime_divergence import profiles_named, runtimes_record
     from pe_verify.properties.battery.transformers_rope import compare
@@ -322,6 +377,19 @@ def analyse_model(
     except ValueError as exc:
         raise ModelInputError(str(exc)) from None
     config, name, cited = resolve(source)
+    converted = None
+    if gguf is not None:
+        if cited is not None:
+            raise ModelInputError(
+                f"--gguf audits a conversion from a full config.json; {name} is a bundled excerpt of one"
+            )
+        if isinstance(config, FromGguf):
+            raise ModelInputError(
+                f"--gguf audits a conversion from a config.json; {name} is itself a GGUF file"
+            )
+        if not _gguf_path(gguf):
+            raise ModelInputError(f"--gguf {_printable(os.fspath(gguf))} is not a file")
+        converted = read_gguf_file(gguf)
     if context is None and cited is not None:
         context = cited.get("context")
     try:
@@ -341,11 +409,28 @@ def analyse_model(
     except (ConfigError, ContextError) as exc:
         raise ModelInputError(str(exc)) from None
     record = {"config": name, "bundled": cited, **found.as_json()}
+    if isinstance(config, FromGguf):
+        record["gguf"] = config.record()
+        record["findings"] += [_finding(note) for note in config.reading.notes]
+    if converted is not None:
+        from pe_verify.properties.encodings.gguf_conversion import audit
+
+        record["gguf"] = {**converted.record(), "read_from": "audit"}
+        record["findings"] += [_finding(note) for note in audit(config, converted.metadata)]
     record["cross_check"] = compare(config, found) if cross_check else {"skipped": "not asked for"}
     record["runtimes"] = (
         {"skipped": "not asked for"} if profiles is None else runtimes_record(found, config, profiles)
     )
     return record
+
+
+def _finding(note: object) -> dict[str, str]:
+    return {
+        "label": note.label,
+        "severity": note.severity,
+        "concerns": note.concerns,
+        "message": note.message,
+    }
 
 
 def findings(record: dict) -> list[dict]:

@@ -190,11 +190,26 @@ def _model_line(record: dict) -> str:
     )
 
 
+def gguf_lines(record: dict) -> list[str]:
+    """What a record read from a GGUF file, or audited against one, says of the file."""
+    gguf = record.get("gguf")
+    if gguf is None:
+        return []
+    how = "read from GGUF" if gguf["read_from"] == "gguf" else "conversion audited against GGUF"
+    lines = [f"{how}: {gguf['path']} (architecture {gguf['architecture']}, version {gguf['version']})"]
+    if gguf["tensors"]:
+        lines.append(f"GGUF tensors read: {', '.join(gguf['tensors'])}")
+    if gguf["absent"]:
+        lines.append(f"GGUF keys absent (llama.cpp's default taken): {', '.join(gguf['absent'])}")
+    return lines
+
+
 def model_text(record: dict) -> str:
     """The record as the command prints it."""
     lines = [_title(record), f"  {_model_line(record)}", "  layer groups:"]
     lines += [f"    {group_line(group)}" for group in record["groups"]]
     keys = record["keys"]
+    lines += [f"  {line}" for line in gguf_lines(record)]
     lines.append(f"  keys used: {', '.join(keys['used']) or 'none'}")
     lines.append(f"  keys ignored: {', '.join(keys['ignored']) or 'none'}")
     for key, value in keys["defaults"].items():
@@ -320,6 +335,8 @@ def model_markdown(record: dict, level: int = 2, pairs: bool = True) -> str:
         f"{', '.join(f'`{k}`' for k in keys['ignored']) or 'none'}.",
         "",
     ]
+    if gguf_lines(record):
+        lines += [*(f"{line[0].upper()}{line[1:]}." for line in gguf_lines(record)), ""]
     findings = record_findings(record)
     if record["problems"] or findings:
         lines += [f"- problem, `{p['key']}`: {p['message']}" for p in record["problems"]]

@@ -50,7 +50,15 @@ class RopeRule:
     `running_length` whether its frequencies depend on the running sequence length (`running` says how, with
     ``{original}`` for L₀); `reported` the `RopeScaling` fields a record of it shows besides its kind and
     factor; `whole_head` whether its exponents run over the whole head while only some pairs turn
-    (proportional).
+    (proportional); `gguf` what llama.cpp's converter writes for it (vendor commit 0c1e5709,
+    ``conversion/base.py::TextModel.set_gguf_parameters``): the ``{arch}.rope.scaling.type`` it writes
+    (``linear``, ``yarn``, ``longrope``), ``""`` when it writes none and the loader's reading of none (linear
+    with factor 1) is the rule (unscaled, and Llama 3, whose per-pair divisors go to the ``rope_freqs``
+    tensor), None when the rule has no GGUF form and llama.cpp rotates unscaled (dynamic NTK: "handled in
+    model class" for HunYuan only; static NTK; proportional); `gguf_tensors` the per-pair tensors the
+    converter writes for it (``conversion/llama.py::LlamaModel.generate_extra_tensors``,
+    ``conversion/phi.py::Phi3MiniModel.generate_extra_tensors``), read as divisors of the angle by
+    ``ggml_rope_cache_init``.
     """
 
     kind: str
@@ -69,6 +77,8 @@ class RopeRule:
     reported: tuple[str, ...] = ()
     whole_head: bool = False
     running: str = ""
+    gguf: str | None = None
+    gguf_tensors: tuple[str, ...] = ()
 
     @property
     def unscaled(self) -> bool:
@@ -93,6 +103,7 @@ RULES: tuple[RopeRule, ...] = (
         "unscaled: θ_i = base^(−2i/d)",
         battery="none",
         regimes="unscaled",
+        gguf="",
     ),
     RopeRule(
         "linear",
@@ -102,6 +113,7 @@ RULES: tuple[RopeRule, ...] = (
         stretches=True,
         transformers="linear",
         battery="linear",
+        gguf="linear",
     ),
     RopeRule(
         "dynamic-ntk",
@@ -146,6 +158,7 @@ RULES: tuple[RopeRule, ...] = (
         battery="yarn",
         regimes="by-parts",
         reported=("original_context", "beta_fast", "beta_slow", "truncate", "ramp"),
+        gguf="yarn",
     ),
     RopeRule(
         "llama3",
@@ -162,6 +175,8 @@ RULES: tuple[RopeRule, ...] = (
         battery="llama3",
         regimes="by-parts",
         reported=("original_context", "low_freq_factor", "high_freq_factor"),
+        gguf="",
+        gguf_tensors=("rope_freqs",),
     ),
     RopeRule(
         "longrope",
@@ -184,6 +199,8 @@ RULES: tuple[RopeRule, ...] = (
         running="LongRoPE takes long_factor for sequences beyond {original} tokens",
         legacy=("su",),
         reported=("original_context", "short_factor", "long_factor"),
+        gguf="longrope",
+        gguf_tensors=("rope_factors_long", "rope_factors_short"),
     ),
     RopeRule(
         "proportional",
