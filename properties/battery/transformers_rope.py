@@ -96,9 +96,10 @@ def compare(config: Mapping[str, object], found: ModelAnalysis) -> dict[str, obj
 def layer_rope(config: Mapping[str, object], group: LayerGroup, length: int) -> tuple[np.ndarray, float]:
     """The installed transformers' inv_freq (float64 values of its float32 tensor) and factor on cos and sin
     for one of `read_config(config)`'s layer groups at a sequence of `length` tokens, built as `compare`
-    builds them; transformers' warnings are silenced, a config it refuses raises."""
+    builds them from a copy of `config` (transformers writes into the scaling block it is given); its warnings
+    are silenced, a config it refuses raises."""
     with _quiet([]):
-        text, rotary = _build(config)
+        text, rotary = _build(copy.deepcopy(config))
         return _layer_rope(text, rotary, GroupAnalysis(group, length), length)
 
 

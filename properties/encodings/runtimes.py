@@ -469,6 +469,13 @@ PROFILES: tuple[Profile, ...] = (
                 except_model_types=_MLX_READS_ROPE_PARAMETERS,
             ),
             Behaviour(
+                "scaling_block",
+                "rope-scaling-only",
+                "mlx_lm/models/base.py::BaseModelArgs.from_dict (keys not a field are dropped), "
+                "models/llama.py::ModelArgs (rope_scaling, no rope_parameters) @ 0.32.2",
+                except_model_types=_MLX_READS_ROPE_PARAMETERS,
+            ),
+            Behaviour(
                 "yarn_attention",
                 "ratio-with-defaults",
                 f"{_MLX}::YarnRoPE @ 0.32.2",
@@ -486,6 +493,7 @@ PROFILES: tuple[Profile, ...] = (
                 ("glm",),
             ),
         ),
+        tested="0.32.2",
     ),
     Profile(
         "llama.cpp",
