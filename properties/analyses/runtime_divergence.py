@@ -27,6 +27,7 @@ import mpmath
 import numpy as np
 
 from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup, text_model
+from ..encodings.rope_rules import BY_KIND
 from ..encodings.runtimes import BY_NAME, PROFILES, REFERENCE, REFERENCE_VERSION, RULES, Behaviour, Profile
 from ..encodings.scaling import RopeScaling, yarn_factor_mp
 from .model_setup import DIGITS, SHOWN, Finding, ModelAnalysis, cos_sin_factor, softmax_factor
@@ -162,6 +163,15 @@ def read(
                 mscale=full.mscale,
                 mscale_all_dim=full.mscale_all_dim,
             )
+    if _scaling_only_inside(text) and rule("scaling_block") == "rope-scaling-only":
+        setup = dataclasses.replace(
+            setup,
+            scaling=RopeScaling(),
+            rule=BY_KIND["none"],
+            attention_factor=None,
+            mscale=None,
+            mscale_all_dim=None,
+        )
     base = setup.base
     if _theta_only_inside(text) and rule("theta") == "top-level":
         base = FALLBACK_BASE
@@ -215,6 +225,18 @@ def _theta_only_inside(text: Mapping[str, object]) -> bool:
     if not isinstance(block, Mapping):
         return False
     return "rope_theta" in block or any(isinstance(v, Mapping) and "rope_theta" in v for v in block.values())
+
+
+def _scaling_only_inside(text: Mapping[str, object]) -> bool:
+    """Whether the config states a scaling (a rope_type other than default) only inside ``rope_parameters``
+    (flat or one block per layer type), with no ``rope_scaling`` beside it."""
+    if isinstance(text.get("rope_scaling"), Mapping):
+        return False
+    block = text.get("rope_parameters")
+    if not isinstance(block, Mapping):
+        return False
+    blocks = [v for v in block.values() if isinstance(v, Mapping)] or [block]
+    return any(b.get("rope_type", b.get("type", "default")) != "default" for b in blocks)
 
 
 def _full_attention(model: ModelSetup) -> PositionalSetup | None:

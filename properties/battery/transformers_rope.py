@@ -36,7 +36,7 @@ import numpy as np
 
 from ..analyses.model_setup import GroupAnalysis, ModelAnalysis, model_frequencies
 from ..encodings import layer_schedule
-from ..encodings.model_config import NESTED, PositionalSetup
+from ..encodings.model_config import NESTED, LayerGroup, PositionalSetup
 
 #: float32's unit roundoff.
 UNIT_ROUNDOFF32 = 2.0**-24
@@ -76,7 +76,7 @@ def compare(config: Mapping[str, object], found: ModelAnalysis) -> dict[str, obj
     entries: list[dict[str, object]] = record["layer_types"]
     with _quiet(record["warnings"]):
         try:
-            text, rotary = _build(config, found)
+            text, rotary = _build(config)
         except Exception as exc:  # transformers refusing a config is a finding about the config, not a crash
             reason = _reason(exc)
             entries += [_could_not(g, reason) for g in rotating]
@@ -91,6 +91,16 @@ def compare(config: Mapping[str, object], found: ModelAnalysis) -> dict[str, obj
             except Exception as exc:
                 entries.append(_could_not(group, _reason(exc)))
     return record
+
+
+def layer_rope(config: Mapping[str, object], group: LayerGroup, length: int) -> tuple[np.ndarray, float]:
+    """The installed transformers' inv_freq (float64 values of its float32 tensor) and factor on cos and sin
+    for one of `read_config(config)`'s layer groups at a sequence of `length` tokens, built as `compare`
+    builds them from a copy of `config` (transformers writes into the scaling block it is given); its warnings
+    are silenced, a config it refuses raises."""
+    with _quiet([]):
+        text, rotary = _build(copy.deepcopy(config))
+        return _layer_rope(text, rotary, GroupAnalysis(group, length), length)
 
 
 class NotNative(LookupError):
@@ -127,7 +137,7 @@ class _quiet:
         self.logger.setLevel(self.level)
 
 
-def _build(config: Mapping[str, object], found: ModelAnalysis):
+def _build(config: Mapping[str, object]):
     """transformers' text config for `config` and the model's rotary module built from it."""
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING

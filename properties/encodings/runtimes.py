@@ -7,12 +7,15 @@ quantity a profile does not name is computed as the reference computes it. What 
 once, in `RULES`; `analyses.runtime_divergence` evaluates them.
 
 Only the code paths of a runtime's PyTorch (or CPU) reference implementation were read; GPU kernels were
-not. `tested` names the versions at which a test calls the runtime's own code; the other profiles are
+not. `tested` names the versions at which a test calls the runtime's own code and compares what it computes
+with the profile's reading (tests/properties/test_runtimes_real.py, run by .ci/run at those versions; the
+profile is chosen by `Profile.covers` from the installed version); a profile whose `tested` is empty is
 derived from its source only.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 #: Every quantity a profile may name, each with its rules; the first is the reference's.
@@ -21,6 +24,11 @@ RULES: dict[str, dict[str, str]] = {
         "config": "the base the config states (top level or rope_parameters), else the model's default",
         "top-level": "the top-level rope_theta only, else 10000: a base written only inside rope_parameters "
         "(transformers 5's layout) is not seen",
+    },
+    "scaling_block": {
+        "config": "the scaling the config states, in rope_parameters or rope_scaling",
+        "rope-scaling-only": "only rope_scaling is read: a scaling written only inside rope_parameters "
+        "(transformers 5's layout) is not applied, and the layers turn as plain RoPE",
     },
     "yarn_factor": {
         "explicit": "YaRN's factor as written",
@@ -125,8 +133,10 @@ class Behaviour:
 @dataclass(frozen=True)
 class Profile:
     """A runtime at a version range: its `name` (runtime and versions, as the command accepts it), the
-    `runtime`, the `versions` it covers, the version its source was `read_at`, its departures from the
-    reference, and `tested`: the versions of it a test runs the real code of (empty: from source only)."""
+    `runtime`, the `versions` it covers (a release range "first–last" or one release series, which `covers`
+    reads; or words, for a commit or a report's interval), the version its source was `read_at`, its
+    departures from the reference, and `tested`: the versions of it a test runs the real code of (empty: from
+    source only)."""
 
     name: str
     runtime: str
@@ -140,6 +150,28 @@ class Profile:
         if len(set(quantities)) != len(quantities):
             raise ValueError(f"profile {self.name} names a quantity twice")
 
+    @property
+    def releases(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The first and last release series `versions` names ("5.0–5.25": (5, 0), (5, 25); "0.32": (0, 32)
+        twice), or None when it names no release range."""
+        found = _RELEASES.fullmatch(self.versions)
+        if found is None:
+            return None
+        first = _release(found[1])
+        return first, _release(found[2]) if found[2] else first
+
+    def covers(self, version: str) -> bool:
+        """Whether a release of the runtime (as its ``__version__`` says) lies in `versions`: its leading
+        components held against each bound at the bound's length, so "5.0–5.25" covers 5.3.1 and 5.25.0, not
+        4.57.6 or 5.26.0. A profile whose versions are words covers no release."""
+        releases = self.releases
+        found = re.match(r"\d+(?:\.\d+)*", version)
+        if releases is None or found is None:
+            return False
+        release = _release(found[0])
+        first, last = releases
+        return first <= release[: len(first)] and release[: len(last)] <= last
+
     def rule(self, quantity: str, model_type: str | None) -> Behaviour | None:
         """The behaviour this profile applies to `quantity` for a model type (None: the reference's)."""
         found = [b for b in self.behaviours if b.quantity == quantity and b.applies(model_type)]
@@ -147,7 +179,26 @@ class Profile:
         return found[0] if found else None
 
 
+_RELEASES = re.compile(r"(\d+(?:\.\d+)*)(?:–(\d+(?:\.\d+)*))?")
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
 _HF = "src/transformers/modeling_rope_utils.py"
+
+
+def _hf4_layout(version: str) -> tuple[Behaviour, ...]:
+    """transformers 4's configs know rope_theta and rope_scaling at the top level only: a config written in
+    5's layout (both inside rope_parameters) loads as plain RoPE at the model's default base."""
+    config = f"src/transformers/models/llama/configuration_llama.py::LlamaConfig.__init__ @ {version}"
+    return (
+        Behaviour("theta", "top-level", f"{config} (rope_theta=10000.0; rope_parameters is no 4.x key)"),
+        Behaviour("scaling_block", "rope-scaling-only", f"{config}, {_HF}::ROPE_INIT_FUNCTIONS @ {version}"),
+    )
+
+
 _VLLM = "vllm/model_executor/layers/rotary_embedding"
 _SGL = "python/sglang/srt/layers/rotary_embedding"
 _MLX = "mlx_lm/models/rope_utils.py"
@@ -182,7 +233,7 @@ PROFILES: tuple[Profile, ...] = (
         "transformers",
         "5.0–5.25",
         "5.0.0, 5.25.0",
-        tested="5.25.0 (the reference)",
+        tested="5.25.0",
     ),
     Profile(
         "transformers-4.56",
@@ -190,6 +241,7 @@ PROFILES: tuple[Profile, ...] = (
         "4.56–4.57",
         "4.56.2, 4.57.6",
         (
+            *_hf4_layout("4.57.6"),
             Behaviour(
                 "longrope_factor",
                 "context-ratio-when-top-level",
@@ -204,6 +256,7 @@ PROFILES: tuple[Profile, ...] = (
         "4.51–4.55",
         "4.51.3, 4.55.4",
         (
+            *_hf4_layout("4.55.4"),
             Behaviour(
                 "yarn_factor",
                 "context-ratio",
@@ -416,6 +469,13 @@ PROFILES: tuple[Profile, ...] = (
                 except_model_types=_MLX_READS_ROPE_PARAMETERS,
             ),
             Behaviour(
+                "scaling_block",
+                "rope-scaling-only",
+                "mlx_lm/models/base.py::BaseModelArgs.from_dict (keys not a field are dropped), "
+                "models/llama.py::ModelArgs (rope_scaling, no rope_parameters) @ 0.32.2",
+                except_model_types=_MLX_READS_ROPE_PARAMETERS,
+            ),
+            Behaviour(
                 "yarn_attention",
                 "ratio-with-defaults",
                 f"{_MLX}::YarnRoPE @ 0.32.2",
@@ -433,6 +493,7 @@ PROFILES: tuple[Profile, ...] = (
                 ("glm",),
             ),
         ),
+        tested="0.32.2",
     ),
     Profile(
         "llama.cpp",
@@ -537,3 +598,11 @@ PROFILES: tuple[Profile, ...] = (
 BY_NAME = {profile.name: profile for profile in PROFILES}
 #: The profile every other is compared with.
 REFERENCE = BY_NAME["transformers-5"]
+
+
+def profile_for(runtime: str, version: str) -> Profile:
+    """The profile of `runtime` whose release range covers `version` (a LookupError when none does)."""
+    for profile in PROFILES:
+        if profile.runtime == runtime and profile.covers(version):
+            return profile
+    raise LookupError(f"no profile of {runtime} covers version {version}")

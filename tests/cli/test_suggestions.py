@@ -15,7 +15,7 @@ from pe_verify import cli
         (["lst"], "; did you mean 'list'?"),
         (["check", "x.py:f", "--family", "rop"], "; did you mean 'rope'?"),
         (["check", "x.py:f", "--family", "rope", "--exampels", "5"], "; did you mean '--examples'?"),
-        (["model", "config.json", "--runtime-x"], ""),
+        (["model", "config.json", "--frobnicate"], ""),
         (["zzzz"], ""),
     ],
 )
