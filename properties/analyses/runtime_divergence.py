@@ -397,7 +397,11 @@ def compare_runtimes(
                 ref_q, rt_q = _quantities(references[n]), _quantities(readings[n])
                 if _computes_alike(references[n], readings[n]):
                     continue
-                changed = {k: (ref_q[k], rt_q[k]) for k in ref_q if ref_q[k] != rt_q.get(k)}
+                changed = {
+                    k: (ref_q.get(k, "—"), rt_q.get(k, "—"))
+                    for k in {**ref_q, **rt_q}
+                    if ref_q.get(k, "—") != rt_q.get(k, "—")
+                }
                 if not changed:
                     changed["frequencies"] = ("reference", "different")
                 first, largest = first_divergence(references[n], readings[n], min(n, offsets))
