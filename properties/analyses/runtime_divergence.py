@@ -389,6 +389,9 @@ def compare_runtimes(
         for profile in profiles:
             if profile is REFERENCE:
                 continue
+            if setup.model_type in profile.unserved:
+                entry.table[profile.name] = {"base": f"does not load model type {setup.model_type}"}
+                continue
             readings = {n: read(profile, model, group, config, n, served) for n in lengths}
             entry.table[profile.name] = _quantities(readings[served])
             differing: dict[int, tuple[int | None, float, dict[str, tuple[str, str]]]] = {}
