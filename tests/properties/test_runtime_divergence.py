@@ -250,3 +250,13 @@ def test_every_profile_cites_a_source_and_every_rule_is_used_or_the_reference():
         assert profile.read_at
         for behaviour in profile.behaviours:
             assert behaviour.source
+
+
+def test_a_difference_below_the_shown_digits_is_named_by_its_quantity():
+    """A cos/sin factor read from float32 metadata (GGUF) against the same factor at 30 digits: the finding
+    names the factor to 17 digits, not an anonymous frequency difference, and is a note (no score moves by
+    2^-8)."""
+    config = _llama(rope_scaling=YARN | {"attention_factor": 1.13862943649292})
+    found = _divergent(config)["vllm-0.25"]
+    assert set(found["quantities"]) == {"cos_sin_factor"}
+    assert found["severity"] == "note" and found["first_offset"] is None
