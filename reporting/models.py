@@ -582,6 +582,24 @@ def runtimes_section(records: tuple[dict, ...]) -> list[str]:
     ]
     lines += [
         "",
+        "How each runtime computes the numbers, at the version read (the reference first):",
+        "",
+        "| runtime | inv_freq | positions | cos and sin | pairs | keys it does not read | read in |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    seen: list[dict] = []
+    for p in profiles:
+        found = p["numerics"]
+        if found is None or found in seen:
+            continue
+        seen.append(found)
+        lines.append(
+            f"| {cell(found['runtime'])} | {cell(found['inv_freq'])} | {cell(found['positions'])} | "
+            f"{cell(found['cache'])} | {cell(found['pairing'])} | {cell(found['ignored'])} | "
+            f"`{cell(found['source'])}` |"
+        )
+    lines += [
+        "",
         "| model | layers | profiles that compute differently (first offset whose score differs) |",
         "|---|---|---|",
     ]

@@ -28,7 +28,16 @@ import numpy as np
 
 from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup, text_model
 from ..encodings.rope_rules import BY_KIND
-from ..encodings.runtimes import BY_NAME, PROFILES, REFERENCE, REFERENCE_VERSION, RULES, Behaviour, Profile
+from ..encodings.runtimes import (
+    BY_NAME,
+    PROFILES,
+    REFERENCE,
+    REFERENCE_VERSION,
+    RULES,
+    Behaviour,
+    Profile,
+    numerics,
+)
 from ..encodings.scaling import RopeScaling, yarn_factor_mp
 from .model_setup import DIGITS, SHOWN, Finding, ModelAnalysis, cos_sin_factor, softmax_factor
 
@@ -537,6 +546,7 @@ def runtimes_record(
                 "versions": p.versions,
                 "read_at": p.read_at,
                 "tested": p.tested or None,
+                "numerics": None if numerics(p) is None else dataclasses.asdict(numerics(p)),
             }
             for p in profiles
         ],

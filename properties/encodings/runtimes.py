@@ -131,6 +131,23 @@ class Behaviour:
 
 
 @dataclass(frozen=True)
+class Numerics:
+    """How a runtime computes RoPE's numbers, in words read from its source: the `runtime` and version read,
+    `inv_freq` (formula and dtype),
+    `positions` (their dtype on the way to the angles), `cache` (whether cos and sin are tabulated, how many
+    rows, in which dtype), `pairing` (which lanes turn together), `ignored` (config keys it does not read
+    that the reference does), and the `source` these were read from."""
+
+    runtime: str
+    inv_freq: str
+    positions: str
+    cache: str
+    pairing: str
+    ignored: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Profile:
     """A runtime at a version range: its `name` (runtime and versions, as the command accepts it), the
     `runtime`, the `versions` it covers (a release range "first–last" or one release series, which `covers`
@@ -232,6 +249,73 @@ _DEEPSEEK = ("deepseek_v2", "deepseek_v3", "kimi_k2")
 #: registry).
 _NEWER_THAN_4_57 = ("bailing_moe", "gemma4", "gemma4_text", "laguna", "ministral3")
 _LLAMA_CPP = "llama.cpp 0c1e57098bba43ac29e6e3b677cdceebdd22334f"
+
+#: The numerics of each runtime at the version its profile was read at.
+NUMERICS: dict[str, Numerics] = {
+    "transformers-5": Numerics(
+        "transformers 5.25",
+        "1/base^(arange(0, d, 2)/d) in float32 (arange in float32)",
+        "int64 position_ids cast to float32, multiplied by inv_freq once",
+        "none: cos and sin computed each forward in float32 (autocast off), times the attention factor, then "
+        "cast to the activation dtype",
+        "half-split (rotate_half)",
+        "none of the rope keys; unknown keys are warned about by the validator",
+        "src/transformers/models/llama/modeling_llama.py::LlamaRotaryEmbedding @ 5.25.0",
+    ),
+    "transformers-4": Numerics(
+        "transformers 4.51–4.57",
+        "1/base^(arange(0, d, 2, int64).float()/d) in float32 (the same values)",
+        "int64 position_ids cast to float32, multiplied by inv_freq once (a float32 matmul of one term)",
+        "none: cos and sin computed each forward in float32 (autocast off), times the attention factor, then "
+        "cast to the activation dtype",
+        "half-split (rotate_half)",
+        "rope_parameters (transformers 5's layout) is no 4.x key",
+        f"{_HF}::_compute_default_rope_parameters, models/llama/modeling_llama.py @ 4.57.6",
+    ),
+    "vLLM": Numerics(
+        "vLLM 0.34",
+        "1/base^(arange(0, d, 2, float32)/d) in float32",
+        "integer indices into the table, whose rows were built from a float32 arange times inv_freq",
+        "a table of max_position_embeddings rows (× factor for linear and YaRN; LongRoPE: its short then its "
+        "long rows), computed in float32 and cast to the model dtype",
+        "half-split (neox) or adjacent pairs (GPT-J style), as the model asks",
+        "keys outside get_rope's list (0.11 and 0.25: attention_factor; 0.11: mscale, mscale_all_dim, "
+        "truncate)",
+        f"{_VLLM}/base.py::RotaryEmbeddingBase._compute_cos_sin_cache @ 0.34.0",
+    ),
+    "SGLang": Numerics(
+        "SGLang 0.5.23",
+        "1/base^(arange(0, d, 2, float32)/d) in float32",
+        "integer indices into the table, whose rows were built from a float32 arange times inv_freq",
+        "a table grown on demand, kept in float32 on CUDA, HIP and XPU (or with SGLANG_ROPE_CACHE_FP32), "
+        "else cast to the model dtype",
+        "half-split (neox) or adjacent pairs (GPT-J style), as the model asks",
+        "attention_factor (not forwarded by get_rope)",
+        f"{_SGL}/base.py::RotaryEmbedding @ 0.5.23",
+    ),
+    "mlx-lm": Numerics(
+        "mlx-lm 0.32.2",
+        "periods base^(arange(0, d, 2)/d) in float32 handed to mx.fast.rope (its kernel was not read)",
+        "the offset plus the token index, inside mx.fast.rope",
+        "none: mx.fast.rope turns each call",
+        "half-split (traditional=False) or adjacent pairs (traditional=True), as the model asks",
+        "keys that are not fields of the model's arguments (rope_parameters for most models, "
+        "attention_factor, truncate; partial_rotary_factor for glm)",
+        f"{_MLX}::initialize_rope, mlx_lm/models/base.py::BaseModelArgs.from_dict @ 0.32.2",
+    ),
+    "llama.cpp": Numerics(
+        "llama.cpp 0c1e5709",
+        "p·θ_s^i by i successive float32 products from the position p, θ_s = powf(base, −2/d)",
+        "int32 positions converted to float32",
+        "per row, in float32, cast to the tensor's type",
+        "adjacent pairs on weights the converter permuted (Llama family), or half-split (NEOX, M-RoPE), by "
+        "architecture",
+        "attention_factor, mscale, truncate, and beta_fast/beta_slow outside the architectures that read "
+        "them",
+        "ggml/src/ggml-cpu/ops.cpp::ggml_rope_cache_init, src/llama-model.cpp @ 0c1e5709",
+    ),
+}
+
 
 PROFILES: tuple[Profile, ...] = (
     Profile(
@@ -614,3 +698,10 @@ def profile_for(runtime: str, version: str) -> Profile:
         if profile.runtime == runtime and profile.covers(version):
             return profile
     raise LookupError(f"no profile of {runtime} covers version {version}")
+
+
+def numerics(profile: Profile) -> Numerics | None:
+    """How `profile`'s runtime computes RoPE's numbers (`NUMERICS`), None for a runtime not read that far."""
+    if profile.runtime == "transformers":
+        return NUMERICS["transformers-5" if profile.covers("5.0") else "transformers-4"]
+    return NUMERICS.get(profile.runtime)
