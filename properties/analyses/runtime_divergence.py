@@ -39,6 +39,7 @@ from ..encodings.runtimes import (
     numerics,
 )
 from ..encodings.scaling import RopeScaling, yarn_factor_mp
+from .float32_angles import first_parting
 from .model_setup import DIGITS, SHOWN, Finding, ModelAnalysis, cos_sin_factor, softmax_factor
 
 #: The change in a score of unit q, k (before 1/√d) a divergence must exceed: 2^-8, half of bfloat16's
@@ -89,6 +90,7 @@ class Divergence:
     sources: tuple[str, ...] = ()
     reports: tuple[str, ...] = ()
     text_tokens: bool = True
+    numeric: bool = False
 
 
 @dataclass
@@ -422,6 +424,11 @@ def compare_runtimes(
             if differing:
                 behaviours = [profile.rule(q, setup.model_type) for q in sorted(departed)]
                 entry.divergences.append(_divergence(profile, setup, differing, lengths, behaviours))
+            angles = profile.rule("angles", setup.model_type)
+            if angles is not None and setup.rule.kind == "none":
+                parted = _angle_divergence(profile, angles, setup, min(served, offsets))
+                if parted.first_offset is not None:
+                    entry.divergences.append(parted)
             layout = profile.rule("mrope_layout", setup.model_type) if setup.mrope_section else None
             if layout is not None and (layout.rule == "unused" or setup.mrope_interleaved):
                 ours = "interleaved" if setup.mrope_interleaved else "blocked"
@@ -461,6 +468,31 @@ def _beyond_shown(one: Reading, other: Reading) -> dict[str, tuple[str, str]]:
             default=mpmath.mpf(0),
         )
     return {"frequencies": ("reference", f"a pair differs by {mpmath.nstr(largest, 3)} relative")}
+
+
+def _angle_divergence(
+    profile: Profile, angles: Behaviour, setup: PositionalSetup, offsets: int
+) -> Divergence:
+    """How far a runtime's float32 angle arithmetic (`angles`) parts from one float32 product per angle, over
+    the offsets a group sees (query at the offset, key at 0): `float32_angles.first_parting`. Only a parting
+    within those offsets is a divergence (float32 angles differ somewhat in any two computations)."""
+    base = str(int(setup.base)) if float(setup.base).is_integer() else repr(setup.base)
+    parting = first_parting(base, setup.rotary_dim, offsets, TOLERANCE)
+    where = (
+        f"the angles differ by up to {parting.largest:.3g} rad over the offsets these layers see"
+        if parting.first is None
+        else f"at offset {parting.first} pair {parting.pair}'s angles differ by {parting.gap:.3g} rad"
+    )
+    return Divergence(
+        profile,
+        {"angles": ("one float32 product", f"float32 {angles.rule}")},
+        f"in float32 ({where}; against correctly rounded float32 frequencies)",
+        parting.first,
+        2 * math.sin(parting.gap / 2),
+        (angles.source,),
+        (angles.report,) if angles.report else (),
+        numeric=True,
+    )
 
 
 def _computes_alike(one: Reading, other: Reading) -> bool:
@@ -566,7 +598,7 @@ def runtimes_record(
                     Finding(
                         "runtime-divergence",
                         divergence_message(d),
-                        "note" if d.text_tokens and d.first_offset is None else "warning",
+                        "note" if d.numeric or (d.text_tokens and d.first_offset is None) else "warning",
                         f"{d.profile.runtime} {d.profile.versions}",
                     ).as_json()
                     | {

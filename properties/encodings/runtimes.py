@@ -94,6 +94,11 @@ RULES: dict[str, dict[str, str]] = {
         "honoured": "int(head_dim · partial_rotary_factor) dims rotate",
         "full-head": "the whole head rotates: partial_rotary_factor is dropped",
     },
+    "angles": {
+        "product": "p·θ_i as one float32 product of the position by a float32 frequency",
+        "recurrence": "p·θ_s^i by i successive float32 products from the position (θ_s the float32 ratio "
+        "base^(−2/d)), pair after pair",
+    },
     "mrope_layout": {
         "config": "M-RoPE's sections blocked or interleaved as the config says",
         "blocked": "M-RoPE's sections always blocked (Qwen2-VL's layout)",
@@ -613,6 +618,7 @@ PROFILES: tuple[Profile, ...] = (
                 model_types=_DEEPSEEK,
             ),
             Behaviour("yarn_truncate", "always", "ggml/src/ggml.c::ggml_rope_yarn_corr_dims @ 0c1e5709"),
+            Behaviour("angles", "recurrence", "ggml/src/ggml-cpu/ops.cpp::ggml_rope_cache_init @ 0c1e5709"),
             Behaviour(
                 "longrope_switch",
                 "allocated-context",
