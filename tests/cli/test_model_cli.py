@@ -67,6 +67,32 @@ def test_list_names_the_bundled_models(capsys) -> None:
     assert all(name in out for name in bundled_models()) and "huggingface.co" in out
 
 
+def test_list_runtimes_names_every_profile_and_where_it_was_read(capsys) -> None:
+    from pe_verify.properties.encodings.runtimes import PROFILES
+
+    assert cli.main(["model", "--list-runtimes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [p.name for p in PROFILES]
+    assert all("read at" in line for line in lines)
+
+
+@pytest.mark.parametrize("names", ["vllm-9", "vllm-0.34,nope", "transformers"])
+def test_unknown_runtimes_are_refused_before_any_work(capsys, names: str) -> None:
+    assert "unknown runtime" in refused(capsys, "llama-3.1-8b", "--no-cross-check", "--runtimes", names)
+
+
+def test_runtimes_asked_by_name_give_only_those(capsys) -> None:
+    assert (
+        cli.main(
+            ["--quiet", "model", "llama-2-7b", "--no-cross-check", "--runtimes", "vllm-0.34,mlx-lm", "--json"]
+        )
+        == 0
+    )
+    runtimes = json.loads(capsys.readouterr().out)["model"]["runtimes"]
+    assert [p["name"] for p in runtimes["profiles"]] == ["vllm-0.34", "mlx-lm"]
+    assert list(runtimes["groups"][0]["table"]) == ["transformers-5", "vllm-0.34", "mlx-lm"]
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [
