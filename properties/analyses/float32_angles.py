@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from ..encodings.frequencies import frequencies_mp, frequency_mp
+
 #: Positions per block of the scan (two float32 arrays of this length per pair, at a time).
 BLOCK = 2**20
 #: Digits the exact frequencies are decided at before rounding to float32.
@@ -51,16 +53,16 @@ class Parting:
 
 
 def frequencies32(base: str, d: int) -> np.ndarray:
-    """θ̂_i: the float32 nearest base^(−2i/d) for i < d/2."""
+    """θ̂_i: the float32 nearest each frequency θ_i, i < d/2 (`frequencies.frequencies_mp`)."""
+    exact = frequencies_mp(d, base, DIGITS, count=d // 2)
     with mpmath.workdps(DIGITS):
-        b = mpmath.mpf(base)
-        return np.array([nearest_float32(b ** (-mpmath.mpf(2 * i) / d)) for i in range(d // 2)], np.float32)
+        return np.array([nearest_float32(theta) for theta in exact], np.float32)
 
 
 def ratio32(base: str, d: int) -> np.float32:
-    """θ̂_s: the float32 nearest base^(−2/d)."""
+    """θ̂_s: the float32 nearest the ratio θ_1 = base^(−2/d) of consecutive frequencies."""
     with mpmath.workdps(DIGITS):
-        return nearest_float32(mpmath.mpf(base) ** (-mpmath.mpf(2) / d))
+        return nearest_float32(frequency_mp(1, d, mpmath.mpf(base)))
 
 
 def first_parting(base: str, d: int, positions: int, epsilon: float) -> Parting:

@@ -123,7 +123,8 @@ def sector_table() -> tuple[np.ndarray, np.ndarray]:
     angle = (2 * np.pi) * ((a - sectors * (a >= sectors // 2)) / sectors)
     cos, sin = np.cos(angle), np.sin(angle)
     with flint.ctx.workprec(BITS):
-        step = [flint.arb.pi() * 2 / sectors]
+        turn = 2 * flint.arb.pi()
+        step = [turn / sectors]
     try:
         _within(cos[:, None], a, step, SECTOR_ERROR, "cos")
         _within(sin[:, None], a, step, SECTOR_ERROR, "sin")
