@@ -42,6 +42,9 @@ def _divergent(config: dict, context: int | None = None) -> dict[str, dict]:
 
 
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+#: A base written the transformers 5 way, inside rope_parameters only, and the same with a top-level copy.
+THETA_BOTH = _llama(rope_parameters={"rope_type": "default", "rope_theta": 1e6})
+THETA_INSIDE = {k: v for k, v in THETA_BOTH.items() if k != "rope_theta"}
 
 #: (report, profile, triggering config, corrected config, the quantity named).
 REPORTS = [
@@ -83,23 +86,15 @@ REPORTS = [
     (
         "vllm-project/vllm#28542",
         "vllm-0.11",
-        {
-            k: v
-            for k, v in _llama(rope_parameters={"rope_type": "default", "rope_theta": 1e6}).items()
-            if k != "rope_theta"
-        },
-        _llama(rope_parameters={"rope_type": "default", "rope_theta": 1e6}),
+        THETA_INSIDE,
+        THETA_BOTH,
         "base",
     ),
     (
         "sgl-project/sglang#14745",
         "sglang-theta",
-        {
-            k: v
-            for k, v in _llama(rope_parameters={"rope_type": "default", "rope_theta": 1e6}).items()
-            if k != "rope_theta"
-        },
-        _llama(rope_parameters={"rope_type": "default", "rope_theta": 1e6}),
+        THETA_INSIDE,
+        THETA_BOTH,
         "base",
     ),
     (
