@@ -18,8 +18,8 @@ So the memory a file takes is bounded by the window and the kept keys, not by th
 `MAX_KEPT_KEYS` keys are kept, each a name of at most `MAX_NAME_BYTES` and a value of at most
 `MAX_VALUE_BYTES` in the file, which gives `MEMORY_BOUND`, about 9 MiB beyond the interpreter, whatever the
 vocabulary (measured, as tracemalloc's peak: about 5 KiB for a small file, read whole, and the 1 MiB window
-and the same 5 KiB for one with a million strings). The time is that of the strings walked: about 0.13
-µs a string (measured), some 0.04 s for a 256k-token vocabulary with its scores and types. The walk stops at
+and the same 5 KiB for one with a million strings). The time is that of the strings walked, a fraction
+of a microsecond each: well under a second for a million. The walk stops at
 `MAX_KEYS` keys, `MAX_TENSORS` tensor infos, `MAX_ELEMENTS` array items in all the metadata and
 `MAX_METADATA_BYTES` bytes before the tensor data. A truncated file, one that is not GGUF (no ``GGUF``
 magic), a big-endian or version-1 file, one past a bound, a key read of the wrong type, and a per-pair
