@@ -20,14 +20,18 @@ def write_gguf(
     rope: Mapping[str, object] | None = None,
     tensors: Mapping[str, Sequence[float]] | None = None,
     extra: Mapping[str, object] | None = None,
+    arrays: Mapping[str, Sequence[object]] | None = None,
+    big_endian: bool = False,
 ) -> Path:
     """A GGUF file at `path`: `arch`'s heads, width, layers and context, the ``{arch}.rope.*`` keys of `rope`
     (by their tail, e.g. ``freq_base``, written with the writer's type for them; a str where a number is
-    expected is written as a string), the float32 tensors of `tensors` (``rope_freqs``, …) and the `extra`
-    keys (full names, value types inferred)."""
+    expected is written as a string), the tensors of `tensors` (``rope_freqs``, …: float32, unless given as
+    a numpy array of a type other than float64), the `extra` keys (full names, value types inferred) and
+    the `arrays` (full names: a tokenizer's tokens, scores, …); big-endian when `big_endian`."""
     import gguf
 
-    writer = gguf.GGUFWriter(str(path), arch)
+    endian = gguf.GGUFEndian.BIG if big_endian else gguf.GGUFEndian.LITTLE
+    writer = gguf.GGUFWriter(str(path), arch, endianess=endian)
     writer.add_context_length(context)
     writer.add_embedding_length(heads * head_dim)
     writer.add_block_count(layers)
@@ -53,8 +57,12 @@ def write_gguf(
             writer.add_float32(key, value)
         else:
             writer.add_uint32(key, int(value))
+    for key, values in (arrays or {}).items():
+        writer.add_array(key, values)
     for name, values in (tensors or {}).items():
-        writer.add_tensor(f"{name}.weight", np.asarray(values, dtype=np.float32))
+        typed = isinstance(values, np.ndarray) and values.dtype != np.float64
+        data = values if typed else np.asarray(values, dtype=np.float32)
+        writer.add_tensor(f"{name}.weight", data)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

@@ -1,21 +1,29 @@
 """A GGUF file's positional metadata, and the Hugging Face-style config it amounts to as llama.cpp reads it.
 
-`read_gguf(path)` reads the metadata of a GGUF file with the ``gguf`` package (`gguf.GGUFReader`) into a
-frozen `GgufMetadata`: the architecture, every ``{arch}.rope.*`` key with its GGUF type, the head counts and
-lengths, the context length, the sliding window, and the values of the three small per-pair tensors
-``rope_freqs``, ``rope_factors_long`` and ``rope_factors_short`` when present (F32, n_rot/2 values each). No
-other tensor is read: `GGUFReader` maps the file and the weights stay unread.
+`read_gguf(path)` reads the metadata of a GGUF file into a frozen `GgufMetadata`: the architecture, every
+``{arch}.rope.*`` key with its GGUF type, the head counts and lengths, the context length, the sliding window,
+and the values of the three small per-pair tensors ``rope_freqs``, ``rope_factors_long`` and
+``rope_factors_short`` when present (F32, n_rot/2 values each, as llama.cpp's loader requires). The format's
+vocabulary (value and tensor types, key names, magic, default alignment) is the ``gguf`` package's; the
+reading is the module's own, in one pass: the header (magic, version 2 or 3, little-endian, the counts),
+then each key, whose value is decoded only when the suite reads the key (``general.architecture``,
+``general.name``, ``general.alignment``, the ``{arch}.*`` keys above) and otherwise stepped over by its size,
+never decoded: a string by its length, an array of numbers by item size × count at once, an array of strings
+item by item by their lengths; then the tensor infos, of which only the per-pair tensors' are kept, and
+those tensors' data at the data section's start (the infos' end, aligned to ``general.alignment``, 32 when
+absent) plus their offsets. No other tensor is read, and the file is neither mapped nor held whole: it is
+read through a window of at most `WINDOW_BYTES` (1 MiB).
 
-Before `GGUFReader` parses anything, `scan_header` walks the header, the metadata and the tensor infos itself
-(reading only their bytes) and refuses a file whose counts or sizes pass the stated bounds: at most
-`MAX_KEYS` metadata keys, `MAX_TENSORS` tensor infos, `MAX_ELEMENTS` array items in all the metadata and
-`MAX_METADATA_BYTES` bytes before the tensor data. `GGUFReader` (gguf 0.19.0) parses every key, and holds a
-few numpy views per key, tensor info and array item, about `READER_BYTES_PER_ITEM` bytes each (measured: 1.0
-KiB an item, and 21 µs), so the memory the metadata takes is bounded by about (`MAX_KEYS` + `MAX_TENSORS` +
-`MAX_ELEMENTS`) · `READER_BYTES_PER_ITEM`, some 1.3 GiB at the limits; a real model's metadata (a
-128k-token vocabulary with its scores, types and merges, about 0.7 million items) takes about 0.7 GiB and
-15 s. The weights are mapped, never read. A truncated file, one that is not GGUF (no ``GGUF`` magic), one past
-a bound and a key of the wrong type are a `GgufError` in one line.
+So the memory a file takes is bounded by the window and the kept keys, not by the file: at most
+`MAX_KEPT_KEYS` keys are kept, each a name of at most `MAX_NAME_BYTES` and a value of at most
+`MAX_VALUE_BYTES` in the file, which gives `MEMORY_BOUND`, about 9 MiB beyond the interpreter, whatever the
+vocabulary (measured, as tracemalloc's peak: about 5 KiB for a small file, read whole, and the 1 MiB window
+and the same 5 KiB for one with a million strings). The time is that of the strings walked, a fraction
+of a microsecond each: well under a second for a million. The walk stops at
+`MAX_KEYS` keys, `MAX_TENSORS` tensor infos, `MAX_ELEMENTS` array items in all the metadata and
+`MAX_METADATA_BYTES` bytes before the tensor data. A truncated file, one that is not GGUF (no ``GGUF``
+magic), a big-endian or version-1 file, one past a bound, a key read of the wrong type, and a per-pair
+tensor of another type or size are a `GgufError` in one line.
 
 `gguf_config(metadata)` returns the config the suite's reader (`model_config.read_config`) understands, *as
 llama.cpp's loader interprets the file* (llama.cpp vendor commit 0c1e57098bba43ac29e6e3b677cdceebdd22334f,
@@ -52,15 +60,17 @@ the GGUF key, and each reading that differs from transformers' is a note (`GgufC
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import mmap
 import os
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import BinaryIO
 
 import numpy as np
+from gguf import GGUF_DEFAULT_ALIGNMENT, GGUF_MAGIC, GGMLQuantizationType, GGUFValueType, Keys
 
 from .model_config import MAX_HEAD_DIM, Note
 from .rope_rules import BY_KIND, RULES
@@ -70,35 +80,75 @@ from .scaling import RopeScaling
 LLAMA_CPP = "llama.cpp 0c1e5709"
 #: What a GGUF file's findings concern.
 CONCERNS = "llama.cpp's reading of the GGUF file"
-#: The file's first four bytes.
-MAGIC = b"GGUF"
-#: The GGUF versions read (those `gguf.GGUFReader` reads).
+#: The file's first four bytes (`gguf.GGUF_MAGIC`, little-endian: b"GGUF").
+MAGIC = GGUF_MAGIC.to_bytes(4, "little")
+#: The GGUF versions read (2 and 3 share one layout; 1 had 32-bit counts).
 VERSIONS = (2, 3)
 #: The most metadata keys read (real files have 30 to 60).
 MAX_KEYS = 2**16
 #: The most tensor infos read (real models have up to a few thousand).
 MAX_TENSORS = 2**16
-#: The most array items in all the metadata (a 128k-token vocabulary with its scores, types and 280k merges
-#: holds about 0.7 million; a 262k-token one without merges 0.8 million).
-MAX_ELEMENTS = 2**20
+#: The most array items walked in all the metadata (a 128k-token vocabulary with its scores, types and 280k
+#: merges holds about 0.7 million; a 262k-token one with as many merges about 1 million). Arrays of numbers
+#: are stepped over at once; strings one by one, by their lengths, so this bounds the time a file takes.
+MAX_ELEMENTS = 2**23
 #: The most bytes before the tensor data (header, metadata and tensor infos; real files hold 5 to 20 MiB).
 MAX_METADATA_BYTES = 2**28
-#: About how many bytes `gguf.GGUFReader` 0.19.0 holds per key, tensor info and array item (numpy views).
-READER_BYTES_PER_ITEM = 1100
-#: The bound on the memory the metadata takes while read (see the module).
-MEMORY_BOUND = (MAX_KEYS + MAX_TENSORS + MAX_ELEMENTS) * READER_BYTES_PER_ITEM
+#: The longest key or tensor name read (the GGUF specification's bound on a key).
+MAX_NAME_BYTES = 2**16 - 1
+#: The most keys kept: those the suite reads (``general.*``, ``{arch}.rope.*``, `OTHER_KEY_TYPES`); real
+#: files have 10 to 30.
+MAX_KEPT_KEYS = 64
+#: The most bytes a kept key's value takes in the file (M-RoPE's sections take 16, a per-layer array of a
+#: thousand layers 4096).
+MAX_VALUE_BYTES = 2**12
+#: The most bytes of the file held at once by the reader's window (one read).
+WINDOW_BYTES = 2**20
+#: A value's decoded form takes at most this many times its bytes in the file (a Python int or float and
+#: its tuple slot for a 4-byte item, a str for a string and its 8-byte length).
+DECODED_BYTES_PER_BYTE = 16
+#: The deepest nesting of arrays in arrays read.
+MAX_DEPTH = 4
+#: GGML's most tensor dimensions (``GGML_MAX_DIMS``).
+MAX_DIMS = 4
 #: The most values a per-pair tensor may hold (MAX_HEAD_DIM / 2 pairs).
 MAX_PAIR_VALUES = MAX_HEAD_DIM // 2
 #: The per-pair tensors read, by their name in the file.
 PAIR_TENSORS = ("rope_freqs", "rope_factors_long", "rope_factors_short")
+#: The bound on the memory a file's reading takes beyond the interpreter's (see the module): the window, the
+#: kept keys, each a name and a decoded value, and the per-pair tensors' values, whatever the file's size.
+MEMORY_BOUND = (
+    WINDOW_BYTES
+    + MAX_KEPT_KEYS * (MAX_NAME_BYTES + DECODED_BYTES_PER_BYTE * MAX_VALUE_BYTES)
+    + len(PAIR_TENSORS) * MAX_PAIR_VALUES * 4 * DECODED_BYTES_PER_BYTE
+)
 #: llama.cpp's loader defaults (``src/llama-hparams.h``, ``load_hparams``).
 DEFAULT_BASE = 10000.0
 DEFAULT_BETA_FAST = 32.0
 DEFAULT_BETA_SLOW = 1.0
 
-# GGUF value types (gguf.GGUFValueType), with the struct format of the fixed-size ones.
-_FIXED = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-_STRING, _ARRAY = 8, 9
+#: The general keys read (the architecture, the name, the tensor data's alignment).
+_GENERAL_KEYS = frozenset({Keys.General.ARCHITECTURE, Keys.General.NAME, Keys.General.ALIGNMENT})
+_T = GGUFValueType
+#: The fixed-size GGUF value types, with their little-endian layout.
+_FIXED = {
+    kind: struct.Struct("<" + fmt)
+    for kind, fmt in (
+        (_T.UINT8, "B"),
+        (_T.INT8, "b"),
+        (_T.UINT16, "H"),
+        (_T.INT16, "h"),
+        (_T.UINT32, "I"),
+        (_T.INT32, "i"),
+        (_T.FLOAT32, "f"),
+        (_T.BOOL, "?"),
+        (_T.UINT64, "Q"),
+        (_T.INT64, "q"),
+        (_T.FLOAT64, "d"),
+    )
+}
+_VALUE_TYPES = frozenset(int(t) for t in GGUFValueType)
+_U32, _U64 = _FIXED[_T.UINT32], _FIXED[_T.UINT64]
 _INTEGER_TYPES = frozenset({"UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "UINT64", "INT64"})
 _FLOAT_TYPES = frozenset({"FLOAT32", "FLOAT64"})
 
@@ -199,8 +249,8 @@ class GgufField:
 
 @dataclass(frozen=True)
 class Header:
-    """What `scan_header` found: the version, the counts, the array items and the bytes before the tensor
-    data."""
+    """A file's header as read: the version, the counts, the array items walked and the bytes before the
+    tensor data (before its alignment)."""
 
     version: int
     tensors: int
@@ -271,173 +321,317 @@ def is_gguf(path: str | os.PathLike[str]) -> bool:
 
 
 class _Cursor:
-    """Reads little- or big-endian GGUF values from a mapped file, refusing reads past its end."""
+    """Reads a little-endian GGUF file through a window of at most `WINDOW_BYTES` (more only for one read
+    larger than that), refusing reads past its end: the file is never held whole, nor mapped."""
 
-    def __init__(self, data: mmap.mmap | bytes, order: str, where: str) -> None:
-        self.data = data
-        self.order = order
-        self.offset = 0
+    def __init__(self, handle: BinaryIO, size: int, where: str) -> None:
+        self.handle = handle
+        self.size = size
         self.where = where
+        self.offset = 0
+        self.window = b""
+        self.start = 0
+
+    def truncated(self, what: str) -> GgufError:
+        return GgufError(f"{self.where} is truncated: {what} runs past the end of the file")
 
     def need(self, size: int, what: str) -> None:
-        if size < 0 or self.offset + size > len(self.data):
-            raise GgufError(f"{self.where} is truncated: {what} runs past the end of the file")
+        if size < 0 or self.offset + size > self.size:
+            raise self.truncated(what)
 
-    def take(self, fmt: str, what: str) -> int | float | bool:
-        size = struct.calcsize(fmt)
+    def fill(self, offset: int, size: int, what: str) -> None:
+        """Moves the window to start at `offset`, holding at least `size` bytes (the old window let go
+        first, so that two are never held)."""
+        self.window = b""
+        self.handle.seek(offset)
+        self.window = self.handle.read(min(max(size, WINDOW_BYTES), self.size - offset))
+        self.start = offset
+        if len(self.window) < size:
+            raise self.truncated(what)
+
+    def view(self, size: int, what: str) -> int:
+        """The window's index of the next `size` bytes (they lie in the file)."""
         self.need(size, what)
-        (value,) = struct.unpack_from(self.order + fmt, self.data, self.offset)
-        self.offset += size
+        at = self.offset - self.start
+        if at < 0 or at + size > len(self.window):
+            self.fill(self.offset, size, what)
+            at = 0
+        return at
+
+    def take(self, packed: struct.Struct, what: str) -> int | float | bool:
+        at = self.view(packed.size, what)
+        (value,) = packed.unpack_from(self.window, at)
+        self.offset += packed.size
         return value
 
+    def bytes(self, size: int, what: str) -> bytes:
+        at = self.view(size, what)
+        self.offset += size
+        return self.window[at : at + size]
+
+    def skip(self, size: int, what: str) -> None:
+        self.need(size, what)
+        self.offset += size
+
     def string(self, what: str, limit: int) -> bytes:
-        length = self.take("Q", what)
+        length = self.take(_U64, what)
         if length > limit:
             raise GgufError(f"{self.where}: {what} claims {length} bytes, more than the {limit} read")
-        self.need(length, what)
-        text = bytes(self.data[self.offset : self.offset + length])
-        self.offset += length
-        return text
+        return self.bytes(length, what)
+
+    def skip_strings(self, count: int, what: str) -> None:
+        """Steps over `count` strings, reading only their lengths (the hot loop of a vocabulary)."""
+        unpack = _U64.unpack_from
+        offset, size = self.offset, self.size
+        window, start = self.window, self.start
+        end = start + len(window)
+        for _ in range(count):
+            if offset + 8 > end:
+                if offset + 8 > size:
+                    raise self.truncated(what)
+                window = b""  # let the old window go before the next is read
+                self.fill(offset, 8, what)
+                window, start = self.window, self.start
+                end = start + len(window)
+            (length,) = unpack(window, offset - start)
+            offset += 8 + length
+        if offset > size:
+            raise self.truncated(what)
+        self.offset = offset
 
 
-def scan_header(path: str | os.PathLike[str]) -> Header:
-    """The header, metadata and tensor infos of a GGUF file walked without keeping them, so that a file is
-    refused before `GGUFReader` allocates for it: a `GgufError` for a file that is not GGUF, a version other
-    than `VERSIONS`, a truncated file, or one past `MAX_KEYS`, `MAX_TENSORS`, `MAX_ELEMENTS` or
-    `MAX_METADATA_BYTES`."""
-    where = os.fspath(path)
-    try:
-        size = os.stat(path).st_size
-        with open(path, "rb") as handle:
-            head = handle.read(4)
-            if head != MAGIC:
-                shown = "an empty file" if not head else f"it starts with {head!r}"
-                raise GgufError(f"{where} is not a GGUF file ({shown}, not the magic b'GGUF')")
-            if size < 24:
-                raise GgufError(f"{where} is truncated: {size} bytes, fewer than a GGUF header's 24")
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except OSError as exc:
-        raise GgufError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    try:
-        return _scan(data, where, size)
-    finally:
-        data.close()
+def _type_name(kind: int, inner: int | None = None) -> str:
+    """A GGUF type's name (``FLOAT32``, ``ARRAY[INT32]``)."""
+    if kind != GGUFValueType.ARRAY:
+        return GGUFValueType(kind).name
+    return f"ARRAY[{GGUFValueType(inner).name}]"
 
 
-def _scan(data: mmap.mmap, where: str, size: int) -> Header:
-    (version,) = struct.unpack_from("<I", data, 4)
-    order = "<"
-    if version & 0xFFFF == 0:
-        order = ">"
-        (version,) = struct.unpack_from(">I", data, 4)
-    if version not in VERSIONS:
-        raise GgufError(
-            f"{where} is GGUF version {version}; versions {VERSIONS[0]} and {VERSIONS[1]} are read"
-        )
-    cursor = _Cursor(data, order, where)
-    cursor.offset = 8
-    tensors = cursor.take("Q", "the tensor count")
-    keys = cursor.take("Q", "the key count")
-    if keys > MAX_KEYS:
-        raise GgufError(f"{where} claims {keys} metadata keys; at most {MAX_KEYS} are read")
-    if tensors > MAX_TENSORS:
-        raise GgufError(f"{where} claims {tensors} tensors; at most {MAX_TENSORS} are read")
-    elements = 0
-    limit = min(size, MAX_METADATA_BYTES)
-    for index in range(keys):
-        name = cursor.string(f"the name of metadata key {index}", limit)
-        shown = name.decode("utf-8", "replace")
-        kind = cursor.take("I", f"the type of {shown}")
-        elements += _skip_value(cursor, kind, shown, MAX_ELEMENTS - elements, limit)
-        if cursor.offset > MAX_METADATA_BYTES:
-            break
-    else:
-        for index in range(tensors):
-            cursor.string(f"the name of tensor {index}", limit)
-            dims = cursor.take("I", f"the dimension count of tensor {index}")
-            if dims > 8:
-                raise GgufError(f"{where}: tensor {index} claims {dims} dimensions; GGML has at most 4")
-            cursor.need(8 * dims + 12, f"the shape of tensor {index}")
-            cursor.offset += 8 * dims + 12
-            if cursor.offset > MAX_METADATA_BYTES:
-                break
-    if cursor.offset > MAX_METADATA_BYTES:
-        raise GgufError(
-            f"{where}'s metadata runs past {MAX_METADATA_BYTES} bytes; at most {MAX_METADATA_BYTES} are read"
-        )
-    return Header(version, tensors, keys, elements, cursor.offset)
-
-
-def _skip_value(cursor: _Cursor, kind: int, name: str, room: int, limit: int, depth: int = 0) -> int:
-    """Steps over one value of GGUF type `kind`; the array items it holds."""
-    if kind in _FIXED:
-        cursor.need(struct.calcsize(_FIXED[kind]), f"the value of {name}")
-        cursor.offset += struct.calcsize(_FIXED[kind])
-        return 0
-    if kind == _STRING:
-        cursor.string(f"the value of {name}", limit)
-        return 0
-    if kind != _ARRAY:
+def _known_type(cursor: _Cursor, kind: int, name: str) -> int:
+    if kind not in _VALUE_TYPES:
         raise GgufError(f"{cursor.where}: metadata key {name} has type {kind}, which GGUF does not define")
-    if depth > 4:
-        raise GgufError(f"{cursor.where}: metadata key {name} nests arrays more than 4 deep")
-    inner = cursor.take("I", f"the item type of {name}")
-    count = cursor.take("Q", f"the length of {name}")
+    return kind
+
+
+def _skip_value(cursor: _Cursor, kind: int, name: str, room: int, depth: int = 0) -> int:
+    """Steps over one value of GGUF type `kind` without decoding it; the array items it holds (at most
+    `room`)."""
+    what = f"the value of {name}"
+    if kind in _FIXED:
+        cursor.skip(_FIXED[kind].size, what)
+        return 0
+    if kind == GGUFValueType.STRING:
+        cursor.skip(cursor.take(_U64, what), what)
+        return 0
+    if depth > MAX_DEPTH:
+        raise GgufError(f"{cursor.where}: metadata key {name} nests arrays more than {MAX_DEPTH} deep")
+    inner = _known_type(cursor, cursor.take(_U32, f"the item type of {name}"), name)
+    count = cursor.take(_U64, f"the length of {name}")
     if count > room:
         raise GgufError(
             f"{cursor.where}: metadata key {name} claims {count} items; at most {MAX_ELEMENTS} array items "
             "are read in all"
         )
     if inner in _FIXED:
-        cursor.need(count * struct.calcsize(_FIXED[inner]), f"the items of {name}")
-        cursor.offset += count * struct.calcsize(_FIXED[inner])
-        return count
-    held = count
-    for _ in range(count):
-        held += _skip_value(cursor, inner, name, room - held, limit, depth + 1)
-        if held > room:
-            raise GgufError(f"{cursor.where}: metadata key {name} holds more than {MAX_ELEMENTS} array items")
-    return held
+        cursor.skip(count * _FIXED[inner].size, f"the items of {name}")
+    elif inner == GGUFValueType.STRING:
+        cursor.skip_strings(count, f"the items of {name}")
+    else:
+        held = count
+        for _ in range(count):
+            held += _skip_value(cursor, inner, name, room - held, depth + 1)
+        return held
+    return count
+
+
+def _decode_value(cursor: _Cursor, kind: int, name: str, stop: int, depth: int = 0) -> tuple[object, str]:
+    """One value of GGUF type `kind` decoded, with its type's name; a `GgufError` when it runs past `stop`
+    (at most `MAX_VALUE_BYTES` from its start)."""
+    too_long = f"{cursor.where}: metadata key {name} holds more than the {MAX_VALUE_BYTES} bytes read for it"
+    what = f"the value of {name}"
+    if kind in _FIXED:
+        return cursor.take(_FIXED[kind], what), _type_name(kind)
+    if kind == GGUFValueType.STRING:
+        length = cursor.take(_U64, what)
+        if cursor.offset + length > stop:
+            cursor.need(length, what)
+            raise GgufError(too_long)
+        text = cursor.bytes(length, what)
+        try:
+            return text.decode("utf-8"), "STRING"
+        except UnicodeDecodeError as exc:
+            raise GgufError(f"{cursor.where}: metadata key {name} cannot be decoded: {exc}") from None
+    if depth > MAX_DEPTH:
+        raise GgufError(f"{cursor.where}: metadata key {name} nests arrays more than {MAX_DEPTH} deep")
+    inner = _known_type(cursor, cursor.take(_U32, f"the item type of {name}"), name)
+    count = cursor.take(_U64, f"the length of {name}")
+    if inner in _FIXED:
+        packed = _FIXED[inner]
+        if count * packed.size > stop - cursor.offset:
+            cursor.need(count * packed.size, f"the items of {name}")
+            raise GgufError(too_long)
+        raw = cursor.bytes(count * packed.size, f"the items of {name}")
+        values = tuple(v for (v,) in packed.iter_unpack(raw))
+    else:
+        values = []
+        for _ in range(count):
+            if cursor.offset >= stop:
+                raise GgufError(too_long)
+            values.append(_decode_value(cursor, inner, name, stop, depth + 1)[0])
+        values = tuple(values)
+    return values, _type_name(kind, inner)
+
+
+def _kept(name: str, architecture: str | None) -> bool:
+    """Whether the key `name` is one the suite reads: the general keys, and ``{arch}.rope.*`` and the other
+    ``{arch}.*`` keys of `OTHER_KEY_TYPES` (of any one-word prefix while the architecture is not yet
+    known)."""
+    if name in _GENERAL_KEYS:
+        return True
+    prefix, dot, tail = name.partition(".")
+    if not dot or (architecture is not None and prefix != architecture):
+        return False
+    return tail.startswith("rope.") or tail in OTHER_KEY_TYPES
+
+
+@dataclass(frozen=True)
+class _TensorInfo:
+    name: str
+    shape: tuple[int, ...]
+    type: int
+    offset: int
 
 
 def read_gguf(path: str | os.PathLike[str]) -> GgufMetadata:
     """The positional metadata of the GGUF file at `path` (see the module); a `GgufError` in one line for a
     file that cannot be read, and for a key read whose type is not a number, string or array as expected."""
-    header = scan_header(path)
     where = os.fspath(path)
     try:
-        from gguf import GGUFReader
-    except ImportError:  # pragma: no cover - gguf is a dependency
-        raise GgufError("reading a GGUF file needs the gguf package (pip install gguf)") from None
-    try:
-        reader = GGUFReader(path)
-    except (ValueError, IndexError, KeyError, OverflowError, struct.error, OSError) as exc:
-        raise GgufError(f"{where} cannot be read as GGUF: {exc}") from None
-    arch_field = reader.get_field("general.architecture")
+        size = os.stat(path).st_size
+        with open(path, "rb", buffering=0) as handle:
+            return _read(_Cursor(handle, size, where))
+    except OSError as exc:
+        raise GgufError(f"{where} cannot be read: {exc.strerror or exc}") from None
+
+
+def _read(cursor: _Cursor) -> GgufMetadata:
+    where, size = cursor.where, cursor.size
+    head = cursor.bytes(min(size, 4), "the magic")
+    if head != MAGIC:
+        shown = "an empty file" if not head else f"it starts with {head!r}"
+        raise GgufError(f"{where} is not a GGUF file ({shown}, not the magic {MAGIC!r})")
+    if size < 24:
+        raise GgufError(f"{where} is truncated: {size} bytes, fewer than a GGUF header's 24")
+    version = cursor.take(_U32, "the version")
+    if version & 0xFFFF == 0 and struct.unpack(">I", struct.pack("<I", version))[0] in VERSIONS:
+        raise GgufError(
+            f"{where} is a big-endian GGUF file; llama.cpp, on the little-endian machines it runs on, reads "
+            "little-endian files only"
+        )
+    if version not in VERSIONS:
+        raise GgufError(
+            f"{where} is GGUF version {version}; versions {VERSIONS[0]} and {VERSIONS[1]} are read"
+        )
+    tensors = cursor.take(_U64, "the tensor count")
+    keys = cursor.take(_U64, "the key count")
+    if keys > MAX_KEYS:
+        raise GgufError(f"{where} claims {keys} metadata keys; at most {MAX_KEYS} are read")
+    if tensors > MAX_TENSORS:
+        raise GgufError(f"{where} claims {tensors} tensors; at most {MAX_TENSORS} are read")
+    kept: dict[str, GgufField] = {}
+    architecture = None
+    elements = 0
+    for index in range(keys):
+        name = cursor.string(f"the name of metadata key {index}", MAX_NAME_BYTES).decode("utf-8", "replace")
+        kind = _known_type(cursor, cursor.take(_U32, f"the type of {name}"), name)
+        if not _kept(name, architecture):
+            elements += _skip_value(cursor, kind, name, MAX_ELEMENTS - elements)
+        else:
+            start = cursor.offset
+            try:
+                value, type_name = _decode_value(cursor, kind, name, start + MAX_VALUE_BYTES)
+            except GgufError:
+                if name != Keys.General.NAME:
+                    raise
+                cursor.offset = start  # an overlong name is not needed: stepped over
+                elements += _skip_value(cursor, kind, name, MAX_ELEMENTS - elements)
+                continue
+            kept[name] = GgufField(name, value, type_name)
+            elements += len(value) if isinstance(value, tuple) else 0
+            if name == Keys.General.ARCHITECTURE and isinstance(value, str):
+                architecture = value
+                kept = {k: f for k, f in kept.items() if _kept(k, architecture)}
+            if len(kept) > MAX_KEPT_KEYS:
+                raise GgufError(f"{where} holds more than {MAX_KEPT_KEYS} keys of the kinds read")
+        if cursor.offset > MAX_METADATA_BYTES:
+            raise _past_metadata_bound(where)
+    infos: dict[str, _TensorInfo] = {}
+    for index in range(tensors):
+        name = cursor.string(f"the name of tensor {index}", MAX_NAME_BYTES).decode("utf-8", "replace")
+        dims = cursor.take(_U32, f"the dimension count of tensor {name}")
+        if dims > MAX_DIMS:
+            raise GgufError(f"{where}: tensor {name} claims {dims} dimensions; GGML has at most {MAX_DIMS}")
+        base = name.removesuffix(".weight")
+        if base not in PAIR_TENSORS:
+            cursor.skip(8 * dims + 12, f"the shape of tensor {name}")
+        else:
+            shape = tuple(cursor.take(_U64, f"the shape of tensor {name}") for _ in range(dims))
+            kind = cursor.take(_U32, f"the type of tensor {name}")
+            offset = cursor.take(_U64, f"the offset of tensor {name}")
+            if base in infos:
+                raise GgufError(f"{where}: tensor {name} appears twice")
+            infos[base] = _TensorInfo(name, shape, kind, offset)
+        if cursor.offset > MAX_METADATA_BYTES:
+            raise _past_metadata_bound(where)
+    header = Header(version, tensors, keys, elements, cursor.offset)
+    alignment = _alignment(kept, where)
+    data_start = -(-cursor.offset // alignment) * alignment
+    metadata = _metadata(kept, where, header)
+    pairs = _pairs(metadata)
+    values = {base: _pair_values(cursor, info, data_start, pairs) for base, info in infos.items()}
+    return dataclasses.replace(metadata, tensors=MappingProxyType(values))
+
+
+def _past_metadata_bound(where: str) -> GgufError:
+    return GgufError(
+        f"{where}'s metadata runs past {MAX_METADATA_BYTES} bytes; at most {MAX_METADATA_BYTES} are read"
+    )
+
+
+def _alignment(kept: Mapping[str, GgufField], where: str) -> int:
+    """The file's ``general.alignment`` (`GGUF_DEFAULT_ALIGNMENT` when absent): a power of two."""
+    found = kept.get(Keys.General.ALIGNMENT)
+    if found is None:
+        return GGUF_DEFAULT_ALIGNMENT
+    value = found.value
+    if found.type not in _INTEGER_TYPES or value <= 0 or value & (value - 1):
+        raise GgufError(
+            f"{where}: {Keys.General.ALIGNMENT} is {found.type} {_shown(value)}; llama.cpp reads a power "
+            "of two"
+        )
+    return value
+
+
+def _metadata(kept: Mapping[str, GgufField], where: str, header: Header) -> GgufMetadata:
+    arch_field = kept.get(Keys.General.ARCHITECTURE)
     if arch_field is None:
-        raise GgufError(f"{where} has no general.architecture key")
-    architecture = _field(arch_field, where).value
+        raise GgufError(f"{where} has no {Keys.General.ARCHITECTURE} key")
+    architecture = arch_field.value
     if not isinstance(architecture, str):
-        raise GgufError(f"{where}: general.architecture must be a string, got {_type_name(arch_field)}")
-    name_field = reader.get_field("general.name")
-    name = _field(name_field, where).value if name_field is not None else None
-    rope: dict[str, GgufField] = {}
-    fields: dict[str, GgufField] = {}
+        raise GgufError(f"{where}: {Keys.General.ARCHITECTURE} must be a string, got {arch_field.type}")
+    name_field = kept.get(Keys.General.NAME)
+    name = name_field.value if name_field is not None else None
     prefix = f"{architecture}.rope."
-    for key, found in reader.fields.items():
-        if key.startswith(prefix):
-            rope[key] = _checked(
-                _field(found, where), ROPE_KEY_TYPES.get(key[len(architecture) + 1 :]), where
-            )
+    rope = {
+        key: _checked(found, ROPE_KEY_TYPES.get(key[len(architecture) + 1 :]), where)
+        for key, found in kept.items()
+        if key.startswith(prefix)
+    }
+    fields = {}
     for tail, expected in OTHER_KEY_TYPES.items():
-        found = reader.get_field(f"{architecture}.{tail}")
+        found = kept.get(f"{architecture}.{tail}")
         if found is not None:
-            fields[found.name] = _checked(_field(found, where), expected, where)
-    tensors = {}
-    for tensor in reader.tensors:
-        base = tensor.name.removesuffix(".weight")
-        if base in PAIR_TENSORS:
-            tensors[base] = _pair_values(tensor, where)
+            fields[found.key] = _checked(found, expected, where)
     return GgufMetadata(
         where,
         architecture,
@@ -445,30 +639,8 @@ def read_gguf(path: str | os.PathLike[str]) -> GgufMetadata:
         header,
         MappingProxyType(rope),
         MappingProxyType(fields),
-        MappingProxyType(tensors),
+        MappingProxyType({}),
     )
-
-
-def _type_name(found: object) -> str:
-    types = [t.name for t in found.types]
-    if not types:
-        return "UNKNOWN"
-    if types[0] == "ARRAY":
-        return f"ARRAY[{types[1] if len(types) > 1 else 'EMPTY'}]"
-    return types[0]
-
-
-def _field(found: object, where: str) -> GgufField:
-    kind = _type_name(found)
-    try:
-        value = found.contents()
-    except (ValueError, IndexError, UnicodeDecodeError) as exc:
-        raise GgufError(f"{where}: metadata key {found.name} cannot be decoded: {exc}") from None
-    if isinstance(value, list):
-        value = tuple(value)
-    elif isinstance(value, np.generic):
-        value = value.item()
-    return GgufField(found.name, value, kind)
 
 
 def _checked(found: GgufField, expected: str | None, where: str) -> GgufField:
@@ -500,17 +672,31 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
-def _pair_values(tensor: object, where: str) -> tuple[float, ...]:
-    name = tensor.name
-    if tensor.tensor_type.name != "F32":
-        raise GgufError(f"{where}: tensor {name} is {tensor.tensor_type.name}; llama.cpp reads it as F32")
-    count = int(tensor.n_elements)
-    if count > MAX_PAIR_VALUES or len([d for d in tensor.shape if d != 1]) > 1:
-        shape = "×".join(str(int(d)) for d in tensor.shape)
-        raise GgufError(f"{where}: tensor {name} has shape {shape}; one value per rotated pair is read")
-    values = np.asarray(tensor.data, dtype=np.float64).reshape(-1)
-    if values.size != count:
-        raise GgufError(f"{where} is truncated: tensor {name}'s data runs past the end of the file")
+def _pairs(metadata: GgufMetadata) -> int | None:
+    """The rotated pairs llama.cpp sizes the per-pair tensors by: n_rot/2 (``rope.dimension_count``, else the
+    head's width); None when the file says neither."""
+    rotated = _int(metadata, "rope.dimension_count") or head_dim(metadata)
+    return rotated // 2 if rotated else None
+
+
+def _pair_values(cursor: _Cursor, info: _TensorInfo, data_start: int, pairs: int | None) -> tuple[float, ...]:
+    """A per-pair tensor's values, read at its offset past the tensor infos: F32, n_rot/2 of them (llama.cpp's
+    loader refuses another type or shape, ``create_tensor(…, {n_rot/2})``)."""
+    where, name = cursor.where, info.name
+    if info.type != GGMLQuantizationType.F32:
+        try:
+            shown = GGMLQuantizationType(info.type).name
+        except ValueError:
+            shown = f"of type {info.type}, which GGML does not define"
+        raise GgufError(f"{where}: tensor {name} is {shown}; llama.cpp reads it as F32")
+    count = math.prod(info.shape)
+    shape = "×".join(str(d) for d in info.shape) or "scalar"
+    if len([d for d in info.shape if d != 1]) > 1 or count > MAX_PAIR_VALUES or (pairs and count != pairs):
+        wanted = f"{pairs}, one value per rotated pair (n_rot/2)" if pairs else "one value per rotated pair"
+        raise GgufError(f"{where}: tensor {name} has shape {shape}; llama.cpp reads {wanted}")
+    cursor.offset = data_start + info.offset
+    raw = cursor.bytes(4 * count, f"tensor {name}'s data")
+    values = np.frombuffer(raw, dtype="<f4").astype(np.float64)
     if not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise GgufError(f"{where}: tensor {name} holds a value that is not a positive finite number")
     return tuple(float(v) for v in values)

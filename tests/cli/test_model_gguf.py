@@ -9,6 +9,7 @@ import struct
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 from gguf_files import write_gguf
 from refusals import refused
 
@@ -100,6 +101,58 @@ def test_bad_gguf_input_is_one_line(tmp_path: Path, capsys) -> None:
     assert f"at most {gguf_metadata.MAX_ELEMENTS} array items" in refused(capsys, str(items))
     typed = write_gguf(tmp_path / "typed.gguf", rope={"freq_base": "500000"})
     assert "llama.rope.freq_base is STRING" in refused(capsys, str(typed))
+
+
+def _one_key(path: Path, key: str, kind: int, tail: bytes) -> Path:
+    """A GGUF 3 file with no tensors and one key `key` of GGUF type `kind`, its value's bytes `tail`."""
+    name = key.encode()
+    path.write_bytes(
+        b"GGUF"
+        + struct.pack("<IQQ", 3, 0, 1)
+        + struct.pack("<Q", len(name))
+        + name
+        + struct.pack("<I", kind)
+        + tail
+    )
+    return path
+
+
+def test_a_value_running_past_the_end_is_one_line_whether_kept_or_stepped_over(
+    tmp_path: Path, capsys
+) -> None:
+    for key in ("general.name", "tokenizer.ggml.pre"):
+        cut = _one_key(tmp_path / f"{key}.gguf", key, 8, struct.pack("<Q", 2**20) + b"llama")
+        assert f"is truncated: the value of {key} runs past the end of the file" in refused(capsys, str(cut))
+    strings = _one_key(tmp_path / "tokens.gguf", "tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 3))
+    assert "the items of tokenizer.ggml.tokens runs past the end" in refused(capsys, str(strings))
+    name = tmp_path / "name.gguf"
+    name.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 2**40) + b"general")
+    assert "the name of metadata key 0 claims 1099511627776 bytes" in refused(capsys, str(name))
+
+
+def test_a_big_endian_or_version_1_file_is_one_line(tmp_path: Path, capsys) -> None:
+    big = write_gguf(tmp_path / "big.gguf", rope={"freq_base": 500000.0}, big_endian=True)
+    assert "is a big-endian GGUF file; llama.cpp" in refused(capsys, str(big))
+    old = tmp_path / "v1.gguf"
+    old.write_bytes(b"GGUF" + struct.pack("<IQQ", 1, 0, 0))
+    assert "is GGUF version 1; versions 2 and 3 are read" in refused(capsys, str(old))
+
+
+def test_a_pair_tensor_of_another_type_or_shape_is_one_line(tmp_path: Path, capsys) -> None:
+    rope = {"freq_base": 500000.0, "dimension_count": 16}
+    half = write_gguf(tmp_path / "f16.gguf", rope=rope, tensors={"rope_freqs": np.ones(8, dtype=np.float16)})
+    assert "tensor rope_freqs.weight is F16; llama.cpp reads it as F32" in refused(capsys, str(half))
+    short = write_gguf(tmp_path / "short.gguf", rope=rope, tensors={"rope_factors_long": [1.0] * 5})
+    line = refused(capsys, str(short))
+    assert (
+        "tensor rope_factors_long.weight has shape 5; llama.cpp reads 8, one value per rotated pair" in line
+    )
+    square = write_gguf(tmp_path / "2d.gguf", rope=rope, tensors={"rope_freqs": np.ones((2, 4), np.float32)})
+    assert "tensor rope_freqs.weight has shape 4×2" in refused(capsys, str(square))
+    good = write_gguf(tmp_path / "good.gguf", rope=rope, tensors={"rope_freqs": [1.0] * 8})
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(good.read_bytes()[:-4])
+    assert "tensor rope_freqs.weight's data runs past the end of the file" in refused(capsys, str(cut))
 
 
 def test_gguf_is_refused_with_a_bundled_model_or_a_gguf_source(tmp_path: Path, capsys) -> None:

@@ -5,6 +5,8 @@ is named as a finding, and the file the converter writes shows none."""
 from __future__ import annotations
 
 import math
+import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -406,11 +408,63 @@ def test_smollm3_nope_schedule_has_no_key(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------------------- bounded reading
 
 
-def test_the_header_is_scanned_within_its_bounds(tmp_path: Path) -> None:
+def test_the_header_is_read_within_its_bounds(tmp_path: Path) -> None:
     path = write_gguf(tmp_path / "m.gguf", rope={"freq_base": 500000.0})
-    header = g.scan_header(path)
-    assert header.version == 3 and header.tensors == 0 and header.keys == 8
-    assert g.MEMORY_BOUND < 1.5 * 2**30
+    header = g.read_gguf(path).header
+    assert header.version == 3 and header.tensors == 0 and header.keys == 8 and header.elements == 0
+    assert g.MEMORY_BOUND < 16 * 2**20
+
+
+def _tokenizer(count: int) -> dict[str, list]:
+    return {
+        "tokenizer.ggml.tokens": [f"token{i}" for i in range(count)],
+        "tokenizer.ggml.scores": [0.5] * count,
+        "tokenizer.ggml.token_type": [1] * count,
+    }
+
+
+def test_a_256k_vocabulary_is_stepped_over_without_being_decoded(tmp_path: Path, monkeypatch) -> None:
+    count = 2**18
+    path = write_gguf(tmp_path / "m.gguf", rope={"freq_base": 500000.0}, arrays=_tokenizer(count))
+    decoded: list[str] = []
+    decode = g._decode_value
+
+    def counted(cursor, kind, name, *rest):
+        decoded.append(name)
+        return decode(cursor, kind, name, *rest)
+
+    monkeypatch.setattr(g, "_decode_value", counted)
+    start = time.perf_counter()
+    metadata = g.read_gguf(path)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5, f"{elapsed:.2f} s to read a file with a {count}-token vocabulary"
+    assert metadata.header.elements == 3 * count and metadata.value("rope.freq_base") == 500000.0
+    assert decoded and not [name for name in decoded if name.startswith("tokenizer.")]
+    assert "general.architecture" in decoded and "llama.rope.freq_base" in decoded
+
+
+def _peak(path: Path) -> int:
+    tracemalloc.start()
+    try:
+        g.read_gguf(path)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_million_strings_are_stepped_over_in_bounded_memory(tmp_path: Path) -> None:
+    count = 10**6
+    tokens = [f"t{i}" for i in range(count)]
+    small = write_gguf(tmp_path / "s.gguf", arrays={"tokenizer.ggml.tokens": tokens[:16]})
+    big = write_gguf(tmp_path / "b.gguf", arrays={"tokenizer.ggml.tokens": tokens})
+    start = time.perf_counter()
+    assert g.read_gguf(big).header.elements == count
+    elapsed = time.perf_counter() - start
+    assert elapsed < 1.0, f"{elapsed:.2f} s to step over {count} strings"
+    small_peak, big_peak = _peak(small), _peak(big)
+    # the big file fills the reader's window (the small one is read whole): nothing else grows
+    assert big_peak < small_peak + g.WINDOW_BYTES + 2**16, (small_peak, big_peak)
+    assert big_peak < g.MEMORY_BOUND
 
 
 def test_a_key_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
