@@ -19,12 +19,14 @@ offset by offset up to `DENSE_OFFSETS`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..encodings.model_config import LayerGroup, ModelSetup, PositionalSetup, text_model
 from ..encodings.rope_rules import BY_KIND
@@ -68,12 +70,18 @@ class Reading:
 
     def frequencies(self) -> list[mpmath.mpf]:
         """θ'_i at `DIGITS` digits."""
-        base = str(int(self.base)) if float(self.base).is_integer() else repr(self.base)
-        return self.scaling.frequencies_mp(self.rotary_dim, base, DIGITS)
+        return list(_frequencies(self.scaling, self.rotary_dim, self.base))
 
     @property
     def logit_factor(self) -> mpmath.mpf:
         return self.cos_sin**2 * self.softmax
+
+
+@functools.lru_cache(maxsize=256)
+def _frequencies(scaling: RopeScaling, rotary_dim: int, base: float) -> tuple[mpmath.mpf, ...]:
+    """A reading's θ'_i at `DIGITS` digits, computed once per scaling, width and base."""
+    exact = str(int(base)) if float(base).is_integer() else repr(base)
+    return tuple(scaling.frequencies_mp(rotary_dim, exact, DIGITS))
 
 
 @dataclass
@@ -327,6 +335,7 @@ def first_divergence(reference: Reading, other: Reading, offsets: int) -> tuple[
         return best, float(largest)
 
 
+@threadpool_limits.wrap(limits=1, user_api="blas")
 def _dense_divergence(reference: Reading, other: Reading, offsets: int) -> tuple[int | None, float]:
     """`first_divergence` for readings that rotate different dims: the whole head's matrices (half-split
     pairs over each reading's rotated dims, the rest passed through) in float64, offset by offset."""
