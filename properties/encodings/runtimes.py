@@ -294,6 +294,7 @@ PROFILES: tuple[Profile, ...] = (
                 f"{_HF}::_compute_longrope_parameters @ 4.55.4",
             ),
         ),
+        tested="4.55.4",
     ),
     Profile(
         "vllm-0.34",
