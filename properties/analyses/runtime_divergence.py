@@ -200,13 +200,23 @@ def read(
     scaling, kind = setup.scaling, setup.rule.kind
     long = None
     if kind == "yarn":
-        if rule("yarn_factor") == "context-ratio" and setup.original_context and setup.max_positions:
-            ratio = setup.max_positions / setup.original_context
+        stated = _stated_original(_block(text, group.layer_type))
+        how = rule("yarn_original")
+        if how == "block-only" and setup.max_positions:
+            scaling = _with(scaling, original_context=stated or setup.max_positions)
+        elif how == "block-else-4096":
+            scaling = _with(scaling, original_context=stated or 4096)
+        # The ratio replaces the factor only where the block itself states the original context.
+        if rule("yarn_factor") == "context-ratio" and stated and setup.max_positions:
+            ratio = setup.max_positions / scaling.original_context
             if ratio >= 1:
                 scaling = _with(scaling, factor=ratio)
         if rule("yarn_truncate") == "always":
             scaling = _with(scaling, truncate=True)
     elif kind == "longrope":
+        if rule("longrope_original") == "top-level-only" and setup.max_positions:
+            top = _stated_original(text)
+            scaling = _with(scaling, original_context=top or setup.max_positions)
         original = scaling.original_context
         long = _long(rule("longrope_switch"), length, served, original)
         scaling = _with(scaling, seq_len=original + 1 if long else original)
@@ -233,6 +243,23 @@ def read(
         cos_sin = _cos_sin(setup, rule, text)
         softmax = softmax_factor(setup) or mpmath.mpf(1)
     return Reading(base, rotary_dim, head_dim, scaling, cos_sin, softmax, long, applied)
+
+
+def _block(text: Mapping[str, object], layer_type: str | None) -> Mapping[str, object]:
+    """The scaling block a layer group reads: rope_scaling, else rope_parameters (its layer type's block when
+    it holds one per layer type)."""
+    for key in ("rope_scaling", "rope_parameters"):
+        block = text.get(key)
+        if isinstance(block, Mapping):
+            inner = block.get(layer_type) if layer_type else None
+            return inner if isinstance(inner, Mapping) else block
+    return {}
+
+
+def _stated_original(where: Mapping[str, object]) -> int | None:
+    """The original_max_position_embeddings `where` states (a positive integer), else None."""
+    value = where.get("original_max_position_embeddings")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _theta_only_inside(text: Mapping[str, object]) -> bool:

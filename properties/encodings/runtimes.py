@@ -35,6 +35,14 @@ RULES: dict[str, dict[str, str]] = {
         "context-ratio": "YaRN's factor replaced by max_position_embeddings / "
         "original_max_position_embeddings whenever the block states the original context",
     },
+    "yarn_original": {
+        "config": "the original context the config states (original_max_position_embeddings in the scaling "
+        "block or at its top level), else max_position_embeddings",
+        "block-only": "the scaling block's original_max_position_embeddings, else max_position_embeddings: "
+        "one stated only at the top level is not read",
+        "block-else-4096": "the scaling block's original_max_position_embeddings, else 4096: neither "
+        "max_position_embeddings nor an original context stated at the top level is read",
+    },
     "yarn_attention": {
         "reference": "attention_factor, else get_mscale(s, mscale)/get_mscale(s, mscale_all_dim) when both "
         "are non-zero, else 0.1·ln s + 1",
@@ -57,6 +65,12 @@ RULES: dict[str, dict[str, str]] = {
         "explicit": "LongRoPE's factor as written, else max_position_embeddings / L₀",
         "context-ratio-when-top-level": "LongRoPE's factor replaced by max_position_embeddings / L₀ when the "
         "config states original_max_position_embeddings at its top level",
+    },
+    "longrope_original": {
+        "config": "L₀ as the config states it (original_max_position_embeddings in the scaling block or at "
+        "its top level), else max_position_embeddings",
+        "top-level-only": "L₀ the top-level original_max_position_embeddings, else max_position_embeddings: "
+        "one stated only in the scaling block is not read",
     },
     "longrope_attention": {
         "reference": "attention_factor, else √(1 + ln s/ln L₀) with s the block's factor (or "
@@ -223,6 +237,15 @@ def _hf4_layout(version: str) -> tuple[Behaviour, ...]:
     )
 
 
+def _hf4_original(version: str) -> tuple[Behaviour, ...]:
+    """transformers 4 takes YaRN's original context from the scaling block only, LongRoPE's from the config's
+    top level only (where 5 reads either)."""
+    return (
+        Behaviour("yarn_original", "block-only", f"{_HF}::_compute_yarn_parameters @ {version}"),
+        Behaviour("longrope_original", "top-level-only", f"{_HF}::_compute_longrope_parameters @ {version}"),
+    )
+
+
 _VLLM = "vllm/model_executor/layers/rotary_embedding"
 _SGL = "python/sglang/srt/layers/rotary_embedding"
 _MLX = "mlx_lm/models/rope_utils.py"
@@ -337,6 +360,7 @@ PROFILES: tuple[Profile, ...] = (
         "4.56.2, 4.57.6",
         (
             *_hf4_layout("4.57.6"),
+            *_hf4_original("4.57.6"),
             Behaviour(
                 "longrope_factor",
                 "context-ratio-when-top-level",
@@ -353,6 +377,7 @@ PROFILES: tuple[Profile, ...] = (
         "4.51.3, 4.55.4",
         (
             *_hf4_layout("4.55.4"),
+            *_hf4_original("4.55.4"),
             Behaviour(
                 "yarn_factor",
                 "context-ratio",
@@ -365,6 +390,7 @@ PROFILES: tuple[Profile, ...] = (
                 f"{_HF}::_compute_longrope_parameters @ 4.55.4",
             ),
         ),
+        tested="4.55.4",
         unserved=(*_NEWER_THAN_4_57, "qwen3_next", "qwen3_vl", "qwen3_vl_text"),
     ),
     Profile(
@@ -577,6 +603,12 @@ PROFILES: tuple[Profile, ...] = (
                 "ratio-with-defaults",
                 f"{_MLX}::YarnRoPE @ 0.32.2",
                 "ml-explore/mlx-lm#1507",
+            ),
+            Behaviour(
+                "yarn_original",
+                "block-else-4096",
+                f"{_MLX}::initialize_rope (the block's keys only), YarnRoPE (original_max_position_embeddings"
+                "=4096) @ 0.32.2",
             ),
             Behaviour("yarn_truncate", "always", f"{_MLX}::YarnRoPE @ 0.32.2"),
             Behaviour("longrope_switch", "always-long", f"{_MLX}::SuScaledRoPE @ 0.32.2"),

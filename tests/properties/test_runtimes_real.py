@@ -60,6 +60,26 @@ CRAFTED: dict[str, tuple[dict[str, object], tuple[int, ...]]] = {
         _llama(rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192}),
         (4096,),
     ),
+    # The original context stated once, in the block or at the top level, or not at all: transformers 4 reads
+    # YaRN's from the block only (and the ratio replaces the factor only then), LongRoPE's from the top level
+    # only; 5 reads either.
+    "yarn-no-original": (_llama(rope_scaling={"rope_type": "yarn", "factor": 4.0}), (4096,)),
+    "yarn-top-level-original": (
+        _llama(original_max_position_embeddings=8192, rope_scaling={"rope_type": "yarn", "factor": 4.0}),
+        (4096,),
+    ),
+    "longrope-block-original": (
+        _llama(
+            rope_scaling={
+                "rope_type": "longrope",
+                "short_factor": _SHORT,
+                "long_factor": _LONG,
+                "factor": 2.0,
+                "original_max_position_embeddings": 4096,
+            },
+        ),
+        (4096, 4097),
+    ),
     "yarn-attention-factor": (
         _llama(
             rope_scaling={
@@ -265,17 +285,23 @@ TWINS = {
         ("transformers-4.51", "yarn-38224"),
         ("transformers-4.56", "longrope-top-level"),
         ("transformers-4.56", "fifth-layout-yarn"),
+        ("transformers-4.56", "yarn-top-level-original"),
+        ("transformers-4.56", "longrope-block-original"),
     ],
     "transformers-4.56": [
         ("transformers-4.51", "yarn-38224"),
         ("transformers-5", "longrope-top-level"),
         ("transformers-5", "fifth-layout-default"),
         ("transformers-5", "fifth-layout-yarn"),
+        ("transformers-5", "yarn-top-level-original"),
+        ("transformers-5", "longrope-block-original"),
     ],
     "transformers-4.51": [
         ("transformers-4.56", "yarn-38224"),
         ("transformers-5", "longrope-top-level"),
         ("transformers-5", "fifth-layout-yarn"),
+        ("transformers-5", "yarn-top-level-original"),
+        ("transformers-5", "longrope-block-original"),
     ],
 }
 
@@ -447,6 +473,7 @@ MLX_TWINS = (
     ("yarn-mscale-only", "mscale alone taken over 0.1·ln s + 1"),
     ("glm-partial", "the whole head turning"),
     ("fifth-layout-yarn", "the scaling inside rope_parameters dropped"),
+    ("yarn-no-original", "YaRN's original context 4096 when the block states none"),
 )
 
 
