@@ -898,10 +898,24 @@ def _read_rope(
         return
     setup.rule = rule
     top_original = reader.positive_int("original_max_position_embeddings")
+    in_block = None
     if block is not None and block.get("original_max_position_embeddings") is not None:
-        setup.original_context = reader.positive_int("original_max_position_embeddings", block, name)
-    elif top_original is not None and not rule.unscaled:
+        in_block = reader.positive_int("original_max_position_embeddings", block, name)
+    per_type = name.count(".") == 2
+    if top_original is not None and not rule.unscaled and (in_block is None or not per_type):
+        # transformers 5's standardize_rope_params assigns a top-level value over a single block's
+        # (setdefault only into per-layer-type blocks)
         setup.original_context = top_original
+        if in_block is not None and in_block != top_original:
+            reader.note(
+                "original-context-twice",
+                f"original_max_position_embeddings is {top_original} at the top level and {in_block} in "
+                f"{name.rstrip('.')}: transformers 5 takes the top level's, transformers 4.x's YaRN the "
+                "block's (pe-verify model --runtimes compares them)",
+                "warning",
+            )
+    elif in_block is not None:
+        setup.original_context = in_block
     _read_scaling(reader, setup, rule, block or {}, name)
 
 

@@ -147,3 +147,26 @@ def test_a_config_that_is_no_object_is_refused() -> None:
     for config in ([], "llama", 3, None):
         with pytest.raises(ConfigError, match="JSON object"):
             read_config(config)
+
+
+def test_a_top_level_original_context_overrides_a_single_blocks_as_transformers_5_does() -> None:
+    """transformers 5.25's standardize_rope_params assigns a top-level original_max_position_embeddings over
+    the one in a single scaling block (its rotary module then computes YaRN's correction range from it);
+    stated differently in both places, that is a warning, since 4.x's YaRN reads the block's."""
+    config = {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 8192,
+        "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+    }
+    setup = read_config(config)
+    position = setup.groups[0].position
+    assert position.original_context == 8192 and position.scaling.original_context == 8192
+    assert [n.severity for n in position.notes + setup.notes if n.label == "original-context-twice"] == [
+        "warning"
+    ]
+    same = dict(config, original_max_position_embeddings=32768)
+    assert not [n for n in read_config(same).notes if n.label == "original-context-twice"]

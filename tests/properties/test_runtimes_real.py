@@ -68,6 +68,15 @@ CRAFTED: dict[str, tuple[dict[str, object], tuple[int, ...]]] = {
         _llama(original_max_position_embeddings=8192, rope_scaling={"rope_type": "yarn", "factor": 4.0}),
         (4096,),
     ),
+    # Stated twice, and differently: transformers 5 takes the top level's (standardize_rope_params assigns it
+    # over a single block's), 4.x's YaRN the block's.
+    "yarn-original-twice": (
+        _llama(
+            original_max_position_embeddings=8192,
+            rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+        ),
+        (4096,),
+    ),
     "longrope-block-original": (
         _llama(
             rope_scaling={
