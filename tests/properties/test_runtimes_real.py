@@ -54,6 +54,20 @@ def _fifth_layout(scaling: dict[str, object]) -> dict[str, object]:
 
 #: Crafted configs, each with the sequence lengths it is read at: one for each rule a transformers profile
 #: names, and the YaRN and LongRoPE keys the profiles of other runtimes read differently.
+def _frequencies_differ(theirs: np.ndarray, ours: np.ndarray, reading, name: str) -> str | None:
+    """How a runtime's frequencies differ from a reading's beyond float32 rounding (None: they agree)."""
+    if theirs.shape != ours.shape:
+        return f"the runtime turns {theirs.size} pairs, the profile {ours.size}"
+    relative = float(np.max(np.abs(theirs - ours) / ours))
+    scaling = reading.scaling
+    tolerance = transformers_rope.float32_frequency_tolerance(
+        reading.base, max(scaling.factor, *(scaling.long_factor or (1,)))
+    )
+    if relative > tolerance:
+        return f"{name} differs by {relative:.2e} relative (tolerance {tolerance:.2e})"
+    return None
+
+
 CRAFTED: dict[str, tuple[dict[str, object], tuple[int, ...]]] = {
     # huggingface/transformers#38224: original_max_position_embeddings ≠ max_position_embeddings / factor.
     "yarn-38224": (
@@ -212,16 +226,11 @@ def transformers_differences(profile: Profile, config: dict[str, object], length
         if theirs.size > ours.size and not np.any(theirs[ours.size :]):
             theirs = theirs[: ours.size]  # the unrotated pairs' zeros (proportional)
         where = f"{group.layer_type} at {length} tokens"
-        if theirs.shape != ours.shape:
-            found.append(f"{where}: {theirs.size} pairs, {profile.name} {ours.size}")
-            continue
-        relative = float(np.max(np.abs(theirs - ours) / ours))
-        scaling = reading.scaling
-        tolerance = transformers_rope.float32_frequency_tolerance(
-            reading.base, max(scaling.factor, *(scaling.long_factor or (1,)))
-        )
-        if relative > tolerance:
-            found.append(f"{where}: inv_freq differs by {relative:.2e} relative (tolerance {tolerance:.2e})")
+        problem = _frequencies_differ(theirs, ours, reading, "inv_freq")
+        if problem:
+            found.append(f"{where}: {problem}")
+            if theirs.shape != ours.shape:
+                continue
         if not math.isclose(factor, float(reading.cos_sin), rel_tol=transformers_rope.FACTOR_TOLERANCE):
             found.append(f"{where}: cos/sin factor {factor!r}, {profile.name} {float(reading.cos_sin)!r}")
     return found
@@ -428,16 +437,11 @@ def mlx_differences(profile: Profile, config: dict[str, object], length: int) ->
         ours = np.array([float(theta) for theta in reading.frequencies()])
         theirs = _mlx_frequencies(rope, length)
         where = f"{group.layer_type} at {length} tokens"
-        if theirs.shape != ours.shape:
-            found.append(f"{where}: mlx-lm turns {theirs.size} pairs, {profile.name} {ours.size}")
-            continue
-        relative = float(np.max(np.abs(theirs - ours) / ours))
-        scaling = reading.scaling
-        tolerance = transformers_rope.float32_frequency_tolerance(
-            reading.base, max(scaling.factor, *(scaling.long_factor or (1,)))
-        )
-        if relative > tolerance:
-            found.append(f"{where}: θ differs by {relative:.2e} relative (tolerance {tolerance:.2e})")
+        problem = _frequencies_differ(theirs, ours, reading, "θ")
+        if problem:
+            found.append(f"{where}: {problem}")
+            if theirs.shape != ours.shape:
+                continue
         width = max(reading.head_dim, 2 * ours.size)
         magnitude, _ = _mlx_applied(rope, width, ours.size, 0)
         # The last position of the sequence (its offset decides dynamic NTK's base); float32 angles.
