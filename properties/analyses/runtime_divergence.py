@@ -170,18 +170,17 @@ def read(
         applied[quantity] = chosen
         return chosen
 
-    if setup.rule.kind != "none" or group.layer_type == "sliding_attention":
-        full = _full_attention(model)
-        if group.layer_type == "sliding_attention" and full is not None and rule("sliding_rope") == "global":
-            setup = dataclasses.replace(
-                setup,
-                base=full.base,
-                scaling=full.scaling,
-                rule=full.rule,
-                attention_factor=full.attention_factor,
-                mscale=full.mscale,
-                mscale_all_dim=full.mscale_all_dim,
-            )
+    full = _full_attention(model) if group.layer_type == "sliding_attention" else None
+    if full is not None and rule("sliding_rope") == "global":
+        setup = dataclasses.replace(
+            setup,
+            base=full.base,
+            scaling=full.scaling,
+            rule=full.rule,
+            attention_factor=full.attention_factor,
+            mscale=full.mscale,
+            mscale_all_dim=full.mscale_all_dim,
+        )
     if _scaling_only_inside(text) and rule("scaling_block") == "rope-scaling-only":
         setup = dataclasses.replace(
             setup,
