@@ -241,6 +241,7 @@ RUNTIME_COLUMNS = {
     "scaling": "scaling",
     "cos_sin_factor": "factor on cos, sin",
     "softmax_factor": "factor on softmax scale",
+    "original_context": "original context L₀",
     "longrope_factors": "LongRoPE factors at the context",
     "truncate": "YaRN truncate",
     "dynamic_length": "dynamic NTK length",

@@ -205,6 +205,8 @@ def read(
             scaling = _with(scaling, original_context=stated or setup.max_positions)
         elif how == "block-else-4096":
             scaling = _with(scaling, original_context=stated or 4096)
+        elif how == "mrope-times-4" and setup.mrope_section is not None:
+            scaling = _with(scaling, original_context=4 * scaling.original_context)
         # The ratio replaces the factor only where the block itself states the original context.
         if rule("yarn_factor") == "context-ratio" and stated and setup.max_positions:
             ratio = setup.max_positions / scaling.original_context
@@ -405,6 +407,8 @@ def _quantities(reading: Reading) -> dict[str, str]:
     }
     if reading.long is not None:
         shown["longrope_factors"] = "long" if reading.long else "short"
+    if scaling.kind in ("yarn", "longrope"):
+        shown["original_context"] = str(scaling.original_context)
     if scaling.kind == "yarn":
         shown["truncate"] = str(scaling.truncate)
     if scaling.kind == "dynamic-ntk":

@@ -42,6 +42,8 @@ RULES: dict[str, dict[str, str]] = {
         "one stated only at the top level is not read",
         "block-else-4096": "the scaling block's original_max_position_embeddings, else 4096: neither "
         "max_position_embeddings nor an original context stated at the top level is read",
+        "mrope-times-4": "with M-RoPE sections, the correction range computed for 4 × the original context "
+        "(the length of M-RoPE's table), not the original context",
     },
     "yarn_attention": {
         "reference": "attention_factor, else get_mscale(s, mscale)/get_mscale(s, mscale_all_dim) when both "
@@ -399,6 +401,13 @@ PROFILES: tuple[Profile, ...] = (
         "0.34",
         "0.34.0 (g62d4bc3c7)",
         (
+            Behaviour(
+                "yarn_original",
+                "mrope-times-4",
+                f"{_VLLM}/mrope.py::MRotaryEmbedding (YaRN's correction range from its "
+                "max_position_embeddings, original × mrope_positions_factor) @ 0.34.0; read in the code, "
+                "no report",
+            ),
             Behaviour(
                 "longrope_switch",
                 "max-model-len",

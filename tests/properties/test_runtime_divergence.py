@@ -255,3 +255,12 @@ def test_a_difference_below_the_shown_digits_is_named_by_its_quantity():
     found = _divergent(config)["vllm-0.25"]
     assert set(found["quantities"]) == {"cos_sin_factor"}
     assert found["severity"] == "note" and found["first_offset"] is None
+
+
+def test_vllm_computes_yarns_correction_range_for_four_times_the_context_under_mrope():
+    """vLLM 0.34's MRotaryEmbedding (read in its code, no report) reuses YaRN's correction range with its own
+    table length, 4 × the original context; without M-RoPE sections vLLM agrees."""
+    mrope = _llama(model_type="qwen2_vl", rope_scaling=YARN | {"mrope_section": [16, 24, 24]})
+    found = _divergent(mrope)["vllm-0.34"]
+    assert found["first_offset"] is not None and found["text_tokens"]
+    assert "vllm-0.34" not in _divergent(_llama(rope_scaling=YARN))
