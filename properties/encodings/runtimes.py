@@ -248,6 +248,24 @@ def _hf4_original(version: str) -> tuple[Behaviour, ...]:
     )
 
 
+def _hf4_38224(version: str) -> tuple[Behaviour, ...]:
+    """transformers 4.51–4.55 replace YaRN's factor by the context ratio when the block states the original
+    context, and 4.x LongRoPE's factor when the top level does."""
+    return (
+        Behaviour(
+            "yarn_factor",
+            "context-ratio",
+            f"{_HF}::_compute_yarn_parameters @ {version}",
+            "huggingface/transformers#38224 (fixed by #40320, in 4.56)",
+        ),
+        Behaviour(
+            "longrope_factor",
+            "context-ratio-when-top-level",
+            f"{_HF}::_compute_longrope_parameters @ {version}",
+        ),
+    )
+
+
 _VLLM = "vllm/model_executor/layers/rotary_embedding"
 _SGL = "python/sglang/srt/layers/rotary_embedding"
 _MLX = "mlx_lm/models/rope_utils.py"
@@ -373,27 +391,30 @@ PROFILES: tuple[Profile, ...] = (
         unserved=_NEWER_THAN_4_57,
     ),
     Profile(
-        "transformers-4.51",
+        "transformers-4.55",
         "transformers",
-        "4.51–4.55",
-        "4.51.3, 4.55.4",
-        (
-            *_hf4_layout("4.55.4"),
-            *_hf4_original("4.55.4"),
-            Behaviour(
-                "yarn_factor",
-                "context-ratio",
-                f"{_HF}::_compute_yarn_parameters @ 4.55.4",
-                "huggingface/transformers#38224 (fixed by #40320, in 4.56)",
-            ),
-            Behaviour(
-                "longrope_factor",
-                "context-ratio-when-top-level",
-                f"{_HF}::_compute_longrope_parameters @ 4.55.4",
-            ),
-        ),
+        "4.55",
+        "4.55.4",
+        (*_hf4_layout("4.55.4"), *_hf4_original("4.55.4"), *_hf4_38224("4.55.4")),
         tested="4.55.4",
         unserved=(*_NEWER_THAN_4_57, "qwen3_next", "qwen3_vl", "qwen3_vl_text"),
+    ),
+    Profile(
+        "transformers-4.51",
+        "transformers",
+        "4.51–4.54",
+        "4.51.3, 4.54.1",
+        (
+            *_hf4_layout("4.54.1"),
+            *_hf4_original("4.54.1"),
+            *_hf4_38224("4.54.1"),
+            Behaviour(
+                "yarn_truncate",
+                "always",
+                f"{_HF}::_compute_yarn_parameters @ 4.54.1 (no truncate key: floor and ceil always)",
+            ),
+        ),
+        unserved=(*_NEWER_THAN_4_57, "gpt_oss", "qwen3_next", "qwen3_vl", "qwen3_vl_text"),
     ),
     Profile(
         "vllm-0.34",

@@ -257,7 +257,8 @@ def test_every_profile_with_a_release_range_covers_its_own_versions() -> None:
     assert profile_for("transformers", "5.25.0").name == "transformers-5"
     assert profile_for("transformers", "5.3.1").name == "transformers-5"
     assert profile_for("transformers", "4.57.6").name == "transformers-4.56"
-    assert profile_for("transformers", "4.55.4").name == "transformers-4.51"
+    assert profile_for("transformers", "4.55.4").name == "transformers-4.55"
+    assert profile_for("transformers", "4.53.3").name == "transformers-4.51"
     assert profile_for("mlx-lm", "0.32.2").name == "mlx-lm"
     for version in ("5.26.0", "4.50.3", "6.0.0", "4.5"):
         with pytest.raises(LookupError):
@@ -314,7 +315,7 @@ TWINS = {
         ("transformers-5", "yarn-top-level-original"),
         ("transformers-5", "longrope-block-original"),
     ],
-    "transformers-4.51": [
+    "transformers-4.55": [
         ("transformers-4.56", "yarn-38224"),
         ("transformers-5", "longrope-top-level"),
         ("transformers-5", "fifth-layout-yarn"),
