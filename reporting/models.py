@@ -243,6 +243,7 @@ RUNTIME_COLUMNS = {
     "softmax_factor": "factor on softmax scale",
     "original_context": "original context L₀",
     "longrope_factors": "LongRoPE factors at the context",
+    "still_pairs": "pairs that do not turn (text)",
     "truncate": "YaRN truncate",
     "dynamic_length": "dynamic NTK length",
 }

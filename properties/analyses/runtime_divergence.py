@@ -67,10 +67,14 @@ class Reading:
     softmax: mpmath.mpf
     long: bool | None
     rules: dict[str, str]
+    still: tuple[int, ...] = ()
 
     def frequencies(self) -> list[mpmath.mpf]:
-        """θ'_i at `DIGITS` digits."""
-        return list(_frequencies(self.scaling, self.rotary_dim, self.base))
+        """θ'_i at `DIGITS` digits (0 for the pairs that do not turn)."""
+        found = list(_frequencies(self.scaling, self.rotary_dim, self.base))
+        for i in self.still:
+            found[i] = mpmath.mpf(0)
+        return found
 
     @property
     def logit_factor(self) -> mpmath.mpf:
@@ -237,13 +241,24 @@ def read(
             scaling = _with(scaling, seq_len=round(scaling.factor * scaling.original_context))
     elif kind == "proportional" and rule("proportional_factor") == "dropped":
         scaling = _with(scaling, factor=1.0)
-    if setup.mrope_section is not None:
-        rule("mrope_layout")
+    still: tuple[int, ...] = ()
+    sections = setup.mrope_section
+    if sections is not None and rule("mrope_layout") == "leftover-still" and setup.mrope_interleaved:
+        still = unclaimed_pairs(sections, rotary_dim // 2)
     setup = dataclasses.replace(setup, base=base, rotary_dim=rotary_dim, scaling=scaling)
     with mpmath.workdps(DIGITS):
         cos_sin = _cos_sin(setup, rule, text)
         softmax = softmax_factor(setup) or mpmath.mpf(1)
-    return Reading(base, rotary_dim, head_dim, scaling, cos_sin, softmax, long, applied)
+    return Reading(base, rotary_dim, head_dim, scaling, cos_sin, softmax, long, applied, still)
+
+
+def unclaimed_pairs(sections: tuple[int, ...], pairs: int) -> tuple[int, ...]:
+    """The pairs no section claims in ggml's interleaved M-RoPE (IMROPE): pair i is the temporal row's when
+    i ≡ 0 (mod 3) and i < 3·t, the height's when i ≡ 1 and i < 3·h, the width's when i ≡ 2 and i < 3·w;
+    any other pair takes the fourth row."""
+    t, h, w = (*sections, 0, 0, 0)[:3]
+    limits = {0: 3 * t, 1: 3 * h, 2: 3 * w}
+    return tuple(i for i in range(pairs) if not i < limits[i % 3])
 
 
 def _block(text: Mapping[str, object], layer_type: str | None) -> Mapping[str, object]:
@@ -409,6 +424,8 @@ def _quantities(reading: Reading) -> dict[str, str]:
         shown["longrope_factors"] = "long" if reading.long else "short"
     if scaling.kind in ("yarn", "longrope"):
         shown["original_context"] = str(scaling.original_context)
+    if reading.still:
+        shown["still_pairs"] = ", ".join(map(str, reading.still))
     if scaling.kind == "yarn":
         shown["truncate"] = str(scaling.truncate)
     if scaling.kind == "dynamic-ntk":
@@ -469,7 +486,9 @@ def compare_runtimes(
                 if parted.first_offset is not None:
                     entry.divergences.append(parted)
             layout = profile.rule("mrope_layout", setup.model_type) if setup.mrope_section else None
-            if layout is not None and (layout.rule == "unused" or setup.mrope_interleaved):
+            if layout is not None and (
+                layout.rule == "unused" or (layout.rule == "blocked" and setup.mrope_interleaved)
+            ):
                 ours = "interleaved" if setup.mrope_interleaved else "blocked"
                 entry.divergences.append(
                     Divergence(

@@ -119,6 +119,8 @@ RULES: dict[str, dict[str, str]] = {
         "config": "M-RoPE's sections blocked or interleaved as the config says",
         "blocked": "M-RoPE's sections always blocked (Qwen2-VL's layout)",
         "unused": "mrope_section is read but not applied: every lane takes the temporal position",
+        "leftover-still": "interleaved sections as the config says, but pairs no section claims take a "
+        "fourth position row, 0 for text tokens: they do not turn",
     },
 }
 
@@ -681,6 +683,12 @@ PROFILES: tuple[Profile, ...] = (
             ),
             Behaviour("yarn_truncate", "always", "ggml/src/ggml.c::ggml_rope_yarn_corr_dims @ 0c1e5709"),
             Behaviour("angles", "recurrence", "ggml/src/ggml-cpu/ops.cpp::ggml_rope_cache_init @ 0c1e5709"),
+            Behaviour(
+                "mrope_layout",
+                "leftover-still",
+                "ggml/src/ggml-cpu/ops.cpp::ggml_mrope_cache_init (IMROPE), src/llama-graph.cpp::"
+                "llm_graph_input_pos::set_input (the fourth row 0) @ 0c1e5709; read in the code, no report",
+            ),
             Behaviour(
                 "longrope_switch",
                 "allocated-context",

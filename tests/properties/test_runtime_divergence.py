@@ -15,6 +15,7 @@ from pe_verify.properties.analyses.runtime_divergence import (
     profiles_named,
     read,
     runtimes_record,
+    unclaimed_pairs,
 )
 from pe_verify.properties.encodings.model_config import bundled_models, read_config
 from pe_verify.properties.encodings.runtimes import BY_NAME, PROFILES, RULES, Behaviour, Profile
@@ -38,7 +39,11 @@ def _divergent(config: dict, context: int | None = None) -> dict[str, dict]:
     served = planned_context(setup, context)
     found = ModelAnalysis(setup, served, [GroupAnalysis(group, served) for group in setup.groups])
     record = runtimes_record(found, config, PROFILES)
-    return {f["profile"]: f for group in record["groups"] for f in group["findings"]}
+    found: dict[str, dict] = {}
+    for group in record["groups"]:
+        for finding in group["findings"]:
+            found.setdefault(finding["profile"], finding)  # a profile's first: its reading, then its float32
+    return found
 
 
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
@@ -264,3 +269,30 @@ def test_vllm_computes_yarns_correction_range_for_four_times_the_context_under_m
     found = _divergent(mrope)["vllm-0.34"]
     assert found["first_offset"] is not None and found["text_tokens"]
     assert "vllm-0.34" not in _divergent(_llama(rope_scaling=YARN))
+
+
+def test_llama_cpp_leaves_qwen3_vls_unclaimed_pairs_still_for_text():
+    """ggml's interleaved M-RoPE gives the pairs no section claims a fourth position row, 0 for text tokens
+    (read in its code, no report): Qwen3-VL's [24, 20, 20] over 64 pairs leaves pairs 61 and 62 unturned,
+    where transformers turns them with the temporal row; sections that claim every pair leave none."""
+    assert unclaimed_pairs((24, 20, 20), 64) == (61, 62)
+    assert unclaimed_pairs((22, 21, 21), 64) == ()
+    found = _divergent(bundled_models()["qwen3-vl-4b-thinking"].config)["llama.cpp"]
+    assert found["quantities"]["still_pairs"] == ["—", "61, 62"] and found["text_tokens"]
+    assert found["first_offset"] is not None
+    blocked = _divergent(bundled_models()["qwen2.5-vl-7b-instruct"].config).get("llama.cpp", {})
+    assert "still_pairs" not in blocked.get("quantities", {})
+
+
+def test_unclaimed_pairs_follow_ggmls_rule_pair_by_pair():
+    for sections in [(24, 20, 20), (16, 24, 24), (10, 11, 11), (0, 0, 0)]:
+        t, h, w = sections
+        for pairs in (32, 64):
+            expected = tuple(
+                i
+                for i in range(pairs)
+                if not (
+                    (i % 3 == 1 and i < 3 * h) or (i % 3 == 2 and i < 3 * w) or (i % 3 == 0 and i < 3 * t)
+                )
+            )
+            assert unclaimed_pairs(sections, pairs) == expected
