@@ -588,6 +588,12 @@ def _read(cursor: _Cursor) -> GgufMetadata:
     data_start = -(-cursor.offset // alignment) * alignment
     metadata = _metadata(kept, where, header)
     pairs = _pairs(metadata)
+    for info in infos.values():
+        if info.offset % alignment:
+            raise GgufError(
+                f"{where}: tensor {info.name}'s offset {info.offset} is not a multiple of the alignment "
+                f"{alignment}; llama.cpp refuses it (ggml/src/gguf.cpp)"
+            )
     values = {base: _pair_values(cursor, info, data_start, pairs) for base, info in infos.items()}
     return dataclasses.replace(metadata, tensors=MappingProxyType(values))
 

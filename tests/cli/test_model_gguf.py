@@ -153,6 +153,15 @@ def test_a_pair_tensor_of_another_type_or_shape_is_one_line(tmp_path: Path, caps
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(good.read_bytes()[:-4])
     assert "tensor rope_freqs.weight's data runs past the end of the file" in refused(capsys, str(cut))
+    # its tensor info: the name, n_dims (u32), one dim (u64), the type (u32), then the offset (u64)
+    data = bytearray(good.read_bytes())
+    at = data.index(b"rope_freqs.weight") + len(b"rope_freqs.weight") + 4 + 8 + 4
+    assert struct.unpack_from("<Q", data, at) == (0,)
+    struct.pack_into("<Q", data, at, 4)
+    shifted = tmp_path / "shifted.gguf"
+    shifted.write_bytes(bytes(data))
+    line = refused(capsys, str(shifted))
+    assert "tensor rope_freqs.weight's offset 4 is not a multiple of the alignment 32" in line
 
 
 def test_gguf_is_refused_with_a_bundled_model_or_a_gguf_source(tmp_path: Path, capsys) -> None:
