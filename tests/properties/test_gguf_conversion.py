@@ -247,14 +247,14 @@ LONGROPE_KEYS = {
 }
 
 
+def _phi3_file(path: Path, rope: dict, *, long: list[float], short: list[float]) -> Path:
+    """A Phi-3 GGUF file at 131072 tokens with these rope keys and LongRoPE factor tensors."""
+    tensors = {"rope_factors_long": long, "rope_factors_short": short}
+    return write_gguf(path, "phi3", context=131072, rope=rope, tensors=tensors)
+
+
 def test_longrope_right_shows_nothing(tmp_path: Path) -> None:
-    path = write_gguf(
-        tmp_path / "m.gguf",
-        "phi3",
-        context=131072,
-        rope=LONGROPE_KEYS,
-        tensors={"rope_factors_long": LONG, "rope_factors_short": SHORT},
-    )
+    path = _phi3_file(tmp_path / "m.gguf", LONGROPE_KEYS, long=LONG, short=SHORT)
     assert _labels(_audit(path, PHI3)) <= {"gguf-float32"}
     reading = g.gguf_config(g.read_gguf(path))
     assert reading.config["rope_scaling"]["long_factor"] == pytest.approx(LONG)
@@ -263,13 +263,7 @@ def test_longrope_right_shows_nothing(tmp_path: Path) -> None:
 
 
 def test_longrope_factors_swapped_or_attention_missing(tmp_path: Path) -> None:
-    swapped = write_gguf(
-        tmp_path / "s.gguf",
-        "phi3",
-        context=131072,
-        rope=LONGROPE_KEYS,
-        tensors={"rope_factors_long": SHORT, "rope_factors_short": LONG},
-    )
+    swapped = _phi3_file(tmp_path / "s.gguf", LONGROPE_KEYS, long=SHORT, short=LONG)
     found = _audit(swapped, PHI3)
     assert {f.message.split(" is ")[0] for f in found if f.label == "gguf-key-different"} == {
         "tensor rope_factors_long",
@@ -277,13 +271,7 @@ def test_longrope_factors_swapped_or_attention_missing(tmp_path: Path) -> None:
     }
     assert all(f.severity == "error" for f in found if f.label == "gguf-key-different")
     keys = {k: v for k, v in LONGROPE_KEYS.items() if k != "scaling.attn_factor"}
-    bare = write_gguf(
-        tmp_path / "a.gguf",
-        "phi3",
-        context=131072,
-        rope=keys,
-        tensors={"rope_factors_long": LONG, "rope_factors_short": SHORT},
-    )
+    bare = _phi3_file(tmp_path / "a.gguf", keys, long=LONG, short=SHORT)
     hit = _one(_audit(bare, PHI3), "gguf-key-missing")
     assert hit.severity == "error" and "phi3.rope.scaling.attn_factor is absent" in hit.message
 

@@ -68,6 +68,9 @@ def _frequencies_differ(theirs: np.ndarray, ours: np.ndarray, reading, name: str
     return None
 
 
+#: A YaRN block over an original context of 32768 tokens, which the crafted YaRN configs add keys to.
+YARN_32K = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
+
 CRAFTED: dict[str, tuple[dict[str, object], tuple[int, ...]]] = {
     # huggingface/transformers#38224: original_max_position_embeddings ≠ max_position_embeddings / factor.
     "yarn-38224": (
@@ -103,51 +106,10 @@ CRAFTED: dict[str, tuple[dict[str, object], tuple[int, ...]]] = {
         ),
         (4096, 4097),
     ),
-    "yarn-attention-factor": (
-        _llama(
-            rope_scaling={
-                "rope_type": "yarn",
-                "factor": 4.0,
-                "original_max_position_embeddings": 32768,
-                "attention_factor": 1.5,
-            }
-        ),
-        (4096,),
-    ),
-    "yarn-mscale-only": (
-        _llama(
-            rope_scaling={
-                "rope_type": "yarn",
-                "factor": 4.0,
-                "original_max_position_embeddings": 32768,
-                "mscale": 0.707,
-            }
-        ),
-        (4096,),
-    ),
-    "yarn-mscale-ratio": (
-        _llama(
-            rope_scaling={
-                "rope_type": "yarn",
-                "factor": 4.0,
-                "original_max_position_embeddings": 32768,
-                "mscale": 0.707,
-                "mscale_all_dim": 1.0,
-            }
-        ),
-        (4096,),
-    ),
-    "yarn-no-truncate": (
-        _llama(
-            rope_scaling={
-                "rope_type": "yarn",
-                "factor": 4.0,
-                "original_max_position_embeddings": 32768,
-                "truncate": False,
-            }
-        ),
-        (4096,),
-    ),
+    "yarn-attention-factor": (_llama(rope_scaling=YARN_32K | {"attention_factor": 1.5}), (4096,)),
+    "yarn-mscale-only": (_llama(rope_scaling=YARN_32K | {"mscale": 0.707}), (4096,)),
+    "yarn-mscale-ratio": (_llama(rope_scaling=YARN_32K | {"mscale": 0.707, "mscale_all_dim": 1.0}), (4096,)),
+    "yarn-no-truncate": (_llama(rope_scaling=YARN_32K | {"truncate": False}), (4096,)),
     # A top-level original_max_position_embeddings and an explicit factor: transformers 4 replaces the factor
     # by max_position_embeddings / original, 5 keeps it.
     "longrope-top-level": (
