@@ -1093,6 +1093,11 @@ def run_model(args: argparse.Namespace) -> int:
             print(f"{name:<26} {bundled.model} — {bundled.source}")
         return EXIT_OK
     if args.list_runtimes:
+        if args.path is not None:
+            raise UsageError(
+                "--list-runtimes lists the runtime profiles and takes no SOURCE, got "
+                f"{inputs.shown(args.path)}"
+            )
         from pe_verify.properties.encodings.runtimes import PROFILES
 
         for profile in PROFILES:

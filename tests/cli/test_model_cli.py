@@ -76,6 +76,12 @@ def test_list_runtimes_names_every_profile_and_where_it_was_read(capsys) -> None
     assert all("read at" in line for line in lines)
 
 
+def test_list_runtimes_takes_no_source(capsys) -> None:
+    assert "--list-runtimes lists the runtime profiles and takes no SOURCE" in refused(
+        capsys, "llama-3.1-8b", "--list-runtimes"
+    )
+
+
 @pytest.mark.parametrize("names", ["vllm-9", "vllm-0.34,nope", "transformers"])
 def test_unknown_runtimes_are_refused_before_any_work(capsys, names: str) -> None:
     assert "unknown runtime" in refused(capsys, "llama-3.1-8b", "--no-cross-check", "--runtimes", names)
