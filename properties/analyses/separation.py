@@ -827,10 +827,10 @@ _FEW_PAIRS = 12  # up to this d the arc bounds decide most offsets beyond the lo
 # Rates behind `separation_seconds(..., check=True)`, the check of a certificate (`separation_certificates`),
 # measured with benchmarks/chunk_certificates.py at d = 6, 64 and 512 and rounded up: an offset the screen
 # decided beyond the longest wavelength is checked in the float64 block products, each frequency pair in
-# full, since the minimum there lies close to every leaf's least value (1.2e-10 to 1.6e-10 s a pair at
-# d = 512, 60612 ≤ k < 2^24 and < 2^21); with the minimum near k = 1 the intervals and leaves took 7.5e-11
-# (d = 512) to 1.5e-10 (d = 64) s an offset; with few pairs the check took up to 0.64 times the search.
-_CHECK_SECONDS_PER_SCREENED_PAIR = 2e-10
+# full, since the minimum there lies close to every leaf's least value (4.2e-11 to 4.7e-11 s a pair at
+# d = 512, 60612 ≤ k < 2^27 and < 2^24); with the minimum near k = 1 the intervals and leaves took 7.5e-11
+# (d = 512) to 1.5e-10 (d = 64) s an offset; with few pairs the check took up to 0.76 times the search.
+_CHECK_SECONDS_PER_SCREENED_PAIR = 1e-10
 _CHECK_SECONDS_PER_EXCLUDED = 1e-9
 _CHECK_FEW_PAIRS = 1.0
 

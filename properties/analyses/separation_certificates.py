@@ -11,10 +11,10 @@ every offset of the piece. `check_chunks` trusts nothing of it but the pieces' e
   answer states for the other offsets; an interval excluded as a whole must reach its claim (else it is cut
   in quarters, and those are checked as leaves); a leaf the search bounded offset by offset, where its arc
   bound falls short, is bounded at every offset at once by float64 block products (`_Rederived.products`:
-  S = 2n − 2·Σ_i cos ω_i(s + j), from cos and sin of the exact turn positions of the leaf's start s and of
-  0 ≤ j < L, with an a-priori error bound), and each offset must reach its leaf's claim as far as the answer
-  relies on it (up to those two bounds); an offset whose product bound falls short is bounded alone by the
-  enclosure of one offset, which must reach it;
+  S = 2n − 2·Σ_i cos ω_i(a ± b), from cos and sin of the exact turn positions of the leaf's anchor a, its
+  middle, and of 0 ≤ b ≤ L/2, by the angle-addition formulas, with an a-priori error bound), and each
+  offset must reach its leaf's claim as far as the answer relies on it (up to those two bounds); an offset
+  whose product bound falls short is bounded alone by the enclosure of one offset, which must reach it;
 * a single offset whose bound does not exceed U is evaluated in ball arithmetic (at the precision of the
   merged minimum), and must lie above the minimum or be one of the merged argmin offsets, each of which must
   overlap it;
@@ -68,11 +68,14 @@ _COLUMNS = 16
 #: nothing).
 MAX_NEAR = 4096
 
-#: Leaves at most this long are bounded at every offset by block products; longer pieces are cut in quarters
-#: first. Leaves of 4096 cut once before their products checked d = 512 beyond the longest wavelength in
-#: 0.07 s where products of the whole leaves took 0.10 s and leaves cut twice 0.11 s (60612 ≤ k < 2^21), and
-#: let the leaves of d = 64 from k = 1 pass whole or in quarters as before (0.02 s, whole products 0.05 s).
-PRODUCT_LENGTH = 1024
+#: Leaves at most this long are bounded at every offset by block products, those longer than QUARTER_LENGTH
+#: only when their arc bound falls short of half what it must (else they are cut in quarters first, whose
+#: arc bounds then mostly pass); longer pieces are cut in quarters. Beyond the longest wavelength at d = 512
+#: the leaves' arc bounds reach 0.11 to 0.22 of what they must and the products of whole leaves of 4096 took
+#: 0.24 s where products of their quarters took 0.33 s (60612 ≤ k < 2^24); from k = 1 at d = 64 the leaves
+#: that fail reach 0.998 and above, and pass in quarters (0.03 s, whole products 0.05 s, 1 ≤ k < 2^28).
+PRODUCT_LENGTH = 4096
+QUARTER_LENGTH = 1024
 
 #: The top bits of a turn position that pick its sector, 2π·a/2^SECTOR_BITS, in the checked table.
 SECTOR_BITS = 11
@@ -149,15 +152,16 @@ def turn_cos_sin(hi: np.ndarray, sectors: tuple[np.ndarray, np.ndarray]) -> tupl
 
 
 def dot_error(n: int) -> float:
-    """A bound E on |P − Σ_i cos ω_i·k| at every offset k = s + j, P the float64 dot product of a leaf's
-    anchors (cos, sin of ω_i·s) and its table's column (cos, −sin of ω_i·j) over the n pairs: the values'
-    errors, 2n·δ(2 + δ) (δ = VALUE_ERROR); the dot product's rounding in any order and with or without fused
-    multiply-adds, γ_2n·Σ|x||y| ≤ γ_2n·n(1 + 2δ)² (Higham; |cos|·|cos'| + |sin|·|sin'| ≤ 1 per pair by
-    Cauchy–Schwarz, widened by the values' errors); and underflow, below 2^-1000 a term. Widened by 2^-40
-    for the rounding of this sum."""
+    """A bound E on |P − Σ_i cos ω_i·k| at every offset k = a ± b of a leaf, P = fl(X ∓ Y) from the float64
+    dot products X = Σ_i cos aω_i·cos bω_i and Y = Σ_i sin aω_i·sin bω_i over the n pairs (a the leaf's
+    anchor, b ≥ 0 a column of the table): the values' errors, 2n·δ(2 + δ) (δ = VALUE_ERROR); the two dot
+    products' rounding in any order and with or without fused multiply-adds, γ_n·Σ(|cos|·|cos'| +
+    |sin|·|sin'|) ≤ γ_2n·n(1 + 2δ)² (Higham; the sum at most 1 per pair by Cauchy–Schwarz, widened by the
+    values' errors); the rounding of X ∓ Y, at most u·(n + 1) (|X| + |Y| ≤ n + 1); and underflow, below
+    2^-1000 a term. Widened by 2^-40 for the rounding of this sum."""
     delta, terms = VALUE_ERROR, 2 * n
     gamma = terms * _U / (1 - terms * _U)
-    error = terms * delta * (2 + delta) + gamma * n * (1 + 2 * delta) ** 2 + terms * 2.0**-1000
+    error = terms * delta * (2 + delta) + gamma * n * (1 + 2 * delta) ** 2 + _U * (n + 1) + terms * 2.0**-1000
     return error * (1 + 2.0**-40)
 
 
@@ -184,44 +188,55 @@ class _Rederived:
         self.slowest = np.argsort(self.table.rates, kind="stable")
         self.sectors = sector_table()
         self.error = product_error(self.n)
-        self.steps = np.zeros((2 * self.n, 0))
+        self.steps = np.zeros((2, self.n, 0))
 
     def _steps(self, length: int) -> np.ndarray:
-        """The table (cos ω_i·j; −sin ω_i·j) over the pairs i, 0 ≤ j < length: 2n × length, grown to a power
-        of two and kept."""
-        if self.steps.shape[1] < length:
-            size = 1 << (length - 1).bit_length()
-            cos, sin = turn_cos_sin(self.table.high_words(np.arange(size)), self.sectors)
-            self.steps = np.ascontiguousarray(np.vstack([cos.T, -sin.T]))
-        return self.steps[:, :length]
+        """The tables cos ω_i·b and sin ω_i·b over the pairs i, 0 ≤ b < length: 2 × n × length, kept until a
+        longer one is asked for."""
+        if self.steps.shape[2] < length:
+            cos, sin = turn_cos_sin(self.table.high_words(np.arange(length)), self.sectors)
+            self.steps = np.ascontiguousarray(np.stack([cos.T, sin.T]))
+        return self.steps[:, :, :length]
 
     def products(
         self, starts: np.ndarray, lengths: np.ndarray, threshold: np.ndarray, upper: float
     ) -> tuple[np.ndarray, np.ndarray, float]:
         """Lower bounds on S at every offset of the pieces [start, start + length) (length ≤ PRODUCT_LENGTH)
-        by float64 block products: per piece the anchors cos and sin of ω_i·start, times the table of
-        ω_i·j, give P ≈ Σ_i cos ω_i(start + j) within `dot_error`, hence S = 2n − 2Σ. An offset whose P lies
-        at or below its piece's limit (`product_limits`: S reaches the piece's `threshold` and exceeds
-        `upper`) is done; the others are returned, with the index of their piece, to be bounded alone; and
-        the least bound on S of those done, fl(2n − 2P) − `product_error` at the largest P done (+∞ when
-        none)."""
+        by float64 block products around each piece's anchor a = start + ⌊length/2⌋: its cos and sin of
+        ω_i·a times the tables of ω_i·b give X = Σ_i cos aω_i·cos bω_i and Y = Σ_i sin aω_i·sin bω_i, and
+        P = X ∓ Y ≈ Σ_i cos ω_i(a ± b) within `dot_error`, hence S = 2n − 2Σ (one table column serves two
+        offsets). An offset whose P lies at or below its piece's limit (`product_limits`: S reaches the
+        piece's `threshold` and exceeds `upper`) is done; the others are returned, with the index of their
+        piece, to be bounded alone; and the least bound on S of those done, fl(2n − 2P) − `product_error` at
+        the largest P done (+∞ when none)."""
         left: list[np.ndarray] = []
         pieces: list[np.ndarray] = []
         largest = -math.inf
         limits = product_limits(self.n, np.maximum(threshold, np.nextafter(upper, math.inf)))
         for length in np.unique(lengths).tolist():
             group = np.flatnonzero(lengths == length)
-            steps = self._steps(length)
+            half = length // 2
+            cos_b, sin_b = self._steps(half + 1)
             block = max(1, _ENTRIES // length)
             for first in range(0, group.size, block):
                 chosen = group[first : first + block]
-                cos, sin = turn_cos_sin(self.table.high_words(starts[chosen]), self.sectors)
-                sums = np.hstack([cos, sin]) @ steps
-                done = sums <= limits[chosen][:, None]
-                largest = max(largest, float(sums.max(where=done, initial=-math.inf)))
+                anchors = starts[chosen] + half
+                cos_a, sin_a = turn_cos_sin(self.table.high_words(anchors), self.sectors)
+                x, y = cos_a @ cos_b, sin_a @ sin_b
+                sums = np.empty((chosen.size, length))
+                np.subtract(x[:, : length - half], y[:, : length - half], out=sums[:, half:])
+                np.add(x[:, half:0:-1], y[:, half:0:-1], out=sums[:, :half])
+                tops = sums.max(axis=1)
+                whole = tops <= limits[chosen]
+                largest = max(largest, float(tops.max(where=whole, initial=-math.inf)))
+                if whole.all():
+                    continue
+                rest = np.flatnonzero(~whole)
+                done = sums[rest] <= limits[chosen[rest]][:, None]
+                largest = max(largest, float(sums[rest].max(where=done, initial=-math.inf)))
                 row, column = np.nonzero(~done)
-                left.append(starts[chosen][row] + column)
-                pieces.append(chosen[row])
+                left.append(starts[chosen[rest]][row] + column)
+                pieces.append(chosen[rest][row])
         lowest = (2 * self.n - 2 * largest) - self.error if largest > -math.inf else math.inf
         if not left:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp), lowest
@@ -277,7 +292,8 @@ def _check_pieces(
 ) -> tuple[str | None, float]:
     """Check each piece by its re-derived arc bound against T = max(`upper`, `wanted`) (just above `upper`):
     an interval excluded as a whole must reach its claim; a leaf bounded one by one must reach T, else every
-    offset of it is bounded by block products (`_Rederived.products`), and those whose bound falls short of
+    offset of it is bounded by block products (`_Rederived.products`; a leaf longer than QUARTER_LENGTH whose
+    bound reaches half of what it must is cut in quarters first), and those whose bound falls short of
     their leaf's claim or T, whichever is less (a claim above T bounds nothing the answer states), or of
     `wanted`, or does not exceed `upper`, are bounded alone (the enclosure of one offset), which must reach
     the former; an offset whose bound does not exceed `upper` is added to `near`. An interval that reaches
@@ -303,8 +319,9 @@ def _check_pieces(
         failed = ~passed
         near += starts[failed & (lengths == 1)].tolist()
         several = failed & (lengths > 1)
-        leaves = np.flatnonzero(several & splits & (lengths <= PRODUCT_LENGTH))
-        cut = np.flatnonzero(several & ~(splits & (lengths <= PRODUCT_LENGTH)))
+        far_short = (lengths <= QUARTER_LENGTH) | (bounds < required / 2)
+        multiplied = several & splits & (lengths <= PRODUCT_LENGTH) & far_short
+        leaves, cut = np.flatnonzero(multiplied), np.flatnonzero(several & ~multiplied)
         split_offsets += int(lengths[cut][~splits[cut]].sum())
         if split_offsets > MAX_NEAR * 4096:
             return "its intervals excluded as a whole are not bounded above the minimum", lowest

@@ -99,24 +99,32 @@ def test_the_checks_cos_and_sin_of_turn_positions_hold_their_bound() -> None:
 @pytest.mark.parametrize("d", [6, 64, 512])
 def test_the_block_products_bound_each_offset_below_its_distance_and_name_those_short(d: int) -> None:
     """The product bound at every offset of leaves near k = 1, beyond the longest wavelength and near 2^40
-    lies below S (a ball) by at most twice `product_error`; with a leaf's threshold just above its least S,
-    exactly the offsets below it are handed back to be bounded alone."""
+    (of even and odd lengths, so that the anchor's two sides differ) lies below S (a ball) by at most twice
+    `product_error`; with a leaf's threshold just above its least S, exactly the offsets below it are handed
+    back to be bounded alone."""
     encoding = Sinusoidal(d, "10000")
     rederived = _Rederived(encoding)
-    starts = np.array([1, beyond_longest_wavelength(encoding), 2**40 + 3])
-    lengths = np.array([64, 64, 64])
-    exact = np.array(
-        [[float(squared_distance_ball(encoding, int(s) + j, 128).mid()) for j in range(64)] for s in starts]
-    )
-    _, _, lowest = rederived.products(starts, lengths, np.zeros(3), -1.0)
-    assert exact.min() - 2 * rederived.error <= lowest <= exact.min()
-    threshold = exact.min(axis=1) + 4 * rederived.error
+    starts = np.array([1, beyond_longest_wavelength(encoding), 2**40 + 3, 2**40 + 999])
+    lengths = np.array([64, 37, 64, 2])
+    exact = [
+        np.array([float(squared_distance_ball(encoding, int(s) + j, 128).mid()) for j in range(length)])
+        for s, length in zip(starts, lengths, strict=True)
+    ]
+    _, _, lowest = rederived.products(starts, lengths, np.zeros(starts.size), -1.0)
+    least = min(values.min() for values in exact)
+    assert least - 2 * rederived.error <= lowest <= least
+    threshold = np.array([values.min() for values in exact]) + 4 * rederived.error
     alone, pieces, _ = rederived.products(starts, lengths, threshold, -1.0)
 
     def offsets(margin: float) -> set[int]:
         return {
-            int(s) + j for i, s in enumerate(starts) for j in range(64) if exact[i, j] < threshold[i] + margin
+            int(s) + j
+            for s, values, limit in zip(starts, exact, threshold, strict=True)
+            for j in range(values.size)
+            if values[j] < limit + margin
         }
 
-    assert len(offsets(0.0)) >= 3 and offsets(0.0) <= set(alone.tolist()) <= offsets(2 * rederived.error)
-    assert ((starts[pieces] <= alone) & (alone < starts[pieces] + 64)).all()
+    assert len(offsets(0.0)) >= starts.size and offsets(0.0) <= set(alone.tolist()) <= offsets(
+        2 * rederived.error
+    )
+    assert ((starts[pieces] <= alone) & (alone < starts[pieces] + lengths[pieces])).all()
