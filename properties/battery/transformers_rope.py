@@ -216,6 +216,11 @@ def _layer_rope(text, rotary, group: GroupAnalysis, context: int) -> tuple[np.nd
     if per_type:
         inv_freq = getattr(rotary, f"{layer_type}_inv_freq")
         factor = getattr(rotary, f"{layer_type}_attention_scaling")
+    elif not hasattr(rotary, "inv_freq") and hasattr(rotary, "embed_positions"):
+        # GPT-J's and CodeGen's module holds the table [sin | cos] by position instead: the frequencies are
+        # read back from position 1, atan2(sin θ_i, cos θ_i) of its float32 values (no factor on cos, sin)
+        sin, cos = rotary.embed_positions[1].double().numpy().reshape(2, -1)
+        return np.arctan2(sin, cos), 1.0
     else:
         inv_freq, factor = rotary.inv_freq, rotary.attention_scaling
     return inv_freq.double().numpy(), float(factor)

@@ -140,18 +140,19 @@ class Architecture:
     only); `layout`: ``half`` (rotate_half: pair i with i + d/2) or ``interleaved`` (pairs 2i, 2i + 1),
     `layout_key` a key that chooses it; `temperature`: Llama 4's attention temperature on NoPE layers; `beta`:
     the key of a position-dependent query scale (Ministral 3's ``llama_4_scaling_beta``); `head_dim_key`: the
-    key of the full layers' own head width (Gemma 4's ``global_head_dim``); `alpha_key`: a key that turns
-    ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``); `scheme_rule` (with the keys it reads,
-    `scheme_keys`): a scheme chosen by the config's keys rather than the model type; `aliases`: other names of
-    keys (config name → the name the reader asks for); `base_scale`: a key multiplying the default base
-    (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the pairs (``contiguous`` blocks,
+    key of the full layers' own head width (Gemma 4's ``global_head_dim``); `rotary_dim_key`: the key of the
+    count of rotated dims, where no ``partial_rotary_factor`` is given (GPT-J's and CodeGen's ``rotary_dim``;
+    MiniMax-M2's, which its configuration class turns into ``rotary_dim / head_dim``); `alpha_key`: a key that
+    turns ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``); `scheme_rule` (with the keys it
+    reads, `scheme_keys`): a scheme chosen by the config's keys rather than the model type; `aliases`: other
+    names of keys (config name → the name the reader asks for); `base_scale`: a key multiplying the default
+    base (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the pairs (``contiguous`` blocks,
     Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a ``mrope_interleaved`` key says;
     `softmax_mscale`: the transformers versions whose attention multiplies its softmax scale by YaRN's
-    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's); `window_key` the key
-    of the sliding window, `bidirectional` whether it spans W/2 on either side (ModernBERT's
-    ``local_attention``); `defaults`: the values
-    its configuration class (transformers 5) takes for keys a config leaves out, `disputed` those transformers
-    4.57 and 5 take differently ((4.57, 5) by key).
+    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's); `window_key` the key of
+    the sliding window, `bidirectional` whether it spans W/2 on either side (ModernBERT's
+    ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes for keys a
+    config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
     """
 
     types: tuple[str, ...]
@@ -174,6 +175,7 @@ class Architecture:
     temperature: bool = False
     beta: str | None = None
     head_dim_key: str | None = None
+    rotary_dim_key: str | None = None
     alpha_key: str | None = None
     scheme_rule: Callable[[Config], str] | None = None
     scheme_keys: tuple[str, ...] = ()
@@ -384,7 +386,14 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("glm4_moe",), defaults={"partial_rotary_factor": 0.5}),
     Architecture(("ernie4_5", "ernie4_5_moe"), layout="interleaved", defaults={"rope_theta": 500000.0}),
     Architecture(("hunyuan_v1_dense", "hunyuan_v1_moe"), alpha_key="alpha"),
-    Architecture(("gptj", "codegen"), layout="interleaved"),
+    Architecture(
+        ("gptj", "codegen"),
+        layout="interleaved",
+        rotary_dim_key="rotary_dim",
+        aliases={"n_positions": "max_position_embeddings"},
+        defaults={"rotary_dim": 64, "max_position_embeddings": 2048},
+    ),
+    Architecture(("minimax_m2",), rotary_dim_key="rotary_dim"),
     Architecture(
         ("olmo3",),
         pattern=("sliding_window_pattern", 4),

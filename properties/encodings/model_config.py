@@ -976,6 +976,10 @@ def _read_fraction(
     if block is not None and block.get("partial_rotary_factor") is not None:
         sources.append((block, "partial_rotary_factor", name))
     sources += [(None, key, "") for key in ("partial_rotary_factor", "rotary_pct") if reader.has(key)]
+    count_key = reader.architecture.rotary_dim_key
+    if not sources and count_key is not None and reader.has(count_key) and setup.head_dim is not None:
+        _read_rotary_count(reader, setup, count_key)
+        return
     fraction = None
     if sources:
         source, key, prefix = sources[0]
@@ -1016,6 +1020,24 @@ def _read_fraction(
             "partial-rotary",
             f"only qk_rope_head_dim = {setup.rotary_dim} of the {setup.qk_head_dim} dims of each query and "
             "key head are rotated (the rest, qk_nope_head_dim, carry no position)",
+        )
+
+
+def _read_rotary_count(reader: _Reader, setup: PositionalSetup, key: str) -> None:
+    """The rotated dims given as a count (`Architecture.rotary_dim_key`): even, at most the head."""
+    count = reader.positive_int(key, limit=MAX_HEAD_DIM)
+    if count is None or setup.head_dim is None:
+        return
+    if count > setup.head_dim or count % 2:
+        reader.problem(
+            key, f"rotates {count} dims of a {setup.head_dim}-dim head: RoPE rotates pairs of the head"
+        )
+        return
+    setup.rotary_dim, setup.rotary_fraction = count, count / setup.head_dim
+    if count < setup.head_dim:
+        reader.note(
+            "partial-rotary",
+            f"only {key} = {count} of {setup.head_dim} head dims are rotated; the rest carry no position",
         )
 
 

@@ -1,4 +1,4 @@
-"""The published configs of 73 models of 2024–2026 (`tests/model_configs/`, each a public copy of the hub
+"""Published configs of real models, most of 2024–2026 (`tests/model_configs/`, each a public copy of the hub
 file, cited by repository, path and commit in its `found_in`): every one is read without a problem, and its
 layer groups say what the config itself states (its `layer_types`, its `no_rope_layers`, its nested text
 model, its `position_embedding_type`); with transformers installed, every RoPE layer type agrees with the

@@ -143,6 +143,43 @@ def test_twin_bad_values_are_problems_naming_their_key(change: dict, key: str) -
     assert key in _problem_keys(read_config(dict(LLAMA3, **change)))
 
 
+MINIMAX_M2 = {
+    "model_type": "minimax_m2",
+    "head_dim": 128,
+    "num_hidden_layers": 2,
+    "rope_theta": 5e6,
+    "rotary_dim": 64,
+    "max_position_embeddings": 196608,
+}
+
+
+def test_a_count_of_rotated_dims_is_read_where_the_model_type_reads_it() -> None:
+    """MiniMax-M2's and GPT-J's ``rotary_dim`` (transformers: partial_rotary_factor = rotary_dim / head_dim
+    for MiniMax-M2, the rotated width itself for GPT-J and CodeGen); a partial_rotary_factor given as well
+    wins, as MiniMax-M2's configuration class only sets it by default; another model type's rotary_dim is a
+    key ignored, as its transformers code ignores it."""
+    model, setup = _rope(MINIMAX_M2)
+    assert (setup.head_dim, setup.rotary_dim) == (128, 64) and "rotary_dim" in model.used
+    assert "partial-rotary" in _labels(model)
+    _, given = _rope(dict(MINIMAX_M2, partial_rotary_factor=1.0))
+    assert given.rotary_dim == 128
+    model, other = _rope(dict(MINIMAX_M2, model_type="minimax"))
+    assert other.rotary_dim == 128 and "rotary_dim" in model.ignored
+    codegen = {"model_type": "codegen", "n_embd": 2560, "n_head": 32, "n_layer": 2, "rotary_dim": 64}
+    model, setup = _rope(codegen)
+    assert (setup.head_dim, setup.rotary_dim, setup.layout) == (80, 64, "interleaved")
+    assert model.max_positions == 2048  # n_positions' default
+    _, default = _rope({key: value for key, value in codegen.items() if key != "rotary_dim"})
+    assert default.rotary_dim == 64  # GPTJConfig's and CodeGenConfig's default
+
+
+@pytest.mark.parametrize("count", [63, 130, 0])
+def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
+    count: int,
+) -> None:
+    assert "rotary_dim" in _problem_keys(read_config(dict(MINIMAX_M2, rotary_dim=count)))
+
+
 def test_a_config_that_is_no_object_is_refused() -> None:
     for config in ([], "llama", 3, None):
         with pytest.raises(ConfigError, match="JSON object"):
