@@ -142,17 +142,20 @@ class Architecture:
     the key of a position-dependent query scale (Ministral 3's ``llama_4_scaling_beta``); `head_dim_key`: the
     key of the full layers' own head width (Gemma 4's ``global_head_dim``); `rotary_dim_key`: the key of the
     count of rotated dims, where no ``partial_rotary_factor`` is given (GPT-J's and CodeGen's ``rotary_dim``;
-    MiniMax-M2's, which its configuration class turns into ``rotary_dim / head_dim``); `alpha_key`: a key that
-    turns ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``); `scheme_rule` (with the keys it
-    reads, `scheme_keys`): a scheme chosen by the config's keys rather than the model type; `aliases`: other
-    names of keys (config name → the name the reader asks for); `base_scale`: a key multiplying the default
-    base (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the pairs (``contiguous`` blocks,
-    Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a ``mrope_interleaved`` key says;
-    `softmax_mscale`: the transformers versions whose attention multiplies its softmax scale by YaRN's
-    ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's); `window_key` the key of
-    the sliding window, `bidirectional` whether it spans W/2 on either side (ModernBERT's
-    ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes for keys a
-    config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
+    MiniMax-M2's, which its configuration class turns into ``rotary_dim / head_dim``); `whole_qk_head`: a
+    latent-attention head whose partial_rotary_factor applies to the whole query/key head, qk_nope_head_dim +
+    qk_rope_head_dim (Mistral 4), not to qk_rope_head_dim as DeepSeek's configuration classes set head_dim;
+    `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``);
+    `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the config's keys rather than
+    the model type; `aliases`: other names of keys (config name → the name the reader asks for); `base_scale`:
+    a key multiplying the default base (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the
+    pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a
+    ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose attention multiplies its
+    softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
+    `window_key` the key of the sliding window, `bidirectional` whether it spans W/2 on either side
+    (ModernBERT's ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes
+    for keys a config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by
+    key).
     """
 
     types: tuple[str, ...]
@@ -176,6 +179,7 @@ class Architecture:
     beta: str | None = None
     head_dim_key: str | None = None
     rotary_dim_key: str | None = None
+    whole_qk_head: bool = False
     alpha_key: str | None = None
     scheme_rule: Callable[[Config], str] | None = None
     scheme_keys: tuple[str, ...] = ()
@@ -380,6 +384,13 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("ministral3",), sliding_everywhere=True, beta="llama_4_scaling_beta"),
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
+    Architecture(
+        ("mistral4",),
+        layout_key="rope_interleave",
+        whole_qk_head=True,
+        rotary_dim_key="qk_rope_head_dim",
+        beta="llama_4_scaling_beta",
+    ),
     Architecture(
         ("glm", "glm4"), layout="interleaved", defaults={"partial_rotary_factor": 0.5, "head_dim": 128}
     ),

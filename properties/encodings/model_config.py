@@ -810,6 +810,8 @@ def _read_head_dim(reader: _Reader, setup: PositionalSetup, arch: Architecture, 
         )
         if setup.head_dim is not None and nope is not None:
             setup.qk_head_dim = setup.head_dim + nope
+            if arch.whole_qk_head:
+                setup.head_dim = setup.qk_head_dim
         return
     if arch.head_dim_key and layer_type == "full_attention" and reader.has(arch.head_dim_key):
         setup.head_dim = reader.positive_int(arch.head_dim_key, limit=MAX_HEAD_DIM)

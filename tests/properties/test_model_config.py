@@ -173,6 +173,33 @@ def test_a_count_of_rotated_dims_is_read_where_the_model_type_reads_it() -> None
     assert default.rotary_dim == 64  # GPTJConfig's and CodeGenConfig's default
 
 
+def test_mistral_4s_partial_factor_applies_to_the_whole_latent_head() -> None:
+    """Mistral4Config sets head_dim = qk_nope_head_dim + qk_rope_head_dim and partial_rotary_factor =
+    qk_rope_head_dim / head_dim by default, which YaRN's initialisation applies to head_dim: a config that
+    states the factor (0.5, as transformers saves it) rotates 64 of 128 dims, as one that does not. The
+    twin: DeepSeek V3's class sets head_dim = qk_rope_head_dim, the whole rotated head."""
+    yarn = {
+        "rope_type": "yarn",
+        "rope_theta": 10000.0,
+        "factor": 4.0,
+        "original_max_position_embeddings": 2048,
+    }
+    latent = {
+        "model_type": "mistral4",
+        "num_hidden_layers": 2,
+        "qk_nope_head_dim": 64,
+        "qk_rope_head_dim": 64,
+        "max_position_embeddings": 8192,
+        "rope_parameters": dict(yarn, partial_rotary_factor=0.5),
+    }
+    _, stated = _rope(latent)
+    _, implied = _rope(dict(latent, rope_parameters=yarn))
+    assert (stated.head_dim, stated.rotary_dim) == (implied.head_dim, implied.rotary_dim) == (128, 64)
+    assert stated.layout == "interleaved"
+    _, deepseek = _rope(dict(latent, model_type="deepseek_v3", rope_parameters=yarn))
+    assert (deepseek.head_dim, deepseek.rotary_dim) == (64, 64)
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
