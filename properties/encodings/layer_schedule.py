@@ -96,6 +96,12 @@ def _attention_indices(config: Config, layers: int) -> list[str] | None:
     return ["full_attention" if i in indices else "linear_attention" for i in range(layers)]
 
 
+def _indexed(config: Config, layers: int) -> list[str]:
+    """DeepSeek-V3.2's sparse attention (and the classes that copy it): every layer an ``indexed_attention``,
+    whose lightning indexer picks the keys that full attention then reads."""
+    return ["indexed_attention"] * layers
+
+
 def _mpt_scheme(config: Config) -> str:
     """MPT: ALiBi when ``attn_config.alibi`` is true, else a learned table."""
     attention = config.get("attn_config")
@@ -384,6 +390,12 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("ministral3",), sliding_everywhere=True, beta="llama_4_scaling_beta"),
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
+    Architecture(("glm4_moe_lite", "axk1", "youtu"), layout_key="rope_interleave"),
+    # latent attention that rotates interleaved pairs whatever the config says: DeepSeek V2 as complex numbers
+    Architecture(("deepseek_v2", "longcat_flash", "bailing_hybrid", "axk2"), layout="interleaved"),
+    Architecture(
+        ("deepseek_v32", "glm_moe_dsa", "hy_v4", "mistral_large4"), layout="interleaved", layout_rule=_indexed
+    ),
     Architecture(
         ("mistral4",),
         layout_key="rope_interleave",

@@ -293,7 +293,9 @@ _MLX_READS_ROPE_PARAMETERS = (
     "qwen3_5",
     "spark2_5",
 )
-_DEEPSEEK = ("deepseek_v2", "deepseek_v3", "kimi_k2")
+#: DeepSeek V3.2 shares the path: vLLM's DeepseekV32ForCausalLM subclasses DeepseekV2ForCausalLM, and
+#: llama.cpp's src/models/deepseek32.cpp reads the same log multiplier.
+_DEEPSEEK = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2")
 #: Model types the suite reads that transformers 4.57.6 cannot load (not in configuration_auto.py's
 #: CONFIG_MAPPING_NAMES at 4.57.6; tests/properties/test_runtimes_served.py holds them against the installed
 #: registry).

@@ -200,6 +200,33 @@ def test_mistral_4s_partial_factor_applies_to_the_whole_latent_head() -> None:
     assert (deepseek.head_dim, deepseek.rotary_dim) == (64, 64)
 
 
+@pytest.mark.parametrize(
+    ("model_type", "change", "layout", "layer_type"),
+    [
+        ("deepseek_v2", {}, "interleaved", "full_attention"),  # complex pairs (x0, x1)
+        ("deepseek_v32", {}, "interleaved", "indexed_attention"),
+        ("glm_moe_dsa", {"rope_interleave": False}, "interleaved", "indexed_attention"),  # not read there
+        ("glm4_moe_lite", {}, "interleaved", "full_attention"),  # rope_interleave's class default
+        ("glm4_moe_lite", {"rope_interleave": False}, "half", "full_attention"),
+        ("minicpm3", {}, "half", "full_attention"),
+    ],
+)
+def test_latent_attention_pairs_and_layer_types_as_each_class_lays_them_out(
+    model_type: str, change: dict, layout: str, layer_type: str
+) -> None:
+    """Which latent-attention classes rotate interleaved pairs whatever the config says, which follow
+    rope_interleave (default true), which rotate half-split pairs; DeepSeek V3.2's sparse attention names
+    every layer indexed_attention, as its configuration class does."""
+    latent = {
+        "model_type": model_type,
+        "num_hidden_layers": 2,
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128,
+    }
+    model, setup = _rope(dict(latent, rope_theta=10000.0, max_position_embeddings=4096, **change))
+    assert (setup.layout, model.groups[0].layer_type) == (layout, layer_type)
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,

@@ -3,7 +3,9 @@ triggers it is named as a divergence by the profile it concerns, and the correct
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -19,6 +21,8 @@ from pe_verify.properties.analyses.runtime_divergence import (
 )
 from pe_verify.properties.encodings.model_config import bundled_models, read_config
 from pe_verify.properties.encodings.runtimes import BY_NAME, PROFILES, RULES, Behaviour, Profile
+
+MODEL_CONFIGS = Path(__file__).resolve().parents[1] / "model_configs"
 
 
 def _llama(**extra: object) -> dict:
@@ -184,10 +188,14 @@ def test_mrope_layout_blocked_against_interleaved():
 
 
 def test_deepseek_yarn_is_not_flagged_where_its_own_path_matches():
-    """vLLM and llama.cpp route DeepSeek through their own YaRN variants, which agree with transformers on
-    DeepSeek-V3's mscale = mscale_all_dim = 1: no divergence (a false alarm otherwise)."""
-    found = _divergent(bundled_models()["deepseek-v3"].config)
-    assert not {"vllm-0.34", "vllm-0.25", "vllm-0.11", "sglang-0.5", "llama.cpp"} & set(found)
+    """vLLM and llama.cpp route DeepSeek (V3, and V3.2 through the same classes) through their own YaRN
+    variants, which agree with transformers on mscale = mscale_all_dim = 1: no divergence (a false alarm
+    otherwise). The twin: V3.2's config under a model type off that path is flagged."""
+    published = json.loads((MODEL_CONFIGS / "deepseek-v3.2.json").read_text(encoding="utf-8"))["config"]
+    own = {"vllm-0.34", "vllm-0.25", "vllm-0.11", "sglang-0.5", "llama.cpp"}
+    for config in (bundled_models()["deepseek-v3"].config, published):
+        assert not own & set(_divergent(config))
+    assert {"vllm-0.25", "llama.cpp"} <= set(_divergent(dict(published, model_type="glm_moe_dsa")))
 
 
 def test_first_divergence_closed_form_matches_a_scan():
