@@ -837,18 +837,21 @@ def _block_for(
     reader: _Reader, setup: PositionalSetup, layer_type: str
 ) -> tuple[Mapping[str, object] | None, str]:
     """The scaling block of a layer type: ``rope_parameters`` (transformers 5; one block per layer type or
-    one for all) or ``rope_scaling``, and its key prefix."""
+    one for all) or ``rope_scaling``, and its key prefix. Blocks are per layer type when any value is an
+    object: a plain value beside them (Laguna-XS.2's ``original_max_position_embeddings``) is read by no
+    layer, as transformers' rotary modules read only ``rope_parameters[layer_type]``."""
     for key in ("rope_parameters", "rope_scaling"):
         value = reader.config.get(key)
         if value is None:
             value = reader.architecture.defaults.get(key)
         if not isinstance(value, Mapping) or not value:
             continue
-        if all(isinstance(inner, Mapping) for inner in value.values()):
-            if layer_type in value:
-                return value[layer_type], f"{key}.{layer_type}."
-            chosen = "full_attention" if "full_attention" in value else sorted(value)[0]
-            return value[chosen], f"{key}.{chosen}."
+        blocks = {name: inner for name, inner in value.items() if isinstance(inner, Mapping)}
+        if blocks:
+            if layer_type in blocks:
+                return blocks[layer_type], f"{key}.{layer_type}."
+            chosen = "full_attention" if "full_attention" in blocks else sorted(blocks)[0]
+            return blocks[chosen], f"{key}.{chosen}."
         return value, f"{key}."
     return None, ""
 

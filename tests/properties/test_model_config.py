@@ -227,6 +227,42 @@ def test_latent_attention_pairs_and_layer_types_as_each_class_lays_them_out(
     assert (setup.layout, model.groups[0].layer_type) == (layout, layer_type)
 
 
+def test_per_layer_type_blocks_beside_a_plain_value_are_read_per_layer_type() -> None:
+    """Laguna-XS.2's rope_parameters holds its two layer types' blocks and a plain
+    original_max_position_embeddings, which no rotary module reads (an ignored key); the twin without the
+    blocks is one block for every layer."""
+    blocks = {
+        "full_attention": {
+            "rope_type": "yarn",
+            "rope_theta": 5e5,
+            "factor": 32.0,
+            "original_max_position_embeddings": 4096,
+        },
+        "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+        "original_max_position_embeddings": 4096,
+    }
+    config = {
+        "model_type": "laguna",
+        "head_dim": 128,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 131072,
+        "layer_types": ["full_attention", "sliding_attention"],
+        "sliding_window": 512,
+        "rope_parameters": blocks,
+    }
+    model = read_config(config)
+    assert not model.problems
+    assert [(g.layer_type, g.position.base, g.position.scaling.kind) for g in model.groups] == [
+        ("full_attention", 5e5, "yarn"),
+        ("sliding_attention", 1e4, "none"),
+    ]
+    assert "rope_parameters.original_max_position_embeddings" in model.ignored
+    flat = read_config(
+        dict(config, rope_parameters={"rope_theta": 1e4, "original_max_position_embeddings": 4096})
+    )
+    assert "rope_parameters.rope_type" in _problem_keys(flat)
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
