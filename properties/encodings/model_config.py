@@ -838,8 +838,9 @@ def _block_for(
 ) -> tuple[Mapping[str, object] | None, str]:
     """The scaling block of a layer type: ``rope_parameters`` (transformers 5; one block per layer type or
     one for all) or ``rope_scaling``, and its key prefix. Blocks are per layer type when any value is an
-    object: a plain value beside them (Laguna-XS.2's ``original_max_position_embeddings``) is read by no
-    layer, as transformers' rotary modules read only ``rope_parameters[layer_type]``."""
+    object and the whole names no rope_type: a plain value beside them (Laguna-XS.2's
+    ``original_max_position_embeddings``) is read by no layer, as transformers' rotary modules read only
+    ``rope_parameters[layer_type]``."""
     for key in ("rope_parameters", "rope_scaling"):
         value = reader.config.get(key)
         if value is None:
@@ -847,7 +848,7 @@ def _block_for(
         if not isinstance(value, Mapping) or not value:
             continue
         blocks = {name: inner for name, inner in value.items() if isinstance(inner, Mapping)}
-        if blocks:
+        if blocks and not {"rope_type", "type"} & set(value):
             if layer_type in blocks:
                 return blocks[layer_type], f"{key}.{layer_type}."
             chosen = "full_attention" if "full_attention" in blocks else sorted(blocks)[0]
