@@ -137,31 +137,32 @@ class Architecture:
     `sliding_everywhere`: a set ``sliding_window`` makes every layer slide (Mistral, Mixtral); `sliding_from`:
     Qwen 2's ``use_sliding_window`` with ``max_window_layers``; `rope_layers`: which attention layers rotate
     (``all``; ``sliding``: only sliding layers, the full ones are NoPE; ``sliding-if-windowed``: the same when
-    ``sliding_window`` is set; ``no_rope_layers``: the flag list, derived from ``no_rope_layer_interval``;
-    ``rope-embedding-type``: every one when ``position_embedding_type`` is ``rope``, none otherwise; ``none``:
-    no layer rotates); `chunk_key`: the key of chunked attention's size on rotating layers; `local_base`: the
-    key (and default) of the sliding layers' base when the config has no per-layer-type ``rope_parameters``,
-    `global_base` the same for the full layers of configs that name it apart; `local_scaled`: whether a
-    ``rope_scaling`` block also scales the sliding layers (Gemma 3 and OLMo 3 give it to the full layers
-    only); `layout`: ``half`` (rotate_half: pair i with i + d/2) or ``interleaved`` (pairs 2i, 2i + 1),
-    `layout_key` a key that chooses it; `temperature`: Llama 4's attention temperature on NoPE layers; `beta`:
-    the key of a position-dependent query scale (Ministral 3's ``llama_4_scaling_beta``); `head_dim_key`: the
-    key of the full layers' own head width (Gemma 4's ``global_head_dim``); `rotary_dim_key`: the key of the
-    count of rotated dims, where no ``partial_rotary_factor`` is given (GPT-J's and CodeGen's ``rotary_dim``;
-    MiniMax-M2's, which its configuration class turns into ``rotary_dim / head_dim``); `whole_qk_head`: a
-    latent-attention head whose partial_rotary_factor applies to the whole query/key head, qk_nope_head_dim +
-    qk_rope_head_dim (Mistral 4), not to qk_rope_head_dim as DeepSeek's configuration classes set head_dim;
-    `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``);
-    `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the config's keys rather than
-    the model type; `aliases`: other names of keys (config name → the name the reader asks for); `base_scale`:
-    a key multiplying the default base (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the
-    pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a
-    ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose attention multiplies its
-    softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
-    `window_key` the key of the sliding window, `bidirectional` whether it spans W/2 on either side
-    (ModernBERT's ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes
-    for keys a config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by
-    key).
+    ``sliding_window`` is set; ``no_rope_layers``: the flag list, derived from ``no_rope_layer_interval`` when
+    absent; ``no_rope_layers-or-interval``: the same, and derived when empty too (Llama 4's configuration
+    class tests the list's truth); ``rope-embedding-type``: every one when ``position_embedding_type`` is
+    ``rope``, none otherwise; ``none``: no layer rotates); `chunk_key`: the key of chunked attention's size on
+    rotating layers; `local_base`: the key (and default) of the sliding layers' base when the config has no
+    per-layer-type ``rope_parameters``, `global_base` the same for the full layers of configs that name it
+    apart; `local_scaled`: whether a ``rope_scaling`` block also scales the sliding layers (Gemma 3 and OLMo 3
+    give it to the full layers only); `layout`: ``half`` (rotate_half: pair i with i + d/2) or ``interleaved``
+    (pairs 2i, 2i + 1), `layout_key` a key that chooses it; `temperature`: Llama 4's attention temperature on
+    NoPE layers; `beta`: the key of a position-dependent query scale (Ministral 3's ``llama_4_scaling_beta``);
+    `head_dim_key`: the key of the full layers' own head width (Gemma 4's ``global_head_dim``);
+    `rotary_dim_key`: the key of the count of rotated dims, where no ``partial_rotary_factor`` is given
+    (GPT-J's and CodeGen's ``rotary_dim``; MiniMax-M2's, which its configuration class turns into ``rotary_dim
+    / head_dim``); `whole_qk_head`: a latent-attention head whose partial_rotary_factor applies to the whole
+    query/key head, qk_nope_head_dim + qk_rope_head_dim (Mistral 4), not to qk_rope_head_dim as DeepSeek's
+    configuration classes set head_dim; `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK
+    base (HunYuan's ``alpha``); `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the
+    config's keys rather than the model type; `aliases`: other names of keys (config name → the name the
+    reader asks for); `base_scale`: a key multiplying the default base (ChatGLM's ``rope_ratio``); `mrope`:
+    how M-RoPE's sections take the pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn,
+    Qwen3-VL), whatever a ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose
+    attention multiplies its softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or
+    ``5`` alone: DeepSeek V2's); `window_key` the key of the sliding window, `bidirectional` whether it spans
+    W/2 on either side (ModernBERT's ``local_attention``); `defaults`: the values its configuration class
+    (transformers 5) takes for keys a config leaves out, `disputed` those transformers 4.57 and 5 take
+    differently ((4.57, 5) by key).
     """
 
     types: tuple[str, ...]
@@ -356,7 +357,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("smollm3",), rope_layers="no_rope_layers", defaults={"rope_theta": 2000000.0}),
     Architecture(
         ("llama4", "llama4_text"),
-        rope_layers="no_rope_layers",
+        rope_layers="no_rope_layers-or-interval",
         chunk_key="attention_chunk_size",
         layout="interleaved",
         temperature=True,

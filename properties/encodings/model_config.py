@@ -606,9 +606,14 @@ def _layer_types(reader: _Reader, arch: Architecture, layers: int | None) -> lis
 
 def _rotating(reader: _Reader, arch: Architecture, types: list[str], layers: int) -> list[bool] | None:
     """Whether each layer applies RoPE, by the model type's rule."""
-    if arch.rope_layers == "no_rope_layers":
-        if reader.has("no_rope_layers"):
-            flags = reader.raw("no_rope_layers")
+    if arch.rope_layers.startswith("no_rope_layers"):
+        flags = reader.raw("no_rope_layers") if reader.has("no_rope_layers") else None
+        if flags == [] and arch.rope_layers == "no_rope_layers-or-interval":
+            reader.note(
+                "empty-flags", "no_rope_layers is empty: its class derives it from no_rope_layer_interval"
+            )
+            flags = None
+        if flags is not None:
             if (
                 not isinstance(flags, list)
                 or len(flags) != layers

@@ -263,6 +263,17 @@ def test_per_layer_type_blocks_beside_a_plain_value_are_read_per_layer_type() ->
     assert "rope_parameters.rope_type" in _problem_keys(flat)
 
 
+def test_an_empty_no_rope_list_is_derived_for_llama_4_only() -> None:
+    """Llama4TextConfig replaces a falsy no_rope_layers by the interval's flags (mlx-community's Scout
+    conversion ships []); SmolLM3Config only fills None, so [] stays a list too short for its layers."""
+    llama4 = {"model_type": "llama4_text", "num_hidden_layers": 8, "no_rope_layers": []}
+    model = read_config(llama4)
+    rotating = {i for g in model.groups if g.position.scheme == "rope" for i in g.layers}
+    assert rotating == {0, 1, 2, 4, 5, 6} and "empty-flags" in _labels(model)
+    smollm3 = {"model_type": "smollm3", "head_dim": 128, "num_hidden_layers": 8, "no_rope_layers": []}
+    assert "no_rope_layers" in _problem_keys(read_config(smollm3))
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
