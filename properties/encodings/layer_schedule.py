@@ -374,7 +374,36 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         pattern_type="linear_attention",
         defaults={"head_dim": 256, "partial_rotary_factor": 0.25},
     ),
-    Architecture(("qwen2", "qwen2_moe", "qwen3"), sliding_from=True),
+    # the defaults that a nested text_config leaning on its class relies on (LLaVA-NeXT-Video's and
+    # Video-LLaVA's Vicuna, Qwen2-Audio's Qwen2, Emu3's text model state no hidden_size or heads); not the
+    # layer count, which a trimmed copy of a config leaves out as often, and which the class's 32 misstates
+    Architecture(
+        ("llama",),
+        defaults={
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 2048,
+        },
+    ),
+    Architecture(
+        ("qwen2",),
+        sliding_from=True,
+        defaults={
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 32768,
+        },
+    ),
+    Architecture(("qwen2_moe", "qwen3"), sliding_from=True),
+    Architecture(
+        ("emu3_text_model",),
+        defaults={
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 9216,
+            "rope_theta": 1000000.0,
+        },
+    ),
     Architecture(
         ("qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"),
         sliding_from=True,

@@ -184,6 +184,7 @@ def test_every_architecture_record_names_known_schemes() -> None:
             "sliding",
             "sliding-if-windowed",
             "no_rope_layers",
+            "no_rope_layers-or-interval",
             "rope-embedding-type",
             "none",
         )

@@ -274,6 +274,24 @@ def test_an_empty_no_rope_list_is_derived_for_llama_4_only() -> None:
     assert "no_rope_layers" in _problem_keys(read_config(smollm3))
 
 
+def test_a_nested_text_config_leaning_on_its_class_takes_the_class_defaults() -> None:
+    """LLaVA-NeXT-Video's Vicuna text_config states no hidden_size or heads: LlamaConfig's 4096 and 32
+    apply (said as defaults taken); the twin, a model type whose defaults the suite does not hold, is a
+    problem naming head_dim."""
+    config = {
+        "model_type": "llava_next_video",
+        "text_config": {"model_type": "llama", "max_position_embeddings": 4096},
+    }
+    model, setup = _rope(config)
+    assert (setup.head_dim, model.layers) == (128, None)  # the layer count is not defaulted
+    assert model.defaults["text_config.hidden_size"] == 4096
+    other = {
+        "model_type": "llava_next_video",
+        "text_config": {"model_type": "mistral", "max_position_embeddings": 4096},
+    }
+    assert "text_config.head_dim" in _problem_keys(read_config(other))
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
