@@ -142,16 +142,25 @@ def _build(config: Mapping[str, object]):
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
+    def not_native(name: str) -> NotNative:
+        return NotNative(
+            f"model_type {name!r} is not native to transformers {transformers.__version__} (its code is the "
+            "model repository's own, or came to transformers later)"
+        )
+
     model_type = config.get("model_type", "llama")
-    nested = [config[key].get("model_type") for key in NESTED if isinstance(config.get(key), Mapping)]
-    for name in (model_type, *(n for n in nested if isinstance(n, str))):
-        if name not in CONFIG_MAPPING:
-            raise NotNative(
-                f"model_type {name!r} is not native to transformers {transformers.__version__} (its code is "
-                "the model repository's own, or came to transformers later)"
-            )
+    if model_type not in CONFIG_MAPPING:
+        raise not_native(model_type)
     keys = {key: value for key, value in config.items() if key != "model_type"}
-    built = transformers.AutoConfig.for_model(model_type, **keys)
+    try:
+        built = transformers.AutoConfig.for_model(model_type, **keys)
+    except Exception:
+        # a nested type the outer class does not map to its own (EXAONE 4.5 maps exaone4_5_text to exaone4)
+        nested = [config[key].get("model_type") for key in NESTED if isinstance(config.get(key), Mapping)]
+        unknown = [name for name in nested if isinstance(name, str) and name not in CONFIG_MAPPING]
+        if unknown:
+            raise not_native(unknown[0]) from None
+        raise
     text = built.get_text_config(decoder=True) if hasattr(built, "get_text_config") else built
     if hasattr(text, "standardize_rope_params"):
         text.standardize_rope_params()

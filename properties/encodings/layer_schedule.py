@@ -339,7 +339,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     ),
     Architecture(("cohere",), layout="interleaved"),
     Architecture(
-        ("exaone4",),
+        ("exaone4", "exaone4_5_text"),  # Exaone4_5_Config builds its text part as exaone4
         pattern=("sliding_window_pattern", 4),
         rope_layers="sliding-if-windowed",
         defaults={"max_position_embeddings": 2048, "sliding_window": 4096},

@@ -578,6 +578,16 @@ def _layer_count(reader: _Reader) -> int | None:
     )
 
 
+def _mtp_layers(reader: _Reader) -> int:
+    """The multi-token prediction layers a config declares beside its decoder layers (0 when none)."""
+    for key in ("num_nextn_predict_layers", "_num_mtp_layers"):
+        value = reader.config.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            reader.touched.add(reader.prefix + key)
+            return value
+    return 0
+
+
 def _layer_types(reader: _Reader, arch: Architecture, layers: int | None) -> list[str] | None:
     """Each layer's type: ``layer_types`` when given (its length the layer count), else derived."""
     if reader.has("layer_types"):
@@ -585,6 +595,16 @@ def _layer_types(reader: _Reader, arch: Architecture, layers: int | None) -> lis
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             reader.problem("layer_types", f"must be a list of layer type names, got {_shown(value)}")
             return None
+        extra = _mtp_layers(reader)
+        if layers is not None and extra and len(value) == layers + extra:
+            reader.note(
+                "mtp-layer-types",
+                f"layer_types lists {len(value)} entries for {layers} layers and {extra} multi-token "
+                f"prediction layer(s): the first {layers} are read; transformers 5.25 refuses such a config "
+                "(its validator wants as many layer_types as num_hidden_layers)",
+                "warning",
+            )
+            return list(value[:layers])
         if layers is not None and len(value) != layers:
             reader.problem("layer_types", f"lists {len(value)} layers; num_hidden_layers is {layers}")
             return None

@@ -292,6 +292,24 @@ def test_a_nested_text_config_leaning_on_its_class_takes_the_class_defaults() ->
     assert "text_config.head_dim" in _problem_keys(read_config(other))
 
 
+def test_a_multi_token_prediction_layers_type_beyond_the_layers_is_left_out_with_a_warning() -> None:
+    """EXAONE 4.5 lists 65 layer types for 64 layers and one MTP layer: the first 64 are read, said as a
+    warning (transformers 5.25 refuses the config); the twin without the MTP key is a problem."""
+    config = {
+        "model_type": "exaone4",
+        "head_dim": 128,
+        "num_hidden_layers": 4,
+        "num_nextn_predict_layers": 1,
+        "sliding_window": 4096,
+        "layer_types": ["sliding_attention"] * 3 + ["full_attention", "sliding_attention"],
+    }
+    model = read_config(config)
+    assert not model.problems and model.layers == 4 and "mtp-layer-types" in _labels(model)
+    assert sorted(i for g in model.groups for i in g.layers) == [0, 1, 2, 3]
+    twin = {key: value for key, value in config.items() if key != "num_nextn_predict_layers"}
+    assert "layer_types" in _problem_keys(read_config(twin))
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
