@@ -148,7 +148,9 @@ def _build(config: Mapping[str, object]):
             "model repository's own, or came to transformers later)"
         )
 
-    model_type = config.get("model_type", "llama")
+    model_type = config.get("model_type")
+    if not isinstance(model_type, str):
+        raise NotNative("the config names no model_type, so no transformers model reads it as it is")
     if model_type not in CONFIG_MAPPING:
         raise not_native(model_type)
     keys = {key: value for key, value in config.items() if key != "model_type"}

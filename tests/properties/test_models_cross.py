@@ -93,6 +93,28 @@ def test_twin_a_config_transformers_refuses_is_named(monkeypatch: pytest.MonkeyP
     assert entry["outcome"] == "could not run" and entry["reason"].endswith("ValueError: refused")
 
 
+@pytest.mark.slow
+def test_a_config_without_a_model_type_is_not_compared_as_a_llama() -> None:
+    """jina-embeddings-v3's remote config names no model_type and a rotary_emb_base of 20000: transformers'
+    AutoConfig would build a LlamaConfig (base 10000) from it, so the comparison says it could not run; the
+    twin, a llama config with the same base as rope_theta, is compared and agrees."""
+    pytest.importorskip("transformers")
+    config = {
+        "hidden_size": 1024,
+        "num_attention_heads": 16,
+        "num_hidden_layers": 2,
+        "rotary_emb_base": 20000,
+    }
+    config["max_position_embeddings"] = 8194
+    entry = analyse_model(config, 4096)["cross_check"]["layer_types"][0]
+    assert entry["outcome"] == "could not run" and "names no model_type" in entry["reason"]
+    llama = {key: value for key, value in config.items() if key != "rotary_emb_base"}
+    twin = analyse_model(dict(llama, model_type="llama", rope_theta=20000), 4096)["cross_check"][
+        "layer_types"
+    ][0]
+    assert twin["outcome"] == "agree"
+
+
 def test_ci_compares_at_the_versions_the_models_page_names() -> None:
     script = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text(encoding="utf-8")
     versions = re.search(r"for version in ([^;]+); do", script)
