@@ -446,7 +446,8 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         aliases={"n_positions": "max_position_embeddings"},
         defaults={"rotary_dim": 64, "max_position_embeddings": 2048},
     ),
-    Architecture(("minimax_m2",), rotary_dim_key="rotary_dim"),
+    # MiniMax-M1's own code (not in transformers) reads rotary_dim as MiniMax-M2's configuration class does
+    Architecture(("minimax_m2", "minimax_m1"), rotary_dim_key="rotary_dim"),
     Architecture(
         ("olmo3",),
         pattern=("sliding_window_pattern", 4),

@@ -1011,6 +1011,8 @@ def _read_fraction(
     if not sources and count_key is not None and reader.has(count_key) and setup.head_dim is not None:
         _read_rotary_count(reader, setup, count_key)
         return
+    if not sources:
+        _unread_rotary_dim(reader, setup, count_key)
     fraction = None
     if sources:
         source, key, prefix = sources[0]
@@ -1051,6 +1053,29 @@ def _read_fraction(
             "partial-rotary",
             f"only qk_rope_head_dim = {setup.rotary_dim} of the {setup.qk_head_dim} dims of each query and "
             "key head are rotated (the rest, qk_nope_head_dim, carry no position)",
+        )
+
+
+def _unread_rotary_dim(reader: _Reader, setup: PositionalSetup, count_key: str | None) -> None:
+    """A warning when the config states a ``rotary_dim`` narrower than the head that its model type's class
+    does not read (MiniMax-Text-01's, whose transformers port rotates the whole head; MiniMax's own code and
+    vLLM's rotate rotary_dim)."""
+    value = reader.config.get("rotary_dim")
+    if (
+        count_key == "rotary_dim"
+        or setup.head_dim is None
+        or not isinstance(value, int)
+        or isinstance(value, bool)
+    ):
+        return
+    if 0 < value < setup.head_dim:
+        model_type = reader.config.get("model_type")
+        reader.note(
+            "unread-rotary-dim",
+            f"rotary_dim = {value} is narrower than the {setup.head_dim}-dim head, but transformers' class "
+            f"for model_type {model_type!r} does not read it and rotates the whole head (as answered here); "
+            f"code that reads it rotates only the first {value} dims",
+            "warning",
         )
 
 

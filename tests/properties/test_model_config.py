@@ -157,7 +157,7 @@ def test_a_count_of_rotated_dims_is_read_where_the_model_type_reads_it() -> None
     """MiniMax-M2's and GPT-J's ``rotary_dim`` (transformers: partial_rotary_factor = rotary_dim / head_dim
     for MiniMax-M2, the rotated width itself for GPT-J and CodeGen); a partial_rotary_factor given as well
     wins, as MiniMax-M2's configuration class only sets it by default; another model type's rotary_dim is a
-    key ignored, as its transformers code ignores it."""
+    key ignored, as its transformers code ignores it, with a warning (MiniMax-Text-01's own code reads it)."""
     model, setup = _rope(MINIMAX_M2)
     assert (setup.head_dim, setup.rotary_dim) == (128, 64) and "rotary_dim" in model.used
     assert "partial-rotary" in _labels(model)
@@ -165,6 +165,7 @@ def test_a_count_of_rotated_dims_is_read_where_the_model_type_reads_it() -> None
     assert given.rotary_dim == 128
     model, other = _rope(dict(MINIMAX_M2, model_type="minimax"))
     assert other.rotary_dim == 128 and "rotary_dim" in model.ignored
+    assert "unread-rotary-dim" in _labels(model)  # MiniMax-Text-01's port: said, not silently
     codegen = {"model_type": "codegen", "n_embd": 2560, "n_head": 32, "n_layer": 2, "rotary_dim": 64}
     model, setup = _rope(codegen)
     assert (setup.head_dim, setup.rotary_dim, setup.layout) == (80, 64, "interleaved")
