@@ -416,7 +416,17 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         defaults={"head_dim": 128, "max_position_embeddings": 128000},
         disputed={"rope_theta": (5000000.0, 500000.0)},
     ),
-    Architecture(("qwen3_moe", "mistral", "mixtral", "ministral", "phi3"), sliding_everywhere=True),
+    Architecture(("qwen3_moe", "mixtral", "ministral", "phi3"), sliding_everywhere=True),
+    Architecture(
+        ("mistral",),
+        sliding_everywhere=True,
+        defaults={
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 131072,
+            "sliding_window": 4096,
+        },
+    ),
     Architecture(("ministral3",), sliding_everywhere=True, beta="llama_4_scaling_beta"),
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),

@@ -288,7 +288,7 @@ def test_a_nested_text_config_leaning_on_its_class_takes_the_class_defaults() ->
     assert model.defaults["text_config.hidden_size"] == 4096
     other = {
         "model_type": "llava_next_video",
-        "text_config": {"model_type": "mistral", "max_position_embeddings": 4096},
+        "text_config": {"model_type": "gemma", "max_position_embeddings": 4096},
     }
     assert "text_config.head_dim" in _problem_keys(read_config(other))
 
