@@ -29,6 +29,7 @@ import importlib
 import inspect
 import logging
 import math
+import types
 import warnings
 from collections.abc import Mapping
 
@@ -166,7 +167,22 @@ def _build(config: Mapping[str, object]):
     text = built.get_text_config(decoder=True) if hasattr(built, "get_text_config") else built
     if hasattr(text, "standardize_rope_params"):
         text.standardize_rope_params()
-    return text, _rotary_class(text)(config=text)
+    try:
+        return text, _rotary_class(text)(config=text)
+    except LookupError:
+        return text, _sinusoid_table(text)
+
+
+def _sinusoid_table(config) -> types.SimpleNamespace:
+    """GPT-J's and CodeGen's attention in transformers 4.x, which holds no rotary class: the table of sin and
+    cos it builds with its modeling module's create_sinusoidal_positions (what 5.x's rotary class holds)."""
+    package = type(config).__module__.rsplit(".", 1)[0]
+    module = importlib.import_module(f"{package}.modeling_{package.rsplit('.', 1)[1]}")
+    make = getattr(module, "create_sinusoidal_positions", None)
+    if make is None:
+        raise LookupError(f"transformers' {config.model_type} modeling code has no rotary embedding class")
+    width = getattr(config, "rotary_dim", None) or config.hidden_size
+    return types.SimpleNamespace(embed_positions=make(config.max_position_embeddings, width))
 
 
 def _rotary_class(config) -> type:
