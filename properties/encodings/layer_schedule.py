@@ -96,6 +96,12 @@ def _attention_indices(config: Config, layers: int) -> list[str] | None:
     return ["full_attention" if i in indices else "linear_attention" for i in range(layers)]
 
 
+def _first_and_every_sixth(config: Config, layers: int) -> list[str]:
+    """MiMo-V2-Flash (transformers' class, whatever ``hybrid_layer_pattern`` says): full attention in the
+    first layer and every sixth, sliding elsewhere."""
+    return ["full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(layers)]
+
+
 def _indexed(config: Config, layers: int) -> list[str]:
     """DeepSeek-V3.2's sparse attention (and the classes that copy it): every layer an ``indexed_attention``,
     whose lightning indexer picks the keys that full attention then reads."""
@@ -159,10 +165,12 @@ class Architecture:
     how M-RoPE's sections take the pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn,
     Qwen3-VL), whatever a ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose
     attention multiplies its softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or
-    ``5`` alone: DeepSeek V2's); `window_key` the key of the sliding window, `bidirectional` whether it spans
-    W/2 on either side (ModernBERT's ``local_attention``); `defaults`: the values its configuration class
-    (transformers 5) takes for keys a config leaves out, `disputed` those transformers 4.57 and 5 take
-    differently ((4.57, 5) by key).
+    ``5`` alone: DeepSeek V2's); `window_key` the key of the sliding window, `window_plus_one` a key that,
+    when set, gives it as its value plus the query (MiMo-V2-Flash's ``sliding_window_size``, which
+    transformers turns into ``sliding_window_size + 1``), `bidirectional` whether it spans W/2 on either side
+    (ModernBERT's ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes
+    for keys a config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by
+    key).
     """
 
     types: tuple[str, ...]
@@ -195,6 +203,7 @@ class Architecture:
     softmax_mscale: str | None = None
     mrope: str | None = None
     window_key: str = "sliding_window"
+    window_plus_one: str | None = None
     bidirectional: bool = False
     defaults: Mapping[str, object] = field(default_factory=dict)
     disputed: Mapping[str, tuple[object, object]] = field(default_factory=dict)
@@ -431,6 +440,23 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
     Architecture(("glm4_moe_lite", "axk1", "youtu"), layout_key="rope_interleave"),
+    Architecture(
+        ("mimo_v2_flash",),
+        layout_rule=_first_and_every_sixth,
+        window_plus_one="sliding_window_size",
+        defaults={
+            "head_dim": 192,
+            "sliding_window": 129,
+            "rope_parameters": {
+                "full_attention": {"rope_type": "default", "rope_theta": 5e6, "partial_rotary_factor": 0.334},
+                "sliding_attention": {
+                    "rope_type": "default",
+                    "rope_theta": 1e4,
+                    "partial_rotary_factor": 0.334,
+                },
+            },
+        },
+    ),
     # latent attention that rotates interleaved pairs whatever the config says: DeepSeek V2 as complex numbers
     Architecture(("deepseek_v2", "longcat_flash", "bailing_hybrid", "axk2"), layout="interleaved"),
     Architecture(

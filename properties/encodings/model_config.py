@@ -738,7 +738,14 @@ def _context(reader: _Reader, model: ModelSetup, scheme: str) -> int | None:
 
 
 def _window(reader: _Reader, arch: Architecture, group: LayerGroup) -> None:
-    if group.layer_type in layer_schedule.SLIDING_TYPES:
+    if (
+        group.layer_type in layer_schedule.SLIDING_TYPES
+        and arch.window_plus_one
+        and reader.has(arch.window_plus_one)
+    ):
+        keys = reader.positive_int(arch.window_plus_one)
+        group.window = None if keys is None else keys + 1
+    elif group.layer_type in layer_schedule.SLIDING_TYPES:
         group.window = reader.positive_int(arch.window_key) if reader.has(arch.window_key) else None
         group.bidirectional = arch.bidirectional
         if group.window is None and not reader.has(arch.window_key):

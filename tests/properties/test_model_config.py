@@ -311,6 +311,19 @@ def test_a_multi_token_prediction_layers_type_beyond_the_layers_is_left_out_with
     assert "layer_types" in _problem_keys(read_config(twin))
 
 
+def test_mimo_v2_flash_as_its_transformers_class_builds_it() -> None:
+    """Full attention in layer 0 and every sixth, sliding elsewhere; sliding_window_size previous tokens plus
+    the query (transformers: sliding_window_size + 1), or sliding_window itself when the size is not given;
+    the class's per-layer bases when the config gives no rope_parameters."""
+    config = {"model_type": "mimo_v2_flash", "num_hidden_layers": 12, "sliding_window_size": 128}
+    model = read_config(dict(config, max_position_embeddings=262144))
+    full, sliding = model.groups
+    assert (full.layer_type, full.layers, full.position.base) == ("full_attention", (0, 5, 11), 5e6)
+    assert (sliding.window, sliding.position.base, sliding.position.rotary_dim) == (129, 1e4, 64)
+    plain = read_config({"model_type": "mimo_v2_flash", "num_hidden_layers": 12, "sliding_window": 200})
+    assert plain.groups[1].window == 200
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
