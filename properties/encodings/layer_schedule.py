@@ -37,8 +37,14 @@ NO_POSITION_TYPES = frozenset(
 SLIDING_TYPES = frozenset({"sliding_attention", "local_attention"})
 #: Layer types that attend within fixed chunks of the sequence.
 CHUNKED_TYPES = frozenset({"chunked_attention"})
-#: Older layer-type names transformers 5 renames (``remap_legacy_layer_types``).
-LEGACY_NAMES = {"attention": "full_attention", "mamba": "linear_attention"}
+#: Older layer-type names transformers 5 renames (``remap_legacy_layer_types``, _LEGACY_LAYER_TYPE_REMAP at
+#: 5.25): GLM-5.2 lists deepseek_sparse_attention, which its class runs as indexed_attention.
+LEGACY_NAMES = {
+    "attention": "full_attention",
+    "mamba": "linear_attention",
+    "deepseek_sparse_attention": "indexed_attention",
+    "qwen_sparse_attention": "indexed_attention",
+}
 
 Config = Mapping[str, object]
 
@@ -100,6 +106,16 @@ def _first_and_every_sixth(config: Config, layers: int) -> list[str]:
     """MiMo-V2-Flash (transformers' class, whatever ``hybrid_layer_pattern`` says): full attention in the
     first layer and every sixth, sliding elsewhere."""
     return ["full_attention" if i == 0 or (i + 1) % 6 == 0 else "sliding_attention" for i in range(layers)]
+
+
+def _sparse_frequency(config: Config, layers: int) -> list[str] | None:
+    """MiniMax-M3: the layers ``sparse_attention_config.sparse_attention_freq`` flags run its sparse attention
+    (``minimax_m3_sparse``), the others full attention; every layer full when it lists none."""
+    sparse = config.get("sparse_attention_config")
+    flags = sparse.get("sparse_attention_freq") if isinstance(sparse, Mapping) else None
+    if not isinstance(flags, list) or len(flags) != layers or not all(f in (0, 1) for f in flags):
+        return None
+    return ["minimax_m3_sparse" if flag else "full_attention" for flag in flags]
 
 
 def _indexed(config: Config, layers: int) -> list[str]:
@@ -440,6 +456,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
     Architecture(("glm4_moe_lite", "axk1", "youtu"), layout_key="rope_interleave"),
+    Architecture(("minimax_m3_vl",), layout_rule=_sparse_frequency),
     Architecture(
         ("mimo_v2_flash",),
         layout_rule=_first_and_every_sixth,

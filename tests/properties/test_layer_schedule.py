@@ -234,3 +234,22 @@ def test_an_encoders_window_spans_both_sides() -> None:
     )
     mistral = {"model_type": "mistral", "num_hidden_layers": 1, "head_dim": 64, "sliding_window": 128}
     assert read_config(mistral).groups[0].reach == 128
+
+
+def test_minimax_m3s_sparse_layers_follow_its_sparse_attention_frequency() -> None:
+    """MiniMaxM3VLConfig names the layers that sparse_attention_config.sparse_attention_freq flags
+    minimax_m3_sparse, the others full_attention; a list of the wrong length leaves every layer full."""
+    config = {
+        "model_type": "minimax_m3_vl",
+        "head_dim": 128,
+        "num_hidden_layers": 4,
+        "max_position_embeddings": 4096,
+        "sparse_attention_config": {"sparse_attention_freq": [0, 0, 1, 1]},
+    }
+    model = read_config(config)
+    assert [(g.layer_type, tuple(g.layers)) for g in model.groups] == [
+        ("full_attention", (0, 1)),
+        ("minimax_m3_sparse", (2, 3)),
+    ]
+    short = dict(config, sparse_attention_config={"sparse_attention_freq": [0, 1]})
+    assert [g.layer_type for g in read_config(short).groups] == ["full_attention"]
