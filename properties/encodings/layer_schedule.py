@@ -118,6 +118,23 @@ def _sparse_frequency(config: Config, layers: int) -> list[str] | None:
     return ["minimax_m3_sparse" if flag else "full_attention" for flag in flags]
 
 
+def _kda_layers(config: Config, layers: int) -> list[str] | None:
+    """Kimi Linear: full attention in the layers ``linear_attn_config.full_attn_layers`` lists, Kimi Delta
+    Attention (linear) in those ``kda_layers`` lists, both 1-based; without the lists, full attention where
+    i % 4 = 0 but the first."""
+    block = config.get("linear_attn_config")
+    full = block.get("full_attn_layers") if isinstance(block, Mapping) else None
+    linear = block.get("kda_layers") if isinstance(block, Mapping) else None
+    if full is None or linear is None:
+        return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(layers)]
+    named = {i - 1: "full_attention" for i in full if _whole(i)} | {
+        i - 1: "linear_attention" for i in linear if _whole(i)
+    }
+    if sorted(named) != list(range(layers)):
+        return None
+    return [named[i] for i in range(layers)]
+
+
 def _indexed(config: Config, layers: int) -> list[str]:
     """DeepSeek-V3.2's sparse attention (and the classes that copy it): every layer an ``indexed_attention``,
     whose lightning indexer picks the keys that full attention then reads."""
@@ -456,6 +473,8 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
     Architecture(("glm4_moe_lite", "axk1", "youtu"), layout_key="rope_interleave"),
+    # latent attention without RoPE (its modeling code has no rotary module) between Kimi Delta Attention
+    Architecture(("kimi_linear",), layout_rule=_kda_layers, rope_layers="none"),
     Architecture(("minimax_m3_vl",), layout_rule=_sparse_frequency),
     Architecture(
         ("mimo_v2_flash",),

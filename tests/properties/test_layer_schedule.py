@@ -253,3 +253,23 @@ def test_minimax_m3s_sparse_layers_follow_its_sparse_attention_frequency() -> No
     ]
     short = dict(config, sparse_attention_config={"sparse_attention_freq": [0, 1]})
     assert [g.layer_type for g in read_config(short).groups] == ["full_attention"]
+
+
+def test_kimi_linear_lays_out_its_1_based_lists_and_rotates_nothing() -> None:
+    """Kimi Linear (Kimi-K3's text model): full attention in the 1-based full_attn_layers, Kimi Delta
+    Attention in kda_layers, no rotary module in either; without the lists, full where i % 4 = 0 but the
+    first."""
+    config = {
+        "model_type": "kimi_linear",
+        "num_hidden_layers": 8,
+        "qk_rope_head_dim": 64,
+        "max_position_embeddings": 4096,
+        "linear_attn_config": {"full_attn_layers": [4, 8], "kda_layers": [1, 2, 3, 5, 6, 7]},
+    }
+    model = read_config(config)
+    assert [(g.layer_type, tuple(g.layers), g.position.scheme) for g in model.groups] == [
+        ("linear_attention", (0, 1, 2, 4, 5, 6), "none"),
+        ("full_attention", (3, 7), "nope"),
+    ]
+    bare = read_config(dict(config, linear_attn_config={}))
+    assert [tuple(g.layers) for g in bare.groups if g.layer_type == "full_attention"] == [(4,)]
