@@ -258,6 +258,11 @@ def _runtime_lines(record: dict) -> list[str]:
     if "skipped" in runtimes:
         return [*lines, f"    skipped ({runtimes['skipped']})"]
     for group in runtimes["groups"]:
+        rows = list(group["table"].values())[1:]  # the reference's row first
+        unread = {row["base"] for row in rows if row.get("base", "").startswith("its own code")}
+        if rows and len(unread) == 1 and all(row.get("base") in unread for row in rows):
+            lines.append(f"    {group['layer_type']} layers: not compared ({unread.pop()})")
+            continue
         lines.append(f"    {group['layer_type']} layers: {len(group['findings'])} divergences")
         for finding in group["findings"]:
             lines.append(f"      finding {_finding_line(finding)}")

@@ -586,11 +586,18 @@ def _frequency_answer(setup: PositionalSetup, context: int, freqs: Frequencies, 
 
 def cos_sin_factor(setup: PositionalSetup) -> tuple[mpmath.mpf, str]:
     """The factor the reference multiplies cos and sin by, at the current mpmath precision, and its rule in
-    words: the config's attention_factor; else, for YaRN, get_mscale(s, mscale)/get_mscale(s, mscale_all_dim)
-    when both are non-zero; else the rule's own factor (`scaling.FORMS`' ``attention_mp``); else 1."""
+    words: the config's attention_factor (or the one its class sets); else, for YaRN, get_mscale(s, mscale) /
+    get_mscale(s, mscale_all_dim) when both are non-zero; else the rule's own factor (`scaling.FORMS`'
+    ``attention_mp``); else 1."""
     scaling, rule = setup.scaling, setup.rule
     if setup.attention_factor is not None:
-        return mpmath.mpf(setup.attention_factor), "the config's attention_factor"
+        defaulted = any(key.endswith("attention_factor") for key in setup.defaults)
+        words = (
+            "its class's attention_factor, the config naming none"
+            if defaulted
+            else "the config's attention_factor"
+        )
+        return mpmath.mpf(setup.attention_factor), words
     if rule.attention and setup.mscale and setup.mscale_all_dim:
         s = scaling.factor
         factor = yarn_factor_mp(s, setup.mscale) / yarn_factor_mp(s, setup.mscale_all_dim)

@@ -36,6 +36,7 @@ from ..encodings.runtimes import (
     REFERENCE,
     REFERENCE_VERSION,
     RULES,
+    UNPROFILED,
     Behaviour,
     Profile,
     numerics,
@@ -458,6 +459,11 @@ def compare_runtimes(
                 continue
             if setup.model_type in profile.unserved:
                 entry.table[profile.name] = {"base": f"does not load model type {setup.model_type}"}
+                continue
+            if setup.model_type in UNPROFILED:
+                entry.table[profile.name] = {
+                    "base": f"its own code for model type {setup.model_type}: not read"
+                }
                 continue
             readings = {n: read(profile, model, group, config, n, served) for n in lengths}
             entry.table[profile.name] = _quantities(readings[served])

@@ -233,6 +233,9 @@ def _layer_rope(text, rotary, group: GroupAnalysis, context: int) -> tuple[np.nd
     if local is not None:
         module = type(rotary)(config=local)
         return module.inv_freq.double().numpy(), float(module.attention_scaling)
+    if not hasattr(rotary, f"{layer_type}_inv_freq") and hasattr(rotary, "compress_inv_freq"):
+        # DeepSeek V4 keys its buffers by rope type: main for sliding layers, compress for the compressed ones
+        layer_type = "main" if layer_type in layer_schedule.SLIDING_TYPES else "compress"
     per_type = hasattr(rotary, f"{layer_type}_inv_freq")
     rule = group.setup.rule
     if rule.running_length and rule.transformers in ROPE_INIT_FUNCTIONS:

@@ -135,6 +135,34 @@ def _kda_layers(config: Config, layers: int) -> list[str] | None:
     return [named[i] for i in range(layers)]
 
 
+#: DeepSeek V4's legacy per-layer compression ratios and the layer types transformers reads them as.
+_COMPRESS_RATIO_TYPES = {
+    0: "sliding_attention",
+    4: "compressed_sparse_attention",
+    128: "heavily_compressed_attention",
+}
+
+
+def _compress_ratios(config: Config, layers: int) -> list[str] | None:
+    """DeepSeek V4: a sliding-window layer where ``compress_ratios`` is 0, compressed sparse attention where
+    it is 4, heavily compressed attention where it is 128 (entries past the layers, a multi-token prediction
+    layer's, left out as transformers truncates them); without it, two heavily compressed layers and then
+    the two compressed kinds in turn."""
+    ratios = config.get("compress_ratios")
+    if ratios is None:
+        return ["heavily_compressed_attention"] * min(layers, 2) + [
+            "compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
+            for i in range(max(layers - 2, 0))
+        ]
+    if (
+        not isinstance(ratios, list)
+        or len(ratios) < layers
+        or not all(r in _COMPRESS_RATIO_TYPES for r in ratios)
+    ):
+        return None
+    return [_COMPRESS_RATIO_TYPES[r] for r in ratios[:layers]]
+
+
 def _indexed(config: Config, layers: int) -> list[str]:
     """DeepSeek-V3.2's sparse attention (and the classes that copy it): every layer an ``indexed_attention``,
     whose lightning indexer picks the keys that full attention then reads."""
@@ -189,21 +217,23 @@ class Architecture:
     `head_dim_key`: the key of the full layers' own head width (Gemma 4's ``global_head_dim``);
     `rotary_dim_key`: the key of the count of rotated dims, where no ``partial_rotary_factor`` is given
     (GPT-J's and CodeGen's ``rotary_dim``; MiniMax-M2's, which its configuration class turns into ``rotary_dim
-    / head_dim``); `whole_qk_head`: a latent-attention head whose partial_rotary_factor applies to the whole
-    query/key head, qk_nope_head_dim + qk_rope_head_dim (Mistral 4), not to qk_rope_head_dim as DeepSeek's
-    configuration classes set head_dim; `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK
-    base (HunYuan's ``alpha``); `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the
-    config's keys rather than the model type; `aliases`: other names of keys (config name → the name the
-    reader asks for); `base_scale`: a key multiplying the default base (ChatGLM's ``rope_ratio``); `mrope`:
-    how M-RoPE's sections take the pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn,
-    Qwen3-VL), whatever a ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose
-    attention multiplies its softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or
-    ``5`` alone: DeepSeek V2's); `window_key` the key of the sliding window, `window_plus_one` a key that,
-    when set, gives it as its value plus the query (MiMo-V2-Flash's ``sliding_window_size``, which
-    transformers turns into ``sliding_window_size + 1``), `bidirectional` whether it spans W/2 on either side
-    (ModernBERT's ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes
-    for keys a config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by
-    key).
+    / head_dim``); `rotated_head`: the head a latent-attention config's rotary dims are a part of: ``qk_rope``
+    (DeepSeek's classes set head_dim = qk_rope_head_dim, the whole rotated head), ``qk`` (Mistral 4:
+    qk_nope_head_dim + qk_rope_head_dim, its partial_rotary_factor applied to that) or ``head_dim`` (DeepSeek
+    V4: the config's head_dim, qk_rope_head_dim of it rotated); `yarn_attention_factor`: the factor on cos and
+    sin the class sets on a YaRN block that names none (DeepSeek V4's 1.0: its reference does not scale them);
+    `alpha_key`: a key that turns ``dynamic`` scaling into a static NTK base (HunYuan's ``alpha``);
+    `scheme_rule` (with the keys it reads, `scheme_keys`): a scheme chosen by the config's keys rather than
+    the model type; `aliases`: other names of keys (config name → the name the reader asks for); `base_scale`:
+    a key multiplying the default base (ChatGLM's ``rope_ratio``); `mrope`: how M-RoPE's sections take the
+    pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a
+    ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose attention multiplies its
+    softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
+    `window_key` the key of the sliding window, `window_plus_one` a key that, when set, gives it as its value
+    plus the query (MiMo-V2-Flash's ``sliding_window_size``, which transformers turns into
+    ``sliding_window_size + 1``), `bidirectional` whether it spans W/2 on either side (ModernBERT's
+    ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes for keys a
+    config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
     """
 
     types: tuple[str, ...]
@@ -227,7 +257,8 @@ class Architecture:
     beta: str | None = None
     head_dim_key: str | None = None
     rotary_dim_key: str | None = None
-    whole_qk_head: bool = False
+    rotated_head: str = "qk_rope"
+    yarn_attention_factor: float | None = None
     alpha_key: str | None = None
     scheme_rule: Callable[[Config], str] | None = None
     scheme_keys: tuple[str, ...] = ()
@@ -473,6 +504,20 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("deepseek_v2",), layout="interleaved", softmax_mscale="5"),
     Architecture(("deepseek_v3", "kimi_k2"), layout_key="rope_interleave", softmax_mscale="4.57 and 5"),
     Architecture(("glm4_moe_lite", "axk1", "youtu"), layout_key="rope_interleave"),
+    # sliding layers on plain RoPE at rope_theta, compressed ones on compress_rope_theta with the YaRN block;
+    # interleaved pairs on the trailing qk_rope_head_dim of a 512-dim head
+    Architecture(
+        ("deepseek_v4",),
+        layout_rule=_compress_ratios,
+        layout="interleaved",
+        local_base=("rope_theta", 10000.0),
+        global_base=("compress_rope_theta", 160000.0),
+        local_scaled=False,
+        rotated_head="head_dim",
+        rotary_dim_key="qk_rope_head_dim",
+        yarn_attention_factor=1.0,
+        defaults={"head_dim": 512, "qk_rope_head_dim": 64, "sliding_window": 128},
+    ),
     # latent attention without RoPE (its modeling code has no rotary module) between Kimi Delta Attention
     Architecture(("kimi_linear",), layout_rule=_kda_layers, rope_layers="none"),
     Architecture(("minimax_m3_vl",), layout_rule=_sparse_frequency),
@@ -501,7 +546,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(
         ("mistral4",),
         layout_key="rope_interleave",
-        whole_qk_head=True,
+        rotated_head="qk",
         rotary_dim_key="qk_rope_head_dim",
         beta="llama_4_scaling_beta",
     ),

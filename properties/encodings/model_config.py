@@ -842,8 +842,10 @@ def _read_head_dim(reader: _Reader, setup: PositionalSetup, arch: Architecture, 
         )
         if setup.head_dim is not None and nope is not None:
             setup.qk_head_dim = setup.head_dim + nope
-            if arch.whole_qk_head:
+            if arch.rotated_head == "qk":
                 setup.head_dim = setup.qk_head_dim
+            elif arch.rotated_head == "head_dim" and reader.has("head_dim"):
+                setup.head_dim = setup.qk_head_dim = reader.positive_int("head_dim", limit=MAX_HEAD_DIM)
         return
     if arch.head_dim_key and layer_type == "full_attention" and reader.has(arch.head_dim_key):
         setup.head_dim = reader.positive_int(arch.head_dim_key, limit=MAX_HEAD_DIM)
@@ -979,8 +981,7 @@ def _read_base(
             setup.defaults[key] = default
             reader.note("default-base", f"no {key}: transformers' default {default:g} is used")
             return default
-        if local:
-            return _agree(reader, candidates)
+        return _agree(reader, candidates)
     if not per_type:
         for key in ("rope_theta", "rotary_emb_base"):
             if reader.has(key):
@@ -1237,6 +1238,10 @@ def _read_scaling(
     for key in ("mscale", "mscale_all_dim", "attention_factor"):
         if values.get(key) is not None:
             setattr(setup, key, values[key])
+    forced = reader.architecture.yarn_attention_factor
+    if forced is not None and setup.rope_type == "yarn" and values.get("attention_factor") is None:
+        setup.attention_factor = forced
+        setup.defaults[name + "attention_factor"] = forced
     for key in ("short_factor", "long_factor"):
         factors = values.get(key)
         pairs = None if setup.rotary_dim is None else setup.rotary_dim // 2

@@ -769,6 +769,11 @@ BY_NAME = {profile.name: profile for profile in PROFILES}
 #: The profile every other is compared with.
 REFERENCE = BY_NAME["transformers-5"]
 
+#: Model types that runtimes serve through code of their own for them, which no profile has read: DeepSeek
+#: V4's compressed layers take YaRN frequencies with cos and sin left unscaled (its reference code;
+#: transformers' class sets attention_factor 1.0), which a runtime's generic YaRN path would scale.
+UNPROFILED = ("deepseek_v4",)
+
 
 def profile_for(runtime: str, version: str) -> Profile:
     """The profile of `runtime` whose release range covers `version` (a LookupError when none does)."""

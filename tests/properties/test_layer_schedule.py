@@ -273,3 +273,49 @@ def test_kimi_linear_lays_out_its_1_based_lists_and_rotates_nothing() -> None:
     ]
     bare = read_config(dict(config, linear_attn_config={}))
     assert [tuple(g.layers) for g in bare.groups if g.layer_type == "full_attention"] == [(4,)]
+
+
+def test_deepseek_v4_as_its_class_builds_it() -> None:
+    """compress_ratios (0 sliding, 4 compressed sparse, 128 heavily compressed; an MTP layer's entry past the
+    layers left out) lay the layers out; sliding layers rotate at rope_theta unscaled, compressed ones at
+    compress_rope_theta with the YaRN block, whose attention factor the class sets to 1.0; 64 of the 512-dim
+    head rotated. The twin without compress_ratios takes the class's layout, two heavily compressed first."""
+    yarn = {
+        "type": "yarn",
+        "factor": 16,
+        "original_max_position_embeddings": 65536,
+        "beta_fast": 32,
+        "beta_slow": 1,
+    }
+    config = {
+        "model_type": "deepseek_v4",
+        "num_hidden_layers": 4,
+        "head_dim": 512,
+        "qk_rope_head_dim": 64,
+        "rope_theta": 10000,
+        "compress_rope_theta": 160000,
+        "max_position_embeddings": 1048576,
+        "rope_scaling": yarn,
+        "compress_ratios": [0, 4, 128, 4, 0],
+    }
+    model = read_config(config)
+    assert not model.problems
+    groups = {g.layer_type: g for g in model.groups}
+    assert [tuple(g.layers) for g in model.groups] == [(0,), (1, 3), (2,)]
+    sliding, sparse = groups["sliding_attention"], groups["compressed_sparse_attention"]
+    assert (sliding.window, sliding.position.base, sliding.position.scaling.kind) == (128, 10000, "none")
+    assert (sparse.position.base, sparse.position.scaling.kind, sparse.position.attention_factor) == (
+        160000,
+        "yarn",
+        1.0,
+    )
+    assert (sparse.position.head_dim, sparse.position.rotary_dim, sparse.position.layout) == (
+        512,
+        64,
+        "interleaved",
+    )
+    bare = read_config({key: value for key, value in config.items() if key != "compress_ratios"})
+    assert [g.layer_type for g in bare.groups] == [
+        "heavily_compressed_attention",
+        "compressed_sparse_attention",
+    ]

@@ -198,6 +198,27 @@ def test_deepseek_yarn_is_not_flagged_where_its_own_path_matches():
     assert {"vllm-0.25", "llama.cpp"} <= set(_divergent(dict(published, model_type="glm_moe_dsa")))
 
 
+def test_deepseek_v4_is_not_compared_as_a_generic_yarn_config():
+    """DeepSeek V4's compressed layers leave cos and sin unscaled (transformers' class sets attention_factor
+    1.0 on its YaRN block); runtimes serve it through their own code, which no profile reads: every row says
+    so and no divergence is claimed (a generic YaRN path would have been flagged at 1.277). The twin, the same
+    config under a model type the profiles read, is compared row by row."""
+    published = json.loads((MODEL_CONFIGS / "deepseek-v4-flash.json").read_text(encoding="utf-8"))["config"]
+    setup = read_config(published)
+    served = planned_context(setup, 65536)
+    found = ModelAnalysis(setup, served, [GroupAnalysis(group, served) for group in setup.groups])
+    record = runtimes_record(found, published, PROFILES)
+    for group in record["groups"]:
+        assert not group["findings"]
+        assert all(row["base"].startswith("its own code") for row in list(group["table"].values())[1:])
+    twin = read_config(dict(published, model_type="deepseek_v3"))
+    compared = ModelAnalysis(twin, served, [GroupAnalysis(group, served) for group in twin.groups])
+    rows = list(
+        runtimes_record(compared, dict(published, model_type="deepseek_v3"))["groups"][0]["table"].values()
+    )
+    assert not any(row.get("base", "").startswith("its own code") for row in rows)
+
+
 def test_first_divergence_closed_form_matches_a_scan():
     config = _llama(rope_scaling={"rope_type": "linear", "factor": 1.001})
     setup = read_config(config)
