@@ -364,6 +364,8 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("nemotron-nas",), layout_rule=_block_configs),
     Architecture(("bamba",), layout_rule=_attention_indices, defaults={"partial_rotary_factor": 0.5}),
     Architecture(("granitemoehybrid",), rope_layers="rope-embedding-type"),
+    # GemmaConfig's head is 256 dims whatever hidden_size / heads make (Gemma 7B: 3072 / 16 = 192)
+    Architecture(("gemma",), defaults={"head_dim": 256, "max_position_embeddings": 8192}),
     Architecture(
         ("gemma2",),
         fixed_pattern=2,

@@ -288,7 +288,7 @@ def test_a_nested_text_config_leaning_on_its_class_takes_the_class_defaults() ->
     assert model.defaults["text_config.hidden_size"] == 4096
     other = {
         "model_type": "llava_next_video",
-        "text_config": {"model_type": "gemma", "max_position_embeddings": 4096},
+        "text_config": {"model_type": "olmo2", "max_position_embeddings": 4096},
     }
     assert "text_config.head_dim" in _problem_keys(read_config(other))
 
@@ -322,6 +322,15 @@ def test_mimo_v2_flash_as_its_transformers_class_builds_it() -> None:
     assert (sliding.window, sliding.position.base, sliding.position.rotary_dim) == (129, 1e4, 64)
     plain = read_config({"model_type": "mimo_v2_flash", "num_hidden_layers": 12, "sliding_window": 200})
     assert plain.groups[1].window == 200
+
+
+def test_gemmas_head_is_its_class_default_not_hidden_size_over_heads() -> None:
+    """GemmaConfig's head_dim defaults to 256 whatever hidden_size / num_attention_heads make (a PaliGemma
+    test config: 32 / 8); a stated head_dim wins, and a model type without that default divides (the twin)."""
+    config = {"model_type": "gemma", "hidden_size": 32, "num_attention_heads": 8, "num_hidden_layers": 1}
+    assert _rope(config)[1].head_dim == 256
+    assert _rope(dict(config, head_dim=64))[1].head_dim == 64
+    assert _rope(dict(config, model_type="llama", max_position_embeddings=4096))[1].head_dim == 4
 
 
 @pytest.mark.parametrize("count", [63, 130, 0])
