@@ -304,6 +304,9 @@ class Architecture:
         return None
 
 
+#: The width LlamaConfig, Qwen2Config, MistralConfig and Emu3TextConfig take when a config states none.
+_LLAMA_WIDTH = {"hidden_size": 4096, "num_attention_heads": 32}
+
 _GEMMA3 = {
     "head_dim": 256,
     "max_position_embeddings": 131072,
@@ -455,8 +458,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(
         ("llama",),
         defaults={
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
+            **_LLAMA_WIDTH,
             "max_position_embeddings": 2048,
         },
     ),
@@ -464,8 +466,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         ("qwen2",),
         sliding_from=True,
         defaults={
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
+            **_LLAMA_WIDTH,
             "max_position_embeddings": 32768,
         },
     ),
@@ -473,8 +474,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(
         ("emu3_text_model",),
         defaults={
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
+            **_LLAMA_WIDTH,
             "max_position_embeddings": 9216,
             "rope_theta": 1000000.0,
         },
@@ -496,8 +496,7 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         ("mistral",),
         sliding_everywhere=True,
         defaults={
-            "hidden_size": 4096,
-            "num_attention_heads": 32,
+            **_LLAMA_WIDTH,
             "max_position_embeddings": 131072,
             "sliding_window": 4096,
         },
