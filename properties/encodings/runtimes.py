@@ -553,6 +553,22 @@ PROFILES: tuple[Profile, ...] = (
         ),
     ),
     Profile(
+        "transformers-5-minimax-m2",
+        "transformers",
+        "5.x before #48486 (September 2026; the report saw it in 5.12.1 and 5.16.0.dev0)",
+        "the report's description (5.25.0 holds the fix)",
+        (
+            Behaviour(
+                "partial_rotary",
+                "full-head",
+                "src/transformers/models/minimax_m2/configuration_minimax_m2.py::MiniMaxM2Config (rotary_dim "
+                "kept as an opaque attribute, as #48241 describes)",
+                "huggingface/transformers#48241 (fixed by #48486)",
+                ("minimax_m2",),
+            ),
+        ),
+    ),
+    Profile(
         "sglang-0.5",
         "SGLang",
         "0.5.23",

@@ -114,6 +114,13 @@ REPORTS = [
         "rotary_dim",
     ),
     (
+        "huggingface/transformers#48241",
+        "transformers-5-minimax-m2",
+        _llama(model_type="minimax_m2", rotary_dim=64),
+        _llama(model_type="minimax_m2", rotary_dim=128),
+        "rotary_dim",
+    ),
+    (
         "vllm-project/vllm#43770",
         "vllm-bailing-moe",
         _llama(model_type="bailing_moe", partial_rotary_factor=0.5),
