@@ -229,11 +229,13 @@ class Architecture:
     pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a
     ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose attention multiplies its
     softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
-    `window_key` the key of the sliding window, `window_plus_one` a key that, when set, gives it as its value
-    plus the query (MiMo-V2-Flash's ``sliding_window_size``, which transformers turns into
-    ``sliding_window_size + 1``), `bidirectional` whether it spans W/2 on either side (ModernBERT's
-    ``local_attention``); `defaults`: the values its configuration class (transformers 5) takes for keys a
-    config leaves out, `disputed` those transformers 4.57 and 5 take differently ((4.57, 5) by key).
+    `window_key` the key of the sliding window, `unread_base` a base key other model types read that this
+    type's class ignores (NomicBert's ``rotary_emb_base``: its class takes ``rope_theta``), said in a warning;
+    `window_plus_one` a key that, when set, gives it as its value plus the query (MiMo-V2-Flash's
+    ``sliding_window_size``, which transformers turns into ``sliding_window_size + 1``), `bidirectional`
+    whether it spans W/2 on either side (ModernBERT's ``local_attention``); `defaults`: the values its
+    configuration class (transformers 5) takes for keys a config leaves out, `disputed` those transformers
+    4.57 and 5 take differently ((4.57, 5) by key).
     """
 
     types: tuple[str, ...]
@@ -268,6 +270,7 @@ class Architecture:
     mrope: str | None = None
     window_key: str = "sliding_window"
     window_plus_one: str | None = None
+    unread_base: str | None = None
     bidirectional: bool = False
     defaults: Mapping[str, object] = field(default_factory=dict)
     disputed: Mapping[str, tuple[object, object]] = field(default_factory=dict)
@@ -367,6 +370,13 @@ ARCHITECTURES: tuple[Architecture, ...] = (
     Architecture(("nemotron-nas",), layout_rule=_block_configs),
     Architecture(("bamba",), layout_rule=_attention_indices, defaults={"partial_rotary_factor": 0.5}),
     Architecture(("granitemoehybrid",), rope_layers="rope-embedding-type"),
+    # NomicBertConfig takes rope_theta (default 1000); Nomic's own code reads rotary_emb_base
+    Architecture(
+        ("nomic_bert",),
+        unread_base="rotary_emb_base",
+        aliases={"n_positions": "max_position_embeddings"},
+        defaults={"rope_theta": 1000.0, "max_position_embeddings": 2048},
+    ),
     # GemmaConfig's head is 256 dims whatever hidden_size / heads make (Gemma 7B: 3072 / 16 = 192)
     Architecture(("gemma",), defaults={"head_dim": 256, "max_position_embeddings": 8192}),
     Architecture(

@@ -984,8 +984,9 @@ def _read_base(
         return _agree(reader, candidates)
     if not per_type:
         for key in ("rope_theta", "rotary_emb_base"):
-            if reader.has(key):
+            if key != arch.unread_base and reader.has(key):
                 candidates.append((key, reader.real(key, 1.0)))
+        _unread_base(reader, arch)
     if not candidates:
         scale = arch.base_scale
         if scale is not None and reader.has(scale):
@@ -995,6 +996,21 @@ def _read_base(
         reader.note("default-base", f"no rope_theta: transformers' default {DEFAULT_BASE:g} is used")
         return DEFAULT_BASE
     return _agree(reader, candidates)
+
+
+def _unread_base(reader: _Reader, arch: Architecture) -> None:
+    """A warning when the config sets a base key that its model type's class does not read, to another value
+    than the rope_theta it takes."""
+    key = arch.unread_base
+    value = reader.config.get(key) if key else None
+    if value is not None and value != reader.config.get("rope_theta", arch.defaults.get("rope_theta")):
+        reader.note(
+            "unread-base",
+            f"{key} = {_shown(value)} is not read by transformers' class for model_type "
+            f"{reader.config.get('model_type')!r}, which takes rope_theta (answered here); the model's own "
+            f"code reads {key}",
+            "warning",
+        )
 
 
 def _agree(reader: _Reader, candidates: list[tuple[str, float | None]]) -> float | None:

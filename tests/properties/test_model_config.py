@@ -333,6 +333,18 @@ def test_gemmas_head_is_its_class_default_not_hidden_size_over_heads() -> None:
     assert _rope(dict(config, model_type="llama", max_position_embeddings=4096))[1].head_dim == 4
 
 
+def test_nomic_berts_base_is_its_class_rope_theta_with_a_warning_for_rotary_emb_base() -> None:
+    """NomicBertConfig takes rope_theta (default 1000) and ignores rotary_emb_base, which Nomic's own code
+    reads: nomic-embed-text-v2-moe states 10000, answered with 1000 and a warning; v1.5's 1000 agrees and
+    warns of nothing; another type reads rotary_emb_base (the twin)."""
+    config = {"model_type": "nomic_bert", "n_embd": 768, "n_head": 12, "n_layer": 2, "rotary_emb_base": 10000}
+    model, setup = _rope(dict(config, n_positions=2048))
+    assert setup.base == 1000 and "unread-base" in _labels(model)
+    model, setup = _rope(dict(config, n_positions=2048, rotary_emb_base=1000))
+    assert setup.base == 1000 and "unread-base" not in _labels(model)
+    assert _rope(dict(config, model_type="gpt_neox", max_position_embeddings=2048))[1].base == 10000
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
