@@ -377,6 +377,14 @@ ARCHITECTURES: tuple[Architecture, ...] = (
         aliases={"n_positions": "max_position_embeddings"},
         defaults={"rope_theta": 1000.0, "max_position_embeddings": 2048},
     ),
+    # Moonshine's text config is its decoder (MoonshineConfig.attribute_map)
+    Architecture(
+        ("moonshine",),
+        aliases={
+            "decoder_num_attention_heads": "num_attention_heads",
+            "decoder_num_hidden_layers": "num_hidden_layers",
+        },
+    ),
     # GemmaConfig's head is 256 dims whatever hidden_size / heads make (Gemma 7B: 3072 / 16 = 192)
     Architecture(("gemma",), defaults={"head_dim": 256, "max_position_embeddings": 8192}),
     Architecture(

@@ -345,6 +345,17 @@ def test_nomic_berts_base_is_its_class_rope_theta_with_a_warning_for_rotary_emb_
     assert _rope(dict(config, model_type="gpt_neox", max_position_embeddings=2048))[1].base == 10000
 
 
+def test_moonshines_decoder_keys_name_its_heads_and_layers() -> None:
+    """MoonshineConfig maps num_attention_heads and num_hidden_layers to its decoder's keys; without them the
+    head cannot be known (the twin)."""
+    config = {"model_type": "moonshine", "hidden_size": 288, "decoder_num_attention_heads": 8}
+    config |= {"decoder_num_hidden_layers": 6, "partial_rotary_factor": 0.9, "max_position_embeddings": 194}
+    model, setup = _rope(config)
+    assert (model.layers, setup.head_dim, setup.rotary_dim) == (6, 36, 32)
+    bare = {key: value for key, value in config.items() if key != "decoder_num_attention_heads"}
+    assert "head_dim" in _problem_keys(read_config(bare))
+
+
 @pytest.mark.parametrize("count", [63, 130, 0])
 def test_twin_a_count_of_rotated_dims_that_is_odd_wider_than_the_head_or_zero_is_a_problem(
     count: int,
