@@ -229,13 +229,13 @@ class Architecture:
     pairs (``contiguous`` blocks, Qwen2-VL; ``interleaved`` T, H, W in turn, Qwen3-VL), whatever a
     ``mrope_interleaved`` key says; `softmax_mscale`: the transformers versions whose attention multiplies its
     softmax scale by YaRN's ``mscale_all_dim`` factor squared (``4.57 and 5``, or ``5`` alone: DeepSeek V2's);
-    `window_key` the key of the sliding window, `unread_base` a base key other model types read that this
-    type's class ignores (NomicBert's ``rotary_emb_base``: its class takes ``rope_theta``), said in a warning;
-    `window_plus_one` a key that, when set, gives it as its value plus the query (MiMo-V2-Flash's
-    ``sliding_window_size``, which transformers turns into ``sliding_window_size + 1``), `bidirectional`
-    whether it spans W/2 on either side (ModernBERT's ``local_attention``); `defaults`: the values its
-    configuration class (transformers 5) takes for keys a config leaves out, `disputed` those transformers
-    4.57 and 5 take differently ((4.57, 5) by key).
+    `unread_base` a base key other model types read that this type's class ignores (NomicBert's
+    ``rotary_emb_base``: its class takes ``rope_theta``), said in a warning; `window_key` the key of the
+    sliding window, `window_plus_one` a key that, when set, gives the window as its value plus the query
+    (MiMo-V2-Flash's ``sliding_window_size``, which transformers turns into ``sliding_window_size + 1``),
+    `bidirectional` whether it spans W/2 on either side (ModernBERT's ``local_attention``); `defaults`: the
+    values its configuration class (transformers 5) takes for keys a config leaves out, `disputed` those
+    transformers 4.57 and 5 take differently ((4.57, 5) by key).
     """
 
     types: tuple[str, ...]
